@@ -1,0 +1,39 @@
+-- The durable job queue (SPEC §5). Knows nothing about sessions: `lane` and `unique_key` are
+-- opaque strings chosen by whoever enqueues. Timestamps are ms since the epoch.
+CREATE TABLE jobs (
+    id               INTEGER PRIMARY KEY,
+    kind             TEXT    NOT NULL,
+    state            TEXT    NOT NULL CHECK (state IN
+                       ('available','running','succeeded','retryable','dead','cancelled')),
+    lane             TEXT,
+    unique_key       TEXT,
+    payload          TEXT    NOT NULL,
+    result           TEXT,
+    attempt          INTEGER NOT NULL DEFAULT 0,
+    max_attempts     INTEGER NOT NULL,
+    created_at       INTEGER NOT NULL,
+    run_at           INTEGER NOT NULL,
+    finished_at      INTEGER,
+    last_error       TEXT,
+    -- Id of the job_attempts row that currently owns the job; completions are fenced on it.
+    lease_token      INTEGER,
+    lease_expires_at INTEGER
+);
+-- Claiming: available jobs in run_at order.
+CREATE INDEX jobs_state_run_at ON jobs (state, run_at, id);
+-- Lane ordering: "is there an earlier active job in my lane?"
+CREATE INDEX jobs_lane_state ON jobs (lane, state, id) WHERE lane IS NOT NULL;
+-- Dedup lookups.
+CREATE INDEX jobs_unique_key ON jobs (unique_key, state) WHERE unique_key IS NOT NULL;
+CREATE INDEX jobs_kind_id ON jobs (kind, id);
+
+CREATE TABLE job_attempts (
+    id          INTEGER PRIMARY KEY,
+    job_id      INTEGER NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+    attempt     INTEGER NOT NULL,
+    started_at  INTEGER NOT NULL,
+    finished_at INTEGER,
+    outcome     TEXT CHECK (outcome IN ('succeeded','failed','timed_out','lost')),
+    error       TEXT
+);
+CREATE INDEX job_attempts_job ON job_attempts (job_id, id);

@@ -1,0 +1,62 @@
+//! Time as an input. Every state change takes `now` from a [`Clock`], so tests can freeze and
+//! advance time instead of sleeping, and SQL never calls its own clock.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Milliseconds since the Unix epoch, the unit of every timestamp in the database.
+pub type Millis = i64;
+
+/// A source of the current time.
+pub trait Clock: Send + Sync {
+    fn now_ms(&self) -> Millis;
+}
+
+/// The wall clock.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now_ms(&self) -> Millis {
+        // A clock before 1970 is a broken machine, not a user error; 0 keeps arithmetic sane.
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as Millis)
+            .unwrap_or(0)
+    }
+}
+
+/// A clock that only moves when told to; for tests of backoff, leases and retention.
+#[derive(Debug, Default)]
+pub struct ManualClock {
+    now: AtomicI64,
+}
+
+impl ManualClock {
+    pub fn new(start: Millis) -> Arc<ManualClock> {
+        Arc::new(ManualClock { now: AtomicI64::new(start) })
+    }
+
+    pub fn advance(&self, by: Millis) {
+        self.now.fetch_add(by, Ordering::SeqCst);
+    }
+
+    pub fn set(&self, to: Millis) {
+        self.now.store(to, Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now_ms(&self) -> Millis {
+        self.now.load(Ordering::SeqCst)
+    }
+}
+
+/// Shared handle passed to every component.
+pub type SharedClock = Arc<dyn Clock>;
+
+/// The wall clock as a shared handle.
+pub fn system() -> SharedClock {
+    Arc::new(SystemClock)
+}

@@ -1,0 +1,234 @@
+//! The durable job queue, as a library that knows nothing about VibeLearn: kinds, lanes and
+//! unique keys are opaque strings, payloads opaque JSON.
+//!
+//! - [`job`]: row types and the state machine (docs/state_machine.md)
+//! - [`store`]: the SQL of every queue operation
+//! - [`writer`]: the single writing thread and its group-commit protocol
+//! - [`runner`]: dispatcher, job threads, watchdog; the [`Handler`](runner::Handler) trait
+//! - [`maintenance`]: scheduler, rescuer, pruner
+//! - [`retry`]: backoff and failure classification
+//! - [`metrics`]: counters for `/metrics`
+//!
+//! [`Queue`] is the handle everything else uses: enqueue and admin operations go through the
+//! writer; reads use a small pool of read connections (WAL readers never block the writer).
+
+pub mod job;
+pub mod maintenance;
+pub mod metrics;
+pub mod retry;
+pub mod runner;
+pub mod store;
+pub mod writer;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::Connection;
+
+pub use job::{ClaimedJob, Enqueued, Job, JobId, JobState, NewJob, UniqueScope};
+pub use runner::{CancelToken, Effects, Handler, KindSpec, Outcome, Registry, Runner, RunnerConfig};
+pub use writer::{Durability, Waker, WriterConfig, WriterHandle};
+
+use crate::clock::{Millis, SharedClock};
+use crate::db::{self, Synchronous};
+use metrics::QueueMetrics;
+use store::{ListFilter, Retention, Stats};
+
+/// Read connections kept open for the HTTP read routes and job handlers.
+pub const READ_POOL_SIZE: u32 = 8;
+
+/// Failures of queue operations, each phrased for the person who will see it.
+#[derive(Debug, Clone)]
+pub enum QueueError {
+    /// The writer's backlog stayed full for the whole send timeout.
+    Full,
+    /// The writer thread is gone (shutting down, or it crashed).
+    WriterGone,
+    /// Another process held the database's write lock past the busy timeout.
+    Busy(String),
+    /// Any other database failure.
+    Database(String),
+    /// No read connection could be had from the pool.
+    Pool(String),
+}
+
+impl std::fmt::Display for QueueError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            QueueError::Full => write!(f, "the job queue's write backlog is full; try again shortly"),
+            QueueError::WriterGone => write!(f, "the job queue is shutting down"),
+            QueueError::Busy(e) => write!(f, "the database is locked by another process ({e}); try again"),
+            QueueError::Database(e) => write!(f, "database error: {e}"),
+            QueueError::Pool(e) => write!(f, "no database connection available: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for QueueError {}
+
+impl From<rusqlite::Error> for QueueError {
+    fn from(e: rusqlite::Error) -> Self {
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+                QueueError::Busy(e.to_string())
+            }
+            _ => QueueError::Database(e.to_string()),
+        }
+    }
+}
+
+impl From<r2d2::Error> for QueueError {
+    fn from(e: r2d2::Error) -> Self {
+        QueueError::Pool(e.to_string())
+    }
+}
+
+/// A read connection from the pool.
+pub type ReadConn = r2d2::PooledConnection<SqliteConnectionManager>;
+
+/// The handle to a running queue: clone it freely.
+#[derive(Clone)]
+pub struct Queue {
+    writer: WriterHandle,
+    reads: r2d2::Pool<SqliteConnectionManager>,
+    clock: SharedClock,
+    waker: Waker,
+    metrics: Arc<QueueMetrics>,
+}
+
+/// The writer thread of a [`Queue`]; [`QueueThread::stop`] checkpoints and joins it.
+pub struct QueueThread {
+    writer: WriterHandle,
+    join: Option<JoinHandle<()>>,
+}
+
+impl QueueThread {
+    pub fn stop(mut self) {
+        self.stop_now();
+    }
+
+    fn stop_now(&mut self) {
+        if let Some(join) = self.join.take() {
+            self.writer.stop();
+            let _ = join.join();
+        }
+    }
+}
+
+impl Drop for QueueThread {
+    fn drop(&mut self) {
+        self.stop_now();
+    }
+}
+
+impl Queue {
+    /// Starts the writer on `conn` (already opened and migrated by [`db::open_and_migrate`])
+    /// and a read pool on the same file.
+    pub fn start(
+        conn: Connection,
+        path: &Path,
+        synchronous: Synchronous,
+        config: WriterConfig,
+        clock: SharedClock,
+    ) -> Result<(Queue, QueueThread), QueueError> {
+        let waker = Waker::default();
+        let manager = SqliteConnectionManager::file(path).with_init(|c| {
+            c.busy_timeout(db::BUSY_TIMEOUT)?;
+            c.pragma_update(None, "foreign_keys", true)
+        });
+        let reads = r2d2::Pool::builder()
+            .max_size(READ_POOL_SIZE)
+            .min_idle(Some(1))
+            .build(manager)?;
+        let (writer, join) = writer::spawn(conn, synchronous, config, Arc::clone(&clock), waker.clone())
+            .map_err(|e| QueueError::Database(format!("cannot start the writer thread: {e}")))?;
+        let queue = Queue { writer: writer.clone(), reads, clock, waker, metrics: Arc::default() };
+        Ok((queue, QueueThread { writer, join: Some(join) }))
+    }
+
+    /// Starts the runner over this queue. Rescues every job a previous process left `running`
+    /// first: the caller must hold the single-instance lock.
+    pub fn start_runner(&self, config: RunnerConfig, registry: Registry) -> Result<Runner, QueueError> {
+        let rescued = self.writer.call(true, Durability::Durable, maintenance::Rescuer::rescue_all_running)?;
+        if rescued > 0 {
+            log::warn!(target: "queue", "rescued {rescued} jobs left running by a previous process");
+        }
+        Runner::spawn(config, registry, self.writer.clone(), self.waker.clone(), Arc::clone(&self.clock), Arc::clone(&self.metrics))
+            .map_err(|e| QueueError::Database(format!("cannot start the job threads: {e}")))
+    }
+
+    pub fn writer(&self) -> &WriterHandle {
+        &self.writer
+    }
+
+    pub fn metrics(&self) -> &QueueMetrics {
+        &self.metrics
+    }
+
+    pub fn now(&self) -> Millis {
+        self.clock.now_ms()
+    }
+
+    /// A read connection.
+    pub fn read(&self) -> Result<ReadConn, QueueError> {
+        Ok(self.reads.get()?)
+    }
+
+    /// Enqueues one job; returns once it is durably committed.
+    pub fn enqueue(&self, job: NewJob) -> Result<Enqueued, QueueError> {
+        let kind = job.kind.clone();
+        let enqueued = self.writer.call(true, Durability::Durable, move |conn, now| Ok(store::enqueue(conn, &job, now)?))?;
+        if !enqueued.deduplicated {
+            self.metrics.enqueued(&kind);
+        }
+        Ok(enqueued)
+    }
+
+    /// Enqueues several jobs in one transaction, in order (a lane's order is their order).
+    pub fn enqueue_all(&self, jobs: Vec<NewJob>) -> Result<Vec<Enqueued>, QueueError> {
+        let kinds: Vec<String> = jobs.iter().map(|j| j.kind.clone()).collect();
+        let enqueued = self.writer.call(true, Durability::Durable, move |conn, now| {
+            jobs.iter().map(|job| Ok(store::enqueue(conn, job, now)?)).collect::<Result<Vec<_>, QueueError>>()
+        })?;
+        for (kind, e) in kinds.iter().zip(&enqueued) {
+            if !e.deduplicated {
+                self.metrics.enqueued(kind);
+            }
+        }
+        Ok(enqueued)
+    }
+
+    pub fn replay(&self, ids: Vec<JobId>) -> Result<Vec<JobId>, QueueError> {
+        self.writer.call(true, Durability::Durable, move |conn, now| Ok(store::replay(conn, &ids, now)?))
+    }
+
+    pub fn replay_matching(&self, state: JobState, kind: Option<String>, since: Option<Millis>) -> Result<Vec<JobId>, QueueError> {
+        self.writer.call(true, Durability::Durable, move |conn, now| {
+            Ok(store::replay_matching(conn, state, kind.as_deref(), since, now)?)
+        })
+    }
+
+    pub fn cancel(&self, ids: Vec<JobId>) -> Result<Vec<JobId>, QueueError> {
+        self.writer.call(true, Durability::Durable, move |conn, now| Ok(store::cancel(conn, &ids, now)?))
+    }
+
+    pub fn prune(&self, retention: Retention) -> Result<usize, QueueError> {
+        self.writer.call(false, Durability::Durable, move |conn, now| {
+            maintenance::Pruner { retention }.run_once(conn, now)
+        })
+    }
+
+    pub fn list(&self, filter: &ListFilter) -> Result<(Vec<Job>, Option<JobId>), QueueError> {
+        Ok(store::list(&*self.read()?, filter)?)
+    }
+
+    pub fn get(&self, id: JobId) -> Result<Option<Job>, QueueError> {
+        Ok(store::get(&*self.read()?, id)?)
+    }
+
+    pub fn stats(&self) -> Result<Stats, QueueError> {
+        Ok(store::stats(&*self.read()?, self.now())?)
+    }
+}

@@ -1,0 +1,545 @@
+//! The runner: the dispatcher thread, the job-thread pool and the watchdog, and the
+//! [`Handler`] trait that job kinds implement.
+//!
+//! # Flow
+//! The dispatcher sleeps until the writer wakes it (after any commit that may have made work
+//! claimable) or until the next `run_at`; it then asks the writer to claim as many jobs as there
+//! are idle job threads and hands them over on a channel. A job thread runs the kind's handler
+//! and submits the outcome; the writer applies effects and the `succeeded` state together,
+//! fenced by the lease token. There is no polling interval on this path.
+//!
+//! # Stuck handlers
+//! The watchdog ends an attempt that outlives its kind's timeout: it records `timed_out`,
+//! raises the attempt's [`CancelToken`] (so a child process can be killed), and starts a
+//! replacement thread so the pool keeps its full concurrency. The stuck thread, when its
+//! handler finally returns, finds its job gone from the in-flight table, drops the result and
+//! exits. Who owns a job is decided by who removes it from that table, under its mutex.
+//!
+//! # Shutdown
+//! [`Runner::shutdown`]: stop claiming; wait up to the grace period for running jobs; release
+//! the leases of the rest (back to `available`, the attempt not counted); stop the threads.
+
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender, select, unbounded};
+use rusqlite::Connection;
+
+use super::job::{AttemptOutcome, ClaimedJob, JobId};
+use super::retry::backoff_jittered;
+use super::store::{self, FailureDisposition};
+use super::writer::{Durability, Waker, WriterHandle};
+use super::{QueueError, metrics::QueueMetrics};
+use crate::clock::{Millis, SharedClock};
+
+/// Default number of job threads (`VIBELEARN_RUNNER_THREADS`).
+pub const DEFAULT_THREADS: usize = 4;
+/// A claimed job's lease; extended by the watchdog's heartbeat while its attempt lives.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(60);
+/// How often leases are extended: a third of the lease, so two heartbeats may be missed.
+pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(20);
+/// How long shutdown waits for running jobs (SPEC §5.6).
+pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+/// The dispatcher wakes at least this often, so `/api/health` can tell a live runner
+/// (`last_tick_ms_ago`) from a wedged one.
+const TICK: Duration = Duration::from_secs(1);
+
+/// The error type of effects: whatever went wrong while storing a job's outputs.
+pub type EffectError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A job's outputs, applied by the writer in the same transaction as its `succeeded` state.
+pub type Effects = Box<dyn FnOnce(&Connection) -> Result<(), EffectError> + Send>;
+
+/// What a handler reports.
+pub enum Outcome {
+    /// Done. `result` is shown in the admin API; `effects` are committed atomically with it.
+    Succeeded { result: Option<serde_json::Value>, effects: Option<Effects> },
+    /// Failed transiently: try again after `after` (the remote's Retry-After) or the backoff.
+    Retry { error: String, after: Option<Duration> },
+    /// Failed permanently: dead now, with the reason.
+    Dead { error: String },
+}
+
+impl Outcome {
+    pub fn done(result: serde_json::Value) -> Outcome {
+        Outcome::Succeeded { result: Some(result), effects: None }
+    }
+
+    pub fn retry(error: impl Into<String>) -> Outcome {
+        Outcome::Retry { error: error.into(), after: None }
+    }
+
+    pub fn dead(error: impl Into<String>) -> Outcome {
+        Outcome::Dead { error: error.into() }
+    }
+}
+
+/// Raised when an attempt is abandoned (timeout, shutdown); handlers doing long work check it,
+/// and use [`CancelToken::remaining`] to bound their own waits (child processes, HTTP calls).
+#[derive(Debug, Clone)]
+pub struct CancelToken {
+    cancelled: Arc<AtomicBool>,
+    deadline: Instant,
+}
+
+impl CancelToken {
+    pub fn new(timeout: Duration) -> CancelToken {
+        CancelToken { cancelled: Arc::new(AtomicBool::new(false)), deadline: Instant::now() + timeout }
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed) || Instant::now() >= self.deadline
+    }
+
+    /// Time left before the watchdog gives up on this attempt.
+    pub fn remaining(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
+
+    fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+}
+
+/// One job kind's implementation.
+pub trait Handler: Send + Sync {
+    fn run(&self, job: &ClaimedJob, cancel: &CancelToken) -> Outcome;
+}
+
+impl<F> Handler for F
+where
+    F: Fn(&ClaimedJob, &CancelToken) -> Outcome + Send + Sync,
+{
+    fn run(&self, job: &ClaimedJob, cancel: &CancelToken) -> Outcome {
+        self(job, cancel)
+    }
+}
+
+/// Per-kind settings.
+#[derive(Debug, Clone, Copy)]
+pub struct KindSpec {
+    pub timeout: Duration,
+    pub max_attempts: u32,
+}
+
+/// The handlers by kind name.
+#[derive(Default, Clone)]
+pub struct Registry {
+    kinds: HashMap<String, (KindSpec, Arc<dyn Handler>)>,
+}
+
+impl Registry {
+    pub fn register(&mut self, kind: &str, spec: KindSpec, handler: impl Handler + 'static) {
+        self.kinds.insert(kind.to_owned(), (spec, Arc::new(handler)));
+    }
+
+    pub fn spec(&self, kind: &str) -> Option<KindSpec> {
+        self.kinds.get(kind).map(|(spec, _)| *spec)
+    }
+}
+
+/// Settings of the runner.
+#[derive(Debug, Clone)]
+pub struct RunnerConfig {
+    /// Job threads; also the number of jobs running at once (stuck ones not counted).
+    pub threads: usize,
+    pub lease: Duration,
+    pub heartbeat: Duration,
+    pub shutdown_grace: Duration,
+}
+
+impl Default for RunnerConfig {
+    fn default() -> Self {
+        RunnerConfig {
+            threads: DEFAULT_THREADS,
+            lease: DEFAULT_LEASE,
+            heartbeat: DEFAULT_HEARTBEAT,
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+        }
+    }
+}
+
+/// An attempt that a job thread is running.
+struct InFlight {
+    token: i64,
+    kind: String,
+    attempt: u32,
+    deadline: Instant,
+    timeout: Duration,
+    cancel: CancelToken,
+}
+
+/// What a job thread receives.
+enum Work {
+    Run(ClaimedJob),
+    Exit,
+}
+
+/// State shared by the runner's threads.
+struct Shared {
+    config: RunnerConfig,
+    registry: Registry,
+    writer: WriterHandle,
+    waker: Waker,
+    clock: SharedClock,
+    metrics: Arc<QueueMetrics>,
+    /// Attempts being run. Written by the dispatcher (insert), job threads and the watchdog
+    /// (remove — whoever removes an entry owns its outcome), shutdown (drain). A Mutex because
+    /// three threads mutate it; each holds it for a map operation only.
+    inflight: Mutex<HashMap<JobId, InFlight>>,
+    /// Set once by shutdown; read by the dispatcher and the watchdog each turn.
+    stopping: AtomicBool,
+    /// Wall-clock ms of the dispatcher's last turn; written by the dispatcher, read by health.
+    last_tick: AtomicI64,
+    /// Live job threads, stuck ones included; written by job threads and the watchdog.
+    live_threads: AtomicUsize,
+    /// Job hand-off; the dispatcher sends, job threads receive. Shutdown sends one `Exit` per
+    /// live thread (the channel never disconnects: every thread holds `Shared`).
+    work_tx: Sender<Work>,
+    work_rx: Receiver<Work>,
+}
+
+impl Shared {
+    fn inflight(&self) -> MutexGuard<'_, HashMap<JobId, InFlight>> {
+        // A panic while holding this lock happens only inside HashMap operations; the map is
+        // still consistent, so recover it rather than wedge the runner.
+        self.inflight.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// A point-in-time view for `/api/health`.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct RunnerState {
+    pub threads: usize,
+    pub busy: usize,
+    pub last_tick_ms_ago: Millis,
+}
+
+/// The running runner; [`Runner::shutdown`] stops it (also called on drop).
+pub struct Runner {
+    shared: Arc<Shared>,
+    dispatcher: Option<JoinHandle<()>>,
+    watchdog: Option<(Sender<()>, JoinHandle<()>)>,
+}
+
+impl Runner {
+    /// Starts the dispatcher, the job threads and the watchdog.
+    pub fn spawn(
+        config: RunnerConfig,
+        registry: Registry,
+        writer: WriterHandle,
+        waker: Waker,
+        clock: SharedClock,
+        metrics: Arc<QueueMetrics>,
+    ) -> std::io::Result<Runner> {
+        let (work_tx, work_rx) = unbounded();
+        let now = clock.now_ms();
+        let shared = Arc::new(Shared {
+            config: RunnerConfig { threads: config.threads.max(1), ..config },
+            registry,
+            writer,
+            waker,
+            clock,
+            metrics,
+            inflight: Mutex::new(HashMap::new()),
+            stopping: AtomicBool::new(false),
+            last_tick: AtomicI64::new(now),
+            live_threads: AtomicUsize::new(0),
+            work_tx,
+            work_rx,
+        });
+        for _ in 0..shared.config.threads {
+            spawn_job_thread(&shared)?;
+        }
+        let dispatcher = {
+            let shared = Arc::clone(&shared);
+            std::thread::Builder::new().name("vl-dispatcher".into()).spawn(move || dispatch_loop(&shared))?
+        };
+        let (stop_tx, stop_rx) = crossbeam_channel::bounded(1);
+        let watchdog = {
+            let shared = Arc::clone(&shared);
+            std::thread::Builder::new().name("vl-watchdog".into()).spawn(move || watchdog_loop(&shared, &stop_rx))?
+        };
+        Ok(Runner { shared, dispatcher: Some(dispatcher), watchdog: Some((stop_tx, watchdog)) })
+    }
+
+    pub fn state(&self) -> RunnerState {
+        let now = self.shared.clock.now_ms();
+        RunnerState {
+            threads: self.shared.config.threads,
+            busy: self.shared.inflight().len(),
+            last_tick_ms_ago: now - self.shared.last_tick.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The shutdown protocol of the module doc. Returns how many leases were released.
+    pub fn shutdown(&mut self) -> usize {
+        let shared = &self.shared;
+        if shared.stopping.swap(true, Ordering::SeqCst) {
+            return 0;
+        }
+        shared.waker.wake();
+        if let Some(dispatcher) = self.dispatcher.take() {
+            let _ = dispatcher.join();
+        }
+        let give_up = Instant::now() + shared.config.shutdown_grace;
+        while !shared.inflight().is_empty() && Instant::now() < give_up {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let abandoned: Vec<(JobId, InFlight)> = shared.inflight().drain().collect();
+        let released = abandoned.len();
+        for (id, flight) in abandoned {
+            flight.cancel.cancel();
+            let result = shared.writer.call(false, Durability::Durable, move |conn, now| {
+                store::release_lease(conn, id, flight.token, now).map_err(QueueError::from)
+            });
+            if let Err(e) = result {
+                log::warn!(target: "queue", "could not release job {id} at shutdown: {e}; it will be rescued at the next start");
+            }
+        }
+        if let Some((stop, watchdog)) = self.watchdog.take() {
+            let _ = stop.send(());
+            let _ = watchdog.join();
+        }
+        // Idle job threads take an Exit each. Threads still inside a handler are not joined:
+        // they find their job gone from the in-flight table and exit on their own.
+        for _ in 0..shared.live_threads.load(Ordering::SeqCst) {
+            let _ = shared.work_tx.send(Work::Exit);
+        }
+        released
+    }
+}
+
+impl Drop for Runner {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+fn spawn_job_thread(shared: &Arc<Shared>) -> std::io::Result<()> {
+    let thread_shared = Arc::clone(shared);
+    shared.live_threads.fetch_add(1, Ordering::SeqCst);
+    let spawned = std::thread::Builder::new().name("vl-job".into()).spawn(move || {
+        job_thread_loop(&thread_shared);
+        thread_shared.live_threads.fetch_sub(1, Ordering::SeqCst);
+    });
+    if let Err(e) = spawned {
+        shared.live_threads.fetch_sub(1, Ordering::SeqCst);
+        return Err(e);
+    }
+    Ok(())
+}
+
+fn dispatch_loop(shared: &Shared) {
+    let mut next_due: Option<Millis> = None;
+    loop {
+        if shared.stopping.load(Ordering::SeqCst) {
+            return;
+        }
+        let now = shared.clock.now_ms();
+        shared.last_tick.store(now, Ordering::Relaxed);
+        let free = shared.config.threads.saturating_sub(shared.inflight().len());
+        if free > 0 {
+            match claim_batch(shared, free) {
+                Ok((jobs, due)) => {
+                    next_due = due;
+                    let full = jobs.len() == free;
+                    hand_over(shared, jobs);
+                    if full {
+                        // There may be more waiting; the completions of these will wake us.
+                        next_due = None;
+                    }
+                }
+                Err(e) => {
+                    log::warn!(target: "queue", "claim failed: {e}; retrying in a second");
+                    next_due = Some(now + 1000);
+                }
+            }
+        }
+        let wait = next_due
+            .map(|due| Duration::from_millis((due - shared.clock.now_ms()).max(0) as u64))
+            .unwrap_or(TICK)
+            .min(TICK);
+        select! {
+            recv(shared.waker.receiver()) -> _ => {}
+            default(wait) => {}
+        }
+    }
+}
+
+/// Asks the writer to promote due retryable jobs (the scheduler's step) and claim up to `max`.
+fn claim_batch(shared: &Shared, max: usize) -> Result<(Vec<ClaimedJob>, Option<Millis>), QueueError> {
+    let lease_ms = shared.config.lease.as_millis() as Millis;
+    shared.writer.call(false, Durability::Relaxed, move |conn, now| {
+        super::maintenance::Scheduler::run_once(conn, now)?;
+        let jobs = store::claim(conn, max, now, lease_ms)?;
+        let due = store::next_run_at(conn, now)?;
+        Ok((jobs, due))
+    })
+}
+
+fn hand_over(shared: &Shared, jobs: Vec<ClaimedJob>) {
+    let mut inflight = shared.inflight();
+    for job in jobs {
+        let timeout = shared.registry.spec(&job.kind).map(|s| s.timeout).unwrap_or(Duration::from_secs(60));
+        let cancel = CancelToken::new(timeout);
+        inflight.insert(
+            job.id,
+            InFlight {
+                token: job.lease_token,
+                kind: job.kind.clone(),
+                attempt: job.attempt,
+                deadline: Instant::now() + timeout,
+                timeout,
+                cancel,
+            },
+        );
+        shared.metrics.started(&job.kind, job.claimed_at - job.run_at);
+        // The receivers live as long as `shared`; a send cannot fail while we hold it.
+        let _ = shared.work_tx.send(Work::Run(job));
+    }
+}
+
+fn job_thread_loop(shared: &Shared) {
+    while let Ok(Work::Run(job)) = shared.work_rx.recv() {
+        let cancel = match shared.inflight().get(&job.id) {
+            Some(flight) => flight.cancel.clone(),
+            None => continue,
+        };
+        let started = Instant::now();
+        let outcome = match shared.registry.kinds.get(&job.kind) {
+            Some((_, handler)) => catch_unwind(AssertUnwindSafe(|| handler.run(&job, &cancel)))
+                .unwrap_or_else(|panic| Outcome::retry(format!("the handler panicked: {}", panic_message(&panic)))),
+            None => Outcome::dead(format!("no handler is registered for job kind {:?}", job.kind)),
+        };
+        let elapsed = started.elapsed();
+        // Whoever removes the entry owns the outcome: if the watchdog got there first, this
+        // attempt already counts as timed out and a replacement thread exists; leave.
+        if shared.inflight().remove(&job.id).is_none() {
+            log::info!(target: "queue", "job {} finished after its timeout; late result dropped", job.id);
+            return;
+        }
+        shared.metrics.finished(&job.kind, &outcome, elapsed);
+        if let Err(e) = submit_outcome(shared, &job, outcome) {
+            log::warn!(target: "queue", "could not record the outcome of job {}: {e}; its lease will expire and it will be rescued", job.id);
+        }
+    }
+}
+
+fn submit_outcome(shared: &Shared, job: &ClaimedJob, outcome: Outcome) -> Result<(), QueueError> {
+    let (id, token, attempt) = (job.id, job.lease_token, job.attempt);
+    shared.writer.submit(true, Durability::Relaxed, move |conn, now| {
+        apply_outcome(conn, id, token, attempt, outcome, now)
+    })
+}
+
+/// Runs in the writer: records an attempt's outcome, fenced by its lease token.
+fn apply_outcome(conn: &Connection, id: JobId, token: i64, attempt: u32, outcome: Outcome, now: Millis) -> Result<(), QueueError> {
+    match outcome {
+        Outcome::Succeeded { result, effects } => {
+            conn.execute_batch("SAVEPOINT effects")?;
+            if !store::complete_success(conn, id, token, result.as_ref(), now)? {
+                conn.execute_batch("ROLLBACK TO effects; RELEASE effects")?;
+                log::info!(target: "queue", "job {id}: result dropped, the attempt no longer owns the job");
+                return Ok(());
+            }
+            let applied = match effects {
+                Some(effects) => catch_unwind(AssertUnwindSafe(|| effects(conn)))
+                    .unwrap_or_else(|panic| Err(format!("storing the results panicked: {}", panic_message(&panic)).into())),
+                None => Ok(()),
+            };
+            match applied {
+                Ok(()) => conn.execute_batch("RELEASE effects")?,
+                Err(e) => {
+                    conn.execute_batch("ROLLBACK TO effects; RELEASE effects")?;
+                    let error = format!("could not store the job's results: {e}");
+                    let at = now + backoff_jittered(attempt).as_millis() as Millis;
+                    store::fail_attempt(conn, id, token, AttemptOutcome::Failed, &error, FailureDisposition::RetryAt(at), now)?;
+                }
+            }
+        }
+        Outcome::Retry { error, after } => {
+            let wait = after.unwrap_or_else(|| backoff_jittered(attempt));
+            let at = now + wait.as_millis() as Millis;
+            store::fail_attempt(conn, id, token, AttemptOutcome::Failed, &error, FailureDisposition::RetryAt(at), now)?;
+        }
+        Outcome::Dead { error } => {
+            store::fail_attempt(conn, id, token, AttemptOutcome::Failed, &error, FailureDisposition::Dead, now)?;
+        }
+    }
+    Ok(())
+}
+
+fn watchdog_loop(shared: &Arc<Shared>, stop: &Receiver<()>) {
+    let mut next_heartbeat = Instant::now() + shared.config.heartbeat;
+    loop {
+        let now = Instant::now();
+        let next_deadline = shared.inflight().values().map(|f| f.deadline).min();
+        let wake_at = next_deadline.map_or(next_heartbeat, |d| d.min(next_heartbeat)).min(now + TICK);
+        match stop.recv_timeout(wake_at.saturating_duration_since(now)) {
+            Ok(()) | Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return,
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+        }
+        time_out_expired(shared);
+        if Instant::now() >= next_heartbeat {
+            heartbeat(shared);
+            next_heartbeat = Instant::now() + shared.config.heartbeat;
+        }
+    }
+}
+
+/// Ends attempts past their deadline and replaces their threads. Returns how many.
+fn time_out_expired(shared: &Arc<Shared>) -> usize {
+    let now = Instant::now();
+    let expired: Vec<(JobId, InFlight)> = {
+        let mut inflight = shared.inflight();
+        let ids: Vec<JobId> = inflight.iter().filter(|(_, f)| f.deadline <= now).map(|(id, _)| *id).collect();
+        ids.into_iter().filter_map(|id| inflight.remove(&id).map(|f| (id, f))).collect()
+    };
+    for (id, flight) in &expired {
+        flight.cancel.cancel();
+        shared.metrics.timed_out(&flight.kind);
+        let (id, token, attempt) = (*id, flight.token, flight.attempt);
+        let error = format!("timed out after {} s", flight.timeout.as_secs_f64());
+        log::warn!(target: "queue", "job {id} ({}) {error}; its thread is replaced", flight.kind);
+        let submitted = shared.writer.submit(true, Durability::Relaxed, move |conn, now| {
+            let at = now + backoff_jittered(attempt).as_millis() as Millis;
+            store::fail_attempt(conn, id, token, AttemptOutcome::TimedOut, &error, FailureDisposition::RetryAt(at), now)?;
+            Ok(())
+        });
+        if let Err(e) = submitted {
+            log::warn!(target: "queue", "could not record the timeout of job {id}: {e}");
+        }
+        if let Err(e) = spawn_job_thread(shared) {
+            log::error!(target: "queue", "could not start a replacement job thread: {e}");
+        }
+    }
+    expired.len()
+}
+
+fn heartbeat(shared: &Shared) {
+    let leases: Vec<(JobId, i64)> = shared.inflight().iter().map(|(id, f)| (*id, f.token)).collect();
+    if leases.is_empty() {
+        return;
+    }
+    let lease_ms = shared.config.lease.as_millis() as Millis;
+    let submitted = shared.writer.submit(false, Durability::Relaxed, move |conn, now| {
+        store::extend_leases(conn, &leases, now + lease_ms)?;
+        Ok(())
+    });
+    if let Err(e) = submitted {
+        log::warn!(target: "queue", "lease heartbeat failed: {e}");
+    }
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned())
+}

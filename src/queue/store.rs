@@ -1,0 +1,477 @@
+//! The queue's SQL: every statement that reads or changes `jobs` and `job_attempts`.
+//!
+//! Functions take a `&Connection` (inside the writer's transaction for changes, any connection
+//! for reads) and `now` as a parameter: SQL never reads its own clock. Each change keeps the
+//! edges of docs/state_machine.md; completions are fenced with `WHERE lease_token = ?`.
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+
+use super::job::{Attempt, AttemptOutcome, ClaimedJob, Enqueued, Job, JobId, JobState, NewJob, UniqueScope};
+use crate::clock::Millis;
+
+const JOB_COLUMNS: &str = "id, kind, state, lane, attempt, max_attempts, created_at, run_at, \
+                           finished_at, last_error, result, payload";
+
+/// Inserts a job, or returns the existing one with the same unique key (per its scope).
+pub fn enqueue(conn: &Connection, job: &NewJob, now: Millis) -> rusqlite::Result<Enqueued> {
+    if let Some(key) = &job.unique_key {
+        let existing: Option<JobId> = match job.unique_scope {
+            UniqueScope::Waiting => conn
+                .prepare_cached(
+                    "SELECT id FROM jobs WHERE unique_key = ?1 AND kind = ?2 \
+                     AND state IN ('available','retryable') ORDER BY id LIMIT 1",
+                )?
+                .query_row(params![key, job.kind], |r| r.get(0))
+                .optional()?,
+            UniqueScope::Ever => conn
+                .prepare_cached(
+                    "SELECT id FROM jobs WHERE unique_key = ?1 AND kind = ?2 ORDER BY id LIMIT 1",
+                )?
+                .query_row(params![key, job.kind], |r| r.get(0))
+                .optional()?,
+        };
+        if let Some(id) = existing {
+            return Ok(Enqueued { id, deduplicated: true });
+        }
+    }
+    let id = conn
+        .prepare_cached(
+            "INSERT INTO jobs (kind, state, lane, unique_key, payload, max_attempts, created_at, run_at) \
+             VALUES (?1, 'available', ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
+        )?
+        .query_row(
+            params![
+                job.kind,
+                job.lane,
+                job.unique_key,
+                job.payload.to_string(),
+                job.max_attempts,
+                now,
+                job.run_at.unwrap_or(now),
+            ],
+            |r| r.get(0),
+        )?;
+    Ok(Enqueued { id, deduplicated: false })
+}
+
+/// The scheduler's step: retryable jobs whose `run_at` has come become available.
+pub fn promote_due_retryable(conn: &Connection, now: Millis) -> rusqlite::Result<usize> {
+    conn.prepare_cached("UPDATE jobs SET state = 'available' WHERE state = 'retryable' AND run_at <= ?1")?
+        .execute([now])
+}
+
+/// Claims up to `max` due jobs, respecting lanes: a job is eligible only when no earlier job
+/// of its lane is active. Each claim opens an attempt row whose id becomes the lease token.
+///
+/// Performance: each blocked candidate costs one probe of `jobs_lane_state`; a lane with a
+/// backlog of N waiting jobs costs N probes per claim. Lanes are sessions, whose backlog is a
+/// few hundred events at most.
+pub fn claim(conn: &Connection, max: usize, now: Millis, lease_ms: Millis) -> rusqlite::Result<Vec<ClaimedJob>> {
+    if max == 0 {
+        return Ok(Vec::new());
+    }
+    let candidates: Vec<JobId> = conn
+        .prepare_cached(
+            "SELECT j.id FROM jobs AS j WHERE j.state = 'available' AND j.run_at <= ?1 \
+             AND (j.lane IS NULL OR NOT EXISTS (SELECT 1 FROM jobs AS e WHERE e.lane = j.lane \
+                  AND e.state IN ('available','running','retryable') AND e.id < j.id)) \
+             ORDER BY j.run_at, j.id LIMIT ?2",
+        )?
+        .query_map(params![now, max as i64], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut claimed = Vec::with_capacity(candidates.len());
+    for id in candidates {
+        let token: i64 = conn
+            .prepare_cached(
+                "INSERT INTO job_attempts (job_id, attempt, started_at) \
+                 SELECT id, attempt + 1, ?2 FROM jobs WHERE id = ?1 RETURNING id",
+            )?
+            .query_row(params![id, now], |r| r.get(0))?;
+        let job = conn
+            .prepare_cached(
+                "UPDATE jobs SET state = 'running', attempt = attempt + 1, lease_token = ?2, \
+                 lease_expires_at = ?3 WHERE id = ?1 \
+                 RETURNING kind, lane, payload, attempt, max_attempts, run_at",
+            )?
+            .query_row(params![id, token, now + lease_ms], |r| {
+                Ok(ClaimedJob {
+                    id,
+                    kind: r.get(0)?,
+                    lane: r.get(1)?,
+                    payload: parse_json_column(r, 2)?,
+                    attempt: r.get(3)?,
+                    max_attempts: r.get(4)?,
+                    lease_token: token,
+                    run_at: r.get(5)?,
+                    claimed_at: now,
+                })
+            })?;
+        claimed.push(job);
+    }
+    Ok(claimed)
+}
+
+/// Marks an attempt succeeded. Returns false (and changes nothing) when the job no longer
+/// belongs to this attempt: it timed out, was cancelled or rescued meanwhile.
+pub fn complete_success(
+    conn: &Connection,
+    id: JobId,
+    token: i64,
+    result: Option<&serde_json::Value>,
+    now: Millis,
+) -> rusqlite::Result<bool> {
+    let changed = conn
+        .prepare_cached(
+            "UPDATE jobs SET state = 'succeeded', finished_at = ?3, result = ?4, last_error = NULL, \
+             lease_token = NULL, lease_expires_at = NULL \
+             WHERE id = ?1 AND lease_token = ?2 AND state = 'running'",
+        )?
+        .execute(params![id, token, now, result.map(|r| r.to_string())])?;
+    if changed == 1 {
+        finish_attempt(conn, token, AttemptOutcome::Succeeded, None, now)?;
+    }
+    Ok(changed == 1)
+}
+
+/// What to do with a failed attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureDisposition {
+    /// Retry at this time if attempts remain, else dead.
+    RetryAt(Millis),
+    /// Dead now, whatever the attempt count.
+    Dead,
+}
+
+/// Records a failed (or timed-out) attempt and moves the job to retryable or dead.
+/// Returns the new state, or `None` when the attempt no longer owns the job.
+pub fn fail_attempt(
+    conn: &Connection,
+    id: JobId,
+    token: i64,
+    outcome: AttemptOutcome,
+    error: &str,
+    disposition: FailureDisposition,
+    now: Millis,
+) -> rusqlite::Result<Option<JobState>> {
+    let (force_dead, retry_at) = match disposition {
+        FailureDisposition::RetryAt(at) => (false, at),
+        FailureDisposition::Dead => (true, now),
+    };
+    let state: Option<JobState> = conn
+        .prepare_cached(
+            "UPDATE jobs SET \
+               state = CASE WHEN ?4 OR attempt >= max_attempts THEN 'dead' ELSE 'retryable' END, \
+               run_at = CASE WHEN ?4 OR attempt >= max_attempts THEN run_at ELSE ?5 END, \
+               finished_at = CASE WHEN ?4 OR attempt >= max_attempts THEN ?6 ELSE NULL END, \
+               last_error = ?3, lease_token = NULL, lease_expires_at = NULL \
+             WHERE id = ?1 AND lease_token = ?2 AND state = 'running' RETURNING state",
+        )?
+        .query_row(params![id, token, error, force_dead, retry_at, now], |r| r.get(0))
+        .optional()?;
+    if state.is_some() {
+        finish_attempt(conn, token, outcome, Some(error), now)?;
+    }
+    Ok(state)
+}
+
+fn finish_attempt(
+    conn: &Connection,
+    token: i64,
+    outcome: AttemptOutcome,
+    error: Option<&str>,
+    now: Millis,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE job_attempts SET finished_at = ?2, outcome = ?3, error = ?4 WHERE id = ?1")?
+        .execute(params![token, now, outcome.as_str(), error])?;
+    Ok(())
+}
+
+/// Pushes the lease expiry of live attempts forward (the watchdog's heartbeat).
+pub fn extend_leases(conn: &Connection, tokens: &[(JobId, i64)], expires_at: Millis) -> rusqlite::Result<usize> {
+    let mut stmt = conn.prepare_cached(
+        "UPDATE jobs SET lease_expires_at = ?3 WHERE id = ?1 AND lease_token = ?2 AND state = 'running'",
+    )?;
+    let mut extended = 0;
+    for (id, token) in tokens {
+        extended += stmt.execute(params![id, token, expires_at])?;
+    }
+    Ok(extended)
+}
+
+/// Which running jobs the rescuer takes back.
+#[derive(Debug, Clone, Copy)]
+pub enum RescueScope {
+    /// Every running job: at startup, when the single-instance lock proves that whoever ran
+    /// them is gone.
+    AllRunning,
+    /// Running jobs whose lease expired before `now`.
+    ExpiredLeases,
+}
+
+/// Ends abandoned attempts as `lost` and makes their jobs available again (or dead when out
+/// of attempts). Returns the ids rescued.
+pub fn rescue(conn: &Connection, scope: RescueScope, now: Millis) -> rusqlite::Result<Vec<JobId>> {
+    let sql = match scope {
+        RescueScope::AllRunning => "SELECT id, lease_token FROM jobs WHERE state = 'running'",
+        RescueScope::ExpiredLeases => {
+            "SELECT id, lease_token FROM jobs WHERE state = 'running' AND lease_expires_at < ?1"
+        }
+    };
+    let mut stmt = conn.prepare_cached(sql)?;
+    let rows: Vec<(JobId, Option<i64>)> = match scope {
+        RescueScope::AllRunning => stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?,
+        RescueScope::ExpiredLeases => stmt.query_map([now], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?,
+    };
+    let error = match scope {
+        RescueScope::AllRunning => "the process running this attempt stopped before it finished",
+        RescueScope::ExpiredLeases => "the attempt's lease expired without a heartbeat",
+    };
+    for (id, token) in &rows {
+        conn.prepare_cached(
+            "UPDATE jobs SET \
+               state = CASE WHEN attempt >= max_attempts THEN 'dead' ELSE 'available' END, \
+               finished_at = CASE WHEN attempt >= max_attempts THEN ?2 ELSE NULL END, \
+               run_at = ?2, last_error = ?3, lease_token = NULL, lease_expires_at = NULL \
+             WHERE id = ?1",
+        )?
+        .execute(params![id, now, error])?;
+        if let Some(token) = token {
+            finish_attempt(conn, *token, AttemptOutcome::Lost, Some(error), now)?;
+        }
+    }
+    Ok(rows.into_iter().map(|(id, _)| id).collect())
+}
+
+/// Shutdown: gives a running attempt back without costing an attempt. Fenced like a completion.
+pub fn release_lease(conn: &Connection, id: JobId, token: i64, now: Millis) -> rusqlite::Result<bool> {
+    let changed = conn
+        .prepare_cached(
+            "UPDATE jobs SET state = 'available', attempt = attempt - 1, run_at = ?3, \
+             lease_token = NULL, lease_expires_at = NULL \
+             WHERE id = ?1 AND lease_token = ?2 AND state = 'running'",
+        )?
+        .execute(params![id, token, now])?;
+    if changed == 1 {
+        finish_attempt(conn, token, AttemptOutcome::Lost, Some("released at shutdown; not counted"), now)?;
+    }
+    Ok(changed == 1)
+}
+
+/// Admin replay of specific jobs: dead, cancelled or succeeded → available, attempts reset,
+/// history kept. Returns the ids that moved (others were not in a replayable state).
+pub fn replay(conn: &Connection, ids: &[JobId], now: Millis) -> rusqlite::Result<Vec<JobId>> {
+    let mut stmt = conn.prepare_cached(
+        "UPDATE jobs SET state = 'available', attempt = 0, run_at = ?2, finished_at = NULL \
+         WHERE id = ?1 AND state IN ('dead','cancelled','succeeded') RETURNING id",
+    )?;
+    let mut moved = Vec::new();
+    for id in ids {
+        if let Some(id) = stmt.query_row(params![id, now], |r| r.get(0)).optional()? {
+            moved.push(id);
+        }
+    }
+    Ok(moved)
+}
+
+/// Admin replay by filter: every job in `state` (of `kind`, finished since `since`).
+pub fn replay_matching(
+    conn: &Connection,
+    state: JobState,
+    kind: Option<&str>,
+    since: Option<Millis>,
+    now: Millis,
+) -> rusqlite::Result<Vec<JobId>> {
+    let ids: Vec<JobId> = conn
+        .prepare_cached(
+            "SELECT id FROM jobs WHERE state = ?1 AND (?2 IS NULL OR kind = ?2) \
+             AND (?3 IS NULL OR COALESCE(finished_at, created_at) >= ?3) ORDER BY id",
+        )?
+        .query_map(params![state, kind, since], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    replay(conn, &ids, now)
+}
+
+/// Admin cancel: available, retryable or running → cancelled. A running attempt is ended as
+/// failed; its late result will be dropped by the lease fence.
+pub fn cancel(conn: &Connection, ids: &[JobId], now: Millis) -> rusqlite::Result<Vec<JobId>> {
+    let mut cancelled = Vec::new();
+    for id in ids {
+        // RETURNING sees the row after the update, so the lease token is read first.
+        let token: Option<Option<i64>> = conn
+            .prepare_cached(
+                "SELECT lease_token FROM jobs WHERE id = ?1 AND state IN ('available','retryable','running')",
+            )?
+            .query_row([id], |r| r.get(0))
+            .optional()?;
+        let Some(token) = token else { continue };
+        conn.prepare_cached(
+            "UPDATE jobs SET state = 'cancelled', finished_at = ?2, lease_token = NULL, \
+             lease_expires_at = NULL, last_error = COALESCE(last_error, 'cancelled by an admin') \
+             WHERE id = ?1",
+        )?
+        .execute(params![id, now])?;
+        if let Some(token) = token {
+            finish_attempt(conn, token, AttemptOutcome::Failed, Some("cancelled by an admin"), now)?;
+        }
+        cancelled.push(*id);
+    }
+    Ok(cancelled)
+}
+
+/// Retention windows for [`prune`].
+#[derive(Debug, Clone, Copy)]
+pub struct Retention {
+    pub succeeded_ms: Millis,
+    pub dead_ms: Millis,
+}
+
+/// Deletes finished jobs past retention (attempts go with them by cascade). Returns the count.
+pub fn prune(conn: &Connection, retention: Retention, now: Millis) -> rusqlite::Result<usize> {
+    conn.prepare_cached(
+        "DELETE FROM jobs WHERE (state IN ('succeeded','cancelled') AND finished_at < ?1) \
+         OR (state = 'dead' AND finished_at < ?2)",
+    )?
+    .execute(params![now - retention.succeeded_ms, now - retention.dead_ms])
+}
+
+/// The earliest future `run_at` among waiting jobs: when the dispatcher must wake next.
+pub fn next_run_at(conn: &Connection, now: Millis) -> rusqlite::Result<Option<Millis>> {
+    conn.prepare_cached(
+        "SELECT MIN(run_at) FROM (\
+           SELECT MIN(run_at) AS run_at FROM jobs WHERE state = 'available' AND run_at > ?1 \
+           UNION ALL SELECT MIN(run_at) FROM jobs WHERE state = 'retryable')",
+    )?
+    .query_row([now], |r| r.get(0))
+}
+
+/// Filters for [`list`]; `before` is the keyset cursor (an id).
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter {
+    pub state: Option<JobState>,
+    pub kind: Option<String>,
+    pub lane: Option<String>,
+    pub since: Option<Millis>,
+    pub before: Option<JobId>,
+    pub limit: usize,
+}
+
+/// Lists jobs newest first; returns the page and the cursor for the next one.
+pub fn list(conn: &Connection, filter: &ListFilter) -> rusqlite::Result<(Vec<Job>, Option<JobId>)> {
+    let limit = filter.limit.clamp(1, 1000);
+    let sql = format!(
+        "SELECT {JOB_COLUMNS} FROM jobs WHERE (?1 IS NULL OR state = ?1) AND (?2 IS NULL OR kind = ?2) \
+         AND (?3 IS NULL OR lane = ?3) AND (?4 IS NULL OR created_at >= ?4) AND (?5 IS NULL OR id < ?5) \
+         ORDER BY id DESC LIMIT ?6"
+    );
+    let jobs: Vec<Job> = conn
+        .prepare_cached(&sql)?
+        .query_map(
+            params![filter.state, filter.kind, filter.lane, filter.since, filter.before, limit as i64 + 1],
+            job_from_row,
+        )?
+        .collect::<Result<_, _>>()?;
+    let mut jobs = jobs;
+    let next = if jobs.len() > limit {
+        jobs.truncate(limit);
+        jobs.last().map(|j| j.id)
+    } else {
+        None
+    };
+    Ok((jobs, next))
+}
+
+/// One job with its attempts, or `None`.
+pub fn get(conn: &Connection, id: JobId) -> rusqlite::Result<Option<Job>> {
+    let sql = format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1");
+    let Some(mut job) = conn.prepare_cached(&sql)?.query_row([id], job_from_row).optional()? else {
+        return Ok(None);
+    };
+    let attempts = conn
+        .prepare_cached(
+            "SELECT attempt, outcome, error, started_at, finished_at FROM job_attempts \
+             WHERE job_id = ?1 ORDER BY id",
+        )?
+        .query_map([id], |r| {
+            let outcome: Option<String> = r.get(1)?;
+            Ok(Attempt {
+                attempt: r.get(0)?,
+                outcome: outcome.as_deref().and_then(parse_outcome),
+                error: r.get(2)?,
+                started_at: r.get(3)?,
+                finished_at: r.get(4)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    job.attempts = Some(attempts);
+    Ok(Some(job))
+}
+
+fn parse_outcome(raw: &str) -> Option<AttemptOutcome> {
+    [AttemptOutcome::Succeeded, AttemptOutcome::Failed, AttemptOutcome::TimedOut, AttemptOutcome::Lost]
+        .into_iter()
+        .find(|o| o.as_str() == raw)
+}
+
+/// Counts per state and kind, and the age of the oldest due job (SPEC Appendix A.2).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Stats {
+    pub by_state: std::collections::BTreeMap<String, i64>,
+    pub by_kind: std::collections::BTreeMap<String, std::collections::BTreeMap<String, i64>>,
+    pub oldest_available_age_ms: Option<Millis>,
+}
+
+pub fn stats(conn: &Connection, now: Millis) -> rusqlite::Result<Stats> {
+    let mut stats = Stats::default();
+    for state in JobState::ALL {
+        stats.by_state.insert(state.as_str().to_owned(), 0);
+    }
+    let mut stmt = conn.prepare_cached("SELECT kind, state, COUNT(*) FROM jobs GROUP BY kind, state")?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))?;
+    for row in rows {
+        let (kind, state, count) = row?;
+        *stats.by_state.entry(state.clone()).or_default() += count;
+        *stats.by_kind.entry(kind).or_default().entry(state).or_default() += count;
+    }
+    let oldest: Option<Millis> = conn
+        .prepare_cached("SELECT MIN(run_at) FROM jobs WHERE state = 'available' AND run_at <= ?1")?
+        .query_row([now], |r| r.get(0))?;
+    stats.oldest_available_age_ms = oldest.map(|t| now - t);
+    Ok(stats)
+}
+
+/// Counts of the states `/api/health` reports.
+pub fn count_by_state(conn: &Connection) -> rusqlite::Result<std::collections::HashMap<JobState, i64>> {
+    let mut counts = std::collections::HashMap::new();
+    let mut stmt = conn.prepare_cached("SELECT state, COUNT(*) FROM jobs GROUP BY state")?;
+    for row in stmt.query_map([], |r| Ok((r.get::<_, JobState>(0)?, r.get::<_, i64>(1)?)))? {
+        let (state, count) = row?;
+        counts.insert(state, count);
+    }
+    Ok(counts)
+}
+
+fn job_from_row(r: &Row<'_>) -> rusqlite::Result<Job> {
+    let result: Option<String> = r.get(10)?;
+    Ok(Job {
+        id: r.get(0)?,
+        kind: r.get(1)?,
+        state: r.get(2)?,
+        lane: r.get(3)?,
+        attempt: r.get(4)?,
+        max_attempts: r.get(5)?,
+        created_at: r.get(6)?,
+        run_at: r.get(7)?,
+        finished_at: r.get(8)?,
+        last_error: r.get(9)?,
+        result: result.and_then(|text| serde_json::from_str(&text).ok()),
+        payload: parse_json_column(r, 11)?,
+        attempts: None,
+    })
+}
+
+fn parse_json_column(r: &Row<'_>, index: usize) -> rusqlite::Result<serde_json::Value> {
+    let text: String = r.get(index)?;
+    serde_json::from_str(&text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e))
+    })
+}

@@ -1,0 +1,292 @@
+//! The writer thread: the only connection that writes, and the group-commit protocol.
+//!
+//! # Protocol
+//! 1. Block until one [`Request`] arrives; then drain up to [`WriterConfig::max_batch`] − 1
+//!    more that are already waiting (never wait for more: a lone request commits at once).
+//! 2. `BEGIN IMMEDIATE`; run each request inside its own `SAVEPOINT`, so a request that fails
+//!    is rolled back alone and the others still commit.
+//! 3. `COMMIT` — one fsync for the whole batch under `synchronous=FULL`; this is how many
+//!    concurrent enqueuers go past the disk's fsync rate.
+//! 4. Only then answer each request (its reply carries its own result), or, if `BEGIN` or
+//!    `COMMIT` failed, answer every request of the batch with that error.
+//! 5. If any request of the batch may have made work claimable, wake the dispatcher.
+//!
+//! The backlog is bounded ([`WriterConfig::capacity`]); a sender that cannot get in within
+//! [`WriterConfig::send_timeout`] gets [`QueueError::Full`] instead of waiting forever.
+//!
+//! # Ownership
+//! The `Connection` lives on this thread only. Senders hold a [`WriterHandle`] (a channel
+//! sender, cheap to clone). The thread ends after a [`WriterHandle::stop`] (checkpointing
+//! first) or when every handle is dropped.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender, bounded};
+use rusqlite::Connection;
+
+use super::QueueError;
+use crate::clock::{Millis, SharedClock};
+use crate::db::Synchronous;
+
+/// Default bound on requests waiting for the writer.
+pub const DEFAULT_CAPACITY: usize = 8192;
+/// Default number of requests committed together at most. Measured: beyond a few hundred the
+/// transaction gets long enough to hurt the latency of the first request in it.
+pub const DEFAULT_MAX_BATCH: usize = 512;
+/// How long a sender waits for room in a full backlog before giving up.
+pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Settings of the writer thread.
+#[derive(Debug, Clone)]
+pub struct WriterConfig {
+    /// Bound of the request channel.
+    pub capacity: usize,
+    /// Requests per transaction at most.
+    pub max_batch: usize,
+    /// Wait for room in the channel before [`QueueError::Full`].
+    pub send_timeout: Duration,
+}
+
+impl Default for WriterConfig {
+    fn default() -> Self {
+        WriterConfig { capacity: DEFAULT_CAPACITY, max_batch: DEFAULT_MAX_BATCH, send_timeout: DEFAULT_SEND_TIMEOUT }
+    }
+}
+
+/// Called after the commit with the commit's outcome; sends the request's reply.
+type Responder = Box<dyn FnOnce(Result<(), QueueError>) + Send>;
+
+/// One unit of work for the writer: runs inside the batch transaction (in a savepoint) and
+/// returns whether it succeeded plus how to answer once the batch is committed. Given an
+/// `Err` (the transaction or savepoint could not start) it runs nothing and answers with it.
+type Work = Box<dyn FnOnce(Result<&Connection, QueueError>, Millis) -> (bool, Responder) + Send>;
+
+enum Request {
+    Work { work: Work, wakes: bool, durability: Durability },
+    /// Checkpoint the WAL and end the thread; answered when done.
+    Stop(Sender<()>),
+}
+
+/// A wake-up signal for the dispatcher: a channel of capacity one, so any number of commits
+/// between two dispatcher turns coalesce into one wake-up.
+#[derive(Clone)]
+pub struct Waker {
+    tx: Sender<()>,
+    rx: Receiver<()>,
+}
+
+impl Default for Waker {
+    fn default() -> Self {
+        let (tx, rx) = bounded(1);
+        Waker { tx, rx }
+    }
+}
+
+impl Waker {
+    pub fn wake(&self) {
+        let _ = self.tx.try_send(());
+    }
+
+    /// The receiving side, for `select!`/`recv_timeout` in the dispatcher.
+    pub fn receiver(&self) -> &Receiver<()> {
+        &self.rx
+    }
+}
+
+/// Whether a request's commit must reach the disk before it is answered.
+///
+/// Under WAL, `synchronous=NORMAL` still survives any *process* crash (the WAL is in the OS
+/// cache); only an OS crash or power loss can drop the last commits. Enqueues and admin
+/// changes promise more than that, so they are [`Durable`](Durability::Durable) (the
+/// configured level, FULL by default). Claims, heartbeats and completions are
+/// [`Relaxed`](Durability::Relaxed): losing one to power loss means a job runs again, which
+/// at-least-once execution with keyed effects already allows. A batch is committed with
+/// NORMAL only when every request in it is relaxed; measured here, fsync costs ~4 ms, so this
+/// is what lets claims and completions run at thousands per second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    Durable,
+    Relaxed,
+}
+
+/// Sending side of the writer; clone it freely.
+#[derive(Clone)]
+pub struct WriterHandle {
+    tx: Sender<Request>,
+    send_timeout: Duration,
+}
+
+impl WriterHandle {
+    /// Runs `op` in the writer's next transaction and returns its result once committed.
+    /// `wakes`: the op may make jobs claimable (enqueue, completion, replay…).
+    pub fn call<T, F>(&self, wakes: bool, durability: Durability, op: F) -> Result<T, QueueError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection, Millis) -> Result<T, QueueError> + Send + 'static,
+    {
+        let (reply_tx, reply_rx) = bounded(1);
+        let work: Work = Box::new(move |conn, now| {
+            let outcome = conn.and_then(|conn| op(conn, now));
+            let ok = outcome.is_ok();
+            let responder: Responder = Box::new(move |commit| {
+                let _ = reply_tx.send(commit.and(outcome));
+            });
+            (ok, responder)
+        });
+        self.send(Request::Work { work, wakes, durability })?;
+        reply_rx.recv().map_err(|_| QueueError::WriterGone)?
+    }
+
+    /// Like [`call`](Self::call) but does not wait for the commit (heartbeats, completions
+    /// whose thread has nothing to do with the answer). Errors are logged by the writer.
+    pub fn submit<F>(&self, wakes: bool, durability: Durability, op: F) -> Result<(), QueueError>
+    where
+        F: FnOnce(&Connection, Millis) -> Result<(), QueueError> + Send + 'static,
+    {
+        let work: Work = Box::new(move |conn, now| {
+            let outcome = conn.and_then(|conn| op(conn, now));
+            let ok = outcome.is_ok();
+            let responder: Responder = Box::new(move |commit| {
+                if let Err(e) = commit.and(outcome) {
+                    log::warn!(target: "queue", "background write failed: {e}");
+                }
+            });
+            (ok, responder)
+        });
+        self.send(Request::Work { work, wakes, durability })
+    }
+
+    /// Asks the writer to checkpoint and stop after the requests already queued; waits.
+    pub fn stop(&self) {
+        let (tx, rx) = bounded(1);
+        if self.tx.send(Request::Stop(tx)).is_ok() {
+            let _ = rx.recv();
+        }
+    }
+
+    fn send(&self, request: Request) -> Result<(), QueueError> {
+        use crossbeam_channel::SendTimeoutError;
+        match self.tx.send_timeout(request, self.send_timeout) {
+            Ok(()) => Ok(()),
+            Err(SendTimeoutError::Timeout(_)) => Err(QueueError::Full),
+            Err(SendTimeoutError::Disconnected(_)) => Err(QueueError::WriterGone),
+        }
+    }
+}
+
+/// Starts the writer thread on `conn`. Joining the returned handle waits for it to end.
+pub fn spawn(
+    conn: Connection,
+    synchronous: Synchronous,
+    config: WriterConfig,
+    clock: SharedClock,
+    waker: Waker,
+) -> std::io::Result<(WriterHandle, JoinHandle<()>)> {
+    let (tx, rx) = bounded(config.capacity.max(1));
+    let handle = WriterHandle { tx, send_timeout: config.send_timeout };
+    let join = std::thread::Builder::new()
+        .name("vl-writer".into())
+        .spawn(move || run(conn, synchronous, rx, config.max_batch.max(1), clock, waker))?;
+    Ok((handle, join))
+}
+
+fn run(
+    conn: Connection,
+    synchronous: Synchronous,
+    rx: Receiver<Request>,
+    max_batch: usize,
+    clock: SharedClock,
+    waker: Waker,
+) {
+    let mut stop_reply = None;
+    let mut current_level = synchronous;
+    while stop_reply.is_none() {
+        let Ok(first) = rx.recv() else { break };
+        let mut batch = Vec::with_capacity(16);
+        let mut wakes = false;
+        let mut durable = false;
+        let mut next = Some(first);
+        while let Some(request) = next.take() {
+            match request {
+                Request::Work { work, wakes: w, durability } => {
+                    wakes |= w;
+                    durable |= durability == Durability::Durable;
+                    batch.push(work);
+                }
+                Request::Stop(reply) => {
+                    stop_reply = Some(reply);
+                    break;
+                }
+            }
+            if batch.len() < max_batch {
+                next = rx.try_recv().ok();
+            }
+        }
+        if !batch.is_empty() {
+            let level = if durable { synchronous } else { Synchronous::Normal };
+            if level != current_level {
+                match conn.pragma_update(None, "synchronous", level.as_str()) {
+                    Ok(()) => current_level = level,
+                    Err(e) => log::warn!(target: "queue", "cannot set synchronous={}: {e}", level.as_str()),
+                }
+            }
+            run_batch(&conn, batch, clock.now_ms());
+            if wakes {
+                waker.wake();
+            }
+        }
+    }
+    if let Err(e) = conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);") {
+        log::warn!(target: "queue", "WAL checkpoint at shutdown failed: {e}");
+    }
+    drop(conn);
+    if let Some(reply) = stop_reply {
+        let _ = reply.send(());
+    }
+}
+
+/// Steps 2–4 of the protocol for one batch.
+fn run_batch(conn: &Connection, batch: Vec<Work>, now: Millis) {
+    if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+        // Answer everyone with the reason; nothing ran, so nothing is reported as committed.
+        let error = QueueError::from(e);
+        log::warn!(target: "queue", "write batch could not start: {error}");
+        for work in batch {
+            let (_, responder) = work(Err(error.clone()), now);
+            responder(Ok(()));
+        }
+        return;
+    }
+    let mut responders = Vec::with_capacity(batch.len());
+    for work in batch {
+        if let Err(e) = conn.execute_batch("SAVEPOINT op") {
+            responders.push(work(Err(QueueError::from(e)), now).1);
+            continue;
+        }
+        match catch_unwind(AssertUnwindSafe(|| work(Ok(conn), now))) {
+            Ok((true, responder)) => {
+                let _ = conn.execute_batch("RELEASE op");
+                responders.push(responder);
+            }
+            Ok((false, responder)) => {
+                let _ = conn.execute_batch("ROLLBACK TO op; RELEASE op");
+                responders.push(responder);
+            }
+            Err(_) => {
+                // The reply sender went down with the panicking closure, so its caller gets
+                // `WriterGone`-style disconnection; the others are unaffected.
+                log::error!(target: "queue", "a write operation panicked; rolled back alone");
+                let _ = conn.execute_batch("ROLLBACK TO op; RELEASE op");
+            }
+        }
+    }
+    let commit = conn.execute_batch("COMMIT").map_err(QueueError::from);
+    if commit.is_err() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    for responder in responders {
+        responder(commit.clone());
+    }
+}

@@ -1,0 +1,384 @@
+//! The job queue against a real SQLite file: ordering, retries, timeouts, rescue, replay,
+//! dedup, concurrency, migrations and pruning.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::json;
+use vibelearn::clock::ManualClock;
+use vibelearn::db::{self, DbError, Synchronous};
+use vibelearn::queue::store::{self, ListFilter, Retention};
+use vibelearn::queue::{
+    ClaimedJob, Durability, JobState, KindSpec, NewJob, Outcome, Registry, RunnerConfig, UniqueScope,
+};
+
+use crate::util::{TempDir, start_queue, start_queue_with_clock, wait_for};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+fn spec(timeout_ms: u64, max_attempts: u32) -> KindSpec {
+    KindSpec { timeout: Duration::from_millis(timeout_ms), max_attempts }
+}
+
+fn runner_config(threads: usize) -> RunnerConfig {
+    RunnerConfig { threads, ..RunnerConfig::default() }
+}
+
+fn state_of(queue: &vibelearn::queue::Queue, id: vibelearn::queue::JobId) -> JobState {
+    queue.get(id).expect("read job").expect("job exists").state
+}
+
+#[test]
+fn jobs_of_a_lane_run_in_order_while_lanes_run_in_parallel() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let log: Arc<Mutex<Vec<(String, i64)>>> = Arc::default();
+    let running = Arc::new(AtomicUsize::new(0));
+    let max_parallel = Arc::new(AtomicUsize::new(0));
+    let mut registry = Registry::default();
+    {
+        let (log, running, max_parallel) = (log.clone(), running.clone(), max_parallel.clone());
+        registry.register("step", spec(5000, 1), move |job: &ClaimedJob, _: &_| {
+            let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+            max_parallel.fetch_max(now, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(20));
+            log.lock().unwrap().push((job.lane.clone().unwrap(), job.payload["n"].as_i64().unwrap()));
+            running.fetch_sub(1, Ordering::SeqCst);
+            Outcome::done(json!({}))
+        });
+    }
+    let mut jobs = Vec::new();
+    for n in 0..5 {
+        for lane in ["a", "b", "c"] {
+            jobs.push(NewJob::new("step", json!({ "n": n }), 1).lane(lane));
+        }
+    }
+    queue.enqueue_all(jobs).unwrap();
+    let _runner = queue.start_runner(runner_config(4), registry).unwrap();
+    wait_for("15 jobs", WAIT, || log.lock().unwrap().len() == 15);
+    let log = log.lock().unwrap();
+    for lane in ["a", "b", "c"] {
+        let order: Vec<i64> = log.iter().filter(|(l, _)| l == lane).map(|(_, n)| *n).collect();
+        assert_eq!(order, vec![0, 1, 2, 3, 4], "lane {lane} ran out of order");
+    }
+    assert!(max_parallel.load(Ordering::SeqCst) >= 2, "lanes did not run in parallel");
+    assert!(max_parallel.load(Ordering::SeqCst) <= 3, "a lane ran two jobs at once");
+}
+
+#[test]
+fn a_failing_job_is_retried_then_succeeds_and_every_attempt_is_recorded() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let calls = Arc::new(AtomicUsize::new(0));
+    let mut registry = Registry::default();
+    {
+        let calls = calls.clone();
+        registry.register("flaky", spec(5000, 5), move |_: &ClaimedJob, _: &_| {
+            if calls.fetch_add(1, Ordering::SeqCst) < 2 {
+                Outcome::Retry { error: "upstream said 503".into(), after: Some(Duration::from_millis(10)) }
+            } else {
+                Outcome::done(json!({"ok": true}))
+            }
+        });
+    }
+    let id = queue.enqueue(NewJob::new("flaky", json!({}), 5)).unwrap().id;
+    let _runner = queue.start_runner(runner_config(2), registry).unwrap();
+    wait_for("success", WAIT, || state_of(&queue, id) == JobState::Succeeded);
+    let job = queue.get(id).unwrap().unwrap();
+    let attempts = job.attempts.unwrap();
+    assert_eq!(attempts.len(), 3);
+    assert_eq!(attempts[0].error.as_deref(), Some("upstream said 503"));
+    assert_eq!(attempts[2].outcome.map(|o| o.as_str()), Some("succeeded"));
+    assert_eq!(job.result, Some(json!({"ok": true})));
+    assert_eq!(job.last_error, None);
+}
+
+#[test]
+fn a_job_out_of_attempts_is_dead_with_its_reason_and_does_not_block_its_lane() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let mut registry = Registry::default();
+    registry.register("broken", spec(5000, 2), |_: &ClaimedJob, _: &_| Outcome::Retry {
+        error: "connection refused".into(),
+        after: Some(Duration::from_millis(5)),
+    });
+    registry.register("fatal", spec(5000, 5), |_: &ClaimedJob, _: &_| Outcome::dead("401 from the provider"));
+    registry.register("ok", spec(5000, 1), |_: &ClaimedJob, _: &_| Outcome::done(json!({})));
+    let ids = queue
+        .enqueue_all(vec![
+            NewJob::new("broken", json!({}), 2).lane("s1"),
+            NewJob::new("fatal", json!({}), 5).lane("s1"),
+            NewJob::new("ok", json!({}), 1).lane("s1"),
+        ])
+        .unwrap();
+    let _runner = queue.start_runner(runner_config(2), registry).unwrap();
+    wait_for("the lane to drain", WAIT, || state_of(&queue, ids[2].id) == JobState::Succeeded);
+    let broken = queue.get(ids[0].id).unwrap().unwrap();
+    assert_eq!(broken.state, JobState::Dead);
+    assert_eq!(broken.attempt, 2);
+    assert_eq!(broken.last_error.as_deref(), Some("connection refused"));
+    let fatal = queue.get(ids[1].id).unwrap().unwrap();
+    assert_eq!(fatal.state, JobState::Dead);
+    assert_eq!(fatal.attempt, 1, "a permanent error must not be retried");
+    assert_eq!(fatal.last_error.as_deref(), Some("401 from the provider"));
+}
+
+#[test]
+fn a_stuck_handler_times_out_its_late_result_is_dropped_and_others_keep_flowing() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let calls = Arc::new(AtomicUsize::new(0));
+    let mut registry = Registry::default();
+    {
+        let calls = calls.clone();
+        registry.register("slow", spec(150, 3), move |_: &ClaimedJob, _: &_| {
+            if calls.fetch_add(1, Ordering::SeqCst) == 0 {
+                std::thread::sleep(Duration::from_millis(1500)); // stuck far past the timeout
+                Outcome::done(json!({"late": true}))
+            } else {
+                Outcome::done(json!({"second": true}))
+            }
+        });
+    }
+    let quick_done = Arc::new(AtomicUsize::new(0));
+    {
+        let quick_done = quick_done.clone();
+        registry.register("quick", spec(5000, 1), move |_: &ClaimedJob, _: &_| {
+            quick_done.fetch_add(1, Ordering::SeqCst);
+            Outcome::done(json!({}))
+        });
+    }
+    let slow = queue.enqueue(NewJob::new("slow", json!({}), 3)).unwrap().id;
+    // One thread only: if the stuck handler kept its slot, nothing else could run.
+    let _runner = queue.start_runner(runner_config(1), registry).unwrap();
+    wait_for("the slow job to start", WAIT, || calls.load(Ordering::SeqCst) == 1);
+    let quick: Vec<_> = (0..20).map(|_| queue.enqueue(NewJob::new("quick", json!({}), 1)).unwrap().id).collect();
+    wait_for("quick jobs to run beside the stuck one", Duration::from_millis(1200), || {
+        quick_done.load(Ordering::SeqCst) == 20
+    });
+    wait_for("the slow job's retry", WAIT, || state_of(&queue, slow) == JobState::Succeeded);
+    // Let the stuck thread return; its result must not overwrite the retry's.
+    std::thread::sleep(Duration::from_millis(1600));
+    let job = queue.get(slow).unwrap().unwrap();
+    assert_eq!(job.result, Some(json!({"second": true})), "the late result leaked through");
+    let attempts = job.attempts.unwrap();
+    assert_eq!(attempts[0].outcome.map(|o| o.as_str()), Some("timed_out"));
+    assert!(quick.iter().all(|id| state_of(&queue, *id) == JobState::Succeeded));
+}
+
+#[test]
+fn jobs_left_running_by_a_dead_process_are_rescued_at_startup() {
+    let dir = TempDir::new();
+    {
+        let (queue, thread) = start_queue(&dir);
+        queue.enqueue(NewJob::new("work", json!({"n": 1}), 3)).unwrap();
+        // Claim it as a process would, then "die" without completing.
+        let claimed = queue
+            .writer()
+            .call(false, Durability::Durable, |conn, now| Ok(store::claim(conn, 10, now, 60_000)?))
+            .unwrap();
+        assert_eq!(claimed.len(), 1);
+        thread.stop();
+    }
+    let (queue, _thread) = start_queue(&dir);
+    let ran = Arc::new(AtomicUsize::new(0));
+    let mut registry = Registry::default();
+    {
+        let ran = ran.clone();
+        registry.register("work", spec(5000, 3), move |_: &ClaimedJob, _: &_| {
+            ran.fetch_add(1, Ordering::SeqCst);
+            Outcome::done(json!({}))
+        });
+    }
+    let _runner = queue.start_runner(runner_config(1), registry).unwrap();
+    let (jobs, _) = queue.list(&ListFilter { limit: 10, ..ListFilter::default() }).unwrap();
+    let id = jobs[0].id;
+    wait_for("the rescued job to run", WAIT, || state_of(&queue, id) == JobState::Succeeded);
+    assert_eq!(ran.load(Ordering::SeqCst), 1);
+    let attempts = queue.get(id).unwrap().unwrap().attempts.unwrap();
+    assert_eq!(attempts[0].outcome.map(|o| o.as_str()), Some("lost"));
+    assert_eq!(attempts[1].outcome.map(|o| o.as_str()), Some("succeeded"));
+}
+
+#[test]
+fn an_expired_lease_is_rescued_by_the_rescuer() {
+    let dir = TempDir::new();
+    let clock = ManualClock::new(1_000_000);
+    let (queue, _thread) = start_queue_with_clock(&dir, clock.clone());
+    let id = queue.enqueue(NewJob::new("work", json!({}), 3)).unwrap().id;
+    queue.writer().call(false, Durability::Durable, |conn, now| Ok(store::claim(conn, 1, now, 1000)?)).unwrap();
+    let rescued = queue
+        .writer()
+        .call(false, Durability::Durable, vibelearn::queue::maintenance::Rescuer::run_once)
+        .unwrap();
+    assert_eq!(rescued, 0, "a live lease must not be rescued");
+    clock.advance(1001);
+    let rescued = queue
+        .writer()
+        .call(false, Durability::Durable, vibelearn::queue::maintenance::Rescuer::run_once)
+        .unwrap();
+    assert_eq!(rescued, 1);
+    assert_eq!(state_of(&queue, id), JobState::Available);
+}
+
+#[test]
+fn a_replayed_dead_job_runs_again_with_its_history_kept() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let healthy = Arc::new(AtomicUsize::new(0));
+    let mut registry = Registry::default();
+    {
+        let healthy = healthy.clone();
+        registry.register("provider", spec(5000, 1), move |_: &ClaimedJob, _: &_| {
+            if healthy.load(Ordering::SeqCst) == 0 {
+                Outcome::dead("provider down")
+            } else {
+                Outcome::done(json!({}))
+            }
+        });
+    }
+    let id = queue.enqueue(NewJob::new("provider", json!({}), 1)).unwrap().id;
+    let _runner = queue.start_runner(runner_config(1), registry).unwrap();
+    wait_for("dead", WAIT, || state_of(&queue, id) == JobState::Dead);
+    healthy.store(1, Ordering::SeqCst);
+    assert_eq!(queue.replay_matching(JobState::Dead, Some("provider".into()), None).unwrap(), vec![id]);
+    wait_for("replayed success", WAIT, || state_of(&queue, id) == JobState::Succeeded);
+    let job = queue.get(id).unwrap().unwrap();
+    assert_eq!(job.attempts.unwrap().len(), 2, "history must be kept across a replay");
+    assert_eq!(job.attempt, 1, "the attempt counter restarts at replay");
+    assert!(queue.replay(vec![id]).unwrap() == vec![id], "succeeded jobs are replayable too");
+}
+
+#[test]
+fn a_waiting_job_with_the_same_key_is_returned_instead_of_duplicated() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let key = "analyze_stack:s1";
+    let first = queue.enqueue(NewJob::new("analyze_stack", json!({}), 3).unique(key, UniqueScope::Waiting)).unwrap();
+    let second = queue.enqueue(NewJob::new("analyze_stack", json!({}), 3).unique(key, UniqueScope::Waiting)).unwrap();
+    assert!(!first.deduplicated);
+    assert!(second.deduplicated);
+    assert_eq!(first.id, second.id);
+    // Once it is no longer waiting, a new request queues a fresh run.
+    queue.cancel(vec![first.id]).unwrap();
+    let third = queue.enqueue(NewJob::new("analyze_stack", json!({}), 3).unique(key, UniqueScope::Waiting)).unwrap();
+    assert!(!third.deduplicated);
+    // `Ever` keys dedup in any state.
+    let a = queue.enqueue(NewJob::new("ingest", json!({}), 5).unique("toolu_1", UniqueScope::Ever)).unwrap();
+    queue.cancel(vec![a.id]).unwrap();
+    let b = queue.enqueue(NewJob::new("ingest", json!({}), 5).unique("toolu_1", UniqueScope::Ever)).unwrap();
+    assert_eq!((a.id, b.deduplicated), (b.id, true));
+}
+
+#[test]
+fn sixteen_threads_enqueuing_at_once_lose_nothing_and_never_see_busy() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let handles: Vec<_> = (0..16)
+        .map(|t| {
+            let queue = queue.clone();
+            std::thread::spawn(move || {
+                (0..200)
+                    .map(|n| queue.enqueue(NewJob::new("noop", json!({"t": t, "n": n}), 1)).map(|e| e.id))
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut ids = Vec::new();
+    for handle in handles {
+        for result in handle.join().unwrap() {
+            ids.push(result.expect("an enqueue failed"));
+        }
+    }
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 3200);
+    let stats = queue.stats().unwrap();
+    assert_eq!(stats.by_state["available"], 3200);
+}
+
+#[test]
+fn shutdown_releases_running_jobs_without_costing_an_attempt() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let started = Arc::new(AtomicUsize::new(0));
+    let mut registry = Registry::default();
+    {
+        let started = started.clone();
+        registry.register("long", spec(60_000, 3), move |_: &ClaimedJob, cancel: &vibelearn::queue::CancelToken| {
+            started.fetch_add(1, Ordering::SeqCst);
+            while !cancel.is_cancelled() {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Outcome::retry("cancelled")
+        });
+    }
+    let id = queue.enqueue(NewJob::new("long", json!({}), 3)).unwrap().id;
+    let mut runner = queue
+        .start_runner(RunnerConfig { threads: 1, shutdown_grace: Duration::from_millis(100), ..RunnerConfig::default() }, registry)
+        .unwrap();
+    wait_for("start", WAIT, || started.load(Ordering::SeqCst) == 1);
+    assert_eq!(runner.shutdown(), 1);
+    let job = queue.get(id).unwrap().unwrap();
+    assert_eq!(job.state, JobState::Available);
+    assert_eq!(job.attempt, 0, "a released lease must not cost an attempt");
+}
+
+#[test]
+fn pruning_deletes_finished_jobs_past_retention_only() {
+    let dir = TempDir::new();
+    let clock = ManualClock::new(10_000_000);
+    let (queue, _thread) = start_queue_with_clock(&dir, clock.clone());
+    let done = queue.enqueue(NewJob::new("x", json!({}), 1)).unwrap().id;
+    let waiting = queue.enqueue(NewJob::new("y", json!({}), 1)).unwrap().id;
+    queue.cancel(vec![done]).unwrap();
+    let retention = Retention { succeeded_ms: 1000, dead_ms: 5000 };
+    assert_eq!(queue.prune(retention).unwrap(), 0);
+    clock.advance(1001);
+    assert_eq!(queue.prune(retention).unwrap(), 1);
+    assert!(queue.get(done).unwrap().is_none());
+    assert!(queue.get(waiting).unwrap().is_some());
+}
+
+#[test]
+fn migrating_twice_is_a_no_op_and_a_newer_database_is_refused() {
+    let dir = TempDir::new();
+    let path = dir.db_path();
+    let mut conn = db::open(&path, Synchronous::Full).unwrap();
+    assert_eq!(db::migrate(&mut conn).unwrap(), db::latest_version() as usize);
+    assert_eq!(db::migrate(&mut conn).unwrap(), 0);
+    // From every older version: a database left at version N gets exactly the rest.
+    for start in 0..db::latest_version() {
+        let older = TempDir::new();
+        let mut old_conn = db::open(&older.db_path(), Synchronous::Full).unwrap();
+        for (version, _, sql) in db::migrate::MIGRATIONS.iter().filter(|(v, _, _)| *v <= start) {
+            old_conn.execute_batch(sql).unwrap();
+            old_conn.pragma_update(None, "user_version", version).unwrap();
+        }
+        assert_eq!(db::migrate(&mut old_conn).unwrap(), (db::latest_version() - start) as usize);
+    }
+    conn.pragma_update(None, "user_version", db::latest_version() + 1).unwrap();
+    match db::migrate(&mut conn) {
+        Err(DbError::TooNew { found, .. }) => assert_eq!(found, db::latest_version() + 1),
+        other => panic!("expected TooNew, got {other:?}"),
+    }
+    let message = db::migrate(&mut conn).unwrap_err().to_string();
+    assert!(message.contains("upgrade vl"), "{message}");
+}
+
+#[test]
+fn pragmas_are_checked_at_open() {
+    let dir = TempDir::new();
+    let conn = db::open(&dir.db_path(), Synchronous::Full).unwrap();
+    let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+    assert_eq!(mode, "wal");
+    let sync: i64 = conn.query_row("PRAGMA synchronous", [], |r| r.get(0)).unwrap();
+    assert_eq!(sync, 2);
+    let busy: i64 = conn.query_row("PRAGMA busy_timeout", [], |r| r.get(0)).unwrap();
+    assert!(busy >= 5000);
+    drop(conn);
+    let normal = db::open(&dir.db_path(), Synchronous::Normal).unwrap();
+    let sync: i64 = normal.query_row("PRAGMA synchronous", [], |r| r.get(0)).unwrap();
+    assert_eq!(sync, 1);
+}

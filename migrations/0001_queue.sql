@@ -37,3 +37,9 @@ CREATE TABLE job_attempts (
     error       TEXT
 );
 CREATE INDEX job_attempts_job ON job_attempts (job_id, id);
+
+-- Small key/value facts about the queue (e.g. the health check's write probe).
+CREATE TABLE queue_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);

@@ -13,7 +13,30 @@
 //! - [`clock`]: time as an input (`Clock`, `ManualClock` for tests)
 //! - [`db`]: opening SQLite with checked pragmas; migrations in `PRAGMA user_version`
 //! - [`queue`]: the durable job queue as a library (knows nothing of VibeLearn)
+//! - [`config`]: data dir, settings.json + environment, secret redaction
+//! - [`intake`]: validation, privacy and enqueue of incoming events (HTTP and hooks)
+//! - [`jobs`]: VibeLearn's job kinds (ingest, analysis steps, sync) as queue handlers
+//! - [`analysis`]: pure stack detection, static rules, concept and question validation
+//! - [`learn`]: pure learning rules: SM-2, mastery, streaks, answer checking
+//! - [`hook`]: the IDE hook entry point: stdin, adapters, privacy, exclusion, transport
+//! - [`http`]: the worker's HTTP API
+//! - [`reads`]: read-model queries behind the read routes and the CLI
+//! - [`worker`]: the worker process: lock, startup, shutdown
+//! - [`worker_client`]: the HTTP client hooks and the CLI use to reach the worker
+//! - [`logging`]: the rotating log file
+//! - [`cli`]: the `vl` commands
 
+pub mod cli;
 pub mod clock;
+pub mod config;
 pub mod db;
+pub mod hook;
+pub mod http;
+pub mod intake;
+pub mod jobs;
+pub mod learn;
+pub mod logging;
 pub mod queue;
+pub mod reads;
+pub mod worker;
+pub mod worker_client;

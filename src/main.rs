@@ -1,5 +1,15 @@
 //! The `vl` binary: parses the command line and calls into the library.
 
-fn main() {
-    println!("vl");
+use std::process::ExitCode;
+
+use clap::Parser;
+use vibelearn::cli::args::{Cli, Command};
+use vibelearn::config::Config;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let config = Config::load();
+    match cli.command {
+        Command::Worker { action } => vibelearn::cli::worker_cmd::run(action, config),
+    }
 }

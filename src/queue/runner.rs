@@ -52,7 +52,7 @@ const TICK: Duration = Duration::from_secs(1);
 pub type EffectError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A job's outputs, applied by the writer in the same transaction as its `succeeded` state.
-pub type Effects = Box<dyn FnOnce(&Connection) -> Result<(), EffectError> + Send>;
+pub type Effects = Box<dyn FnOnce(&Connection, Millis) -> Result<(), EffectError> + Send>;
 
 /// What a handler reports.
 pub enum Outcome {
@@ -219,6 +219,23 @@ pub struct RunnerState {
     pub last_tick_ms_ago: Millis,
 }
 
+/// A cheap handle for reading the runner's state from other threads (health checks).
+#[derive(Clone)]
+pub struct RunnerProbe {
+    shared: Arc<Shared>,
+}
+
+impl RunnerProbe {
+    pub fn state(&self) -> RunnerState {
+        let now = self.shared.clock.now_ms();
+        RunnerState {
+            threads: self.shared.config.threads,
+            busy: self.shared.inflight().len(),
+            last_tick_ms_ago: now - self.shared.last_tick.load(Ordering::Relaxed),
+        }
+    }
+}
+
 /// The running runner; [`Runner::shutdown`] stops it (also called on drop).
 pub struct Runner {
     shared: Arc<Shared>,
@@ -267,13 +284,8 @@ impl Runner {
         Ok(Runner { shared, dispatcher: Some(dispatcher), watchdog: Some((stop_tx, watchdog)) })
     }
 
-    pub fn state(&self) -> RunnerState {
-        let now = self.shared.clock.now_ms();
-        RunnerState {
-            threads: self.shared.config.threads,
-            busy: self.shared.inflight().len(),
-            last_tick_ms_ago: now - self.shared.last_tick.load(Ordering::Relaxed),
-        }
+    pub fn probe(&self) -> RunnerProbe {
+        RunnerProbe { shared: Arc::clone(&self.shared) }
     }
 
     /// The shutdown protocol of the module doc. Returns how many leases were released.
@@ -448,7 +460,7 @@ fn apply_outcome(conn: &Connection, id: JobId, token: i64, attempt: u32, outcome
                 return Ok(());
             }
             let applied = match effects {
-                Some(effects) => catch_unwind(AssertUnwindSafe(|| effects(conn)))
+                Some(effects) => catch_unwind(AssertUnwindSafe(|| effects(conn, now)))
                     .unwrap_or_else(|panic| Err(format!("storing the results panicked: {}", panic_message(&panic)).into())),
                 None => Ok(()),
             };

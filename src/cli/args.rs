@@ -1,0 +1,40 @@
+//! clap definitions: parsing only. Each command's behaviour lives in its own module.
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "vl",
+    version,
+    about = "VibeLearn: learn from the code your AI assistant writes with you",
+    long_about = "VibeLearn watches your AI-assisted coding sessions through IDE hooks, extracts the concepts \
+                  you met and drills you on them with spaced repetition.\n\nStart with `vl demo` to see the \
+                  whole pipeline on a sample session.",
+    after_help = "Examples:\n  vl demo\n  vl install claude-code\n  vl quiz --limit 5\n  vl jobs list --state dead"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run, start, stop or inspect the background worker.
+    #[command(after_help = "Examples:\n  vl worker start\n  vl worker status\n  vl worker stop")]
+    Worker {
+        #[command(subcommand)]
+        action: WorkerAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WorkerAction {
+    /// Run the worker in the foreground (HTTP server + job runner) until stopped.
+    Run,
+    /// Start a detached worker if none is healthy; prints one JSON line and always exits 0.
+    Start,
+    /// Stop the running worker gracefully.
+    Stop,
+    /// Show whether the worker runs, with pid, port, uptime and queue summary.
+    Status,
+}

@@ -1,0 +1,4 @@
+//! The command line: clap structs that only parse ([`args`]), and one module per command.
+
+pub mod args;
+pub mod worker_cmd;

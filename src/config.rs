@@ -1,0 +1,338 @@
+//! Settings: the data directory, `settings.json`, environment overrides, and secret redaction.
+//!
+//! Resolution happens once, here: built-in default < `settings.json` < environment variable of
+//! the same name (SPEC §2). Nothing else in the crate reads `std::env`; components receive
+//! their own small config from the resolved [`Config`]. A missing settings file is created with
+//! the defaults, silently (a hook's stdout must carry only its JSON line); a corrupt one is
+//! ignored with a warning kept in [`Config::settings_warning`] for the log and `worker status`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::db::Synchronous;
+
+/// Every setting with its default (SPEC §2). Keys without a default value are optional.
+pub const DEFAULTS: &[(&str, &str)] = &[
+    ("VIBELEARN_WORKER_HOST", "127.0.0.1"),
+    ("VIBELEARN_WORKER_PORT", "37778"),
+    ("VIBELEARN_LOG_LEVEL", "INFO"),
+    ("VIBELEARN_SKIP_TOOLS", "ListMcpResourcesTool,SlashCommand,Skill,TodoWrite,AskUserQuestion"),
+    ("VIBELEARN_EXCLUDED_PROJECTS", ""),
+    ("VIBELEARN_PROVIDER", "auto"),
+    ("VIBELEARN_ANTHROPIC_MODEL", "claude-sonnet-4-5"),
+    ("VIBELEARN_OPENAI_MODEL", "gpt-4o-mini"),
+    ("VIBELEARN_GEMINI_MODEL", "gemini-2.0-flash"),
+    ("VIBELEARN_OPENROUTER_MODEL", "anthropic/claude-sonnet-4.5"),
+    ("VIBELEARN_ANTHROPIC_BASE_URL", "https://api.anthropic.com"),
+    ("VIBELEARN_OPENAI_BASE_URL", "https://api.openai.com/v1"),
+    ("VIBELEARN_OPENROUTER_BASE_URL", "https://openrouter.ai/api/v1"),
+    ("VIBELEARN_GEMINI_BASE_URL", "https://generativelanguage.googleapis.com/v1beta"),
+    ("VIBELEARN_LLM_COMMAND", ""),
+    ("VIBELEARN_LLM_TIMEOUT_SECS", "50"),
+    ("VIBELEARN_RUNNER_THREADS", "4"),
+    ("VIBELEARN_SYNCHRONOUS", "FULL"),
+    ("VIBELEARN_RETENTION_SUCCEEDED_HOURS", "24"),
+    ("VIBELEARN_RETENTION_DEAD_DAYS", "30"),
+    ("VIBELEARN_AUTO_SYNC", "true"),
+    ("VIBELEARN_SYNC_SNIPPETS", "true"),
+    ("VIBELEARN_API_URL", "https://vibelearn.dev"),
+];
+
+/// Keys read from the environment or settings but never written to the settings file.
+pub const SECRET_KEYS: &[&str] = &["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"];
+
+/// Settings of the job kinds whose timeouts can be overridden (`VIBELEARN_TIMEOUT_<KIND>_SECS`).
+pub const TIMEOUT_PREFIX: &str = "VIBELEARN_TIMEOUT_";
+
+/// The resolved configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub data_dir: PathBuf,
+    pub home: Option<PathBuf>,
+    /// Every setting after precedence, keyed by its full name.
+    values: BTreeMap<String, String>,
+    /// Why settings.json was ignored, if it was.
+    pub settings_warning: Option<String>,
+}
+
+/// A source of environment variables: `std::env::var` in production, a map in tests.
+pub trait Env {
+    fn get(&self, key: &str) -> Option<String>;
+}
+
+/// The process environment. The only reader of `std::env` in the crate.
+pub struct ProcessEnv;
+
+impl Env for ProcessEnv {
+    fn get(&self, key: &str) -> Option<String> {
+        std::env::var(key).ok().filter(|v| !v.is_empty())
+    }
+}
+
+impl Env for BTreeMap<String, String> {
+    fn get(&self, key: &str) -> Option<String> {
+        BTreeMap::get(self, key).cloned()
+    }
+}
+
+/// Expands a leading `~` with the home directory.
+pub fn expand_home(raw: &str, home: Option<&Path>) -> PathBuf {
+    match (raw.strip_prefix('~'), home) {
+        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
+            home.join(rest.trim_start_matches('/'))
+        }
+        _ => PathBuf::from(raw),
+    }
+}
+
+impl Config {
+    /// Resolves the configuration from the process environment.
+    pub fn load() -> Config {
+        Config::resolve(&ProcessEnv)
+    }
+
+    /// Resolves the configuration from `env`; creates the data dir and settings file if needed.
+    pub fn resolve(env: &dyn Env) -> Config {
+        let home = env.get("HOME").map(PathBuf::from);
+        let data_dir = match env.get("VIBELEARN_DATA_DIR") {
+            Some(dir) => expand_home(&dir, home.as_deref()),
+            None => home.clone().unwrap_or_else(|| PathBuf::from(".")).join(".vibelearn"),
+        };
+        let mut values: BTreeMap<String, String> =
+            DEFAULTS.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        let settings_warning = match read_settings_file(&data_dir.join("settings.json")) {
+            Ok(Some(file)) => {
+                values.extend(file);
+                None
+            }
+            Ok(None) => None,
+            Err(warning) => Some(warning),
+        };
+        let env_keys: Vec<String> = values
+            .keys()
+            .cloned()
+            .chain(SECRET_KEYS.iter().map(|k| (*k).to_owned()))
+            .chain(crate::jobs::KIND_NAMES.iter().map(|kind| timeout_key(kind)))
+            .collect();
+        for key in env_keys {
+            if let Some(value) = env.get(&key) {
+                values.insert(key, value);
+            }
+        }
+        Config { data_dir, home, values, settings_warning }
+    }
+
+    /// A setting's value after precedence ("" when unset).
+    pub fn get(&self, key: &str) -> &str {
+        self.values.get(key).map(String::as_str).unwrap_or("")
+    }
+
+    /// An optional setting: `None` when unset or empty.
+    pub fn optional(&self, key: &str) -> Option<&str> {
+        Some(self.get(key)).filter(|v| !v.trim().is_empty())
+    }
+
+    fn number<T: std::str::FromStr>(&self, key: &str, default: T) -> T {
+        self.get(key).trim().parse().unwrap_or(default)
+    }
+
+    pub fn flag(&self, key: &str) -> bool {
+        !matches!(self.get(key).trim().to_ascii_lowercase().as_str(), "false" | "0" | "no" | "off")
+    }
+
+    pub fn db_path(&self) -> PathBuf {
+        self.data_dir.join("vibelearn.db")
+    }
+
+    pub fn logs_dir(&self) -> PathBuf {
+        self.data_dir.join("logs")
+    }
+
+    pub fn worker_host(&self) -> &str {
+        self.get("VIBELEARN_WORKER_HOST")
+    }
+
+    pub fn worker_port(&self) -> u16 {
+        self.number("VIBELEARN_WORKER_PORT", 37778)
+    }
+
+    /// `http://host:port`, the base of every worker URL.
+    pub fn worker_url(&self) -> String {
+        format!("http://{}:{}", self.worker_host(), self.worker_port())
+    }
+
+    pub fn runner_threads(&self) -> usize {
+        self.number("VIBELEARN_RUNNER_THREADS", 4).clamp(1, 64)
+    }
+
+    pub fn synchronous(&self) -> Synchronous {
+        Synchronous::parse(self.get("VIBELEARN_SYNCHRONOUS")).unwrap_or(Synchronous::Full)
+    }
+
+    pub fn llm_timeout(&self) -> Duration {
+        Duration::from_secs(self.number("VIBELEARN_LLM_TIMEOUT_SECS", 50).max(1))
+    }
+
+    /// A job kind's timeout: `VIBELEARN_TIMEOUT_<KIND>_SECS` or the kind's default.
+    pub fn kind_timeout(&self, kind: &str, default: Duration) -> Duration {
+        self.optional(&timeout_key(kind))
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|secs| secs.is_finite() && *secs > 0.0)
+            .map(Duration::from_secs_f64)
+            .unwrap_or(default)
+    }
+
+    pub fn retention_succeeded(&self) -> Duration {
+        Duration::from_secs(self.number("VIBELEARN_RETENTION_SUCCEEDED_HOURS", 24u64) * 3600)
+    }
+
+    pub fn retention_dead(&self) -> Duration {
+        Duration::from_secs(self.number("VIBELEARN_RETENTION_DEAD_DAYS", 30u64) * 86_400)
+    }
+
+    pub fn skip_tools(&self) -> Vec<String> {
+        split_list(self.get("VIBELEARN_SKIP_TOOLS"))
+    }
+
+    pub fn excluded_projects(&self) -> &str {
+        self.get("VIBELEARN_EXCLUDED_PROJECTS")
+    }
+
+    /// Every secret value currently configured, for [`redact`].
+    pub fn secrets(&self) -> Vec<String> {
+        SECRET_KEYS.iter().filter_map(|k| self.optional(k)).map(str::to_owned).collect()
+    }
+
+    /// Writes settings.json with the defaults if it does not exist. Errors are ignored: a
+    /// read-only data dir still works with the defaults.
+    pub fn ensure_settings_file(&self) {
+        let path = self.data_dir.join("settings.json");
+        if path.exists() {
+            return;
+        }
+        let defaults: BTreeMap<&str, &str> = DEFAULTS.iter().copied().collect();
+        if let Ok(text) = serde_json::to_string_pretty(&defaults) {
+            let _ = std::fs::create_dir_all(&self.data_dir);
+            let _ = std::fs::write(path, text + "\n");
+        }
+    }
+}
+
+fn timeout_key(kind: &str) -> String {
+    format!("{TIMEOUT_PREFIX}{}_SECS", kind.to_ascii_uppercase())
+}
+
+/// Splits a comma list, trimming entries and dropping empty ones.
+pub fn split_list(raw: &str) -> Vec<String> {
+    raw.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
+}
+
+/// Reads settings.json: `Ok(None)` when absent, `Err(warning)` when unreadable or corrupt.
+fn read_settings_file(path: &Path) -> Result<Option<BTreeMap<String, String>>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {}: {e}; using defaults", path.display())),
+    };
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{} is not valid JSON ({e}); using defaults and environment", path.display()))?;
+    let object = value
+        .as_object()
+        .ok_or_else(|| format!("{} must hold a JSON object; using defaults and environment", path.display()))?;
+    // Flat object of strings; numbers and booleans are accepted as their text.
+    Ok(Some(
+        object
+            .iter()
+            .filter_map(|(k, v)| match v {
+                serde_json::Value::String(s) => Some((k.clone(), s.clone())),
+                serde_json::Value::Number(n) => Some((k.clone(), n.to_string())),
+                serde_json::Value::Bool(b) => Some((k.clone(), b.to_string())),
+                _ => None,
+            })
+            .collect(),
+    ))
+}
+
+/// Masks a secret for display: the first 4 and last 4 characters of long keys, nothing of
+/// short ones.
+pub fn mask_secret(secret: &str) -> String {
+    let chars: Vec<char> = secret.chars().collect();
+    if chars.len() <= 12 {
+        return "****".to_owned();
+    }
+    let head: String = chars[..4].iter().collect();
+    let tail: String = chars[chars.len() - 4..].iter().collect();
+    format!("{head}…{tail}")
+}
+
+/// Replaces every occurrence of any secret in `text` by its mask.
+pub fn redact(text: &str, secrets: &[String]) -> String {
+    let mut out = text.to_owned();
+    for secret in secrets.iter().filter(|s| s.len() >= 8) {
+        if out.contains(secret.as_str()) {
+            out = out.replace(secret.as_str(), &mask_secret(secret));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+    }
+
+    #[test]
+    fn precedence_is_default_then_file_then_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().to_str().unwrap();
+        std::fs::write(
+            dir.path().join("settings.json"),
+            r#"{"VIBELEARN_WORKER_PORT":"40000","VIBELEARN_RUNNER_THREADS":"2"}"#,
+        )
+        .unwrap();
+        let config = Config::resolve(&env(&[("VIBELEARN_DATA_DIR", data), ("VIBELEARN_RUNNER_THREADS", "8")]));
+        assert_eq!(config.worker_port(), 40000);
+        assert_eq!(config.runner_threads(), 8);
+        assert_eq!(config.worker_host(), "127.0.0.1");
+        assert!(config.settings_warning.is_none());
+    }
+
+    #[test]
+    fn a_corrupt_settings_file_falls_back_with_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("settings.json"), "{not json").unwrap();
+        let config = Config::resolve(&env(&[("VIBELEARN_DATA_DIR", dir.path().to_str().unwrap())]));
+        assert_eq!(config.worker_port(), 37778);
+        assert!(config.settings_warning.unwrap().contains("not valid JSON"));
+    }
+
+    #[test]
+    fn data_dir_expands_home() {
+        let config = Config::resolve(&env(&[("HOME", "/home/dev"), ("VIBELEARN_DATA_DIR", "~/vl-data")]));
+        assert_eq!(config.data_dir, PathBuf::from("/home/dev/vl-data"));
+        let default = Config::resolve(&env(&[("HOME", "/nonexistent-home")]));
+        assert_eq!(default.data_dir, PathBuf::from("/nonexistent-home/.vibelearn"));
+    }
+
+    #[test]
+    fn kind_timeouts_can_be_overridden() {
+        let config = Config::resolve(&env(&[
+            ("HOME", "/nonexistent-home"),
+            ("VIBELEARN_TIMEOUT_ANALYZE_CONCEPTS_SECS", "7"),
+        ]));
+        assert_eq!(config.kind_timeout("analyze_concepts", Duration::from_secs(120)), Duration::from_secs(7));
+        assert_eq!(config.kind_timeout("ingest", Duration::from_secs(10)), Duration::from_secs(10));
+    }
+
+    #[test]
+    fn secrets_are_masked_and_redacted() {
+        assert_eq!(mask_secret("sk-ant-0123456789abcdef"), "sk-a…cdef");
+        assert_eq!(mask_secret("short"), "****");
+        let secrets = vec!["sk-ant-0123456789abcdef".to_owned()];
+        assert_eq!(redact("key=sk-ant-0123456789abcdef end", &secrets), "key=sk-a…cdef end");
+    }
+}

@@ -1,0 +1,103 @@
+//! Queue admin routes (SPEC §4.5): list with filters and keyset paging, show with attempts,
+//! replay one or many, cancel, stats, prune. Mutations need the admin token.
+
+use serde_json::json;
+
+use super::{Routed, method_not_allowed, number_param, unknown_route};
+use crate::http::error::{ApiError, json_response};
+use crate::http::server::{AppContext, ApiRequest, ok};
+use crate::queue::store::{ListFilter, Retention};
+use crate::queue::{JobId, JobState};
+
+pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>, rest: &[&str]) -> Routed {
+    match (req.method(), rest) {
+        ("GET", []) => ("jobs_list", list(ctx, req)),
+        ("GET", ["stats"]) => ("jobs_stats", ctx.queue.stats().map(|s| ok(json!(s))).map_err(Into::into)),
+        ("POST", ["prune"]) => ("jobs_prune", prune(ctx, req)),
+        ("POST", ["replay"]) => ("jobs_replay", replay_matching(ctx, req)),
+        ("GET", [id]) => ("jobs_show", job_id(id).and_then(|id| show(ctx, id))),
+        ("POST", [id, "replay"]) => ("jobs_replay", job_id(id).and_then(|id| replay_one(ctx, req, id))),
+        ("POST", [id, "cancel"]) => ("jobs_cancel", job_id(id).and_then(|id| cancel(ctx, req, id))),
+        (_, [] | ["stats" | "prune" | "replay"] | [_] | [_, "replay" | "cancel"]) => ("unknown", Err(method_not_allowed(req))),
+        _ => ("unknown", Err(unknown_route(req))),
+    }
+}
+
+fn job_id(raw: &str) -> Result<JobId, ApiError> {
+    raw.parse().map(JobId).map_err(|_| ApiError::bad_request(format!("{raw:?} is not a job id")))
+}
+
+fn state_param(raw: Option<String>) -> Result<Option<JobState>, ApiError> {
+    raw.map(|s| {
+        JobState::parse(&s).ok_or_else(|| {
+            ApiError::bad_request(format!(
+                "unknown state {s:?}; use one of available, running, succeeded, retryable, dead, cancelled"
+            ))
+        })
+    })
+    .transpose()
+}
+
+fn list(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<rouille::Response, ApiError> {
+    let filter = ListFilter {
+        state: state_param(req.param("state"))?,
+        kind: req.param("kind"),
+        lane: req.param("session").map(|s| crate::jobs::lane(&s)),
+        since: req.param("since").map(|s| s.parse()).transpose().map_err(|_| ApiError::bad_request("since must be ms since the epoch"))?,
+        before: req.param("before").map(|b| job_id(&b)).transpose()?,
+        limit: number_param(req, "limit", 50)?,
+    };
+    let (jobs, next) = ctx.queue.list(&filter)?;
+    Ok(ok(json!({ "jobs": jobs, "next_before": next })))
+}
+
+fn show(ctx: &AppContext, id: JobId) -> Result<rouille::Response, ApiError> {
+    match ctx.queue.get(id)? {
+        Some(job) => Ok(ok(json!(job))),
+        None => Err(ApiError::not_found(format!("no job {id}"))),
+    }
+}
+
+fn replay_one(ctx: &AppContext, req: &ApiRequest<'_>, id: JobId) -> Result<rouille::Response, ApiError> {
+    req.require_admin()?;
+    if ctx.queue.get(id)?.is_none() {
+        return Err(ApiError::not_found(format!("no job {id}")));
+    }
+    let replayed = ctx.queue.replay(vec![id])?;
+    Ok(ok(json!({ "replayed": replayed })))
+}
+
+fn replay_matching(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<rouille::Response, ApiError> {
+    req.require_admin()?;
+    let body = &req.body;
+    let state = match body.get("state").and_then(|s| s.as_str()) {
+        Some(raw) => state_param(Some(raw.to_owned()))?.unwrap_or(JobState::Dead),
+        None => return Err(ApiError::bad_request("the field \"state\" is required (e.g. \"dead\")")),
+    };
+    if !matches!(state, JobState::Dead | JobState::Cancelled | JobState::Succeeded) {
+        return Err(ApiError::bad_request("only dead, cancelled or succeeded jobs can be replayed"));
+    }
+    let kind = body.get("kind").and_then(|k| k.as_str()).map(str::to_owned);
+    let since = body.get("since").and_then(|s| s.as_i64());
+    let replayed = ctx.queue.replay_matching(state, kind, since)?;
+    Ok(ok(json!({ "replayed": replayed })))
+}
+
+fn cancel(ctx: &AppContext, req: &ApiRequest<'_>, id: JobId) -> Result<rouille::Response, ApiError> {
+    req.require_admin()?;
+    if ctx.queue.get(id)?.is_none() {
+        return Err(ApiError::not_found(format!("no job {id}")));
+    }
+    let cancelled = ctx.queue.cancel(vec![id])?;
+    Ok(ok(json!({ "cancelled": cancelled })))
+}
+
+fn prune(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<rouille::Response, ApiError> {
+    req.require_admin()?;
+    let retention = Retention {
+        succeeded_ms: ctx.config.retention_succeeded().as_millis() as i64,
+        dead_ms: ctx.config.retention_dead().as_millis() as i64,
+    };
+    let pruned = ctx.queue.prune(retention)?;
+    Ok(json_response(200, &json!({ "pruned": pruned })))
+}

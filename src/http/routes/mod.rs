@@ -1,0 +1,213 @@
+//! The route table (one `match`) and the small routes: core, session events, analysis, reads.
+//! Queue admin lives in [`jobs`], metrics text in [`metrics`].
+
+pub mod jobs;
+pub mod metrics;
+
+use std::sync::atomic::Ordering;
+
+use rouille::Response;
+use serde_json::{Value, json};
+
+use super::error::{ApiError, json_response};
+use super::server::{AppContext, ApiRequest, ok};
+use crate::intake::{self, Reply};
+use crate::jobs::ingest::EventKind;
+use crate::reads;
+
+/// What a route returns; the `&'static str` names the route for metrics.
+pub type Routed = (&'static str, Result<Response, ApiError>);
+
+/// The whole route table.
+pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Routed {
+    let method = req.method();
+    let segments = req.segments();
+    match (method, segments.as_slice()) {
+        ("GET", []) => ("dashboard", Ok(crate::http::routes::dashboard())),
+        ("GET", ["api", "health"]) => ("health", Ok(health(ctx))),
+        ("GET", ["api", "readiness"]) => ("readiness", Ok(readiness(ctx))),
+        ("GET", ["api", "version"]) => ("version", Ok(ok(json!({ "version": env!("CARGO_PKG_VERSION") })))),
+        ("GET", ["metrics"]) => ("metrics", Ok(metrics::render(ctx))),
+        ("POST", ["api", "admin", "shutdown"]) => ("shutdown", shutdown(ctx, req)),
+        ("POST", ["api", "sessions", event]) => match session_event(event) {
+            Some(kind) => ("session_event", enqueue_reply(intake::submit_event(&ctx.queue, &ctx.intake, kind, req.body.clone()))),
+            None => ("unknown", Err(unknown_route(req))),
+        },
+        ("POST", ["api", "vibelearn", "analyze", step]) => match analysis_kind(step) {
+            Some(kind) => ("analyze", enqueue_reply(intake::submit_analysis(&ctx.queue, kind, req.body.clone()))),
+            None => ("unknown", Err(unknown_route(req))),
+        },
+        ("POST", ["api", "vibelearn", "sync"]) => {
+            ("analyze", enqueue_reply(intake::submit_analysis(&ctx.queue, crate::jobs::SYNC, req.body.clone())))
+        }
+        ("GET", ["api", "vibelearn", "sessions", id, "pipeline"]) => ("pipeline", read(ctx, |c| reads::pipeline(c, id))),
+        ("GET", ["api", "vibelearn", "sessions", id, "summary"]) => ("summary", summary(ctx, id)),
+        ("GET", ["api", "vibelearn", "profile"]) => ("profile", read(ctx, reads::profile)),
+        ("GET", ["api", "vibelearn", "questions", "due"]) => {
+            let limit = number_param(req, "limit", 20);
+            let session = req.param("session");
+            ("questions_due", limit.and_then(|limit| read(ctx, |c| reads::due_questions(c, ctx.queue.now(), session.as_deref(), limit))))
+        }
+        ("GET", ["api", "sessions"]) => {
+            let limit = number_param(req, "limit", 20);
+            ("sessions", limit.and_then(|limit| read(ctx, |c| reads::sessions(c, limit))))
+        }
+        (_, ["api", "jobs", rest @ ..]) => jobs::dispatch(ctx, req, rest),
+        _ if known_path(&segments) => ("unknown", Err(method_not_allowed(req))),
+        _ => ("unknown", Err(unknown_route(req))),
+    }
+}
+
+/// The dashboard page: not yet built (issue 10); a JSON pointer keeps `/` from being HTML 404.
+pub fn dashboard() -> Response {
+    ok(json!({ "name": "vibelearn worker", "version": env!("CARGO_PKG_VERSION"), "api": "/api/health" }))
+}
+
+fn session_event(segment: &str) -> Option<EventKind> {
+    match segment {
+        "init" => Some(EventKind::Init),
+        "observations" => Some(EventKind::Observation),
+        "file-edit" => Some(EventKind::FileEdit),
+        "complete" => Some(EventKind::Complete),
+        _ => None,
+    }
+}
+
+fn analysis_kind(segment: &str) -> Option<&'static str> {
+    match segment {
+        "stack" => Some(crate::jobs::ANALYZE_STACK),
+        "static" => Some(crate::jobs::ANALYZE_STATIC),
+        "concepts" => Some(crate::jobs::ANALYZE_CONCEPTS),
+        "quiz" => Some(crate::jobs::ANALYZE_QUIZ),
+        _ => None,
+    }
+}
+
+/// Paths that exist with some method, for telling 405 from 404.
+fn known_path(segments: &[&str]) -> bool {
+    matches!(
+        segments,
+        [] | ["api", "health" | "readiness" | "version"]
+            | ["metrics"]
+            | ["api", "admin", "shutdown"]
+            | ["api", "sessions"]
+            | ["api", "sessions", "init" | "observations" | "file-edit" | "complete"]
+            | ["api", "vibelearn", "analyze", "stack" | "static" | "concepts" | "quiz"]
+            | ["api", "vibelearn", "sync" | "profile"]
+            | ["api", "vibelearn", "questions", "due"]
+            | ["api", "vibelearn", "sessions", _, "pipeline" | "summary"]
+    )
+}
+
+pub fn unknown_route(req: &ApiRequest<'_>) -> ApiError {
+    ApiError::not_found(format!("there is no route {} {}", req.method(), req.raw.url()))
+}
+
+pub fn method_not_allowed(req: &ApiRequest<'_>) -> ApiError {
+    ApiError::new(405, "method_not_allowed", format!("{} is not allowed on {}", req.method(), req.raw.url()))
+}
+
+/// A non-negative integer query parameter.
+pub fn number_param(req: &ApiRequest<'_>, name: &str, default: usize) -> Result<usize, ApiError> {
+    match req.param(name) {
+        None => Ok(default),
+        Some(raw) => raw
+            .parse()
+            .map_err(|_| ApiError::bad_request(format!("the query parameter {name:?} must be a non-negative integer, not {raw:?}"))),
+    }
+}
+
+fn enqueue_reply(result: Result<Reply, intake::IntakeError>) -> Result<Response, ApiError> {
+    let reply = result?;
+    let status = if matches!(reply, Reply::Queued { .. }) { 202 } else { 200 };
+    Ok(json_response(status, &reply.to_json()))
+}
+
+fn read(ctx: &AppContext, query: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<Value>) -> Result<Response, ApiError> {
+    let conn = ctx.queue.read()?;
+    Ok(ok(query(&conn)?))
+}
+
+fn summary(ctx: &AppContext, id: &str) -> Result<Response, ApiError> {
+    let conn = ctx.queue.read()?;
+    match reads::session_summary(&conn, id)? {
+        Some(summary) => Ok(ok(summary)),
+        None => Err(ApiError::not_found(format!("no session {id:?}"))),
+    }
+}
+
+/// Checks that the database still takes writes, at most once a second.
+fn database_writable(ctx: &AppContext) -> bool {
+    let mut probe = ctx.write_probe.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((at, writable)) = *probe {
+        if at.elapsed() < std::time::Duration::from_secs(1) {
+            return writable;
+        }
+    }
+    let writable = ctx
+        .queue
+        .writer()
+        .call(false, crate::queue::Durability::Relaxed, |conn, now| {
+            conn.execute(
+                "INSERT INTO queue_meta (key, value) VALUES ('health_probe', ?1) \
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [now.to_string()],
+            )?;
+            Ok(())
+        })
+        .is_ok();
+    *probe = Some((std::time::Instant::now(), writable));
+    writable
+}
+
+/// Degraded when the runner has not ticked for this long.
+const RUNNER_STALL_MS: i64 = 10_000;
+
+fn health(ctx: &AppContext) -> Response {
+    let counts = ctx.queue.read().ok().and_then(|c| crate::queue::store::count_by_state(&c).ok());
+    let count = |state| counts.as_ref().and_then(|c| c.get(&state).copied()).unwrap_or(0);
+    use crate::queue::JobState::*;
+    let runner = ctx.runner.lock().unwrap_or_else(|p| p.into_inner()).as_ref().map(|r| r.state());
+    let writable = database_writable(ctx);
+    let runner_ok = runner.is_some_and(|r| r.last_tick_ms_ago < RUNNER_STALL_MS);
+    let healthy = writable && runner_ok && counts.is_some();
+    let mut problems = Vec::new();
+    if !writable {
+        problems.push("the database cannot be written");
+    }
+    if !runner_ok {
+        problems.push("the job runner has not ticked for 10 s");
+    }
+    let body = json!({
+        "status": if healthy { "ok" } else { "degraded" },
+        "version": env!("CARGO_PKG_VERSION"),
+        "pid": std::process::id(),
+        "uptime_ms": ctx.started.elapsed().as_millis() as u64,
+        "port": ctx.port,
+        "queue": {
+            "available": count(Available),
+            "running": count(Running),
+            "retryable": count(Retryable),
+            "dead": count(Dead),
+        },
+        "runner": runner.map_or(json!(null), |r| json!(r)),
+        "problems": problems,
+        "settings_warning": ctx.config.settings_warning,
+        "notices": crate::jobs::notices(&ctx.queue),
+    });
+    json_response(if healthy { 200 } else { 503 }, &body)
+}
+
+fn readiness(ctx: &AppContext) -> Response {
+    if ctx.ready.load(Ordering::SeqCst) {
+        ok(json!({ "status": "ready" }))
+    } else {
+        json_response(503, &json!({ "status": "starting" }))
+    }
+}
+
+fn shutdown(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiError> {
+    req.require_admin()?;
+    let _ = ctx.shutdown.try_send(());
+    Ok(json_response(202, &json!({ "status": "shutting_down" })))
+}

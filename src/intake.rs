@@ -1,0 +1,196 @@
+//! What enters the system: validation, privacy, exclusion and the enqueue of session events
+//! and analysis requests. The worker's HTTP routes and the hooks' direct-enqueue fallback call
+//! the same functions, so an event is treated the same whichever way it arrives.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::hook::exclude::is_excluded;
+use crate::hook::privacy::{is_entirely_private, strip_private_json};
+use crate::jobs::{self, ingest::{EventKind, InvalidEvent, optional_str, required_str}};
+use crate::queue::{NewJob, Queue, QueueError, UniqueScope};
+
+/// The settings intake needs, taken from the resolved config once.
+#[derive(Debug, Clone)]
+pub struct IntakeSettings {
+    pub skip_tools: Vec<String>,
+    pub excluded_projects: String,
+    pub home: Option<String>,
+    /// Where private-turn markers live (`<data>/private`).
+    pub private_dir: PathBuf,
+}
+
+impl IntakeSettings {
+    pub fn from_config(config: &crate::config::Config) -> IntakeSettings {
+        IntakeSettings {
+            skip_tools: config.skip_tools(),
+            excluded_projects: config.excluded_projects().to_owned(),
+            home: config.home.as_ref().map(|h| h.to_string_lossy().into_owned()),
+            private_dir: config.data_dir.join("private"),
+        }
+    }
+}
+
+/// The answer to a submission (SPEC Appendix A.3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    Queued { job_id: i64, deduplicated: bool },
+    Skipped { reason: &'static str },
+}
+
+impl Reply {
+    pub fn to_json(&self) -> Value {
+        match self {
+            Reply::Queued { job_id, deduplicated } => json!({"status": "queued", "jobId": job_id, "deduplicated": deduplicated}),
+            Reply::Skipped { reason } => json!({"status": "skipped", "reason": reason}),
+        }
+    }
+}
+
+/// Why a submission was refused.
+#[derive(Debug, Clone)]
+pub enum IntakeError {
+    /// The caller's mistake (400): missing or mistyped field.
+    Invalid(String),
+    /// The queue could not take it (503): full, shutting down, locked.
+    Queue(QueueError),
+}
+
+impl std::fmt::Display for IntakeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IntakeError::Invalid(m) => f.write_str(m),
+            IntakeError::Queue(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<InvalidEvent> for IntakeError {
+    fn from(e: InvalidEvent) -> Self {
+        IntakeError::Invalid(e.0)
+    }
+}
+
+impl From<QueueError> for IntakeError {
+    fn from(e: QueueError) -> Self {
+        IntakeError::Queue(e)
+    }
+}
+
+/// Private-turn markers: a session is "private" from an entirely private prompt until the next
+/// prompt that is not, and nothing of it is recorded meanwhile. One file per session in the
+/// data dir, so every hook process sees it before it writes anything (SPEC §3.3).
+pub struct PrivateTurns<'a> {
+    dir: &'a Path,
+}
+
+impl<'a> PrivateTurns<'a> {
+    pub fn new(dir: &'a Path) -> PrivateTurns<'a> {
+        PrivateTurns { dir }
+    }
+
+    fn marker(&self, session_id: &str) -> PathBuf {
+        // Session ids come from the IDE; hex keeps any byte out of the path's structure.
+        let name: String = session_id.bytes().map(|b| format!("{b:02x}")).collect();
+        self.dir.join(name)
+    }
+
+    pub fn is_private(&self, session_id: &str) -> bool {
+        self.marker(session_id).exists()
+    }
+
+    pub fn set(&self, session_id: &str, private: bool) {
+        let marker = self.marker(session_id);
+        if private {
+            let _ = std::fs::create_dir_all(self.dir);
+            if let Err(e) = std::fs::write(&marker, b"") {
+                log::warn!(target: "intake", "cannot mark a private turn: {e}");
+            }
+        } else if marker.exists() {
+            let _ = std::fs::remove_file(marker);
+        }
+    }
+}
+
+/// Validates, strips and enqueues one session event as an `ingest` job.
+pub fn submit_event(queue: &Queue, settings: &IntakeSettings, kind: EventKind, mut body: Value) -> Result<Reply, IntakeError> {
+    if !body.is_object() {
+        return Err(IntakeError::Invalid("the body must be a JSON object".into()));
+    }
+    // Whether the prompt is entirely private must be judged before stripping; then strip
+    // before anything else looks at the body: nothing private may reach a log line or the queue.
+    let prompt_is_private = kind == EventKind::Init
+        && body.get("prompt").and_then(Value::as_str).is_some_and(is_entirely_private);
+    strip_private_json(&mut body);
+    let session_id = required_str(&body, "contentSessionId")?.to_owned();
+    match kind {
+        EventKind::Observation => {
+            required_str(&body, "tool_name")?;
+        }
+        EventKind::FileEdit => {
+            required_str(&body, "file_path")?;
+        }
+        EventKind::Init | EventKind::Complete => {}
+    }
+    if let Some(cwd) = optional_str(&body, "cwd")? {
+        if is_excluded(&cwd, &settings.excluded_projects, settings.home.as_deref()) {
+            return Ok(Reply::Skipped { reason: "project_excluded" });
+        }
+    }
+    let turns = PrivateTurns::new(&settings.private_dir);
+    match kind {
+        EventKind::Init => {
+            // A prompt opens a turn: private until the next prompt that is not.
+            if body.get("prompt").is_some() {
+                turns.set(&session_id, prompt_is_private);
+            }
+            if prompt_is_private {
+                return Ok(Reply::Skipped { reason: "private" });
+            }
+        }
+        EventKind::Observation | EventKind::FileEdit => {
+            if turns.is_private(&session_id) {
+                return Ok(Reply::Skipped { reason: "private" });
+            }
+            if let Some(tool) = body.get("tool_name").and_then(Value::as_str) {
+                if settings.skip_tools.iter().any(|t| t == tool) {
+                    return Ok(Reply::Skipped { reason: "tool_excluded" });
+                }
+            }
+        }
+        EventKind::Complete => {}
+    }
+    if let Some(object) = body.as_object_mut() {
+        object.insert("event".into(), json!(kind.as_str()));
+    }
+    // Reject what the job would reject, now, while the caller can still hear about it.
+    jobs::ingest::parse_event(&body, "validation")?;
+    let dedup_key = optional_str(&body, "tool_use_id")?
+        .map(|id| format!("tool:{session_id}:{id}"))
+        .or(optional_str(&body, "event_id")?.map(|id| format!("event:{session_id}:{id}")));
+    let max_attempts = jobs::default_spec(jobs::INGEST).map_or(5, |s| s.max_attempts);
+    let mut job = NewJob::new(jobs::INGEST, body, max_attempts).lane(jobs::lane(&session_id));
+    if let Some(key) = dedup_key {
+        job = job.unique(key, UniqueScope::Ever);
+    }
+    let enqueued = queue.enqueue(job)?;
+    Ok(Reply::Queued { job_id: enqueued.id.0, deduplicated: enqueued.deduplicated })
+}
+
+/// Enqueues one analysis step for a session (SPEC §4.3).
+pub fn submit_analysis(queue: &Queue, kind: &str, mut body: Value) -> Result<Reply, IntakeError> {
+    if !body.is_object() {
+        return Err(IntakeError::Invalid("the body must be a JSON object".into()));
+    }
+    strip_private_json(&mut body);
+    let session_id = required_str(&body, "contentSessionId")?.to_owned();
+    let mut payload = json!({ "contentSessionId": session_id });
+    if kind == jobs::ANALYZE_CONCEPTS {
+        if let Some(message) = optional_str(&body, "last_assistant_message")? {
+            payload["last_assistant_message"] = json!(message);
+        }
+    }
+    let enqueued = queue.enqueue(jobs::analysis_job(kind, &session_id, payload))?;
+    Ok(Reply::Queued { job_id: enqueued.id.0, deduplicated: enqueued.deduplicated })
+}

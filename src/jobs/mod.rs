@@ -1,0 +1,84 @@
+//! VibeLearn's job kinds: one file per kind, each implementing `queue::Handler`, and the
+//! table of their timeouts and attempt limits (SPEC §5.1).
+//!
+//! Handlers read through the queue's read pool and return their outputs as effects, which the
+//! writer commits together with the job's `succeeded` state.
+
+pub mod ingest;
+
+use std::time::Duration;
+
+use crate::config::Config;
+use crate::queue::{KindSpec, NewJob, UniqueScope};
+
+pub const INGEST: &str = "ingest";
+pub const ANALYZE_STACK: &str = "analyze_stack";
+pub const ANALYZE_STATIC: &str = "analyze_static";
+pub const ANALYZE_CONCEPTS: &str = "analyze_concepts";
+pub const ANALYZE_QUIZ: &str = "analyze_quiz";
+pub const SYNC: &str = "sync";
+
+/// Every kind, in pipeline order after ingest.
+pub const KIND_NAMES: [&str; 6] = [INGEST, ANALYZE_STACK, ANALYZE_STATIC, ANALYZE_CONCEPTS, ANALYZE_QUIZ, SYNC];
+
+/// The five analysis steps a Stop hook requests, in order.
+pub const PIPELINE: [&str; 5] = [ANALYZE_STACK, ANALYZE_STATIC, ANALYZE_CONCEPTS, ANALYZE_QUIZ, SYNC];
+
+/// Default `(timeout, max attempts)` per kind (SPEC §5.1).
+pub fn default_spec(kind: &str) -> Option<KindSpec> {
+    let (secs, max_attempts) = match kind {
+        INGEST => (10, 5),
+        ANALYZE_STACK => (60, 3),
+        ANALYZE_STATIC => (60, 3),
+        ANALYZE_CONCEPTS => (120, 6),
+        ANALYZE_QUIZ => (120, 6),
+        SYNC => (60, 12),
+        _ => return None,
+    };
+    Some(KindSpec { timeout: Duration::from_secs(secs), max_attempts })
+}
+
+/// A kind's spec with the configured timeout override applied.
+pub fn spec(config: &Config, kind: &str) -> Option<KindSpec> {
+    default_spec(kind).map(|spec| KindSpec { timeout: config.kind_timeout(kind, spec.timeout), ..spec })
+}
+
+/// The lane of a session's jobs: its events and steps start in enqueue order.
+pub fn lane(session_id: &str) -> String {
+    format!("session:{session_id}")
+}
+
+/// An analysis step for a session; deduplicated while an identical one is still waiting.
+pub fn analysis_job(kind: &str, session_id: &str, payload: serde_json::Value) -> NewJob {
+    let max_attempts = default_spec(kind).map_or(3, |s| s.max_attempts);
+    NewJob::new(kind, payload, max_attempts)
+        .lane(lane(session_id))
+        .unique(format!("{kind}:{session_id}"), UniqueScope::Waiting)
+}
+
+/// The handlers of every kind, with their configured specs.
+pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::Registry {
+    let _ = queue;
+    let mut registry = crate::queue::Registry::default();
+    let spec_of = |kind| spec(config, kind).expect("every kind in KIND_NAMES has a default spec");
+    registry.register(INGEST, spec_of(INGEST), ingest::IngestHandler);
+    registry
+}
+
+/// Prefix of the error of a job that died because a remote refused our credentials; health and
+/// `vl status` show a paused-provider notice while the latest such job is dead.
+pub const AUTH_ERROR_PREFIX: &str = "not authorised";
+
+/// Notices for `/api/health` and `vl status`: providers whose latest call was refused for
+/// authorisation (and no later job of that kind succeeded).
+pub fn notices(queue: &crate::queue::Queue) -> Vec<String> {
+    let Ok(conn) = queue.read() else { return Vec::new() };
+    let sql = "SELECT kind, last_error FROM jobs j WHERE state = 'dead' AND last_error LIKE ?1 || '%' \
+               AND NOT EXISTS (SELECT 1 FROM jobs s WHERE s.kind = j.kind AND s.state = 'succeeded' \
+                               AND s.finished_at > j.finished_at) \
+               GROUP BY kind";
+    let Ok(mut stmt) = conn.prepare(sql) else { return Vec::new() };
+    stmt.query_map([AUTH_ERROR_PREFIX], |r| Ok(format!("{} paused: {}", r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+        .map(|rows| rows.filter_map(Result::ok).collect())
+        .unwrap_or_default()
+}

@@ -1,0 +1,208 @@
+//! The worker process: single-instance lock, database, queue, runner, HTTP server, signals,
+//! and the shutdown protocol (SPEC §5.4, §5.6).
+//!
+//! # Startup
+//! 1. Take an exclusive OS lock on `<data>/worker.lock` (non-blocking). Held: another worker
+//!    owns this data dir; say so and exit 0. The lock, not a PID file, decides; the OS drops it
+//!    when the process dies, however it dies.
+//! 2. Open and migrate the database (pragmas checked), start the writer.
+//! 3. Bind the HTTP port (a port used by another program is a clear error, exit 1).
+//! 4. Rescue jobs a previous process left `running`, start the runner, mark ready.
+//!
+//! # Shutdown
+//! On SIGTERM/SIGINT or `POST /api/admin/shutdown`: stop taking HTTP requests (in-flight ones
+//! finish), stop claiming, give running jobs up to 10 s, release the rest without costing an
+//! attempt, checkpoint the WAL, remove `worker.pid`, exit 0.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::config::Config;
+use crate::db;
+use crate::http::{AppContext, HttpServer};
+use crate::intake::IntakeSettings;
+use crate::queue::maintenance::{Maintainer, MaintainerConfig};
+use crate::queue::store::Retention;
+use crate::queue::{Queue, RunnerConfig, WriterConfig};
+
+/// How `worker run` ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RunOutcome {
+    /// Ran and stopped cleanly.
+    Stopped,
+    /// Another worker holds the lock on this data dir.
+    AlreadyRunning,
+}
+
+/// A startup failure, phrased for the user.
+#[derive(Debug)]
+pub struct WorkerError(pub String);
+
+impl std::fmt::Display for WorkerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Holds the single-instance lock for as long as it lives.
+pub struct InstanceLock {
+    _file: File,
+}
+
+/// Takes `<data>/worker.lock`, or `None` when another process holds it.
+pub fn try_lock(data_dir: &Path) -> Result<Option<InstanceLock>, WorkerError> {
+    std::fs::create_dir_all(data_dir)
+        .map_err(|e| WorkerError(format!("cannot create the data directory {}: {e}", data_dir.display())))?;
+    let path = data_dir.join("worker.lock");
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| WorkerError(format!("cannot open {}: {e}", path.display())))?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(InstanceLock { _file: file })),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(WorkerError(format!("cannot lock {}: {e}", path.display()))),
+    }
+}
+
+/// Reads `<data>/admin.token`, creating it (mode 0600, 32 random bytes as hex) at first start.
+pub fn admin_token(data_dir: &Path) -> Result<String, WorkerError> {
+    let path = data_dir.join("admin.token");
+    if let Ok(token) = std::fs::read_to_string(&path) {
+        if !token.trim().is_empty() {
+            return Ok(token.trim().to_owned());
+        }
+    }
+    let token = random_hex(32);
+    write_private_file(&path, &token).map_err(|e| WorkerError(format!("cannot write {}: {e}", path.display())))?;
+    Ok(token)
+}
+
+/// Writes a file readable only by its owner (0600 from creation, so it is never briefly open).
+pub fn write_private_file(path: &Path, contents: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new().create(true).write(true).truncate(true).mode(0o600).open(path)?;
+    file.write_all(contents.as_bytes())?;
+    // An existing file keeps its old mode through `open`; set it explicitly.
+    std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+}
+
+/// Random bytes as hex, from the OS (the token guards admin actions, so not a PRNG).
+pub fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    let from_os = File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut buf));
+    if from_os.is_err() {
+        // No /dev/urandom (exotic sandboxes): fall back to the seeded PRNG.
+        buf.iter_mut().for_each(|b| *b = fastrand::u8(..));
+    }
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Runs the worker in this process until it is told to stop.
+pub fn run(config: Config) -> Result<RunOutcome, WorkerError> {
+    let Some(_lock) = try_lock(&config.data_dir)? else {
+        return Ok(RunOutcome::AlreadyRunning);
+    };
+    config.ensure_settings_file();
+    crate::logging::init(&config.logs_dir(), config.get("VIBELEARN_LOG_LEVEL"), config.secrets());
+    if let Some(warning) = &config.settings_warning {
+        log::warn!(target: "worker", "{warning}");
+    }
+    let stop_signal = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register(signal, Arc::clone(&stop_signal))
+            .map_err(|e| WorkerError(format!("cannot install the signal handler: {e}")))?;
+    }
+    let worker = Worker::start(config)?;
+    log::info!(target: "worker", "worker ready on {} (pid {})", worker.http.addr, std::process::id());
+    worker.wait(&stop_signal);
+    worker.stop();
+    Ok(RunOutcome::Stopped)
+}
+
+/// A started worker: everything `run` owns, in shutdown order.
+pub struct Worker {
+    pub http: HttpServer,
+    pub ctx: Arc<AppContext>,
+    runner: crate::queue::Runner,
+    maintainer: Maintainer,
+    queue_thread: crate::queue::QueueThread,
+    shutdown_rx: crossbeam_channel::Receiver<()>,
+    pid_file: PathBuf,
+}
+
+impl Worker {
+    /// Steps 2–4 of startup. The caller holds the instance lock.
+    pub fn start(config: Config) -> Result<Worker, WorkerError> {
+        let db_path = config.db_path();
+        let conn = db::open_and_migrate(&db_path, config.synchronous())
+            .map_err(|e| WorkerError(format!("cannot open the database at {}: {e}", db_path.display())))?;
+        let (queue, queue_thread) = Queue::start(conn, &db_path, config.synchronous(), WriterConfig::default(), crate::clock::system())
+            .map_err(|e| WorkerError(e.to_string()))?;
+        let admin_token = admin_token(&config.data_dir)?;
+        let (shutdown_tx, shutdown_rx) = crossbeam_channel::bounded(1);
+        let port = config.worker_port();
+        let ctx = Arc::new(AppContext {
+            intake: IntakeSettings::from_config(&config),
+            queue: queue.clone(),
+            admin_token,
+            started: Instant::now(),
+            ready: AtomicBool::new(false),
+            runner: Mutex::new(None),
+            shutdown: shutdown_tx,
+            http_counts: Mutex::default(),
+            port,
+            write_probe: Mutex::new(None),
+            config: config.clone(),
+        });
+        let addr = format!("{}:{}", config.worker_host(), port);
+        let http = HttpServer::start(&addr, Arc::clone(&ctx)).map_err(WorkerError)?;
+        let registry = crate::jobs::registry(&config, &queue);
+        let runner = queue
+            .start_runner(RunnerConfig { threads: config.runner_threads(), ..RunnerConfig::default() }, registry)
+            .map_err(|e| WorkerError(e.to_string()))?;
+        *ctx.runner.lock().unwrap_or_else(|p| p.into_inner()) = Some(runner.probe());
+        let retention = Retention {
+            succeeded_ms: config.retention_succeeded().as_millis() as i64,
+            dead_ms: config.retention_dead().as_millis() as i64,
+        };
+        let maintainer = Maintainer::spawn(MaintainerConfig { retention, ..MaintainerConfig::default() }, queue.writer().clone())
+            .map_err(|e| WorkerError(format!("cannot start the maintenance thread: {e}")))?;
+        let pid_file = config.data_dir.join("worker.pid");
+        let _ = std::fs::write(&pid_file, format!("{}\n", std::process::id()));
+        ctx.ready.store(true, Ordering::SeqCst);
+        Ok(Worker { http, ctx, runner, maintainer, queue_thread, shutdown_rx, pid_file })
+    }
+
+    /// Blocks until a signal sets `stop_signal` or the admin route asks for shutdown.
+    pub fn wait(&self, stop_signal: &AtomicBool) {
+        while !stop_signal.load(Ordering::SeqCst) {
+            if self.shutdown_rx.recv_timeout(Duration::from_millis(100)).is_ok() {
+                break;
+            }
+        }
+    }
+
+    /// The shutdown protocol of the module doc.
+    pub fn stop(mut self) {
+        log::info!(target: "worker", "shutting down");
+        self.ctx.ready.store(false, Ordering::SeqCst);
+        self.http.stop();
+        let released = self.runner.shutdown();
+        if released > 0 {
+            log::info!(target: "worker", "released {released} running jobs; they run again at the next start");
+        }
+        drop(self.maintainer);
+        self.queue_thread.stop();
+        let _ = std::fs::remove_file(&self.pid_file);
+        log::info!(target: "worker", "stopped");
+        log::logger().flush();
+    }
+}

@@ -2,4 +2,5 @@
 //! under `tests/` covers one area; every test gets a fresh data directory.
 
 mod queue;
+mod worker;
 mod util;

@@ -44,3 +44,127 @@ pub fn wait_for(what: &str, timeout: Duration, mut condition: impl FnMut() -> bo
         std::thread::sleep(Duration::from_millis(5));
     }
 }
+
+/// Path of the `vl` binary built for these tests.
+pub const VL: &str = env!("CARGO_BIN_EXE_vl");
+
+/// A free loopback port (bound then released; the race with other tests is tolerable).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
+}
+
+/// A `vl` command with a test's data dir and port.
+pub fn vl(dir: &Path, port: u16) -> std::process::Command {
+    let mut command = std::process::Command::new(VL);
+    command
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", dir)
+        .env("VIBELEARN_DATA_DIR", dir)
+        .env("VIBELEARN_WORKER_PORT", port.to_string())
+        .env("VIBELEARN_PROVIDER", "offline")
+        .env("VIBELEARN_SYNCHRONOUS", "NORMAL");
+    command
+}
+
+/// A real worker (`vl worker run`) as a child process; killed with SIGKILL on drop if alive.
+pub struct WorkerProcess {
+    pub child: std::process::Child,
+    pub port: u16,
+    pub dir: PathBuf,
+}
+
+impl WorkerProcess {
+    pub fn start(dir: &Path) -> WorkerProcess {
+        WorkerProcess::start_with(dir, free_port(), &[])
+    }
+
+    pub fn start_with(dir: &Path, port: u16, env: &[(&str, &str)]) -> WorkerProcess {
+        let mut command = vl(dir, port);
+        command.args(["worker", "run"]).envs(env.iter().copied());
+        command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        let child = command.spawn().expect("spawn vl worker run");
+        let worker = WorkerProcess { child, port, dir: dir.to_owned() };
+        let client = Http::new(port);
+        wait_for("worker readiness", Duration::from_secs(15), || {
+            client.get("/api/readiness").map(|(s, _)| s == 200).unwrap_or(false)
+        });
+        worker
+    }
+
+    pub fn http(&self) -> Http {
+        Http::new(self.port).with_token(&self.dir)
+    }
+
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// SIGTERM, then wait for the exit status.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let _ = std::process::Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        self.child.wait().expect("wait for the worker")
+    }
+}
+
+impl Drop for WorkerProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A minimal JSON HTTP client for tests: status and body.
+pub struct Http {
+    pub base: String,
+    agent: ureq::Agent,
+    token: Option<String>,
+}
+
+impl Http {
+    pub fn new(port: u16) -> Http {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(Duration::from_secs(10)))
+            .http_status_as_error(false)
+            .build()
+            .into();
+        Http { base: format!("http://127.0.0.1:{port}"), agent, token: None }
+    }
+
+    pub fn with_token(mut self, dir: &Path) -> Http {
+        self.token = std::fs::read_to_string(dir.join("admin.token")).ok().map(|t| t.trim().to_owned());
+        self
+    }
+
+    pub fn get(&self, path: &str) -> Result<(u16, serde_json::Value), ureq::Error> {
+        self.request("GET", path, None, &[])
+    }
+
+    pub fn post(&self, path: &str, body: &serde_json::Value) -> Result<(u16, serde_json::Value), ureq::Error> {
+        self.request("POST", path, Some(body.to_string()), &[("Content-Type", "application/json")])
+    }
+
+    /// Any request; `headers` may override Host, Origin, Content-Type, Authorization.
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<String>,
+        headers: &[(&str, &str)],
+    ) -> Result<(u16, serde_json::Value), ureq::Error> {
+        let mut builder = ureq::http::Request::builder().method(method).uri(format!("{}{path}", self.base));
+        if let Some(token) = &self.token {
+            if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("authorization")) {
+                builder = builder.header("Authorization", format!("Bearer {token}"));
+            }
+        }
+        for (k, v) in headers {
+            builder = builder.header(*k, *v);
+        }
+        let request = builder.body(body.unwrap_or_default()).expect("build request");
+        let mut response = self.agent.run(request)?;
+        let status = response.status().as_u16();
+        let text = response.body_mut().read_to_string()?;
+        Ok((status, serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text))))
+    }
+}

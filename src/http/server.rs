@@ -88,8 +88,8 @@ impl ApiRequest<'_> {
             Ok(())
         } else {
             Err(ApiError::new(
-                401,
-                "unauthorized",
+                403,
+                "forbidden",
                 "this admin action needs `Authorization: Bearer <contents of <data>/admin.token>`",
             ))
         }

@@ -1,0 +1,274 @@
+//! The worker as a real child process on a free loopback port: every route with good and bad
+//! input, the guards, single instance, graceful shutdown and restart after SIGKILL.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::util::{Http, TempDir, WorkerProcess, free_port, vl, wait_for};
+
+fn observation(session: &str, tool_use_id: &str) -> Value {
+    json!({"contentSessionId": session, "tool_name": "Bash", "tool_use_id": tool_use_id,
+           "tool_input": {"command": "npm install zod"}, "tool_response": {"stdout": "added 1 package"},
+           "cwd": "/home/dev/shop"})
+}
+
+fn job_state(http: &Http, id: i64) -> String {
+    let (_, job) = http.get(&format!("/api/jobs/{id}")).unwrap();
+    job["state"].as_str().unwrap_or("?").to_owned()
+}
+
+#[test]
+fn core_routes_answer_json() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let (status, health) = http.get("/api/health").unwrap();
+    assert_eq!(status, 200, "{health}");
+    assert_eq!(health["status"], "ok");
+    assert_eq!(health["runner"]["threads"], 4);
+    assert!(health["queue"]["available"].is_number());
+    assert_eq!(http.get("/api/readiness").unwrap(), (200, json!({"status": "ready"})));
+    assert_eq!(http.get("/api/version").unwrap().1["version"], env!("CARGO_PKG_VERSION"));
+    http.post("/api/sessions/observations", &observation("s1", "t1")).unwrap();
+    let (status, metrics) = http.get("/metrics").unwrap();
+    assert_eq!(status, 200);
+    let text = metrics.as_str().unwrap();
+    assert!(text.contains("vibelearn_jobs_enqueued_total{kind=\"ingest\"} 1"), "{text}");
+    assert!(text.contains("vibelearn_http_requests_total{route=\"session_event\",status=\"202\"} 1"), "{text}");
+    assert!(text.contains("vibelearn_queue_depth{state=\"available\"}"));
+}
+
+#[test]
+fn session_events_are_queued_ingested_and_visible() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let (status, reply) = http
+        .post("/api/sessions/init", &json!({"contentSessionId": "s1", "prompt": "build a cart", "cwd": "/home/dev/shop"}))
+        .unwrap();
+    assert_eq!(status, 202, "{reply}");
+    assert_eq!(reply["status"], "queued");
+    assert_eq!(reply["deduplicated"], false);
+    let (status, first) = http.post("/api/sessions/observations", &observation("s1", "toolu_1")).unwrap();
+    assert_eq!(status, 202);
+    let (_, again) = http.post("/api/sessions/observations", &observation("s1", "toolu_1")).unwrap();
+    assert_eq!((again["jobId"].clone(), again["deduplicated"].clone()), (first["jobId"].clone(), json!(true)));
+    let (status, _) = http
+        .post("/api/sessions/file-edit", &json!({"contentSessionId": "s1", "file_path": "/home/dev/shop/cart.ts",
+            "edits": [{"old_string": "a", "new_string": "export const total = 1;"}]}))
+        .unwrap();
+    assert_eq!(status, 202);
+    let (status, done) = http.post("/api/sessions/complete", &json!({"contentSessionId": "s1"})).unwrap();
+    assert_eq!(status, 202);
+    let last = done["jobId"].as_i64().unwrap();
+    wait_for("ingest", Duration::from_secs(10), || job_state(&http, last) == "succeeded");
+    let (_, sessions) = http.get("/api/sessions?limit=5").unwrap();
+    let session = &sessions["sessions"][0];
+    assert_eq!(session["id"], "s1");
+    assert_eq!(session["project"], "shop");
+    assert_eq!(session["cwd"], "/home/dev/shop");
+    assert_eq!(session["prompts"], 1);
+    assert_eq!(session["observations"], 2);
+    assert_eq!(session["ended"], true);
+    assert_eq!(session["state"], "observing");
+}
+
+#[test]
+fn skipped_events_say_why() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start_with(dir.path(), free_port(), &[("VIBELEARN_EXCLUDED_PROJECTS", "/secret/**")]);
+    let http = worker.http();
+    let mut excluded = observation("s1", "t1");
+    excluded["cwd"] = json!("/secret/repo");
+    assert_eq!(http.post("/api/sessions/observations", &excluded).unwrap(), (200, json!({"status": "skipped", "reason": "project_excluded"})));
+    let mut skipped = observation("s1", "t2");
+    skipped["tool_name"] = json!("TodoWrite");
+    assert_eq!(http.post("/api/sessions/observations", &skipped).unwrap().1["reason"], "tool_excluded");
+    let private = json!({"contentSessionId": "s2", "prompt": "<private>my password is hunter2</private>"});
+    assert_eq!(http.post("/api/sessions/init", &private).unwrap().1["reason"], "private");
+    // The tool calls of that private turn are not recorded either, until a normal prompt.
+    assert_eq!(http.post("/api/sessions/observations", &observation("s2", "t3")).unwrap().1["reason"], "private");
+    assert_eq!(http.post("/api/sessions/init", &json!({"contentSessionId": "s2", "prompt": "now normal"})).unwrap().0, 202);
+    assert_eq!(http.post("/api/sessions/observations", &observation("s2", "t4")).unwrap().0, 202);
+}
+
+#[test]
+fn analysis_requests_dedup_while_waiting() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start_with(dir.path(), free_port(), &[("VIBELEARN_RUNNER_THREADS", "1")]);
+    let http = worker.http();
+    // Hold the session's lane with a cancelled... simpler: enqueue twice back to back.
+    let body = json!({"contentSessionId": "s9"});
+    let (status, a) = http.post("/api/vibelearn/analyze/stack", &body).unwrap();
+    assert_eq!(status, 202);
+    let (_, b) = http.post("/api/vibelearn/analyze/stack", &body).unwrap();
+    if b["deduplicated"] == json!(true) {
+        assert_eq!(a["jobId"], b["jobId"]);
+    } else {
+        // The first had already started: a second run is legitimately queued.
+        assert_ne!(a["jobId"], b["jobId"]);
+    }
+    for step in ["static", "concepts", "quiz"] {
+        assert_eq!(http.post(&format!("/api/vibelearn/analyze/{step}"), &body).unwrap().0, 202, "{step}");
+    }
+    assert_eq!(http.post("/api/vibelearn/sync", &body).unwrap().0, 202);
+    let (status, pipeline) = http.get("/api/vibelearn/sessions/s9/pipeline").unwrap();
+    assert_eq!(status, 200);
+    let kinds: Vec<&str> = pipeline["steps"].as_array().unwrap().iter().map(|s| s["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["analyze_stack", "analyze_static", "analyze_concepts", "analyze_quiz", "sync"]);
+    assert!(pipeline["steps"][4]["job_id"].is_number());
+}
+
+#[test]
+fn read_routes_have_their_shapes() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    assert_eq!(http.get("/api/vibelearn/profile").unwrap(), (200, json!({"profile": []})));
+    assert_eq!(http.get("/api/vibelearn/questions/due?limit=5").unwrap(), (200, json!({"questions": []})));
+    assert_eq!(http.get("/api/sessions").unwrap(), (200, json!({"sessions": []})));
+    let (status, missing) = http.get("/api/vibelearn/sessions/nope/summary").unwrap();
+    assert_eq!((status, missing["error"].as_str()), (404, Some("not_found")));
+    assert_eq!(http.get("/api/sessions?limit=abc").unwrap().0, 400);
+}
+
+#[test]
+fn bad_input_gets_a_clear_json_error() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let json_header = [("Content-Type", "application/json")];
+    let cases: Vec<(&str, &str, Option<String>, Vec<(&str, &str)>, u16)> = vec![
+        ("POST", "/api/sessions/init", Some("{not json".into()), json_header.to_vec(), 400),
+        ("POST", "/api/sessions/init", Some("{}".into()), json_header.to_vec(), 400),
+        ("POST", "/api/sessions/init", Some("[1,2]".into()), json_header.to_vec(), 400),
+        ("POST", "/api/sessions/observations", Some(r#"{"contentSessionId":"s"}"#.into()), json_header.to_vec(), 400),
+        ("POST", "/api/sessions/observations", Some(r#"{"contentSessionId":7,"tool_name":"X"}"#.into()), json_header.to_vec(), 400),
+        ("POST", "/api/sessions/file-edit", Some(r#"{"contentSessionId":"s"}"#.into()), json_header.to_vec(), 400),
+        ("POST", "/api/sessions/init", Some(r#"{"contentSessionId":"s"}"#.into()), vec![("Content-Type", "text/plain")], 415),
+        ("POST", "/api/sessions/init", Some(format!(r#"{{"contentSessionId":"s","prompt":"{}"}}"#, "x".repeat(1_100_000))), json_header.to_vec(), 413),
+        ("GET", "/api/nothing/here", None, vec![], 404),
+        ("GET", "/favicon.ico", None, vec![], 404),
+        ("DELETE", "/api/health", None, vec![], 405),
+        ("GET", "/api/sessions/init", None, vec![], 405),
+        ("GET", "/api/jobs/abc", None, vec![], 400),
+        ("GET", "/api/jobs/999999", None, vec![], 404),
+        ("GET", "/api/jobs?state=bogus", None, vec![], 400),
+        ("POST", "/api/jobs/replay", Some(r#"{"state":"running"}"#.into()), json_header.to_vec(), 400),
+    ];
+    for (method, path, body, headers, expected) in cases {
+        let (status, reply) = http.request(method, path, body, &headers).unwrap();
+        assert_eq!(status, expected, "{method} {path}: {reply}");
+        assert!(reply["error"].is_string() && reply["message"].is_string(), "{method} {path}: not a JSON error: {reply}");
+    }
+    // Still healthy after all that.
+    assert_eq!(http.get("/api/health").unwrap().0, 200);
+}
+
+#[test]
+fn guards_refuse_foreign_origins_hosts_and_missing_tokens() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let body = Some(r#"{"contentSessionId":"s"}"#.to_owned());
+    let json_header = ("Content-Type", "application/json");
+    let (status, reply) = http.request("POST", "/api/sessions/init", body.clone(), &[json_header, ("Origin", "https://evil.example")]).unwrap();
+    assert_eq!((status, reply["error"].as_str()), (403, Some("forbidden")));
+    let (status, _) = http.request("POST", "/api/sessions/init", body.clone(), &[json_header, ("Origin", "http://localhost:3000")]).unwrap();
+    assert_eq!(status, 202);
+    let (status, _) = http.request("GET", "/api/health", None, &[("Host", "evil.example:37778")]).unwrap();
+    assert_eq!(status, 403);
+    let no_token = Http::new(worker.port);
+    assert_eq!(no_token.post("/api/jobs/prune", &json!({})).unwrap().0, 403);
+    assert_eq!(no_token.post("/api/admin/shutdown", &json!({})).unwrap().0, 403);
+    let (status, _) = no_token.request("POST", "/api/jobs/prune", None, &[("Authorization", "Bearer wrong")]).unwrap();
+    assert_eq!(status, 403);
+    assert_eq!(http.post("/api/jobs/prune", &json!({})).unwrap().0, 200);
+    let token_path = dir.path().join("admin.token");
+    let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(token_path).unwrap().permissions());
+    assert_eq!(mode & 0o777, 0o600);
+}
+
+#[test]
+fn queue_admin_routes_list_show_cancel_replay_and_count() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let mut ids = Vec::new();
+    for n in 0..5 {
+        let (_, reply) = http.post("/api/sessions/observations", &observation("s1", &format!("t{n}"))).unwrap();
+        ids.push(reply["jobId"].as_i64().unwrap());
+    }
+    wait_for("ingest", Duration::from_secs(10), || job_state(&http, ids[4]) == "succeeded");
+    let (_, page) = http.get("/api/jobs?kind=ingest&limit=2").unwrap();
+    assert_eq!(page["jobs"].as_array().unwrap().len(), 2);
+    let before = page["next_before"].as_i64().unwrap();
+    let (_, rest) = http.get(&format!("/api/jobs?kind=ingest&limit=10&before={before}")).unwrap();
+    assert_eq!(rest["jobs"].as_array().unwrap().len(), 3);
+    assert_eq!(rest["next_before"], Value::Null);
+    let (_, job) = http.get(&format!("/api/jobs/{}", ids[0])).unwrap();
+    assert_eq!(job["attempts"][0]["outcome"], "succeeded");
+    assert_eq!(job["payload"]["tool_use_id"], "t0");
+    let (_, replayed) = http.post(&format!("/api/jobs/{}/replay", ids[0]), &json!({})).unwrap();
+    assert_eq!(replayed, json!({"replayed": [ids[0]]}));
+    wait_for("replayed", Duration::from_secs(10), || job_state(&http, ids[0]) == "succeeded");
+    let (_, session) = http.get("/api/sessions").unwrap();
+    assert_eq!(session["sessions"][0]["observations"], 5, "a replayed ingest must not duplicate");
+    let (_, stats) = http.get("/api/jobs/stats").unwrap();
+    assert_eq!(stats["by_state"]["succeeded"], 5);
+    assert_eq!(stats["by_kind"]["ingest"]["succeeded"], 5);
+    // Cancel a job that is waiting behind a future run_at is hard to arrange over HTTP;
+    // cancelling a finished job is a no-op that says so.
+    let (status, cancelled) = http.post(&format!("/api/jobs/{}/cancel", ids[1]), &json!({})).unwrap();
+    assert_eq!((status, cancelled), (200, json!({"cancelled": []})));
+    let (_, none) = http.post("/api/jobs/replay", &json!({"state": "dead", "kind": "ingest"})).unwrap();
+    assert_eq!(none, json!({"replayed": []}));
+}
+
+#[test]
+fn a_second_worker_on_the_same_data_dir_exits_zero_with_a_message() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let output = vl(dir.path(), free_port()).args(["worker", "run"]).output().unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout).contains("already running"));
+    assert_eq!(worker.http().get("/api/health").unwrap().0, 200);
+}
+
+#[test]
+fn a_port_taken_by_another_program_is_reported() {
+    let dir = TempDir::new();
+    let squatter = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = squatter.local_addr().unwrap().port();
+    let output = vl(dir.path(), port).args(["worker", "run"]).output().unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("already used by another program"), "{stderr}");
+}
+
+#[test]
+fn sigterm_shuts_down_gracefully_and_sigkill_loses_no_acknowledged_job() {
+    let dir = TempDir::new();
+    let port = free_port();
+    let mut worker = WorkerProcess::start_with(dir.path(), port, &[]);
+    let http = worker.http();
+    let mut acknowledged = Vec::new();
+    for n in 0..50 {
+        let (status, reply) = http.post("/api/sessions/observations", &observation("s1", &format!("k{n}"))).unwrap();
+        assert_eq!(status, 202);
+        acknowledged.push(reply["jobId"].as_i64().unwrap());
+    }
+    worker.kill(); // SIGKILL: no chance to clean up
+    let mut worker = WorkerProcess::start_with(dir.path(), port, &[]);
+    let http = worker.http();
+    for id in &acknowledged {
+        wait_for("every acknowledged job to run", Duration::from_secs(10), || job_state(&http, *id) == "succeeded");
+    }
+    let (_, sessions) = http.get("/api/sessions").unwrap();
+    assert_eq!(sessions["sessions"][0]["observations"], 50, "exactly once in effect");
+    let status = worker.terminate();
+    assert!(status.success(), "graceful shutdown must exit 0, got {status:?}");
+    assert!(!dir.path().join("worker.pid").exists());
+    assert!(Http::new(port).get("/api/health").is_err(), "the port must be closed");
+}

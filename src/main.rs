@@ -11,5 +11,6 @@ fn main() -> ExitCode {
     let config = Config::load();
     match cli.command {
         Command::Worker { action } => vibelearn::cli::worker_cmd::run(action, config),
+        Command::Hook { platform, event } => vibelearn::cli::hook_cmd::run(&platform, &event, config),
     }
 }

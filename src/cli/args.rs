@@ -25,6 +25,15 @@ pub enum Command {
         #[command(subcommand)]
         action: WorkerAction,
     },
+    /// IDE hook entry point: reads the event JSON on stdin, prints one JSON line, exits 0.
+    #[command(after_help = "Platforms: claude-code, cursor, raw\nEvents: session-start, session-init, observation, \
+                            file-edit, summarize, session-complete\n\nExample:\n  echo '{\"session_id\":\"s1\",\"prompt\":\"hi\"}' | vl hook claude-code session-init")]
+    Hook {
+        /// claude-code, cursor or raw.
+        platform: String,
+        /// session-start, session-init, observation, file-edit, summarize or session-complete.
+        event: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -1,4 +1,5 @@
 //! The command line: clap structs that only parse ([`args`]), and one module per command.
 
 pub mod args;
+pub mod hook_cmd;
 pub mod worker_cmd;

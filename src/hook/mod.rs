@@ -1,5 +1,229 @@
-//! The IDE hook side: privacy stripping and project exclusion (pure), used by the hooks and
-//! again by the worker on arrival.
+//! The IDE hook entry point, `vl hook <platform> <event>` (SPEC §3).
+//!
+//! Contract: exit 0 always; exactly one JSON line on stdout; nothing on stderr; logging goes to
+//! the log file. A hook never blocks or slows the IDE because of VibeLearn's own trouble.
+//!
+//! - [`stdin`]: the first complete JSON value, 5 s limit, 8 MiB cap
+//! - [`adapters`]: Claude Code / Cursor / raw input → [`adapters::HookInput`]
+//! - [`privacy`]: private-tag stripping (pure); [`exclude`]: project globs (pure)
+//! - [`transcript`]: the last assistant message from a transcript
+//! - [`transport`]: POST to the worker or enqueue directly
 
+pub mod adapters;
 pub mod exclude;
 pub mod privacy;
+pub mod stdin;
+pub mod transcript;
+pub mod transport;
+
+use serde_json::{Value, json};
+
+use crate::config::Config;
+use crate::intake::PrivateTurns;
+use crate::jobs::ingest::{EventKind, MAX_CAPTURE_BYTES, truncate_capture};
+use adapters::{HookEvent, HookInput, Platform};
+use transport::{Route, Transport};
+
+/// A whole event never exceeds this (SPEC §3.3).
+pub const MAX_EVENT_BYTES: usize = 256 * 1024;
+
+/// Tools whose observation carries the edited file's text.
+const EDIT_TOOLS: [&str; 3] = ["Edit", "MultiEdit", "NotebookEdit"];
+
+/// The line every hook but SessionStart prints.
+pub fn continue_line() -> Value {
+    json!({ "continue": true })
+}
+
+/// Runs one hook with its raw stdin value; returns the line to print.
+pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -> Value {
+    let input = adapters::normalize(platform, raw);
+    let excluded = input
+        .cwd
+        .as_deref()
+        .is_some_and(|cwd| exclude::is_excluded(cwd, config.excluded_projects(), config.home.as_deref().and_then(|h| h.to_str())));
+    if excluded {
+        log::debug!(target: "hook", "project excluded; nothing recorded");
+        return match event {
+            HookEvent::SessionStart => json!({"continue": true, "suppressOutput": true}),
+            _ => continue_line(),
+        };
+    }
+    if event == HookEvent::SessionStart {
+        let line = crate::cli::worker_cmd::start(config);
+        if let Some(session_id) = &input.session_id {
+            let mut transport = Transport::new(config);
+            transport.send(Route::Event(EventKind::Init), session_body(&input, session_id, platform));
+        }
+        return line;
+    }
+    let Some(session_id) = input.session_id.clone() else {
+        log::warn!(target: "hook", "{:?} input has no session id; nothing recorded", event);
+        return continue_line();
+    };
+    let mut transport = Transport::new(config);
+    let turns_dir = config.data_dir.join("private");
+    let turns = PrivateTurns::new(&turns_dir);
+    match event {
+        HookEvent::SessionStart => {}
+        HookEvent::SessionInit => {
+            let prompt = input.prompt.clone().unwrap_or_default();
+            let private = privacy::is_entirely_private(&prompt);
+            turns.set(&session_id, private);
+            if private {
+                log::info!(target: "hook", "a private prompt; this turn is not recorded");
+            } else {
+                let mut body = session_body(&input, &session_id, platform);
+                body["prompt"] = json!(privacy::strip_private(&prompt));
+                transport.send(Route::Event(EventKind::Init), body);
+            }
+        }
+        HookEvent::Observation | HookEvent::FileEdit => {
+            if turns.is_private(&session_id) {
+                return continue_line();
+            }
+            if let Some(body) = observation_body(event, &input, &session_id, platform, config) {
+                let route = if event == HookEvent::FileEdit { EventKind::FileEdit } else { EventKind::Observation };
+                transport.send(Route::Event(route), body);
+            }
+        }
+        HookEvent::Summarize => {
+            if input.stop_hook_active {
+                return continue_line();
+            }
+            let message = input
+                .last_assistant_message
+                .clone()
+                .or_else(|| input.transcript_path.as_deref().and_then(transcript::last_assistant_message))
+                .map(|m| privacy::strip_private(&m).into_owned());
+            let mut steps: Vec<&'static str> = crate::jobs::PIPELINE.to_vec();
+            if !config.flag("VIBELEARN_AUTO_SYNC") {
+                steps.retain(|s| *s != crate::jobs::SYNC);
+            }
+            for kind in steps {
+                let mut body = json!({ "contentSessionId": session_id });
+                if kind == crate::jobs::ANALYZE_CONCEPTS {
+                    if let Some(message) = &message {
+                        body["last_assistant_message"] = json!(truncate_capture(message).0);
+                    }
+                }
+                transport.send(Route::Analysis(kind), body);
+            }
+        }
+        HookEvent::SessionComplete => {
+            let mut body = session_body(&input, &session_id, platform);
+            body["reason"] = json!(input.reason);
+            transport.send(Route::Event(EventKind::Complete), body);
+        }
+    }
+    continue_line()
+}
+
+fn session_body(input: &HookInput, session_id: &str, platform: Platform) -> Value {
+    json!({
+        "contentSessionId": session_id,
+        "cwd": input.cwd,
+        "platform": platform.as_str(),
+        "event_id": event_id(),
+    })
+}
+
+/// A fresh id per hook event: a POST that timed out after the worker committed and was then
+/// enqueued directly must still be stored once.
+fn event_id() -> String {
+    crate::worker::random_hex(12)
+}
+
+/// The body of an observation or Cursor file edit, or `None` when the tool is skipped.
+fn observation_body(event: HookEvent, input: &HookInput, session_id: &str, platform: Platform, config: &Config) -> Option<Value> {
+    let mut body = session_body(input, session_id, platform);
+    if event == HookEvent::FileEdit {
+        let file_path = input.file_path.clone()?;
+        body["file_path"] = json!(file_path);
+        body["edits"] = input.edits.clone();
+        body["tool_use_id"] = json!(input.tool_use_id);
+        if let Some(text) = read_captured(&file_path) {
+            body["content"] = json!(text.0);
+            body["truncated"] = json!(text.1);
+        }
+    } else {
+        let tool = input.tool_name.clone()?;
+        if config.skip_tools().iter().any(|t| *t == tool) {
+            return None;
+        }
+        body["tool_name"] = json!(tool);
+        body["tool_use_id"] = json!(input.tool_use_id);
+        body["tool_input"] = input.tool_input.clone();
+        let mut truncated = false;
+        if EDIT_TOOLS.contains(&tool.as_str()) || tool == "Write" {
+            // The edit's response repeats the whole file; the captured content replaces it.
+            body["tool_response"] = Value::Null;
+            if tool != "Write" {
+                let path = input.tool_input.get("file_path").or_else(|| input.tool_input.get("notebook_path")).and_then(Value::as_str);
+                if let Some((text, cut)) = path.and_then(read_captured) {
+                    body["file_content"] = json!(text);
+                    truncated |= cut;
+                }
+            }
+        } else {
+            body["tool_response"] = input.tool_response.clone();
+        }
+        truncated |= cap_strings(&mut body["tool_input"]);
+        truncated |= cap_strings(&mut body["tool_response"]);
+        body["truncated"] = json!(truncated);
+    }
+    privacy::strip_private_json(&mut body);
+    fit_event(&mut body);
+    Some(body)
+}
+
+/// The edited file's text right after the edit, stripped and cut to 10 KiB.
+fn read_captured(path: &str) -> Option<(String, bool)> {
+    let bytes = std::fs::read(path).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let stripped = privacy::strip_private(&text);
+    Some(truncate_capture(&stripped))
+}
+
+/// Cuts every string longer than 10 KiB; says whether any was cut.
+fn cap_strings(value: &mut Value) -> bool {
+    match value {
+        Value::String(s) if s.len() > MAX_CAPTURE_BYTES => {
+            *s = truncate_capture(s).0;
+            true
+        }
+        Value::Array(items) => items.iter_mut().fold(false, |cut, v| cap_strings(v) | cut),
+        Value::Object(map) => map.values_mut().fold(false, |cut, v| cap_strings(v) | cut),
+        _ => false,
+    }
+}
+
+/// Keeps the whole event under [`MAX_EVENT_BYTES`]: drops the tool output, then the input.
+fn fit_event(body: &mut Value) {
+    for field in ["tool_response", "tool_input", "edits"] {
+        if body.to_string().len() <= MAX_EVENT_BYTES {
+            return;
+        }
+        if body.get(field).is_some() {
+            body[field] = json!({ "omitted": "the event was over 256 KiB" });
+            body["truncated"] = json!(true);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_strings_are_capped_and_events_fit() {
+        let mut body = json!({"tool_input": {"a": "x".repeat(50_000)}, "tool_response": ["y".repeat(20_000)]});
+        assert!(cap_strings(&mut body));
+        assert!(body.to_string().len() < 2 * MAX_CAPTURE_BYTES + 100);
+        let many: Vec<String> = (0..40).map(|_| "z".repeat(MAX_CAPTURE_BYTES)).collect();
+        let mut big = json!({"tool_response": many, "tool_input": {}});
+        fit_event(&mut big);
+        assert!(big.to_string().len() <= MAX_EVENT_BYTES);
+        assert_eq!(big["truncated"], true);
+    }
+}

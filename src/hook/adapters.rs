@@ -1,0 +1,212 @@
+//! IDE adapters: Claude Code, Cursor and `raw` stdin shapes (SPEC §3.2) normalised into one
+//! [`HookInput`]. Pure: JSON in, struct out.
+
+use serde_json::Value;
+
+/// Which IDE sent the hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Platform {
+    ClaudeCode,
+    Cursor,
+    Raw,
+}
+
+impl Platform {
+    pub fn parse(raw: &str) -> Option<Platform> {
+        match raw {
+            "claude-code" => Some(Platform::ClaudeCode),
+            "cursor" => Some(Platform::Cursor),
+            "raw" => Some(Platform::Raw),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Platform::ClaudeCode => "claude-code",
+            Platform::Cursor => "cursor",
+            Platform::Raw => "raw",
+        }
+    }
+}
+
+/// Which hook event ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookEvent {
+    SessionStart,
+    SessionInit,
+    Observation,
+    FileEdit,
+    Summarize,
+    SessionComplete,
+}
+
+impl HookEvent {
+    pub fn parse(raw: &str) -> Option<HookEvent> {
+        match raw {
+            "session-start" => Some(HookEvent::SessionStart),
+            "session-init" => Some(HookEvent::SessionInit),
+            "observation" => Some(HookEvent::Observation),
+            "file-edit" => Some(HookEvent::FileEdit),
+            "summarize" => Some(HookEvent::Summarize),
+            "session-complete" => Some(HookEvent::SessionComplete),
+            _ => None,
+        }
+    }
+}
+
+/// The fields any hook may need, whatever the IDE called them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HookInput {
+    pub session_id: Option<String>,
+    pub cwd: Option<String>,
+    pub transcript_path: Option<String>,
+    pub prompt: Option<String>,
+    pub tool_name: Option<String>,
+    pub tool_input: Value,
+    pub tool_response: Value,
+    pub tool_use_id: Option<String>,
+    pub file_path: Option<String>,
+    pub edits: Value,
+    pub stop_hook_active: bool,
+    pub last_assistant_message: Option<String>,
+    pub reason: Option<String>,
+}
+
+/// The first present, non-empty string among `names`.
+fn text(raw: &Value, names: &[&str]) -> Option<String> {
+    names.iter().find_map(|n| raw.get(*n).and_then(Value::as_str)).filter(|s| !s.is_empty()).map(str::to_owned)
+}
+
+fn any(raw: &Value, names: &[&str]) -> Value {
+    names.iter().find_map(|n| raw.get(*n)).cloned().unwrap_or(Value::Null)
+}
+
+/// Cursor sometimes sends tool input/output as a JSON string; read it as JSON when it is.
+fn json_or_text(value: Value) -> Value {
+    match value {
+        Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
+        other => other,
+    }
+}
+
+pub fn normalize(platform: Platform, raw: &Value) -> HookInput {
+    match platform {
+        Platform::ClaudeCode => from_claude_code(raw, &|n| n),
+        Platform::Raw => from_raw(raw),
+        Platform::Cursor => from_cursor(raw),
+    }
+}
+
+fn from_claude_code(raw: &Value, name: &dyn Fn(&'static str) -> &'static str) -> HookInput {
+    HookInput {
+        session_id: text(raw, &[name("session_id")]),
+        cwd: text(raw, &[name("cwd")]),
+        transcript_path: text(raw, &[name("transcript_path")]),
+        prompt: text(raw, &[name("prompt")]),
+        tool_name: text(raw, &[name("tool_name")]),
+        tool_input: any(raw, &[name("tool_input")]),
+        tool_response: any(raw, &[name("tool_response")]),
+        tool_use_id: text(raw, &[name("tool_use_id")]),
+        file_path: None,
+        edits: Value::Null,
+        stop_hook_active: raw.get(name("stop_hook_active")).and_then(Value::as_bool).unwrap_or(false),
+        last_assistant_message: text(raw, &[name("last_assistant_message")]),
+        reason: text(raw, &[name("reason")]),
+    }
+}
+
+/// `raw`: the Claude Code fields in snake_case or camelCase.
+fn from_raw(raw: &Value) -> HookInput {
+    let snake = from_claude_code(raw, &|n| n);
+    let camel = from_claude_code(raw, &|n| match n {
+        "session_id" => "sessionId",
+        "transcript_path" => "transcriptPath",
+        "tool_name" => "toolName",
+        "tool_input" => "toolInput",
+        "tool_response" => "toolResponse",
+        "tool_use_id" => "toolUseId",
+        "stop_hook_active" => "stopHookActive",
+        "last_assistant_message" => "lastAssistantMessage",
+        other => other,
+    });
+    HookInput {
+        session_id: snake.session_id.or(camel.session_id).or_else(|| text(raw, &["contentSessionId"])),
+        cwd: snake.cwd.or(camel.cwd),
+        transcript_path: snake.transcript_path.or(camel.transcript_path),
+        prompt: snake.prompt.or(camel.prompt),
+        tool_name: snake.tool_name.or(camel.tool_name),
+        tool_input: if snake.tool_input.is_null() { camel.tool_input } else { snake.tool_input },
+        tool_response: if snake.tool_response.is_null() { camel.tool_response } else { snake.tool_response },
+        tool_use_id: snake.tool_use_id.or(camel.tool_use_id),
+        file_path: text(raw, &["file_path", "filePath"]),
+        edits: any(raw, &["edits"]),
+        stop_hook_active: snake.stop_hook_active || camel.stop_hook_active,
+        last_assistant_message: snake.last_assistant_message.or(camel.last_assistant_message),
+        reason: snake.reason.or(camel.reason),
+    }
+}
+
+fn from_cursor(raw: &Value) -> HookInput {
+    let cwd = raw.get("workspace_roots").and_then(Value::as_array).and_then(|r| r.first()).and_then(Value::as_str).map(str::to_owned);
+    let mut input = HookInput {
+        session_id: text(raw, &["conversation_id", "generation_id"]),
+        cwd,
+        transcript_path: text(raw, &["transcript_path"]),
+        prompt: text(raw, &["prompt"]),
+        file_path: text(raw, &["file_path"]),
+        edits: any(raw, &["edits"]),
+        stop_hook_active: raw.get("stop_hook_active").and_then(Value::as_bool).unwrap_or(false),
+        last_assistant_message: text(raw, &["last_assistant_message"]),
+        reason: text(raw, &["reason", "status"]),
+        tool_use_id: text(raw, &["tool_use_id", "execution_id"]),
+        ..HookInput::default()
+    };
+    if let Some(command) = text(raw, &["command"]) {
+        // afterShellExecution: recorded as the Bash tool, like Claude Code's.
+        input.tool_name = Some("Bash".into());
+        input.tool_input = serde_json::json!({ "command": command });
+        input.tool_response = serde_json::json!({ "output": any(raw, &["output"]) });
+    } else {
+        // afterMCPExecution.
+        input.tool_name = text(raw, &["tool_name"]);
+        input.tool_input = json_or_text(any(raw, &["tool_input"]));
+        input.tool_response = json_or_text(any(raw, &["result_json", "tool_response"]));
+    }
+    input
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn claude_code_fields_are_read() {
+        let input = normalize(Platform::ClaudeCode, &json!({"session_id":"s","cwd":"/p","tool_name":"Write",
+            "tool_input":{"file_path":"/p/a"},"tool_response":{"ok":true},"tool_use_id":"t","stop_hook_active":true}));
+        assert_eq!(input.session_id.as_deref(), Some("s"));
+        assert_eq!(input.tool_name.as_deref(), Some("Write"));
+        assert_eq!(input.tool_use_id.as_deref(), Some("t"));
+        assert!(input.stop_hook_active);
+    }
+
+    #[test]
+    fn cursor_shell_mcp_and_edits_are_read() {
+        let shell = normalize(Platform::Cursor, &json!({"conversation_id":"c","workspace_roots":["/w"],"command":"ls","output":"a"}));
+        assert_eq!((shell.session_id.as_deref(), shell.cwd.as_deref(), shell.tool_name.as_deref()), (Some("c"), Some("/w"), Some("Bash")));
+        assert_eq!(shell.tool_input, json!({"command":"ls"}));
+        let mcp = normalize(Platform::Cursor, &json!({"generation_id":"g","tool_name":"search","tool_input":"{\"q\":1}","result_json":"{\"hits\":2}"}));
+        assert_eq!((mcp.session_id.as_deref(), mcp.tool_input.clone(), mcp.tool_response.clone()), (Some("g"), json!({"q":1}), json!({"hits":2})));
+        let edit = normalize(Platform::Cursor, &json!({"conversation_id":"c","file_path":"/w/a.ts","edits":[{"old_string":"a","new_string":"b"}]}));
+        assert_eq!(edit.file_path.as_deref(), Some("/w/a.ts"));
+        assert!(edit.edits.is_array());
+    }
+
+    #[test]
+    fn raw_accepts_camel_and_snake_case() {
+        let camel = normalize(Platform::Raw, &json!({"sessionId":"s","toolName":"Read","toolUseId":"t"}));
+        let snake = normalize(Platform::Raw, &json!({"session_id":"s","tool_name":"Read","tool_use_id":"t"}));
+        assert_eq!(camel, snake);
+    }
+}

@@ -1,0 +1,142 @@
+//! Getting a hook's event to the worker: POST within a 500 ms budget; when the worker is not
+//! reachable (refused, timeout, 5xx), enqueue the same job directly into the database through
+//! [`crate::intake`] — the function the worker itself uses — and start a worker, at most once
+//! per 30 s across all hooks. An event is never lost because the worker was down.
+
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+use crate::config::Config;
+use crate::db;
+use crate::intake::{self, IntakeSettings, Reply};
+use crate::jobs::ingest::EventKind;
+use crate::queue::{Queue, QueueThread, WriterConfig};
+use crate::worker_client::WorkerClient;
+
+/// Connect + response budget of one POST to the worker (SPEC §3.3).
+pub const POST_BUDGET: Duration = Duration::from_millis(500);
+/// At most one worker spawn per this interval across all hook processes.
+pub const SPAWN_INTERVAL: Duration = Duration::from_secs(30);
+
+/// Where a request goes.
+#[derive(Debug, Clone, Copy)]
+pub enum Route {
+    Event(EventKind),
+    Analysis(&'static str),
+}
+
+impl Route {
+    fn path(self) -> String {
+        match self {
+            Route::Event(EventKind::Init) => "/api/sessions/init".into(),
+            Route::Event(EventKind::Observation) => "/api/sessions/observations".into(),
+            Route::Event(EventKind::FileEdit) => "/api/sessions/file-edit".into(),
+            Route::Event(EventKind::Complete) => "/api/sessions/complete".into(),
+            Route::Analysis(crate::jobs::SYNC) => "/api/vibelearn/sync".into(),
+            Route::Analysis(kind) => format!("/api/vibelearn/analyze/{}", kind.trim_start_matches("analyze_")),
+        }
+    }
+}
+
+/// What happened to one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Delivery {
+    /// The worker answered (2xx or a 4xx that a retry cannot fix).
+    Posted(u16),
+    /// The worker was unreachable; the job went straight into the database.
+    Enqueued(Reply),
+    /// Neither worked; the reason is logged.
+    Failed(String),
+}
+
+/// Sends requests for one hook run; opens the database only if the worker is unreachable.
+pub struct Transport<'a> {
+    config: &'a Config,
+    client: WorkerClient,
+    direct: Option<(Queue, QueueThread)>,
+    worker_down: bool,
+}
+
+impl<'a> Transport<'a> {
+    pub fn new(config: &'a Config) -> Transport<'a> {
+        Transport { config, client: WorkerClient::new(config, POST_BUDGET), direct: None, worker_down: false }
+    }
+
+    pub fn send(&mut self, route: Route, body: Value) -> Delivery {
+        if !self.worker_down {
+            match self.client.post(&route.path(), &body) {
+                Ok(response) if response.status < 500 => {
+                    if response.status >= 400 {
+                        log::warn!(target: "hook", "the worker refused {}: {} {}", route.path(), response.status, response.body);
+                    }
+                    return Delivery::Posted(response.status);
+                }
+                Ok(response) => log::warn!(target: "hook", "worker answered {}; enqueueing directly", response.status),
+                Err(e) => log::info!(target: "hook", "{e}; enqueueing directly"),
+            }
+            // Once down, stay down for this hook run: each further POST would cost the budget.
+            self.worker_down = true;
+            maybe_spawn_worker(self.config);
+        }
+        match self.enqueue_directly(route, body) {
+            Ok(reply) => Delivery::Enqueued(reply),
+            Err(e) => {
+                log::error!(target: "hook", "could not deliver {}: {e}", route.path());
+                Delivery::Failed(e)
+            }
+        }
+    }
+
+    fn enqueue_directly(&mut self, route: Route, body: Value) -> Result<Reply, String> {
+        if self.direct.is_none() {
+            let path = self.config.db_path();
+            std::fs::create_dir_all(&self.config.data_dir).map_err(|e| format!("cannot create {}: {e}", self.config.data_dir.display()))?;
+            let conn = db::open_and_migrate(&path, self.config.synchronous()).map_err(|e| e.to_string())?;
+            let started = Queue::start(conn, &path, self.config.synchronous(), WriterConfig::default(), crate::clock::system())
+                .map_err(|e| e.to_string())?;
+            self.direct = Some(started);
+        }
+        let Some((queue, _)) = &self.direct else { return Err("the database is not open".into()) };
+        let result = match route {
+            Route::Event(kind) => intake::submit_event(queue, &IntakeSettings::from_config(self.config), kind, body),
+            Route::Analysis(kind) => intake::submit_analysis(queue, kind, body),
+        };
+        result.map_err(|e| e.to_string())
+    }
+}
+
+/// Starts `vl worker start` detached unless a hook did so in the last [`SPAWN_INTERVAL`].
+/// The stamp file's lock makes concurrent hooks agree on who spawns.
+fn maybe_spawn_worker(config: &Config) {
+    let stamp = config.data_dir.join("worker-spawn.stamp");
+    let _ = std::fs::create_dir_all(&config.data_dir);
+    let Ok(file) = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&stamp) else { return };
+    if file.try_lock().is_err() {
+        return; // another hook is spawning right now
+    }
+    let recent = file
+        .metadata()
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| SystemTime::now().duration_since(t).ok())
+        .is_some_and(|age| age < SPAWN_INTERVAL && file.metadata().map(|m| m.len() > 0).unwrap_or(false));
+    if recent {
+        return;
+    }
+    let _ = std::fs::write(&stamp, format!("{}\n", std::process::id()));
+    use std::os::unix::process::CommandExt;
+    let Ok(exe) = std::env::current_exe() else { return };
+    let spawned = std::process::Command::new(exe)
+        .args(["worker", "start"])
+        .env("VIBELEARN_DATA_DIR", &config.data_dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn();
+    match spawned {
+        Ok(_) => log::info!(target: "hook", "the worker was down; started one"),
+        Err(e) => log::warn!(target: "hook", "cannot start the worker: {e}"),
+    }
+}

@@ -21,6 +21,7 @@
 //! - [`hook`]: the IDE hook entry point: stdin, adapters, privacy, exclusion, transport
 //! - [`http`]: the worker's HTTP API
 //! - [`reads`]: read-model queries behind the read routes and the CLI
+//! - [`sample`]: recorded sample sessions (the demo and the tests replay them)
 //! - [`worker`]: the worker process: lock, startup, shutdown
 //! - [`worker_client`]: the HTTP client hooks and the CLI use to reach the worker
 //! - [`logging`]: the rotating log file
@@ -38,5 +39,6 @@ pub mod learn;
 pub mod logging;
 pub mod queue;
 pub mod reads;
+pub mod sample;
 pub mod worker;
 pub mod worker_client;

@@ -10,8 +10,11 @@
 //! measured.
 //!
 //! # Stop protocol
-//! [`HttpServer::stop`]: the accept loop stops polling (new requests are no longer taken),
-//! then waits for requests already being handled (`Server::join`), then returns.
+//! [`HttpServer::stop`]: from then on every new request is answered at once with 503
+//! `shutting_down` and `Connection: close`; requests already inside a handler finish (waited
+//! for up to [`STOP_GRACE`]); then the accept loop is told to end. rouille's poll loop only
+//! returns after a quiet gap, which a client polling the worker may never leave, so the loop
+//! thread is joined only if it ends promptly — otherwise it is left to the process exit.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -96,9 +99,21 @@ impl ApiRequest<'_> {
     }
 }
 
+/// How long [`HttpServer::stop`] waits for requests already being handled.
+pub const STOP_GRACE: Duration = Duration::from_secs(5);
+
+/// Shared between the accept loop, the handler threads and [`HttpServer::stop`].
+#[derive(Default)]
+struct Lifecycle {
+    /// Set by `stop`; read by every request.
+    stopping: AtomicBool,
+    /// Requests inside a handler; written by handler threads, read by `stop`.
+    in_flight: std::sync::atomic::AtomicUsize,
+}
+
 /// The running server.
 pub struct HttpServer {
-    stop: Arc<AtomicBool>,
+    lifecycle: Arc<Lifecycle>,
     join: Option<JoinHandle<()>>,
     pub addr: SocketAddr,
 }
@@ -107,7 +122,17 @@ impl HttpServer {
     /// Binds `addr` and starts serving. A port in use is reported as such.
     pub fn start(addr: &str, ctx: Arc<AppContext>) -> Result<HttpServer, String> {
         let handler_ctx = Arc::clone(&ctx);
-        let server = rouille::Server::new(addr, move |request| handle(&handler_ctx, request))
+        let lifecycle = Arc::new(Lifecycle::default());
+        let handler_lifecycle = Arc::clone(&lifecycle);
+        let server = rouille::Server::new(addr, move |request| {
+            if handler_lifecycle.stopping.load(Ordering::SeqCst) {
+                return ApiError::new(503, "shutting_down", "the worker is shutting down").into_response().with_additional_header("Connection", "close");
+            }
+            handler_lifecycle.in_flight.fetch_add(1, Ordering::SeqCst);
+            let response = handle(&handler_ctx, request);
+            handler_lifecycle.in_flight.fetch_sub(1, Ordering::SeqCst);
+            response
+        })
             .map_err(|e| {
                 let text = e.to_string();
                 if text.contains("in use") {
@@ -119,25 +144,33 @@ impl HttpServer {
             })?
             .pool_size(HTTP_POOL_SIZE);
         let bound = server.server_addr();
-        let stop = Arc::new(AtomicBool::new(false));
-        let loop_stop = Arc::clone(&stop);
+        let loop_lifecycle = Arc::clone(&lifecycle);
         let join = std::thread::Builder::new()
             .name("vl-http".into())
             .spawn(move || {
-                while !loop_stop.load(Ordering::SeqCst) {
+                while !loop_lifecycle.stopping.load(Ordering::SeqCst) {
                     server.poll_timeout(Duration::from_millis(50));
                 }
-                server.join();
             })
             .map_err(|e| format!("cannot start the HTTP thread: {e}"))?;
-        Ok(HttpServer { stop, join: Some(join), addr: bound })
+        Ok(HttpServer { lifecycle, join: Some(join), addr: bound })
     }
 
-    /// Stops taking requests and waits for those in flight.
+    /// The stop protocol of the module doc.
     pub fn stop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
+        self.lifecycle.stopping.store(true, Ordering::SeqCst);
+        let deadline = Instant::now() + STOP_GRACE;
+        while self.lifecycle.in_flight.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
         if let Some(join) = self.join.take() {
-            let _ = join.join();
+            let loop_ended = Instant::now() + Duration::from_millis(500);
+            while !join.is_finished() && Instant::now() < loop_ended {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if join.is_finished() {
+                let _ = join.join();
+            }
         }
     }
 }

@@ -134,7 +134,7 @@ mod tests {
     #[test]
     fn formats_utc_timestamps() {
         assert_eq!(format_utc(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(format_utc(1_796_045_134_123), "2026-11-29T13:25:34.123Z");
+        assert_eq!(format_utc(1_795_958_734_123), "2026-11-29T13:25:34.123Z");
         assert_eq!(format_utc(951_782_400_000), "2000-02-29T00:00:00.000Z");
     }
 }

@@ -264,7 +264,17 @@ pub fn installed_packages(command: &str) -> Vec<String> {
             ["bundle", "add", rest @ ..] | ["gem", "install", rest @ ..] => rest,
             _ => &[],
         };
-        for arg in args.iter().filter(|a| !a.starts_with('-')) {
+        // Flags that take a value consume the next word (`--features full`, `-r reqs.txt`).
+        const VALUE_FLAGS: [&str; 9] = ["--features", "-F", "-r", "--requirement", "-i", "--index-url", "-c", "--registry", "--rename"];
+        let mut skip_next = false;
+        for arg in args {
+            if std::mem::take(&mut skip_next) {
+                continue;
+            }
+            if arg.starts_with('-') {
+                skip_next = VALUE_FLAGS.contains(arg);
+                continue;
+            }
             let name = strip_version(arg);
             if !name.is_empty() && !packages.iter().any(|p| p == name) {
                 packages.push(name.to_owned());

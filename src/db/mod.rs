@@ -18,6 +18,9 @@ pub use migrate::{latest_version, migrate};
 /// SPEC §5.3 asks for at least 5 s; hooks and the CLI may write while the worker runs.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Prepared statements kept per connection.
+pub const STATEMENT_CACHE: usize = 128;
+
 /// `PRAGMA synchronous` levels we accept from `VIBELEARN_SYNCHRONOUS`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Synchronous {
@@ -106,6 +109,7 @@ pub fn open_read_only(path: &Path) -> Result<Connection, DbError> {
     let conn = Connection::open_with_flags(path, flags)
         .map_err(|source| DbError::Open { path: path.to_owned(), source })?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     conn.pragma_update(None, "foreign_keys", true)?;
     Ok(conn)
 }
@@ -113,6 +117,9 @@ pub fn open_read_only(path: &Path) -> Result<Connection, DbError> {
 /// Applies and verifies the pragmas of SPEC §5.3 on a read-write connection.
 pub fn configure(conn: &Connection, synchronous: Synchronous) -> Result<(), DbError> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
+    // The queue alone has ~25 distinct statements; rusqlite's default cache of 16 would
+    // re-prepare some of them on every job.
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     // auto_vacuum only takes effect before the first table exists; on a fresh file this makes
     // the pruner's `PRAGMA incremental_vacuum` able to give pages back.
     let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;

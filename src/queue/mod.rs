@@ -136,6 +136,7 @@ impl Queue {
         let waker = Waker::default();
         let manager = SqliteConnectionManager::file(path).with_init(|c| {
             c.busy_timeout(db::BUSY_TIMEOUT)?;
+            c.set_prepared_statement_cache_capacity(db::STATEMENT_CACHE);
             c.pragma_update(None, "foreign_keys", true)
         });
         let reads = r2d2::Pool::builder()

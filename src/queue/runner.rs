@@ -395,58 +395,127 @@ fn claim_batch(shared: &Shared, max: usize) -> Result<(Vec<ClaimedJob>, Option<M
 }
 
 fn hand_over(shared: &Shared, jobs: Vec<ClaimedJob>) {
-    let mut inflight = shared.inflight();
     for job in jobs {
-        let timeout = shared.registry.spec(&job.kind).map(|s| s.timeout).unwrap_or(Duration::from_secs(60));
-        let cancel = CancelToken::new(timeout);
-        inflight.insert(
-            job.id,
-            InFlight {
-                token: job.lease_token,
-                kind: job.kind.clone(),
-                attempt: job.attempt,
-                deadline: Instant::now() + timeout,
-                timeout,
-                cancel,
-            },
-        );
-        shared.metrics.started(&job.kind, job.claimed_at - job.run_at);
+        register(shared, &job);
         // The receivers live as long as `shared`; a send cannot fail while we hold it.
         let _ = shared.work_tx.send(Work::Run(job));
     }
 }
 
+/// Enters a claimed job in the in-flight table (its deadline is reset when it starts).
+fn register(shared: &Shared, job: &ClaimedJob) {
+    let timeout = shared.registry.spec(&job.kind).map(|s| s.timeout).unwrap_or(Duration::from_secs(60));
+    shared.inflight().insert(
+        job.id,
+        InFlight {
+            token: job.lease_token,
+            kind: job.kind.clone(),
+            attempt: job.attempt,
+            deadline: Instant::now() + timeout,
+            timeout,
+            cancel: CancelToken::new(timeout),
+        },
+    );
+    shared.metrics.started(&job.kind, job.claimed_at - job.run_at);
+}
+
 fn job_thread_loop(shared: &Shared) {
-    while let Ok(Work::Run(job)) = shared.work_rx.recv() {
-        let cancel = match shared.inflight().get(&job.id) {
-            Some(flight) => flight.cancel.clone(),
-            None => continue,
+    let mut next: Option<ClaimedJob> = None;
+    loop {
+        let job = match next.take() {
+            Some(job) => job,
+            None => match shared.work_rx.recv() {
+                Ok(Work::Run(job)) => job,
+                Ok(Work::Exit) | Err(_) => return,
+            },
         };
-        let started = Instant::now();
-        let outcome = match shared.registry.kinds.get(&job.kind) {
-            Some((_, handler)) => catch_unwind(AssertUnwindSafe(|| handler.run(&job, &cancel)))
-                .unwrap_or_else(|panic| Outcome::retry(format!("the handler panicked: {}", panic_message(&panic)))),
-            None => Outcome::dead(format!("no handler is registered for job kind {:?}", job.kind)),
-        };
-        let elapsed = started.elapsed();
-        // Whoever removes the entry owns the outcome: if the watchdog got there first, this
-        // attempt already counts as timed out and a replacement thread exists; leave.
-        if shared.inflight().remove(&job.id).is_none() {
-            log::info!(target: "queue", "job {} finished after its timeout; late result dropped", job.id);
+        let Some(outcome) = run_one(shared, &job) else {
+            // The watchdog took this attempt over and started a replacement thread.
             return;
-        }
-        shared.metrics.finished(&job.kind, &outcome, elapsed);
-        if let Err(e) = submit_outcome(shared, &job, outcome) {
-            log::warn!(target: "queue", "could not record the outcome of job {}: {e}; its lease will expire and it will be rescued", job.id);
+        };
+        // Work the dispatcher already handed over comes first: claiming our own next job
+        // while one waits in the channel would let it starve past its deadline.
+        match shared.work_rx.try_recv() {
+            Ok(Work::Run(waiting)) => {
+                submit_outcome(shared, &job, outcome);
+                next = Some(waiting);
+            }
+            Ok(Work::Exit) => {
+                submit_outcome(shared, &job, outcome);
+                return;
+            }
+            Err(_) => next = finish_and_claim(shared, &job, outcome),
         }
     }
 }
 
-fn submit_outcome(shared: &Shared, job: &ClaimedJob, outcome: Outcome) -> Result<(), QueueError> {
+/// Records an outcome without waiting for the commit.
+fn submit_outcome(shared: &Shared, job: &ClaimedJob, outcome: Outcome) {
     let (id, token, attempt) = (job.id, job.lease_token, job.attempt);
-    shared.writer.submit(true, Durability::Relaxed, move |conn, now| {
+    let submitted = shared.writer.submit(true, Durability::Relaxed, move |conn, now| {
         apply_outcome(conn, id, token, attempt, outcome, now)
-    })
+    });
+    if let Err(e) = submitted {
+        log::warn!(target: "queue", "could not record the outcome of job {id}: {e}; its lease will expire and it will be rescued");
+    }
+}
+
+/// Runs one claimed job; `None` when its attempt was taken away (timed out) meanwhile.
+fn run_one(shared: &Shared, job: &ClaimedJob) -> Option<Outcome> {
+    // The attempt's clock starts now, not at the claim: a job may wait briefly in the
+    // hand-off channel when a thread and the dispatcher both claimed for the same slot.
+    let cancel = {
+        let mut inflight = shared.inflight();
+        let flight = inflight.get_mut(&job.id)?;
+        flight.deadline = Instant::now() + flight.timeout;
+        flight.cancel = CancelToken::new(flight.timeout);
+        flight.cancel.clone()
+    };
+    let started = Instant::now();
+    let outcome = match shared.registry.kinds.get(&job.kind) {
+        Some((_, handler)) => catch_unwind(AssertUnwindSafe(|| handler.run(job, &cancel)))
+            .unwrap_or_else(|panic| Outcome::retry(format!("the handler panicked: {}", panic_message(&panic)))),
+        None => Outcome::dead(format!("no handler is registered for job kind {:?}", job.kind)),
+    };
+    let elapsed = started.elapsed();
+    // Whoever removes the entry owns the outcome: if the watchdog got there first, this
+    // attempt already counts as timed out and a replacement thread exists.
+    if shared.inflight().remove(&job.id).is_none() {
+        log::info!(target: "queue", "job {} finished after its timeout; late result dropped", job.id);
+        return None;
+    }
+    shared.metrics.finished(&job.kind, &outcome, elapsed);
+    Some(outcome)
+}
+
+/// Records `outcome` and, in the same writer transaction, claims this thread's next job.
+///
+/// Why here and not only in the dispatcher: a round trip through the dispatcher costs a
+/// wake-up and a transaction of its own per free slot; claiming on completion keeps a busy
+/// thread busy with one transaction per job (measured: 2.4k → see README no-op jobs/s).
+fn finish_and_claim(shared: &Shared, job: &ClaimedJob, outcome: Outcome) -> Option<ClaimedJob> {
+    let (id, token, attempt) = (job.id, job.lease_token, job.attempt);
+    let claim_next = !shared.stopping.load(Ordering::SeqCst);
+    let lease_ms = shared.config.lease.as_millis() as Millis;
+    let result = shared.writer.call(true, Durability::Relaxed, move |conn, now| {
+        apply_outcome(conn, id, token, attempt, outcome, now)?;
+        if !claim_next {
+            return Ok(None);
+        }
+        super::maintenance::Scheduler::run_once(conn, now)?;
+        Ok(store::claim(conn, 1, now, lease_ms)?.pop())
+    });
+    match result {
+        Ok(Some(next)) => {
+            register(shared, &next);
+            Some(next)
+        }
+        Ok(None) => None,
+        Err(e) => {
+            log::warn!(target: "queue", "could not record the outcome of job {id}: {e}; its lease will expire and it will be rescued");
+            None
+        }
+    }
 }
 
 /// Runs in the writer: records an attempt's outcome, fenced by its lease token.

@@ -212,9 +212,12 @@ pub enum RescueScope {
 /// of attempts). Returns the ids rescued.
 pub fn rescue(conn: &Connection, scope: RescueScope, now: Millis) -> rusqlite::Result<Vec<JobId>> {
     let sql = match scope {
-        RescueScope::AllRunning => "SELECT id, lease_token FROM jobs WHERE state = 'running'",
+        RescueScope::AllRunning => {
+            "SELECT id, lease_token FROM jobs WHERE state IN ('available','running','retryable') AND state = 'running'"
+        }
         RescueScope::ExpiredLeases => {
-            "SELECT id, lease_token FROM jobs WHERE state = 'running' AND lease_expires_at < ?1"
+            "SELECT id, lease_token FROM jobs WHERE state IN ('available','running','retryable') \
+             AND state = 'running' AND lease_expires_at < ?1"
         }
     };
     let mut stmt = conn.prepare_cached(sql)?;
@@ -433,7 +436,9 @@ pub fn stats(conn: &Connection, now: Millis) -> rusqlite::Result<Stats> {
         *stats.by_kind.entry(kind).or_default().entry(state).or_default() += count;
     }
     let oldest: Option<Millis> = conn
-        .prepare_cached("SELECT MIN(run_at) FROM jobs WHERE state = 'available' AND run_at <= ?1")?
+        .prepare_cached(
+            "SELECT MIN(run_at) FROM jobs WHERE state = 'available' AND run_at <= ?1",
+        )?
         .query_row([now], |r| r.get(0))?;
     stats.oldest_available_age_ms = oldest.map(|t| now - t);
     Ok(stats)

@@ -18,6 +18,7 @@
 //! - [`jobs`]: VibeLearn's job kinds (ingest, analysis steps, sync) as queue handlers
 //! - [`analysis`]: pure stack detection, static rules, concept and question validation
 //! - [`learn`]: pure learning rules: SM-2, mastery, streaks, answer checking
+//! - [`llm`]: LLM providers behind one trait, and the offline provider
 //! - [`hook`]: the IDE hook entry point: stdin, adapters, privacy, exclusion, transport
 //! - [`http`]: the worker's HTTP API
 //! - [`reads`]: read-model queries behind the read routes and the CLI
@@ -27,6 +28,7 @@
 //! - [`logging`]: the rotating log file
 //! - [`cli`]: the `vl` commands
 
+pub mod analysis;
 pub mod cli;
 pub mod clock;
 pub mod config;
@@ -36,6 +38,7 @@ pub mod http;
 pub mod intake;
 pub mod jobs;
 pub mod learn;
+pub mod llm;
 pub mod logging;
 pub mod queue;
 pub mod reads;

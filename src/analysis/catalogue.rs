@@ -1,0 +1,274 @@
+//! The concept catalogue written for VibeLearn (SPEC §6.5): what the offline provider knows.
+//! Each entry says what a concept is and why it matters, which static-analysis signals reveal
+//! it, and holds the raw material for a question of every type at every level; `render` turns
+//! that material plus the developer's own snippet into a `GeneratedQuestion`.
+//!
+//! The data lives in one file per group of categories (`async_errors`, `concurrency`,
+//! `design`, `code_style`, `data`, `api_testing`, `types`, `react`) so each stays readable;
+//! the tests below hold every entry to the invariants `render` relies on (an example that
+//! contains a blankable token and the first bug edit, 4–6 distinct steps, distinct options).
+
+mod api_testing;
+mod async_errors;
+mod code_style;
+mod concurrency;
+mod data;
+mod design;
+mod react;
+pub mod render;
+pub mod tokens;
+mod types;
+
+use crate::analysis::concepts::{Level, normalize_name};
+
+/// A static-analysis signal that reveals a concept.
+#[derive(Debug, Clone, Copy)]
+pub struct Signal {
+    /// The `Pattern::pattern_type` it reacts to; `"*"` reacts to any pattern.
+    pub pattern_type: &'static str,
+    /// Lowercase substrings of which at least one must occur in the pattern's name or snippet
+    /// (lowercased); empty means the pattern type alone is enough.
+    pub hints: &'static [&'static str],
+    /// Languages (`Pattern::language`) it applies to; empty means all.
+    pub langs: &'static [&'static str],
+    /// How strongly a match points at the concept, 1 (weak) to 5 (unambiguous).
+    pub weight: u32,
+    /// An extra test on the pattern's name, for what substrings cannot say (e.g. "a hook
+    /// name that is not one of React's built-ins").
+    pub name_test: Option<fn(&str) -> bool>,
+}
+
+/// Shorthand for the data files.
+pub const fn sig(
+    pattern_type: &'static str,
+    hints: &'static [&'static str],
+    langs: &'static [&'static str],
+    weight: u32,
+) -> Signal {
+    Signal {
+        pattern_type,
+        hints,
+        langs,
+        weight,
+        name_test: None,
+    }
+}
+
+/// A signal that fires when the pattern's name passes `test`.
+pub const fn named(pattern_type: &'static str, test: fn(&str) -> bool, weight: u32) -> Signal {
+    Signal {
+        pattern_type,
+        hints: &[],
+        langs: &[],
+        weight,
+        name_test: Some(test),
+    }
+}
+
+/// A small edit that turns correct code into plausibly buggy code, for spot_the_bug.
+#[derive(Debug, Clone, Copy)]
+pub struct BugEdit {
+    /// Text to find (first occurrence) …
+    pub from: &'static str,
+    /// … and what replaces it.
+    pub to: &'static str,
+    /// The model answer: what the bug is and what it causes.
+    pub answer: &'static str,
+}
+
+/// One catalogue concept.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry {
+    pub name: &'static str,
+    /// One of `concepts::CATEGORIES`.
+    pub category: &'static str,
+    /// The concept's own difficulty (a question may be asked at another level).
+    pub difficulty: Level,
+    /// Why it matters, one or two sentences; becomes `why_it_matters`.
+    pub description: &'static str,
+    pub signals: &'static [Signal],
+    /// Lowercase stack terms (languages, frameworks, libraries) that make the concept a
+    /// plausible fallback when the code gave too few signals.
+    pub stack_hints: &'static [&'static str],
+    /// Tokens worth blanking in fill_in_blank, preferred first; also the evidence searched for
+    /// in files when falling back. At least one occurs in `example`.
+    pub tokens: &'static [&'static str],
+    /// A short canonical example, used when the developer's snippet lacks a token or an edit.
+    pub example: &'static str,
+    /// True statements, one per level (junior, mid, senior).
+    pub facts: [&'static str; 3],
+    /// Plausible misconceptions: the false statements and multiple-choice distractors.
+    pub myths: [&'static str; 3],
+    /// What the ordering question asks to put in order.
+    pub order_prompt: &'static str,
+    /// 4–6 steps in their correct order.
+    pub steps: &'static [&'static str],
+    /// A code-reading question and its model answer.
+    pub reading: [&'static str; 2],
+    /// Bug edits, tried in order on the developer's snippet; the first must apply to `example`.
+    pub bugs: &'static [BugEdit],
+    /// An open-ended (senior) question and its model answer.
+    pub open: [&'static str; 2],
+    /// The mid-level follow-up attached to junior questions.
+    pub follow_up: &'static str,
+    /// A concept almost any code shows (imports, functions, early returns): the last resort
+    /// when a session's code gives too few signals.
+    pub generic: bool,
+}
+
+/// Every entry, in a fixed order (the tie-break when scores are equal).
+pub fn all() -> impl Iterator<Item = &'static Entry> {
+    [
+        async_errors::ENTRIES,
+        concurrency::ENTRIES,
+        design::ENTRIES,
+        code_style::ENTRIES,
+        data::ENTRIES,
+        api_testing::ENTRIES,
+        types::ENTRIES,
+        react::ENTRIES,
+    ]
+    .into_iter()
+    .flatten()
+}
+
+/// The entry whose name equals `name` after `normalize_name`.
+pub fn find(name: &str) -> Option<&'static Entry> {
+    let key = normalize_name(name);
+    all().find(|e| normalize_name(e.name) == key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tokens::find_token;
+    use super::*;
+    use crate::analysis::concepts::CATEGORIES;
+    use std::collections::{BTreeMap, HashSet};
+
+    /// The pattern types the static analyser emits (SPEC §6.2).
+    const PATTERN_TYPES: &[&str] = &[
+        "react_hook",
+        "server_action",
+        "client_component",
+        "api_route",
+        "interface",
+        "type_alias",
+        "trait",
+        "struct",
+        "enum",
+        "class",
+        "layered_class",
+        "singleton",
+        "async_function",
+        "await",
+        "promise_combinator",
+        "error_handling",
+        "db_query",
+        "goroutine",
+        "channel",
+        "spawned_task",
+        "mutex",
+        "closure",
+        "higher_order_function",
+        "decorator",
+        "generator",
+        "dataclass",
+        "derive_macro",
+        "lifetime",
+        "test",
+    ];
+
+    #[test]
+    fn at_least_forty_concepts_over_all_categories() {
+        let entries: Vec<_> = all().collect();
+        assert!(entries.len() >= 40, "{}", entries.len());
+        let mut per_category = BTreeMap::new();
+        for e in &entries {
+            assert!(
+                CATEGORIES.contains(&e.category),
+                "{}: {}",
+                e.name,
+                e.category
+            );
+            *per_category.entry(e.category).or_insert(0) += 1;
+        }
+        for c in CATEGORIES {
+            assert!(
+                per_category.get(c).copied().unwrap_or(0) >= 2,
+                "{c}: {per_category:?}"
+            );
+        }
+        assert!(entries.iter().filter(|e| e.generic).count() >= 3);
+    }
+
+    #[test]
+    fn names_are_unique_and_findable() {
+        let mut seen = HashSet::new();
+        for e in all() {
+            assert!(seen.insert(normalize_name(e.name)), "duplicate {}", e.name);
+            assert_eq!(find(&e.name.to_uppercase()).map(|f| f.name), Some(e.name));
+        }
+        assert!(find("no such concept").is_none());
+    }
+
+    #[test]
+    fn every_pattern_type_reveals_some_concept() {
+        for e in all() {
+            for s in e.signals {
+                assert!(
+                    s.pattern_type == "*" || PATTERN_TYPES.contains(&s.pattern_type),
+                    "{}: {}",
+                    e.name,
+                    s.pattern_type
+                );
+                assert!((1..=5).contains(&s.weight), "{}", e.name);
+                assert!(s.hints.iter().all(|h| *h == h.to_lowercase()), "{}", e.name);
+            }
+            assert!(
+                e.signals.len() + usize::from(e.generic) > 0,
+                "{} has no way in",
+                e.name
+            );
+        }
+        for t in PATTERN_TYPES {
+            assert!(
+                all().any(|e| e.signals.iter().any(|s| s.pattern_type == *t)),
+                "{t}"
+            );
+        }
+    }
+
+    #[test]
+    fn entries_hold_what_render_needs() {
+        for e in all() {
+            let n = e.name;
+            assert!(!e.description.is_empty() && !e.follow_up.is_empty(), "{n}");
+            assert!(
+                e.tokens.iter().any(|t| find_token(e.example, t).is_some()),
+                "{n}: no token"
+            );
+            assert!(
+                !e.bugs.is_empty() && e.example.contains(e.bugs[0].from),
+                "{n}: bug edit"
+            );
+            assert!(
+                e.bugs
+                    .iter()
+                    .all(|b| b.from != b.to && !b.answer.is_empty()),
+                "{n}"
+            );
+            assert!((4..=6).contains(&e.steps.len()), "{n}: steps");
+            let distinct = |xs: &[&str]| xs.iter().collect::<HashSet<_>>().len() == xs.len();
+            assert!(distinct(e.steps), "{n}: steps repeat");
+            let options = [
+                e.facts[0], e.facts[1], e.facts[2], e.myths[0], e.myths[1], e.myths[2],
+            ];
+            assert!(
+                distinct(&options) && options.iter().all(|o| !o.is_empty()),
+                "{n}"
+            );
+            assert!(e.stack_hints.iter().all(|h| *h == h.to_lowercase()), "{n}");
+            assert!(!e.example.contains("___"), "{n}");
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! Finding tokens in code: whole-token search (so `await` is not found inside `awaited`) and
+//! the blanking used by fill_in_blank questions. Shared by the question templates and the
+//! offline provider's fallback, which looks for a concept's tokens in captured files.
+
+use crate::analysis::questions::count_blanks;
+
+/// The blank marker written into fill_in_blank snippets.
+const BLANK: &str = "___";
+
+/// `code` with the preferred token replaced by the blank marker: the first token of `tokens`
+/// that occurs exactly once (so the answer is not visible elsewhere), else the first that
+/// occurs at all. `None` when no token occurs or the code already contains a blank.
+pub(super) fn blank_in(code: &str, tokens: &[&'static str]) -> Option<(String, &'static str)> {
+    if count_blanks(code) > 0 {
+        return None;
+    }
+    let found: Vec<(&'static str, Vec<usize>)> = tokens
+        .iter()
+        .map(|t| (*t, token_positions(code, t).collect::<Vec<_>>()))
+        .filter(|(_, at)| !at.is_empty())
+        .collect();
+    let (token, at) = found
+        .iter()
+        .find(|(_, at)| at.len() == 1)
+        .or(found.first())?;
+    let blanked = format!("{}{BLANK}{}", &code[..at[0]], &code[at[0] + token.len()..]);
+    (count_blanks(&blanked) == 1).then_some((blanked, *token))
+}
+
+/// Byte offset of the first occurrence of `token` in `text` that is a whole token: where
+/// the token starts (ends) with an identifier character, the text before (after) it must not
+/// be one, so `await` is not found inside `awaited`.
+pub fn find_token(text: &str, token: &str) -> Option<usize> {
+    token_positions(text, token).next()
+}
+
+fn token_positions<'a>(text: &'a str, token: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let starts_ident = token.chars().next().is_some_and(ident);
+    let ends_ident = token.chars().next_back().is_some_and(ident);
+    text.match_indices(token).map(|(i, _)| i).filter(move |&i| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + token.len()..].chars().next();
+        !(token.is_empty()
+            || starts_ident && before.is_some_and(ident)
+            || ends_ident && after.is_some_and(ident))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_match_whole_words_only() {
+        assert_eq!(find_token("awaited; await x", "await"), Some(9));
+        assert_eq!(find_token("foo()?;", "?"), Some(5));
+        assert_eq!(find_token("x_await", "await"), None);
+        assert_eq!(find_token("\"use client\";", "use client"), Some(1));
+    }
+
+    #[test]
+    fn blanks_prefer_a_token_that_occurs_once() {
+        let code = "const a = await f();\nasync function g() {}";
+        let (blanked, token) =
+            blank_in("await x; await y; async z", &["await", "async"]).expect("a token");
+        assert_eq!(
+            (blanked.as_str(), token),
+            ("await x; await y; ___ z", "async")
+        );
+        assert_eq!(blank_in(code, &["await"]).map(|b| b.1), Some("await"));
+        assert_eq!(blank_in("let ___ = 1; await x", &["await"]), None);
+        assert_eq!(blank_in("nothing here", &["await"]), None);
+    }
+}

@@ -1,0 +1,25 @@
+//! Analysis of a session's code (SPEC §6.1–6.2), pure functions over captured files with no
+//! I/O of their own:
+//!
+//! - `model`: the shared data types (`SourceFile` in, `StackProfile` and `Pattern` out).
+//! - `stack`: stack detection from manifests (real JSON/TOML parsers) and touched paths.
+//! - `lexer`: per-language masking of comments and strings, so rules never match inside them.
+//! - `static_rules`: per-language pattern rules (hooks, routes, async, errors, tests …).
+//! - `concepts`: the concept answer shape, category aliases, grounding validation.
+//! - `questions`: the question shape and its structural validation.
+//! - `catalogue`: the concept catalogue the offline provider draws on.
+
+pub mod catalogue;
+pub mod concepts;
+pub mod lexer;
+pub mod model;
+pub mod questions;
+pub mod stack;
+pub mod static_rules;
+
+pub use lexer::{Lang, lang_for_path, mask_comments_and_strings};
+pub use stack::{detect_stack, is_manifest};
+pub use static_rules::analyze_files;
+
+#[cfg(test)]
+mod fixture_tests;

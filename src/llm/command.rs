@@ -1,0 +1,280 @@
+//! The `command` provider: runs a shell command line as the model (SPEC §6.5).
+//!
+//! Protocol: `sh -c <command line>`; stdin gets the system text, a blank line, then the prompt
+//! (just the prompt when the system text is empty); stdout is the answer. The same provider runs
+//! the `claude` CLI when `auto` finds one on PATH, as `<path> -p --output-format text` (print
+//! mode reads its prompt from stdin and prints only the answer).
+//!
+//! # Failures
+//! - Timeout: the whole process group is killed (the command runs in a group of its own, so a
+//!   pipeline or a script's children die too, not just `sh`) → Transient.
+//! - Non-zero exit → Transient, with the last 500 chars of stderr (the end is where the error
+//!   usually is). Exit 126/127 is `sh` saying "not executable"/"not found": Permanent, as no
+//!   retry can fix a misspelt command.
+//! - Empty stdout with exit 0 → Permanent.
+//!
+//! # Nesting
+//! The child gets `VIBELEARN_LLM_CHILD=1` so VibeLearn's own hooks, fired by a nested `claude`
+//! session, can tell they are inside an analysis call and stay out of it (else each analysis
+//! would create a new session to analyse).
+//!
+//! # Waiting
+//! std has no wait-with-timeout, so the child is polled every [`POLL_INTERVAL`]; a thread
+//! blocked in `wait()` would own the `Child` and leave no way to kill it.
+
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::error::clip;
+use super::{LlmError, LlmRequest, Provider};
+
+/// Set in the child's environment; see "Nesting" above.
+pub const CHILD_MARKER_ENV: &str = "VIBELEARN_LLM_CHILD";
+
+/// Polling period while the command runs: adds at most 10 ms to a call that lasts seconds.
+const POLL_INTERVAL: Duration = Duration::from_millis(10);
+
+/// Largest answer kept; the rest is drained so the command never blocks on a full pipe.
+const MAX_STDOUT_BYTES: usize = 8 * 1024 * 1024;
+
+/// How much of stderr is kept (its end) and how much of that goes into a message.
+const STDERR_KEEP_BYTES: usize = 16 * 1024;
+const STDERR_MESSAGE_CHARS: usize = 500;
+
+/// Runs a shell command line per completion.
+pub struct CommandProvider {
+    command_line: String,
+    /// Names the command in messages without quoting it: a command line may hold secrets.
+    label: &'static str,
+}
+
+impl CommandProvider {
+    /// The `command` provider for `VIBELEARN_LLM_COMMAND`.
+    pub fn new(command_line: &str) -> Self {
+        CommandProvider {
+            command_line: command_line.to_string(),
+            label: "VIBELEARN_LLM_COMMAND",
+        }
+    }
+
+    /// The `claude` CLI at `path`, in print mode.
+    pub fn claude_cli(path: &Path) -> Self {
+        let quoted = format!("'{}'", path.to_string_lossy().replace('\'', r"'\''"));
+        CommandProvider {
+            command_line: format!("{quoted} -p --output-format text"),
+            label: "the claude CLI",
+        }
+    }
+
+    /// The shell command line run per completion.
+    pub fn command_line(&self) -> &str {
+        &self.command_line
+    }
+}
+
+impl Provider for CommandProvider {
+    fn name(&self) -> &'static str {
+        "command"
+    }
+
+    fn complete(&self, request: &LlmRequest, timeout: Duration) -> Result<String, LlmError> {
+        let deadline = Instant::now() + timeout;
+        let label = self.label;
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(&self.command_line)
+            .env(CHILD_MARKER_ENV, "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| {
+                LlmError::Permanent(format!("command: could not start sh for {label}: {e}"))
+            })?;
+
+        let input = match request.system.is_empty() {
+            true => request.prompt.clone(),
+            false => format!("{}\n\n{}", request.system, request.prompt),
+        };
+        if let Some(mut stdin) = child.stdin.take() {
+            // A command that ignores stdin closes the pipe early; that broken pipe is fine.
+            thread::spawn(move || stdin.write_all(input.as_bytes()));
+        }
+        let stdout = child
+            .stdout
+            .take()
+            .map(|s| read_in_thread(s, Keep::Head(MAX_STDOUT_BYTES)));
+        let stderr = child
+            .stderr
+            .take()
+            .map(|s| read_in_thread(s, Keep::Tail(STDERR_KEEP_BYTES)));
+
+        let timed_out = || {
+            LlmError::transient(format!(
+                "command: {label} gave no answer within {:.1} s and was killed",
+                timeout.as_secs_f64()
+            ))
+        };
+        let Some(status) = wait_until(&mut child, deadline) else {
+            kill_group(&mut child);
+            return Err(timed_out());
+        };
+        // The shell has exited, but a background child may still hold the pipes open.
+        let (Some(stdout), Some(stderr)) = (collect(stdout, deadline), collect(stderr, deadline))
+        else {
+            kill_group(&mut child);
+            return Err(timed_out());
+        };
+        interpret(label, status, &stdout, &stderr)
+    }
+}
+
+fn interpret(
+    label: &str,
+    status: ExitStatus,
+    stdout: &[u8],
+    stderr: &[u8],
+) -> Result<String, LlmError> {
+    let stderr = String::from_utf8_lossy(stderr);
+    let tail = stderr_tail(&stderr);
+    match status.code() {
+        Some(0) => {
+            let text = String::from_utf8_lossy(stdout).trim().to_string();
+            if text.is_empty() {
+                return Err(LlmError::Permanent(format!(
+                    "command: {label} printed nothing{tail}"
+                )));
+            }
+            Ok(text)
+        }
+        Some(code @ (126 | 127)) => Err(LlmError::Permanent(format!(
+            "command: sh could not find or run {label} (exit {code}){tail}"
+        ))),
+        Some(code) => Err(LlmError::transient(format!(
+            "command: {label} exited with {code}{tail}"
+        ))),
+        None => Err(LlmError::transient(format!(
+            "command: {label} was killed by a signal{tail}"
+        ))),
+    }
+}
+
+/// `": <last 500 chars of stderr>"`, or nothing when stderr is blank.
+fn stderr_tail(stderr: &str) -> String {
+    let stderr = stderr.trim();
+    if stderr.is_empty() {
+        return String::new();
+    }
+    let skip = stderr.chars().count().saturating_sub(STDERR_MESSAGE_CHARS);
+    let start = stderr.char_indices().nth(skip).map_or(0, |(i, _)| i);
+    let marker = if skip > 0 { "…" } else { "" };
+    format!(": {marker}{}", clip(&stderr[start..], STDERR_MESSAGE_CHARS))
+}
+
+/// Polls the child until it exits or `deadline` passes (`None`).
+fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
+    loop {
+        // An error from waitpid is treated like "still running": at the deadline the caller
+        // kills and reaps what it can.
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return None;
+        }
+        thread::sleep(POLL_INTERVAL.min(deadline - now));
+    }
+}
+
+/// SIGKILLs the child's process group (its pgid is its pid, from `process_group(0)`), then the
+/// child itself in case the external `kill` is missing, then reaps it. The group cannot have
+/// been reused: Linux does not recycle an id while a process group of that id has members, and
+/// with no members the kill simply fails.
+fn kill_group(child: &mut Child) {
+    let _ = Command::new("kill")
+        .args(["-s", "KILL", "--", &format!("-{}", child.id())])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+enum Keep {
+    /// The first N bytes (the answer; more than that is a runaway command).
+    Head(usize),
+    /// The last N bytes (stderr, whose end holds the error).
+    Tail(usize),
+}
+
+/// Reads a pipe to its end on a thread of its own, so stdout and stderr drain together and
+/// neither can fill up and block the command.
+fn read_in_thread(mut pipe: impl Read + Send + 'static, keep: Keep) -> Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let mut kept = Vec::new();
+        let mut chunk = [0u8; 8192];
+        // A read error ends the output like EOF does: the exit status tells what happened.
+        while let Ok(n @ 1..) = pipe.read(&mut chunk) {
+            match keep {
+                Keep::Head(max) => {
+                    let room = max.saturating_sub(kept.len());
+                    kept.extend_from_slice(&chunk[..n.min(room)]);
+                }
+                Keep::Tail(max) => {
+                    kept.extend_from_slice(&chunk[..n]);
+                    if kept.len() > 2 * max {
+                        kept.drain(..kept.len() - max);
+                    }
+                }
+            }
+        }
+        let _ = tx.send(kept);
+    });
+    rx
+}
+
+/// The reader's output, or `None` if the pipe stays open past `deadline`.
+fn collect(reader: Option<Receiver<Vec<u8>>>, deadline: Instant) -> Option<Vec<u8>> {
+    let Some(reader) = reader else {
+        return Some(Vec::new());
+    };
+    reader
+        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_tail_keeps_the_end() {
+        let long = format!("{}END", "x".repeat(1000));
+        let tail = stderr_tail(&long);
+        assert!(tail.ends_with("END"));
+        assert!(
+            tail.chars().count() <= STDERR_MESSAGE_CHARS + 3,
+            "{}",
+            tail.len()
+        );
+        assert_eq!(stderr_tail("  \n"), "");
+    }
+
+    #[test]
+    fn claude_path_is_shell_quoted() {
+        let p = CommandProvider::claude_cli(Path::new("/opt/it's here/claude"));
+        assert_eq!(
+            p.command_line(),
+            r"'/opt/it'\''s here/claude' -p --output-format text"
+        );
+    }
+}

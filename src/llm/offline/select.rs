@@ -1,0 +1,368 @@
+//! Choosing catalogue entries for a session: scoring them by the patterns their signals
+//! match, the stack and generic fallbacks, and cutting a verbatim snippet from a captured file
+//! for each, so that the citation always passes `validate_concepts`.
+
+use crate::analysis::catalogue::tokens::find_token;
+use crate::analysis::catalogue::{self, Entry, Signal};
+use crate::analysis::concepts::{Concept, MAX_CONCEPTS, MIN_CONCEPTS, path_matches};
+use crate::analysis::model::{Pattern, SourceFile, StackProfile};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Patterns counted per concept: beyond this, more of the same adds no evidence, and one
+/// file full of awaits should not crowd every other concept out.
+const MAX_HITS_PER_CONCEPT: usize = 5;
+/// First-pass cap per category, so eight async concepts do not fill the session.
+const MAX_PER_CATEGORY: usize = 2;
+/// Longest snippet cited, in bytes; longer pattern snippets are cut to lines around the match.
+const MAX_SNIPPET_BYTES: usize = 600;
+/// Lines of context around a matched line when the snippet is cut from the file.
+const CONTEXT_LINES: usize = 2;
+/// Confidence of concepts found through the stack fallback and the generic fallback: above
+/// the 0.4 cut-off, below anything a matched pattern gives (at least 0.55).
+const STACK_CONFIDENCE: f64 = 0.5;
+const GENERIC_CONFIDENCE: f64 = 0.45;
+
+/// Language names as stack profiles and `Pattern::language` spell them.
+const LANGUAGES: &[&str] = &[
+    "typescript",
+    "javascript",
+    "python",
+    "go",
+    "rust",
+    "ruby",
+    "java",
+    "kotlin",
+    "csharp",
+    "php",
+    "swift",
+];
+
+/// One chosen entry and where it was seen.
+pub(super) struct Pick {
+    entry: &'static Entry,
+    file: String,
+    snippet: String,
+    /// The pattern's name (e.g. "fetchUser"), when a pattern revealed it.
+    seen_as: Option<String>,
+    confidence: f64,
+}
+
+impl Pick {
+    pub(super) fn to_concept(&self) -> Concept {
+        let seen = match &self.seen_as {
+            Some(name) if !name.trim().is_empty() => {
+                format!(" Seen here as `{}` in {}.", name.trim(), self.file)
+            }
+            _ => format!(" Seen here in {}.", self.file),
+        };
+        Concept {
+            name: self.entry.name.to_string(),
+            category: self.entry.category.to_string(),
+            difficulty: self.entry.difficulty.as_str().to_string(),
+            source_file: self.file.clone(),
+            snippet: self.snippet.clone(),
+            why_it_matters: format!("{}{seen}", self.entry.description),
+            confidence: self.confidence,
+        }
+    }
+}
+
+pub(super) fn pick_from_patterns(patterns: &[Pattern], files: &[SourceFile]) -> Vec<Pick> {
+    let lowered: Vec<(String, String)> = patterns
+        .iter()
+        .map(|p| (p.name.to_lowercase(), p.snippet.to_lowercase()))
+        .collect();
+    // (score, catalogue order, pick) for every entry some pattern reveals with usable evidence.
+    let mut scored = Vec::new();
+    for (order, entry) in catalogue::all().enumerate() {
+        let mut hits: Vec<(u32, usize)> = patterns
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| best_weight(entry.signals, p, &lowered[i]).map(|w| (w, i)))
+            .collect();
+        // Strongest first; equal weights keep pattern order (stable sort).
+        hits.sort_by_key(|h| Reverse(h.0));
+        let score: u32 = hits.iter().take(MAX_HITS_PER_CONCEPT).map(|h| h.0).sum();
+        let evidence = hits.iter().find_map(|&(_, i)| {
+            let p = &patterns[i];
+            let file = files.iter().find(|f| path_matches(&f.path, &p.file))?;
+            Some((file.path.clone(), pattern_snippet(file, p)?, p.name.clone()))
+        });
+        if let Some((file, snippet, name)) = evidence {
+            let confidence = (0.5 + 0.05 * f64::from(score)).min(0.95);
+            let pick = Pick {
+                entry,
+                file,
+                snippet,
+                seen_as: Some(name),
+                confidence,
+            };
+            scored.push((score, order, pick));
+        }
+    }
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut per_category: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut first_pass = Vec::new();
+    let mut rest = Vec::new();
+    for (_, _, pick) in scored {
+        let count = per_category.entry(pick.entry.category).or_default();
+        if *count < MAX_PER_CATEGORY && first_pass.len() < MAX_CONCEPTS {
+            *count += 1;
+            first_pass.push(pick);
+        } else {
+            rest.push(pick);
+        }
+    }
+    let room = MAX_CONCEPTS - first_pass.len();
+    first_pass.extend(rest.into_iter().take(room));
+    first_pass
+}
+
+/// The weight of the strongest signal of `signals` that `p` matches, if any. `lowered` is
+/// the pattern's (name, snippet) in lowercase. A hint found only in the snippet's context
+/// lines, not in the name, counts one less: a useState pattern whose context shows a
+/// useEffect call is weaker evidence for effects than the useEffect pattern itself.
+fn best_weight(signals: &[Signal], p: &Pattern, lowered: &(String, String)) -> Option<u32> {
+    let language = p.language.to_lowercase();
+    let (name, snippet) = lowered;
+    signals
+        .iter()
+        .filter(|s| s.pattern_type == "*" || s.pattern_type == p.pattern_type)
+        .filter(|s| s.langs.is_empty() || s.langs.contains(&language.as_str()))
+        .filter(|s| s.name_test.is_none_or(|test| test(&p.name)))
+        .filter_map(|s| {
+            if s.hints.is_empty() {
+                // A "*" signal without hints would match every pattern; it never counts.
+                (s.pattern_type != "*").then_some(s.weight)
+            } else if s.hints.iter().any(|h| name.contains(h)) {
+                Some(s.weight)
+            } else if s.hints.iter().any(|h| snippet.contains(h)) {
+                Some(s.weight.saturating_sub(1).max(1))
+            } else {
+                None
+            }
+        })
+        .max()
+}
+
+/// A verbatim piece of `file` for the pattern: its own snippet when the file contains it and
+/// it is not too long, else the lines around the pattern's line.
+fn pattern_snippet(file: &SourceFile, p: &Pattern) -> Option<String> {
+    let own = p.snippet.trim();
+    if !own.is_empty() && own.len() <= MAX_SNIPPET_BYTES && file.content.contains(own) {
+        return Some(own.to_string());
+    }
+    let line = usize::try_from(p.line).ok()?.checked_sub(1)?;
+    lines_around(&file.content, line)
+}
+
+/// Lines `line - CONTEXT_LINES ..= line + CONTEXT_LINES` (0-based) of `content`, sliced from
+/// it (so the result is verbatim, CRLF files included), trimmed; shrunk to the line itself,
+/// then to a window inside it, when longer than `MAX_SNIPPET_BYTES`.
+fn lines_around(content: &str, line: usize) -> Option<String> {
+    let mut starts = vec![0];
+    starts.extend(content.match_indices('\n').map(|(i, _)| i + 1));
+    if line >= starts.len() {
+        return None;
+    }
+    let end_of = |l: usize| starts.get(l + 1).copied().unwrap_or(content.len());
+    let first = line.saturating_sub(CONTEXT_LINES);
+    let last = (line + CONTEXT_LINES).min(starts.len() - 1);
+    let wide = content[starts[first]..end_of(last)].trim();
+    let text = if wide.len() <= MAX_SNIPPET_BYTES {
+        wide
+    } else {
+        content[starts[line]..end_of(line)].trim()
+    };
+    let text = if text.len() <= MAX_SNIPPET_BYTES {
+        text
+    } else {
+        prefix_at_char(text, MAX_SNIPPET_BYTES).trim()
+    };
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a char boundary.
+fn prefix_at_char(text: &str, max: usize) -> &str {
+    let mut end = max.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// Language of a file from its extension (SPEC §6.1's list).
+pub(super) fn language_of(path: &str) -> Option<&'static str> {
+    let ext = path.rsplit_once('.')?.1.to_lowercase();
+    Some(match ext.as_str() {
+        "ts" | "tsx" | "mts" | "cts" => "typescript",
+        "js" | "jsx" | "mjs" | "cjs" => "javascript",
+        "py" => "python",
+        "go" => "go",
+        "rs" => "rust",
+        "rb" => "ruby",
+        "java" => "java",
+        "kt" | "kts" => "kotlin",
+        "cs" => "csharp",
+        "php" => "php",
+        "swift" => "swift",
+        _ => return None,
+    })
+}
+
+/// Adds concepts until there are `MIN_CONCEPTS`: first entries that fit the stack and whose
+/// tokens occur in a file of a fitting language, then generic entries by token, then generic
+/// entries citing the top of the first non-empty file.
+pub(super) fn fill_from_stack(
+    picked: &mut Vec<Pick>,
+    stack: &StackProfile,
+    patterns: &[Pattern],
+    files: &[SourceFile],
+) {
+    let terms = stack_terms(stack, patterns, files);
+    let fits = |e: &Entry| {
+        e.stack_hints
+            .iter()
+            .any(|h| terms.iter().any(|t| t == h || t.contains(h)))
+    };
+    // Two passes: stack-specific entries first, generic ones only if still short.
+    for generic_pass in [false, true] {
+        let confidence = if generic_pass {
+            GENERIC_CONFIDENCE
+        } else {
+            STACK_CONFIDENCE
+        };
+        let eligible = |e: &Entry| {
+            if generic_pass {
+                e.generic
+            } else {
+                !e.generic && fits(e)
+            }
+        };
+        for entry in catalogue::all().filter(|e| eligible(e)) {
+            if picked.len() >= MIN_CONCEPTS {
+                return;
+            }
+            if picked.iter().any(|p| p.entry.name == entry.name) {
+                continue;
+            }
+            if let Some((file, snippet)) = token_evidence(entry, files) {
+                picked.push(Pick {
+                    entry,
+                    file,
+                    snippet,
+                    seen_as: None,
+                    confidence,
+                });
+            }
+        }
+    }
+    let Some(head) = files
+        .iter()
+        .find_map(|f| Some((f.path.clone(), lines_around(&f.content, 0)?)))
+    else {
+        return;
+    };
+    for entry in catalogue::all().filter(|e| e.generic) {
+        if picked.len() >= MIN_CONCEPTS {
+            return;
+        }
+        if !picked.iter().any(|p| p.entry.name == entry.name) {
+            let (file, snippet) = head.clone();
+            picked.push(Pick {
+                entry,
+                file,
+                snippet,
+                seen_as: None,
+                confidence: GENERIC_CONFIDENCE,
+            });
+        }
+    }
+}
+
+/// Everything the session says about its stack, lowercase: detected items plus the languages
+/// of its patterns and file extensions.
+fn stack_terms(
+    stack: &StackProfile,
+    patterns: &[Pattern],
+    files: &[SourceFile],
+) -> BTreeSet<String> {
+    let singles = [
+        &stack.framework,
+        &stack.orm,
+        &stack.state_management,
+        &stack.auth,
+    ];
+    let lists = [
+        &stack.languages,
+        &stack.frameworks,
+        &stack.testing,
+        &stack.styling,
+    ];
+    let detected = singles
+        .into_iter()
+        .flatten()
+        .chain(lists.into_iter().flatten());
+    let from_code = patterns.iter().map(|p| p.language.clone());
+    let from_files = files
+        .iter()
+        .filter_map(|f| language_of(&f.path))
+        .map(str::to_string);
+    detected
+        .cloned()
+        .chain(from_code)
+        .chain(from_files)
+        .map(|t| t.trim().to_lowercase())
+        .collect()
+}
+
+/// The first place a token of `entry` occurs in a file whose language fits the entry (when
+/// the entry names languages at all), as (path, lines around it).
+fn token_evidence(entry: &Entry, files: &[SourceFile]) -> Option<(String, String)> {
+    let langs: Vec<&str> = entry
+        .stack_hints
+        .iter()
+        .copied()
+        .filter(|h| LANGUAGES.contains(h))
+        .collect();
+    files
+        .iter()
+        .filter(|f| langs.is_empty() || language_of(&f.path).is_some_and(|l| langs.contains(&l)))
+        .find_map(|f| {
+            let at = entry
+                .tokens
+                .iter()
+                .find_map(|t| find_token(&f.content, t))?;
+            let line = f.content[..at].matches('\n').count();
+            Some((f.path.clone(), lines_around(&f.content, line)?))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_are_verbatim_even_with_crlf() {
+        let content = "a\r\nb\r\nc\r\nd\r\ne\r\nf\r\n";
+        let got = lines_around(content, 3).expect("in range");
+        assert_eq!(got, "b\r\nc\r\nd\r\ne\r\nf");
+        assert!(content.contains(&got));
+        assert_eq!(lines_around(content, 40), None);
+    }
+
+    #[test]
+    fn long_lines_are_cut_on_a_char_boundary() {
+        let content = format!("short\n{}\nend", "é".repeat(1000));
+        let got = lines_around(&content, 1).expect("in range");
+        assert!(got.len() <= MAX_SNIPPET_BYTES && content.contains(&got));
+    }
+
+    #[test]
+    fn languages_come_from_extensions() {
+        assert_eq!(language_of("src/App.TSX"), Some("typescript"));
+        assert_eq!(language_of("main.go"), Some("go"));
+        assert_eq!(language_of("README"), None);
+    }
+}

@@ -1,0 +1,193 @@
+//! `select`: turns the resolved provider settings into the provider to use (SPEC §6.5).
+//!
+//! A mistake in the settings (an explicit provider without its key, an unknown name) is a
+//! `String` naming the setting to fix; the config layer shows it at startup instead of every
+//! job failing later. `auto` never fails: with nothing configured it is `offline`.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use super::openai::is_openai_default;
+use super::{Anthropic, CommandProvider, Gemini, OpenAiCompatible, Provider};
+
+/// What `select` reads: the config module fills it once from defaults, `settings.json` and the
+/// environment; nothing here reads the environment itself (STYLE #6).
+#[derive(Clone, Default)]
+pub struct ProviderSettings {
+    /// `auto`, `anthropic`, `openai`, `openrouter`, `gemini`, `command` or `offline`.
+    pub provider: String,
+    pub anthropic_key: Option<String>,
+    pub openai_key: Option<String>,
+    pub gemini_key: Option<String>,
+    pub openrouter_key: Option<String>,
+    pub anthropic_model: String,
+    pub openai_model: String,
+    pub gemini_model: String,
+    pub openrouter_model: String,
+    pub anthropic_base_url: String,
+    pub openai_base_url: String,
+    pub openrouter_base_url: String,
+    pub gemini_base_url: String,
+    /// `VIBELEARN_LLM_COMMAND`; empty counts as unset.
+    pub llm_command: Option<String>,
+    /// The `PATH` searched for the `claude` CLI by `auto`.
+    pub path_var: Option<String>,
+}
+
+/// Keys show only as set or unset: settings get logged, keys must not be (SPEC §2).
+impl std::fmt::Debug for ProviderSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let key = |k: &Option<String>| if given(k).is_some() { "set" } else { "unset" };
+        f.debug_struct("ProviderSettings")
+            .field("provider", &self.provider)
+            .field("anthropic_key", &key(&self.anthropic_key))
+            .field("openai_key", &key(&self.openai_key))
+            .field("gemini_key", &key(&self.gemini_key))
+            .field("openrouter_key", &key(&self.openrouter_key))
+            .field("anthropic_model", &self.anthropic_model)
+            .field("openai_model", &self.openai_model)
+            .field("gemini_model", &self.gemini_model)
+            .field("openrouter_model", &self.openrouter_model)
+            .field("anthropic_base_url", &self.anthropic_base_url)
+            .field("openai_base_url", &self.openai_base_url)
+            .field("openrouter_base_url", &self.openrouter_base_url)
+            .field("gemini_base_url", &self.gemini_base_url)
+            .field("llm_command", &self.llm_command.as_ref().map(|_| "set"))
+            .field("path_var", &self.path_var)
+            .finish()
+    }
+}
+
+/// The outcome of `select`. The offline provider is not a `Provider` (it works from static
+/// analysis signals, not a prompt), so it is its own variant.
+pub enum Selected {
+    Offline,
+    Remote(Box<dyn Provider>),
+}
+
+impl Selected {
+    /// `offline` or the provider's name, for logs and `vl status`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Selected::Offline => "offline",
+            Selected::Remote(provider) => provider.name(),
+        }
+    }
+}
+
+/// Picks the provider named by `settings.provider` (an empty name means `auto`).
+pub fn select(settings: &ProviderSettings) -> Result<Selected, String> {
+    let s = settings;
+    let remote = |p: Box<dyn Provider>| Ok(Selected::Remote(p));
+    match s.provider.trim().to_ascii_lowercase().as_str() {
+        "" | "auto" => Ok(auto(s)),
+        "anthropic" => remote(Box::new(anthropic(
+            s,
+            need(&s.anthropic_key, "anthropic", "ANTHROPIC_API_KEY")?,
+        ))),
+        "openai" => remote(Box::new(openai(s)?)),
+        "gemini" => remote(Box::new(gemini(
+            s,
+            need(&s.gemini_key, "gemini", "GEMINI_API_KEY")?,
+        ))),
+        "openrouter" => remote(Box::new(openrouter(
+            s,
+            need(&s.openrouter_key, "openrouter", "OPENROUTER_API_KEY")?,
+        ))),
+        "command" => match given(&s.llm_command) {
+            Some(line) => remote(Box::new(CommandProvider::new(line))),
+            None => {
+                Err("VIBELEARN_PROVIDER=command but VIBELEARN_LLM_COMMAND is not set".to_string())
+            }
+        },
+        "offline" => Ok(Selected::Offline),
+        other => Err(format!(
+            "VIBELEARN_PROVIDER={other:?} is not one of auto, anthropic, openai, openrouter, \
+             gemini, command, offline"
+        )),
+    }
+}
+
+/// The first of: a key (anthropic, openai, gemini, openrouter — in that order), the `claude`
+/// CLI on PATH, offline.
+fn auto(s: &ProviderSettings) -> Selected {
+    let provider: Box<dyn Provider> = if let Some(key) = given(&s.anthropic_key) {
+        Box::new(anthropic(s, key))
+    } else if let Some(key) = given(&s.openai_key) {
+        Box::new(OpenAiCompatible::openai(
+            &s.openai_base_url,
+            key,
+            &s.openai_model,
+        ))
+    } else if let Some(key) = given(&s.gemini_key) {
+        Box::new(gemini(s, key))
+    } else if let Some(key) = given(&s.openrouter_key) {
+        Box::new(openrouter(s, key))
+    } else if let Some(claude) = s
+        .path_var
+        .as_deref()
+        .and_then(|p| find_executable(p, "claude"))
+    {
+        Box::new(CommandProvider::claude_cli(&claude))
+    } else {
+        return Selected::Offline;
+    };
+    Selected::Remote(provider)
+}
+
+fn anthropic(s: &ProviderSettings, key: &str) -> Anthropic {
+    Anthropic::new(&s.anthropic_base_url, key, &s.anthropic_model)
+}
+
+fn gemini(s: &ProviderSettings, key: &str) -> Gemini {
+    Gemini::new(&s.gemini_base_url, key, &s.gemini_model)
+}
+
+fn openrouter(s: &ProviderSettings, key: &str) -> OpenAiCompatible {
+    OpenAiCompatible::openrouter(&s.openrouter_base_url, key, &s.openrouter_model)
+}
+
+/// `openai` needs a key only for OpenAI itself: a local server (Ollama, LM Studio, vLLM) at a
+/// custom base URL usually has none.
+fn openai(s: &ProviderSettings) -> Result<OpenAiCompatible, String> {
+    let key = match given(&s.openai_key) {
+        Some(key) => key,
+        None if !is_openai_default(&s.openai_base_url) => "",
+        None => {
+            return Err(
+                "VIBELEARN_PROVIDER=openai but OPENAI_API_KEY is not set (a key is \
+                        optional only with a custom VIBELEARN_OPENAI_BASE_URL)"
+                    .to_string(),
+            );
+        }
+    };
+    Ok(OpenAiCompatible::openai(
+        &s.openai_base_url,
+        key,
+        &s.openai_model,
+    ))
+}
+
+/// A setting's value, with blank counting as unset (an empty `KEY=` in a shell profile).
+fn given(value: &Option<String>) -> Option<&str> {
+    value.as_deref().map(str::trim).filter(|v| !v.is_empty())
+}
+
+fn need<'a>(value: &'a Option<String>, provider: &str, setting: &str) -> Result<&'a str, String> {
+    given(value).ok_or_else(|| format!("VIBELEARN_PROVIDER={provider} but {setting} is not set"))
+}
+
+/// The first executable file named `name` in a `PATH`-style list. Empty entries (which POSIX
+/// reads as the current directory) are skipped: the worker's cwd is not a place to run
+/// binaries from.
+fn find_executable(path_var: &str, name: &str) -> Option<PathBuf> {
+    path_var
+        .split(':')
+        .filter(|dir| !dir.is_empty())
+        .map(|dir| Path::new(dir).join(name))
+        .find(|candidate| {
+            candidate
+                .metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}

@@ -1,0 +1,163 @@
+//! `select`: the `auto` order, explicit providers and their missing keys.
+
+use std::time::Duration;
+
+use super::TempDir;
+use crate::llm::{LlmRequest, ProviderSettings, Selected, select};
+
+fn settings(provider: &str) -> ProviderSettings {
+    ProviderSettings {
+        provider: provider.into(),
+        anthropic_model: "claude-sonnet-4-5".into(),
+        openai_model: "gpt-4o-mini".into(),
+        gemini_model: "gemini-2.0-flash".into(),
+        openrouter_model: "anthropic/claude-sonnet-4.5".into(),
+        anthropic_base_url: "https://api.anthropic.com".into(),
+        openai_base_url: "https://api.openai.com/v1".into(),
+        openrouter_base_url: "https://openrouter.ai/api/v1".into(),
+        gemini_base_url: "https://generativelanguage.googleapis.com/v1beta".into(),
+        path_var: Some("/nonexistent-vl-dir".into()),
+        ..ProviderSettings::default()
+    }
+}
+
+fn with_keys(provider: &str, keys: &[&str]) -> ProviderSettings {
+    let mut s = settings(provider);
+    for key in keys {
+        let value = Some(format!("{key}-key"));
+        match *key {
+            "anthropic" => s.anthropic_key = value,
+            "openai" => s.openai_key = value,
+            "gemini" => s.gemini_key = value,
+            "openrouter" => s.openrouter_key = value,
+            other => panic!("no such key {other}"),
+        }
+    }
+    s
+}
+
+fn chosen(s: &ProviderSettings) -> &'static str {
+    select(s)
+        .map(|p| p.name())
+        .unwrap_or_else(|e| panic!("select failed: {e}"))
+}
+
+#[test]
+fn auto_takes_the_first_key_in_order() {
+    assert_eq!(
+        chosen(&with_keys(
+            "auto",
+            &["openrouter", "gemini", "openai", "anthropic"]
+        )),
+        "anthropic"
+    );
+    assert_eq!(
+        chosen(&with_keys("auto", &["openrouter", "gemini", "openai"])),
+        "openai"
+    );
+    assert_eq!(
+        chosen(&with_keys("auto", &["openrouter", "gemini"])),
+        "gemini"
+    );
+    assert_eq!(chosen(&with_keys("", &["openrouter"])), "openrouter");
+}
+
+#[test]
+fn auto_with_nothing_is_offline() {
+    assert!(matches!(select(&settings("auto")), Ok(Selected::Offline)));
+    // Blank keys count as unset.
+    let mut s = settings("auto");
+    s.anthropic_key = Some("  ".into());
+    assert_eq!(chosen(&s), "offline");
+}
+
+#[test]
+fn auto_falls_back_to_the_claude_cli_on_path() {
+    let dir = TempDir::new();
+    dir.file("claude", "#!/bin/sh\necho \"args: $*\"\ncat\n", 0o755);
+    let mut s = settings("auto");
+    s.path_var = Some(format!("/nonexistent-vl-dir::{}", dir.path().display()));
+    let Ok(Selected::Remote(provider)) = select(&s) else {
+        panic!("expected the claude CLI")
+    };
+    assert_eq!(provider.name(), "command");
+    let request = LlmRequest {
+        system: "S".into(),
+        prompt: "P".into(),
+        max_tokens: 5,
+    };
+    let answer = provider.complete(&request, Duration::from_secs(5));
+    assert_eq!(
+        answer,
+        Ok("args: -p --output-format text\nS\n\nP".to_string())
+    );
+}
+
+#[test]
+fn a_claude_file_that_is_not_executable_is_ignored() {
+    let dir = TempDir::new();
+    dir.file("claude", "not a program", 0o644);
+    let mut s = settings("auto");
+    s.path_var = Some(dir.path().display().to_string());
+    assert_eq!(chosen(&s), "offline");
+}
+
+#[test]
+fn explicit_providers_need_their_key() {
+    for (provider, setting) in [
+        ("anthropic", "ANTHROPIC_API_KEY"),
+        ("openai", "OPENAI_API_KEY"),
+        ("gemini", "GEMINI_API_KEY"),
+        ("openrouter", "OPENROUTER_API_KEY"),
+    ] {
+        let error = select(&settings(provider))
+            .err()
+            .unwrap_or_else(|| panic!("{provider} without key"));
+        assert!(
+            error.contains(&format!("VIBELEARN_PROVIDER={provider}")) && error.contains(setting),
+            "{error}"
+        );
+        assert_eq!(chosen(&with_keys(provider, &[provider])), provider);
+    }
+}
+
+#[test]
+fn openai_at_a_custom_base_url_needs_no_key() {
+    let mut s = settings("openai");
+    s.openai_base_url = "http://localhost:11434/v1".into();
+    assert_eq!(chosen(&s), "openai");
+}
+
+#[test]
+fn command_needs_its_command_line() {
+    let error = select(&settings("command"))
+        .err()
+        .expect("command without a command line");
+    assert!(error.contains("VIBELEARN_LLM_COMMAND"), "{error}");
+    let mut s = settings("command");
+    s.llm_command = Some("".into());
+    assert!(select(&s).is_err());
+    s.llm_command = Some("my-llm --json".into());
+    assert_eq!(chosen(&s), "command");
+}
+
+#[test]
+fn offline_and_unknown_names() {
+    assert_eq!(chosen(&with_keys("Offline", &["anthropic"])), "offline");
+    let error = select(&settings("chatgpt"))
+        .err()
+        .expect("unknown provider");
+    assert!(
+        error.contains("chatgpt") && error.contains("anthropic"),
+        "{error}"
+    );
+}
+
+#[test]
+fn debug_output_hides_keys() {
+    let shown = format!("{:?}", with_keys("auto", &["anthropic", "openai"]));
+    assert!(
+        !shown.contains("anthropic-key") && shown.contains("set"),
+        "{shown}"
+    );
+}

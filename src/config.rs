@@ -54,6 +54,10 @@ pub struct Config {
     values: BTreeMap<String, String>,
     /// Why settings.json was ignored, if it was.
     pub settings_warning: Option<String>,
+    /// `PATH`, for finding the `claude` CLI when the provider is `auto`.
+    pub path_var: Option<String>,
+    /// Set when this process runs inside VibeLearn's own LLM call (`VIBELEARN_LLM_CHILD`).
+    pub llm_child: bool,
 }
 
 /// A source of environment variables: `std::env::var` in production, a map in tests.
@@ -120,7 +124,8 @@ impl Config {
                 values.insert(key, value);
             }
         }
-        Config { data_dir, home, values, settings_warning }
+        let llm_child = env.get(crate::llm::CHILD_MARKER_ENV).is_some();
+        Config { data_dir, home, values, settings_warning, path_var: env.get("PATH"), llm_child }
     }
 
     /// A setting's value after precedence ("" when unset).

@@ -11,6 +11,7 @@ fn main() -> ExitCode {
     let config = Config::load();
     match cli.command {
         Command::Worker { action } => vibelearn::cli::worker_cmd::run(action, config),
+        Command::Demo => vibelearn::cli::demo::run(config.home.clone()),
         Command::Hook { platform, event } => vibelearn::cli::hook_cmd::run(&platform, &event, config),
     }
 }

@@ -25,6 +25,9 @@ pub enum Command {
         #[command(subcommand)]
         action: WorkerAction,
     },
+    /// Run the whole pipeline on a recorded sample session, offline, and print the result.
+    #[command(after_help = "Needs no keys and no network; uses a temporary data directory.\n\nExample:\n  vl demo")]
+    Demo,
     /// IDE hook entry point: reads the event JSON on stdin, prints one JSON line, exits 0.
     #[command(after_help = "Platforms: claude-code, cursor, raw\nEvents: session-start, session-init, observation, \
                             file-edit, summarize, session-complete\n\nExample:\n  echo '{\"session_id\":\"s1\",\"prompt\":\"hi\"}' | vl hook claude-code session-init")]

@@ -37,6 +37,11 @@ pub fn continue_line() -> Value {
 
 /// Runs one hook with its raw stdin value; returns the line to print.
 pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -> Value {
+    if config.llm_child {
+        // This session is VibeLearn's own `claude` CLI call (the `command` provider): recording
+        // it would analyse the analysis, in a loop.
+        return continue_line();
+    }
     let input = adapters::normalize(platform, raw);
     let excluded = input
         .cwd

@@ -4,7 +4,15 @@
 //! Handlers read through the queue's read pool and return their outputs as effects, which the
 //! writer commits together with the job's `succeeded` state.
 
+pub mod concepts;
 pub mod ingest;
+pub mod llm_call;
+pub mod prompts;
+pub mod quiz;
+pub mod session_data;
+pub mod stack;
+pub mod static_patterns;
+pub mod sync;
 
 use std::time::Duration;
 
@@ -58,11 +66,55 @@ pub fn analysis_job(kind: &str, session_id: &str, payload: serde_json::Value) ->
 
 /// The handlers of every kind, with their configured specs.
 pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::Registry {
-    let _ = queue;
     let mut registry = crate::queue::Registry::default();
     let spec_of = |kind| spec(config, kind).expect("every kind in KIND_NAMES has a default spec");
+    let provider: concepts::ProviderChoice = std::sync::Arc::new(crate::llm::select(&provider_settings(config)));
     registry.register(INGEST, spec_of(INGEST), ingest::IngestHandler);
+    registry.register(ANALYZE_STACK, spec_of(ANALYZE_STACK), stack::StackHandler { queue: queue.clone() });
+    registry.register(ANALYZE_STATIC, spec_of(ANALYZE_STATIC), static_patterns::StaticHandler { queue: queue.clone() });
+    registry.register(
+        ANALYZE_CONCEPTS,
+        spec_of(ANALYZE_CONCEPTS),
+        concepts::ConceptsHandler { queue: queue.clone(), provider: provider.clone(), llm_timeout: config.llm_timeout() },
+    );
+    registry.register(
+        ANALYZE_QUIZ,
+        spec_of(ANALYZE_QUIZ),
+        quiz::QuizHandler { queue: queue.clone(), provider, llm_timeout: config.llm_timeout() },
+    );
+    registry.register(
+        SYNC,
+        spec_of(SYNC),
+        sync::SyncHandler {
+            queue: queue.clone(),
+            data_dir: config.data_dir.clone(),
+            api_url: config.get("VIBELEARN_API_URL").to_owned(),
+            include_snippets: config.flag("VIBELEARN_SYNC_SNIPPETS"),
+        },
+    );
     registry
+}
+
+/// The provider settings from the resolved configuration.
+pub fn provider_settings(config: &Config) -> crate::llm::ProviderSettings {
+    let owned = |key: &str| config.optional(key).map(str::to_owned);
+    crate::llm::ProviderSettings {
+        provider: config.get("VIBELEARN_PROVIDER").to_owned(),
+        anthropic_key: owned("ANTHROPIC_API_KEY"),
+        openai_key: owned("OPENAI_API_KEY"),
+        gemini_key: owned("GEMINI_API_KEY"),
+        openrouter_key: owned("OPENROUTER_API_KEY"),
+        anthropic_model: config.get("VIBELEARN_ANTHROPIC_MODEL").to_owned(),
+        openai_model: config.get("VIBELEARN_OPENAI_MODEL").to_owned(),
+        gemini_model: config.get("VIBELEARN_GEMINI_MODEL").to_owned(),
+        openrouter_model: config.get("VIBELEARN_OPENROUTER_MODEL").to_owned(),
+        anthropic_base_url: config.get("VIBELEARN_ANTHROPIC_BASE_URL").to_owned(),
+        openai_base_url: config.get("VIBELEARN_OPENAI_BASE_URL").to_owned(),
+        openrouter_base_url: config.get("VIBELEARN_OPENROUTER_BASE_URL").to_owned(),
+        gemini_base_url: config.get("VIBELEARN_GEMINI_BASE_URL").to_owned(),
+        llm_command: owned("VIBELEARN_LLM_COMMAND"),
+        path_var: config.path_var.clone(),
+    }
 }
 
 /// Prefix of the error of a job that died because a remote refused our credentials; health and

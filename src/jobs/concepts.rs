@@ -1,0 +1,166 @@
+//! The `analyze_concepts` job (SPEC §6.3): a session summary and 3–8 grounded concepts, from
+//! the configured LLM provider (with one repair round-trip) or the offline catalogue. Concepts
+//! are upserted by (session, normalised name); a run whose inputs hash as at the last success
+//! makes no call at all (`unchanged`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rusqlite::{Connection, params};
+use serde_json::json;
+
+use super::session_data::{self, hash_of};
+use super::stack::session_id_of;
+use super::{llm_call, prompts};
+use crate::analysis::concepts::{ValidatedConcepts, normalize_name, parse_concepts_json, validate_concepts};
+use crate::llm::Selected;
+use crate::llm::offline::offline_concepts;
+use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome, Queue};
+
+/// The provider a job uses, or why none could be set up (a configuration mistake).
+pub type ProviderChoice = Arc<Result<Selected, String>>;
+
+pub struct ConceptsHandler {
+    pub queue: Queue,
+    pub provider: ProviderChoice,
+    pub llm_timeout: Duration,
+}
+
+/// Stable id of a session's concept.
+pub fn concept_id(session_id: &str, normalized: &str) -> String {
+    format!("c-{}", &session_data::hex(&<sha2::Sha256 as sha2::Digest>::digest(format!("{session_id}\n{normalized}")))[..20])
+}
+
+impl Handler for ConceptsHandler {
+    fn run(&self, job: &ClaimedJob, cancel: &CancelToken) -> Outcome {
+        let selected = match self.provider.as_ref() {
+            Ok(selected) => selected,
+            Err(config_error) => return Outcome::dead(config_error.clone()),
+        };
+        let session_id = match session_id_of(job) {
+            Ok(id) => id,
+            Err(outcome) => return outcome,
+        };
+        let last_message = job.payload.get("last_assistant_message").and_then(|m| m.as_str()).map(str::to_owned);
+        let inputs = self.queue.read().and_then(|conn| {
+            Ok((
+                session_data::session(&conn, &session_id)?,
+                session_data::captured_files(&conn, &session_id)?,
+                session_data::patterns(&conn, &session_id)?,
+                session_data::stack_profile(&conn, &session_id)?.unwrap_or_default(),
+                session_data::prompts(&conn, &session_id)?,
+                session_data::last_input_hash(&conn, &session_id, super::ANALYZE_CONCEPTS)?,
+            ))
+        });
+        let (session, files, patterns, stack, prompts, last_hash) = match inputs {
+            Ok(inputs) => inputs,
+            Err(e) => return Outcome::retry(e.to_string()),
+        };
+        let Some(session) = session else {
+            return Outcome::dead(format!("no session {session_id:?} has been recorded"));
+        };
+        if files.is_empty() {
+            // No code was written: there is nothing to ground a concept in. Not a failure,
+            // and not a fake success either: the result says so.
+            return Outcome::done(json!({ "skipped": "no_code" }));
+        }
+        let hash = hash_of(&(selected.name(), &stack, &patterns, &files, &prompts, &last_message));
+        if last_hash.as_deref() == Some(hash.as_str()) {
+            return Outcome::done(json!({ "skipped": "unchanged" }));
+        }
+        let validated = match selected {
+            Selected::Offline => {
+                let answer = offline_concepts(&stack, &patterns, &files, &prompts);
+                match validate_concepts(answer, &files) {
+                    Ok(validated) => validated,
+                    Err(e) => return Outcome::dead(format!("the offline provider found no usable concepts: {e}")),
+                }
+            }
+            Selected::Remote(provider) => {
+                let request = prompts::concepts_request(&stack, &patterns, &files, &prompts, last_message.as_deref());
+                let accept = |text: &str| {
+                    let answer = parse_concepts_json(text).map_err(|e| e.to_string())?;
+                    validate_concepts(answer, &files).map_err(|e| e.to_string())
+                };
+                match llm_call::ask_with_repair(provider.as_ref(), &request, self.llm_timeout, cancel, accept) {
+                    Ok(validated) => validated,
+                    Err(outcome) => return outcome,
+                }
+            }
+        };
+        let counts = self.queue.read().and_then(|conn| Ok(session_data::file_counts(&conn, &session_id)?));
+        let (files_created, files_edited) = counts.unwrap_or((0, 0));
+        let duration_minutes = (session.ended_at.unwrap_or(session.updated_at) - session.started_at).max(0) / 60_000;
+        let result = json!({
+            "provider": selected.name(),
+            "concepts": validated.concepts.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
+            "dropped": validated.dropped.len(),
+        });
+        let effects: Effects = Box::new(move |conn, now| {
+            store(conn, &session_id, &validated, (duration_minutes, files_created, files_edited), now)?;
+            session_data::record_input_hash(conn, &session_id, super::ANALYZE_CONCEPTS, &hash, now)?;
+            Ok(())
+        });
+        Outcome::Succeeded { result: Some(result), effects: Some(effects) }
+    }
+}
+
+/// Stores the summary, upserts the concepts and refreshes their learner profiles.
+fn store(conn: &Connection, session_id: &str, validated: &ValidatedConcepts, stats: (i64, i64, i64), now: i64) -> rusqlite::Result<()> {
+    let summary = &validated.summary;
+    conn.prepare_cached(
+        "INSERT INTO session_summaries (session_id, what_was_built, developer_intent, architecture_decisions, \
+         duration_minutes, files_created, files_edited, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
+         ON CONFLICT (session_id) DO UPDATE SET what_was_built = excluded.what_was_built, \
+         developer_intent = excluded.developer_intent, architecture_decisions = excluded.architecture_decisions, \
+         duration_minutes = excluded.duration_minutes, files_created = excluded.files_created, \
+         files_edited = excluded.files_edited, updated_at = excluded.updated_at",
+    )?
+    .execute(params![
+        session_id,
+        summary.what_was_built,
+        summary.developer_intent,
+        serde_json::to_string(&summary.architecture_decisions).unwrap_or_else(|_| "[]".into()),
+        stats.0,
+        stats.1,
+        stats.2,
+        now
+    ])?;
+    for concept in &validated.concepts {
+        let normalized = normalize_name(&concept.name);
+        conn.prepare_cached(
+            "INSERT INTO concepts (id, session_id, name, normalized_name, category, difficulty, source_file, snippet, \
+             why_it_matters, confidence, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11) \
+             ON CONFLICT (session_id, normalized_name) DO UPDATE SET name = excluded.name, category = excluded.category, \
+             difficulty = excluded.difficulty, source_file = excluded.source_file, snippet = excluded.snippet, \
+             why_it_matters = excluded.why_it_matters, confidence = excluded.confidence, updated_at = excluded.updated_at",
+        )?
+        .execute(params![
+            concept_id(session_id, &normalized),
+            session_id,
+            concept.name,
+            normalized,
+            concept.category,
+            concept.difficulty,
+            concept.source_file,
+            concept.snippet,
+            concept.why_it_matters,
+            concept.confidence,
+            now
+        ])?;
+        // A new concept starts at its own difficulty, but never above mid (SPEC §7).
+        let start_level = if concept.difficulty == "junior" { "junior" } else { "mid" };
+        conn.prepare_cached(
+            "INSERT INTO concept_profiles (normalized_name, concept_name, category, level, last_seen_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (normalized_name) DO UPDATE SET last_seen_at = excluded.last_seen_at",
+        )?
+        .execute(params![normalized, concept.name, concept.category, start_level, now])?;
+        // Recomputed, not incremented: a re-run of the job must not count twice.
+        conn.prepare_cached(
+            "UPDATE concept_profiles SET encounter_count = \
+             (SELECT COUNT(DISTINCT session_id) FROM concepts WHERE normalized_name = ?1) WHERE normalized_name = ?1",
+        )?
+        .execute([&normalized])?;
+    }
+    Ok(())
+}

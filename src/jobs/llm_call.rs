@@ -1,0 +1,65 @@
+//! One LLM exchange for a job: the call bounded by the job's remaining time, the answer parsed
+//! and validated by the caller's function, one repair round-trip on an invalid answer, and the
+//! provider's errors mapped onto the queue's outcomes (SPEC §5.3, §6.3).
+
+use std::time::Duration;
+
+use crate::llm::{LlmError, LlmRequest, Provider};
+use crate::queue::{CancelToken, Outcome};
+
+/// Leaves this much of the job's time for storing results after the last call.
+const STORE_MARGIN: Duration = Duration::from_secs(2);
+
+/// Asks `provider` and validates with `accept`; on a rejected answer, asks once more with the
+/// rejection reason. `Err` is the job's outcome (retry or dead), never a fake success.
+pub fn ask_with_repair<T>(
+    provider: &dyn Provider,
+    request: &LlmRequest,
+    llm_timeout: Duration,
+    cancel: &CancelToken,
+    accept: impl Fn(&str) -> Result<T, String>,
+) -> Result<T, Outcome> {
+    let first = complete(provider, request, llm_timeout, cancel)?;
+    let reason = match accept(&first) {
+        Ok(value) => return Ok(value),
+        Err(reason) => reason,
+    };
+    log::info!(target: "llm", "{} answer rejected ({reason}); asking for a repair", provider.name());
+    let repair = LlmRequest {
+        system: request.system.clone(),
+        prompt: format!(
+            "{}\n\nYour previous answer was:\n{}\n\nIt was rejected because: {reason}\n\
+             Return only the corrected JSON object, with no prose around it.",
+            request.prompt,
+            truncate(&first, 20_000)
+        ),
+        max_tokens: request.max_tokens,
+    };
+    let second = complete(provider, &repair, llm_timeout, cancel)?;
+    accept(&second).map_err(|reason| {
+        Outcome::dead(format!("the {} answer did not match the expected JSON after one repair: {reason}", provider.name()))
+    })
+}
+
+fn complete(provider: &dyn Provider, request: &LlmRequest, llm_timeout: Duration, cancel: &CancelToken) -> Result<String, Outcome> {
+    let budget = llm_timeout.min(cancel.remaining().saturating_sub(STORE_MARGIN));
+    if budget.is_zero() {
+        return Err(Outcome::retry("no time left in this attempt for an LLM call"));
+    }
+    provider.complete(request, budget).map_err(|e| match e {
+        LlmError::Transient { message, retry_after } => Outcome::Retry { error: format!("{}: {message}", provider.name()), after: retry_after },
+        LlmError::Auth(message) => Outcome::dead(format!("{}: {}: {message}", super::AUTH_ERROR_PREFIX, provider.name())),
+        LlmError::Permanent(message) => Outcome::dead(format!("{}: {message}", provider.name())),
+    })
+}
+
+fn truncate(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}

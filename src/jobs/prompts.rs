@@ -1,0 +1,85 @@
+//! The prompts sent to LLM providers. They ask for the exact JSON of SPEC Appendix A.6 and
+//! carry only privacy-stripped inputs (stripping happened at intake).
+
+use crate::analysis::concepts::{Concept, Level};
+use crate::analysis::model::{Pattern, SourceFile, StackProfile};
+use crate::analysis::questions::RUBRIC_DIMENSIONS;
+use crate::llm::LlmRequest;
+
+/// Caps on what goes into one prompt, so a long session fits a model's context.
+const MAX_FILE_CHARS: usize = 4_000;
+const MAX_FILES: usize = 12;
+const MAX_PATTERNS: usize = 60;
+
+pub const SYSTEM: &str = "You are a senior engineer and teacher. You read code a developer wrote with an AI \
+assistant and explain the concepts it uses. You answer with one JSON object only, exactly in the requested shape.";
+
+fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n… (cut)", &text[..end])
+}
+
+pub fn concepts_request(stack: &StackProfile, patterns: &[Pattern], files: &[SourceFile], prompts: &[String], last_message: Option<&str>) -> LlmRequest {
+    let mut prompt = String::new();
+    prompt.push_str("Extract the programming concepts this session's code demonstrates.\n\n");
+    prompt.push_str(&format!("Stack: {}\n\n", serde_json::to_string(stack).unwrap_or_default()));
+    prompt.push_str("Static patterns found (type: name @ file:line):\n");
+    for p in patterns.iter().take(MAX_PATTERNS) {
+        prompt.push_str(&format!("- {}: {} @ {}:{}\n", p.pattern_type, p.name, p.file, p.line));
+    }
+    prompt.push_str("\nThe developer's requests:\n");
+    for text in prompts.iter().take(10) {
+        prompt.push_str(&format!("- {}\n", clip(text, 500)));
+    }
+    if let Some(message) = last_message {
+        prompt.push_str(&format!("\nThe assistant's final message:\n{}\n", clip(message, 2_000)));
+    }
+    prompt.push_str("\nThe code written (latest version of each file):\n");
+    for file in files.iter().take(MAX_FILES) {
+        prompt.push_str(&format!("\n=== {} ===\n{}\n", file.path, clip(&file.content, MAX_FILE_CHARS)));
+    }
+    prompt.push_str(
+        "\nReturn JSON: {\"summary\":{\"what_was_built\":str,\"developer_intent\":str,\"architecture_decisions\":[str]},\
+         \"concepts\":[{\"name\":str,\"category\":str,\"difficulty\":\"junior|mid|senior\",\"source_file\":str,\
+         \"snippet\":str,\"why_it_matters\":str,\"confidence\":number}]}\n\
+         Rules: 3 to 8 concepts. category is one of async_pattern, error_handling, design_pattern, \
+         architecture_pattern, oop_pattern, functional_pattern, concurrency, database_pattern, api_design, testing, \
+         security, state_management, type_system, react_pattern. source_file must be one of the file paths above and \
+         snippet must be copied verbatim (a few lines) from that file. confidence is between 0 and 1.",
+    );
+    LlmRequest { system: SYSTEM.to_owned(), prompt, max_tokens: 4_000 }
+}
+
+pub fn questions_request(concepts: &[(Concept, Level)]) -> LlmRequest {
+    let mut prompt = String::from("Write one quiz question per concept, at the level given for it.\n\nConcepts:\n");
+    for (concept, level) in concepts {
+        prompt.push_str(&format!(
+            "\n- name: {}\n  level: {}\n  category: {}\n  why it matters: {}\n  file: {}\n  snippet:\n{}\n",
+            concept.name,
+            level.as_str(),
+            concept.category,
+            concept.why_it_matters,
+            concept.source_file,
+            clip(&concept.snippet, 1_500)
+        ));
+    }
+    prompt.push_str(&format!(
+        "\nReturn JSON: {{\"questions\":[{{\"concept\":str (a name above),\"question_type\":str,\"difficulty\":\"junior|mid|senior\",\
+         \"snippet\":str|null,\"question\":str,\"options\":[str]|null,\"correct\":str|null,\"explanation\":str,\
+         \"follow_up\":str|null,\"tags\":[str]}}]}}\n\
+         Types and rules: multiple_choice (exactly 4 distinct options, correct is a letter A-D); true_false (no options, \
+         correct \"true\" or \"false\"); fill_in_blank (the snippet or question has exactly one ___ and correct is the \
+         missing text); ordering (4-6 steps in options, shuffled, correct is the right order as 1-based positions like \
+         \"2,4,1,3\"); code_reading and spot_the_bug (a snippet, correct is a model answer); open_ended (senior only, \
+         correct is a model answer, tags include {}). Every question has an explanation; junior questions have a \
+         mid-level follow_up question.",
+        RUBRIC_DIMENSIONS.iter().map(|d| format!("\"rubric:{d}\"")).collect::<Vec<_>>().join(", ")
+    ));
+    LlmRequest { system: SYSTEM.to_owned(), prompt, max_tokens: 6_000 }
+}

@@ -1,0 +1,207 @@
+//! The `analyze_quiz` job (SPEC §6.4): one question per concept of the session not yet
+//! mastered, at the developer's current level for it, from the LLM provider (one repair
+//! round-trip) or the offline catalogue. Every question is validated before it is stored;
+//! invalid ones are dropped and counted. Questions are upserted by (concept, type, text hash).
+
+use std::time::Duration;
+
+use rusqlite::{Connection, params};
+use serde_json::json;
+
+use super::concepts::ProviderChoice;
+use super::session_data::{self, hash_of};
+use super::stack::session_id_of;
+use super::{llm_call, prompts};
+use crate::analysis::concepts::{Concept, Level, normalize_name};
+use crate::analysis::questions::{GeneratedQuestion, normalize_question, normalized_text_hash, parse_questions_json, validate_question};
+use crate::llm::Selected;
+use crate::llm::offline::offline_questions;
+use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome, Queue};
+
+/// A concept whose mastery is above this gets no new question (SPEC §6.4).
+pub const MASTERED: f64 = 0.85;
+
+pub struct QuizHandler {
+    pub queue: Queue,
+    pub provider: ProviderChoice,
+    pub llm_timeout: Duration,
+}
+
+/// A concept of the session that needs a question: its row id, content and target level.
+#[derive(Debug, Clone, serde::Serialize)]
+struct Target {
+    id: String,
+    concept: Concept,
+    #[serde(serialize_with = "level_name")]
+    level: Level,
+}
+
+fn level_name<S: serde::Serializer>(level: &Level, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(level.as_str())
+}
+
+fn targets(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<Target>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT c.id, c.name, c.category, c.difficulty, c.source_file, c.snippet, c.why_it_matters, c.confidence, \
+                p.level, p.mastery_score, p.correct_answers + p.incorrect_answers \
+         FROM concepts c LEFT JOIN concept_profiles p ON p.normalized_name = c.normalized_name \
+         WHERE c.session_id = ?1 ORDER BY c.confidence DESC, c.id",
+    )?;
+    let rows = stmt.query_map([session_id], |r| {
+        let difficulty: String = r.get(3)?;
+        let profile_level: Option<String> = r.get(8)?;
+        let mastery: Option<f64> = r.get(9)?;
+        let answered: Option<i64> = r.get(10)?;
+        Ok((
+            Target {
+                id: r.get(0)?,
+                concept: Concept {
+                    name: r.get(1)?,
+                    category: r.get(2)?,
+                    difficulty: difficulty.clone(),
+                    source_file: r.get(4)?,
+                    snippet: r.get(5)?,
+                    why_it_matters: r.get(6)?,
+                    confidence: r.get(7)?,
+                },
+                // The developer's level for the concept once they answered; before that, the
+                // concept's own difficulty capped at mid.
+                level: profile_level
+                    .as_deref()
+                    .filter(|_| answered.unwrap_or(0) > 0)
+                    .and_then(Level::parse)
+                    .unwrap_or(if difficulty == "junior" { Level::Junior } else { Level::Mid }),
+            },
+            mastery.unwrap_or(0.0) > MASTERED && answered.unwrap_or(0) > 0,
+        ))
+    })?;
+    rows.filter_map(|row| match row {
+        Ok((_, true)) => None,
+        Ok((target, false)) => Some(Ok(target)),
+        Err(e) => Some(Err(e)),
+    })
+    .collect()
+}
+
+/// Normalises and validates each question; returns the valid ones with their concept's row id.
+fn keep_valid(questions: Vec<GeneratedQuestion>, targets: &[Target]) -> (Vec<(String, GeneratedQuestion)>, Vec<String>) {
+    let names: Vec<String> = targets.iter().map(|t| t.concept.name.clone()).collect();
+    let mut kept = Vec::new();
+    let mut dropped = Vec::new();
+    for mut question in questions {
+        normalize_question(&mut question);
+        match validate_question(&question, &names) {
+            Ok(()) => {
+                let wanted = normalize_name(&question.concept);
+                if let Some(target) = targets.iter().find(|t| normalize_name(&t.concept.name) == wanted) {
+                    kept.push((target.id.clone(), question));
+                }
+            }
+            Err(e) => dropped.push(format!("{}: {e}", question.concept)),
+        }
+    }
+    (kept, dropped)
+}
+
+impl Handler for QuizHandler {
+    fn run(&self, job: &ClaimedJob, cancel: &CancelToken) -> Outcome {
+        let selected = match self.provider.as_ref() {
+            Ok(selected) => selected,
+            Err(config_error) => return Outcome::dead(config_error.clone()),
+        };
+        let session_id = match session_id_of(job) {
+            Ok(id) => id,
+            Err(outcome) => return outcome,
+        };
+        let inputs = self.queue.read().and_then(|conn| {
+            Ok((
+                session_data::session(&conn, &session_id)?.is_some(),
+                targets(&conn, &session_id)?,
+                session_data::last_input_hash(&conn, &session_id, super::ANALYZE_QUIZ)?,
+            ))
+        });
+        let (exists, targets, last_hash) = match inputs {
+            Ok(inputs) => inputs,
+            Err(e) => return Outcome::retry(e.to_string()),
+        };
+        if !exists {
+            return Outcome::dead(format!("no session {session_id:?} has been recorded"));
+        }
+        let hash = hash_of(&(selected.name(), &targets));
+        let mark_analyzed = |session_id: String| -> Effects {
+            Box::new(move |conn, _now| {
+                conn.prepare_cached("UPDATE sessions SET state = 'analyzed' WHERE id = ?1 AND state IN ('initialized','observing')")?
+                    .execute([&session_id])?;
+                Ok(())
+            })
+        };
+        if targets.is_empty() || last_hash.as_deref() == Some(hash.as_str()) {
+            let reason = if targets.is_empty() { "no_concepts" } else { "unchanged" };
+            return Outcome::Succeeded { result: Some(json!({ "skipped": reason })), effects: Some(mark_analyzed(session_id)) };
+        }
+        let pairs: Vec<(Concept, Level)> = targets.iter().map(|t| (t.concept.clone(), t.level)).collect();
+        let (kept, dropped) = match selected {
+            Selected::Offline => keep_valid(offline_questions(&pairs).questions, &targets),
+            Selected::Remote(provider) => {
+                let request = prompts::questions_request(&pairs);
+                let accept = |text: &str| {
+                    let answer = parse_questions_json(text).map_err(|e| e.to_string())?;
+                    let (kept, dropped) = keep_valid(answer.questions, &targets);
+                    if kept.is_empty() {
+                        Err(format!("no question was valid: {}", dropped.join("; ")))
+                    } else {
+                        Ok((kept, dropped))
+                    }
+                };
+                match llm_call::ask_with_repair(provider.as_ref(), &request, self.llm_timeout, cancel, accept) {
+                    Ok(result) => result,
+                    Err(outcome) => return outcome,
+                }
+            }
+        };
+        if kept.is_empty() {
+            return Outcome::dead(format!("no valid question could be generated: {}", dropped.join("; ")));
+        }
+        let result = json!({ "provider": selected.name(), "questions": kept.len(), "dropped": dropped.len(), "drop_reasons": dropped });
+        let finish = mark_analyzed(session_id.clone());
+        let effects: Effects = Box::new(move |conn, now| {
+            for (concept_id, question) in &kept {
+                store_question(conn, &session_id, concept_id, question, now)?;
+            }
+            session_data::record_input_hash(conn, &session_id, super::ANALYZE_QUIZ, &hash, now)?;
+            finish(conn, now)
+        });
+        Outcome::Succeeded { result: Some(result), effects: Some(effects) }
+    }
+}
+
+/// Inserts a question unless the same (concept, type, text) exists already.
+fn store_question(conn: &Connection, session_id: &str, concept_id: &str, q: &GeneratedQuestion, now: i64) -> rusqlite::Result<()> {
+    let text_hash = normalized_text_hash(&q.question);
+    let id = format!(
+        "q-{}",
+        &session_data::hex(&<sha2::Sha256 as sha2::Digest>::digest(format!("{concept_id}\n{}\n{text_hash}", q.question_type)))[..20]
+    );
+    conn.prepare_cached(
+        "INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, snippet, question, options, correct, \
+         explanation, follow_up, tags, text_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) \
+         ON CONFLICT DO NOTHING",
+    )?
+    .execute(params![
+        id,
+        concept_id,
+        session_id,
+        q.question_type,
+        q.difficulty,
+        q.snippet,
+        q.question,
+        q.options.as_ref().map(|o| serde_json::to_string(o).unwrap_or_default()),
+        q.correct,
+        q.explanation,
+        q.follow_up,
+        serde_json::to_string(&q.tags).unwrap_or_else(|_| "[]".into()),
+        text_hash,
+        now
+    ])?;
+    Ok(())
+}

@@ -1,0 +1,137 @@
+//! Reading a session's inputs for the analysis steps (through the read pool), and the input
+//! hash behind the "unchanged" skip (SPEC §5.3).
+
+use std::collections::BTreeMap;
+
+use rusqlite::{Connection, OptionalExtension, params};
+use sha2::{Digest, Sha256};
+
+use crate::analysis::model::{Pattern, SourceFile, StackProfile};
+
+/// The session row fields the steps use.
+#[derive(Debug, Clone)]
+pub struct SessionInfo {
+    pub id: String,
+    pub project: String,
+    pub cwd: Option<String>,
+    pub platform: Option<String>,
+    pub started_at: i64,
+    pub updated_at: i64,
+    pub ended_at: Option<i64>,
+}
+
+pub fn session(conn: &Connection, id: &str) -> rusqlite::Result<Option<SessionInfo>> {
+    conn.prepare_cached("SELECT id, project, cwd, platform, started_at, updated_at, ended_at FROM sessions WHERE id = ?1")?
+        .query_row([id], |r| {
+            Ok(SessionInfo {
+                id: r.get(0)?,
+                project: r.get(1)?,
+                cwd: r.get(2)?,
+                platform: r.get(3)?,
+                started_at: r.get(4)?,
+                updated_at: r.get(5)?,
+                ended_at: r.get(6)?,
+            })
+        })
+        .optional()
+}
+
+/// The latest captured content of every file the session wrote, in path order, with paths
+/// relative to the session's cwd when they lie under it (what a developer recognises, and
+/// what questions quote).
+pub fn captured_files(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<SourceFile>> {
+    let cwd: Option<String> = conn
+        .prepare_cached("SELECT cwd FROM sessions WHERE id = ?1")?
+        .query_row([session_id], |r| r.get(0))
+        .optional()?
+        .flatten();
+    let mut latest: BTreeMap<String, String> = BTreeMap::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT file_path, content FROM observations WHERE session_id = ?1 AND obs_type = 'file_edit' \
+         AND file_path IS NOT NULL AND content IS NOT NULL ORDER BY id",
+    )?;
+    for row in stmt.query_map([session_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
+        let (path, content) = row?;
+        latest.insert(relative_path(&path, cwd.as_deref()), content);
+    }
+    Ok(latest.into_iter().map(|(path, content)| SourceFile { path, content }).collect())
+}
+
+/// `path` relative to `root` (`/`-separated) when it lies under it, else unchanged.
+pub fn relative_path(path: &str, root: Option<&str>) -> String {
+    let normalized = path.replace('\\', "/");
+    let Some(root) = root.map(|r| r.replace('\\', "/")) else { return normalized };
+    let root = root.trim_end_matches('/');
+    match normalized.strip_prefix(root) {
+        Some(rest) if rest.starts_with('/') => rest.trim_start_matches('/').to_owned(),
+        _ => normalized,
+    }
+}
+
+/// Files created (first action `create`) and edited (any `modify`) by the session.
+pub fn file_counts(conn: &Connection, session_id: &str) -> rusqlite::Result<(i64, i64)> {
+    conn.prepare_cached(
+        "SELECT COUNT(DISTINCT CASE WHEN action = 'create' THEN file_path END), \
+                COUNT(DISTINCT CASE WHEN action = 'modify' THEN file_path END) \
+         FROM observations WHERE session_id = ?1 AND obs_type = 'file_edit'",
+    )?
+    .query_row([session_id], |r| Ok((r.get(0)?, r.get(1)?)))
+}
+
+pub fn prompts(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<String>> {
+    conn.prepare_cached("SELECT text FROM prompts WHERE session_id = ?1 ORDER BY id")?
+        .query_map([session_id], |r| r.get(0))?
+        .collect()
+}
+
+pub fn stack_profile(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<StackProfile>> {
+    let text: Option<String> = conn
+        .prepare_cached("SELECT profile FROM stack_profiles WHERE session_id = ?1")?
+        .query_row([session_id], |r| r.get(0))
+        .optional()?;
+    Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
+}
+
+pub fn patterns(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<Pattern>> {
+    conn.prepare_cached(
+        "SELECT pattern_type, name, file, line, snippet, language FROM static_patterns WHERE session_id = ?1 ORDER BY id",
+    )?
+    .query_map([session_id], |r| {
+        Ok(Pattern {
+            pattern_type: r.get(0)?,
+            name: r.get(1)?,
+            file: r.get(2)?,
+            line: r.get(3)?,
+            snippet: r.get(4)?,
+            language: r.get(5)?,
+        })
+    })?
+    .collect()
+}
+
+/// The input hash of a step's last successful run, if any.
+pub fn last_input_hash(conn: &Connection, session_id: &str, step: &str) -> rusqlite::Result<Option<String>> {
+    conn.prepare_cached("SELECT input_hash FROM analysis_inputs WHERE session_id = ?1 AND step = ?2")?
+        .query_row(params![session_id, step], |r| r.get(0))
+        .optional()
+}
+
+/// Effect: records a step's input hash (in the same transaction as its outputs).
+pub fn record_input_hash(conn: &Connection, session_id: &str, step: &str, hash: &str, now: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO analysis_inputs (session_id, step, input_hash, updated_at) VALUES (?1, ?2, ?3, ?4) \
+         ON CONFLICT (session_id, step) DO UPDATE SET input_hash = excluded.input_hash, updated_at = excluded.updated_at",
+    )?
+    .execute(params![session_id, step, hash, now])?;
+    Ok(())
+}
+
+/// Hex SHA-256 of a serialisable input.
+pub fn hash_of(input: &impl serde::Serialize) -> String {
+    let bytes = serde_json::to_vec(input).unwrap_or_default();
+    hex(&Sha256::digest(&bytes))
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

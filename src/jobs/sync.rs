@@ -1,0 +1,191 @@
+//! The `sync` job (SPEC §8): the session's learning material and the quiz attempts not yet
+//! synced, POSTed to `{API_URL}/api/sync`, signed and idempotent. The account key is read
+//! from `<data>/config.json` at every run, so `vl login` needs no restart.
+//!
+//! Outcomes: not configured → succeeded `skipped:no_api_key`; 2xx → the session and the sent
+//! attempts are marked synced in the job's effects; 408/429/5xx/network → retried with the
+//! remote's Retry-After or backoff; 401/403 → dead at once, "not authorised — run vl login".
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use hmac::{Hmac, KeyInit, Mac};
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::{Value, json};
+use sha2::Sha256;
+
+use super::session_data::{self, hex};
+use super::stack::session_id_of;
+use crate::queue::retry::parse_retry_after;
+use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome, Queue};
+
+pub struct SyncHandler {
+    pub queue: Queue,
+    pub data_dir: PathBuf,
+    pub api_url: String,
+    pub include_snippets: bool,
+}
+
+/// Reads the account key from `<data>/config.json`, if one is configured.
+pub fn api_key(data_dir: &std::path::Path) -> Option<String> {
+    let text = std::fs::read_to_string(data_dir.join("config.json")).ok()?;
+    let value: Value = serde_json::from_str(&text).ok()?;
+    value.get("api_key").and_then(Value::as_str).map(str::trim).filter(|k| !k.is_empty()).map(str::to_owned)
+}
+
+/// Hex HMAC-SHA256 of `data` under `key`.
+pub fn sign(key: &str, data: &[u8]) -> String {
+    // HMAC accepts keys of any length; `new_from_slice` cannot fail for it.
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(key.as_bytes()).expect("HMAC takes keys of any length");
+    mac.update(data);
+    hex(&mac.finalize().into_bytes())
+}
+
+/// The payload of SPEC §8 and the ids of the attempts it carries.
+fn build_payload(conn: &Connection, session_id: &str, key: &str, include_snippets: bool) -> rusqlite::Result<Option<(Value, Vec<i64>)>> {
+    let Some(session) = session_data::session(conn, session_id)? else { return Ok(None) };
+    let (created, edited) = session_data::file_counts(conn, session_id)?;
+    let stack: Option<Value> = session_data::stack_profile(conn, session_id)?.map(|s| json!(s));
+    let mut concepts = Vec::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, name, category, difficulty, source_file, snippet, why_it_matters, confidence FROM concepts WHERE session_id = ?1 ORDER BY id",
+    )?;
+    for row in stmt.query_map([session_id], |r| {
+        Ok(json!({"id": r.get::<_, String>(0)?, "name": r.get::<_, String>(1)?, "category": r.get::<_, String>(2)?,
+                  "difficulty": r.get::<_, String>(3)?, "source_file": r.get::<_, String>(4)?, "snippet": r.get::<_, String>(5)?,
+                  "why_it_matters": r.get::<_, String>(6)?, "confidence": r.get::<_, f64>(7)?}))
+    })? {
+        let mut concept = row?;
+        if !include_snippets {
+            concept.as_object_mut().map(|o| o.remove("snippet"));
+        }
+        concepts.push(concept);
+    }
+    let mut questions = Vec::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, concept_id, question_type, difficulty, snippet, question, options, correct, explanation FROM questions \
+         WHERE session_id = ?1 ORDER BY id",
+    )?;
+    for row in stmt.query_map([session_id], |r| {
+        Ok(json!({"id": r.get::<_, String>(0)?, "concept_id": r.get::<_, String>(1)?, "question_type": r.get::<_, String>(2)?,
+                  "difficulty": r.get::<_, String>(3)?, "snippet": r.get::<_, Option<String>>(4)?, "question": r.get::<_, String>(5)?,
+                  "options": r.get::<_, Option<String>>(6)?.and_then(|o| serde_json::from_str::<Value>(&o).ok()),
+                  "correct": r.get::<_, Option<String>>(7)?, "explanation": r.get::<_, String>(8)?}))
+    })? {
+        let mut question = row?;
+        if !include_snippets {
+            question.as_object_mut().map(|o| o.remove("snippet"));
+        }
+        questions.push(question);
+    }
+    let mut attempt_ids = Vec::new();
+    let mut attempts = Vec::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT a.id, a.question_id, a.correct, a.quality, a.created_at FROM quiz_attempts a \
+         JOIN questions q ON q.id = a.question_id WHERE q.session_id = ?1 AND a.synced_at IS NULL ORDER BY a.id",
+    )?;
+    for row in stmt.query_map([session_id], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, bool>(2)?, r.get::<_, i64>(3)?, r.get::<_, i64>(4)?))
+    })? {
+        let (id, question_id, correct, quality, created_at) = row?;
+        let signature = sign(key, format!("{question_id}:{correct}:{created_at}").as_bytes());
+        attempt_ids.push(id);
+        attempts.push(json!({"question_id": question_id, "correct": correct, "quality": quality, "created_at": created_at, "signature": signature}));
+    }
+    let ended = session.ended_at;
+    let payload = json!({
+        "client_version": env!("CARGO_PKG_VERSION"),
+        "session": {
+            "id": session.id, "project": session.project, "started_at": session.started_at, "ended_at": ended,
+            "duration_minutes": (ended.unwrap_or(session.updated_at) - session.started_at).max(0) / 60_000,
+            "files_created": created, "files_edited": edited, "ide": session.platform,
+        },
+        "stack": stack,
+        "concepts": concepts,
+        "questions": questions,
+        "quiz_attempts": attempts,
+    });
+    Ok(Some((payload, attempt_ids)))
+}
+
+fn last_idempotency_key(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<String>> {
+    conn.prepare_cached("SELECT idempotency_key FROM sync_state WHERE session_id = ?1")?
+        .query_row([session_id], |r| r.get(0))
+        .optional()
+}
+
+fn mark_synced(session_id: String, key: Option<String>, attempt_ids: Vec<i64>) -> Effects {
+    Box::new(move |conn, now| {
+        if let Some(key) = key {
+            conn.prepare_cached(
+                "INSERT INTO sync_state (session_id, last_synced_at, idempotency_key) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (session_id) DO UPDATE SET last_synced_at = excluded.last_synced_at, idempotency_key = excluded.idempotency_key",
+            )?
+            .execute(params![session_id, now, key])?;
+        }
+        let mut mark = conn.prepare_cached("UPDATE quiz_attempts SET synced_at = ?2 WHERE id = ?1 AND synced_at IS NULL")?;
+        for id in &attempt_ids {
+            mark.execute(params![id, now])?;
+        }
+        conn.prepare_cached("UPDATE sessions SET state = 'synced' WHERE id = ?1")?.execute([&session_id])?;
+        Ok(())
+    })
+}
+
+impl Handler for SyncHandler {
+    fn run(&self, job: &ClaimedJob, cancel: &CancelToken) -> Outcome {
+        let session_id = match session_id_of(job) {
+            Ok(id) => id,
+            Err(outcome) => return outcome,
+        };
+        let Some(key) = api_key(&self.data_dir) else {
+            return Outcome::Succeeded { result: Some(json!({"skipped": "no_api_key"})), effects: Some(mark_synced(session_id, None, Vec::new())) };
+        };
+        let built = self.queue.read().and_then(|conn| {
+            Ok((build_payload(&conn, &session_id, &key, self.include_snippets)?, last_idempotency_key(&conn, &session_id)?))
+        });
+        let (payload, last_key) = match built {
+            Ok((Some(payload), last_key)) => (payload, last_key),
+            Ok((None, _)) => return Outcome::dead(format!("no session {session_id:?} has been recorded")),
+            Err(e) => return Outcome::retry(e.to_string()),
+        };
+        let (payload, attempt_ids) = payload;
+        // serde_json's Map is ordered by key, so `to_string` is the canonical form.
+        let body = payload.to_string();
+        let idempotency_key = hex(&<Sha256 as sha2::Digest>::digest(body.as_bytes()));
+        if attempt_ids.is_empty() && last_key.as_deref() == Some(idempotency_key.as_str()) {
+            return Outcome::done(json!({"skipped": "unchanged"}));
+        }
+        let timeout = Duration::from_secs(30).min(cancel.remaining().saturating_sub(Duration::from_secs(1)));
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(timeout.max(Duration::from_millis(100))))
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let url = format!("{}/api/sync", self.api_url.trim_end_matches('/'));
+        let response = agent
+            .post(&url)
+            .header("Authorization", format!("Bearer {key}"))
+            .header("Content-Type", "application/json")
+            .header("X-VibeLearn-Version", env!("CARGO_PKG_VERSION"))
+            .header("Idempotency-Key", &idempotency_key)
+            .header("X-VibeLearn-Signature", format!("sha256={}", sign(&key, body.as_bytes())))
+            .send(body.as_bytes());
+        let mut response = match response {
+            Ok(response) => response,
+            Err(e) => return Outcome::retry(crate::config::redact(&format!("upstream unreachable: {e}"), &[key])),
+        };
+        let status = response.status().as_u16();
+        let retry_after = response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
+        let _ = response.body_mut().read_to_string();
+        match status {
+            200..=299 => Outcome::Succeeded {
+                result: Some(json!({"status": status, "attempts": attempt_ids.len(), "idempotency_key": idempotency_key})),
+                effects: Some(mark_synced(session_id, Some(idempotency_key), attempt_ids)),
+            },
+            401 | 403 => Outcome::dead(format!("{} — run vl login (upstream answered {status})", super::AUTH_ERROR_PREFIX)),
+            408 | 425 | 429 | 500..=599 => Outcome::Retry { error: format!("upstream answered {status}"), after: retry_after },
+            other => Outcome::dead(format!("upstream refused the payload with {other}")),
+        }
+    }
+}

@@ -146,7 +146,9 @@ CREATE TABLE daily_streaks (
 CREATE TABLE sync_state (
     session_id        TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
     last_synced_at    INTEGER NOT NULL,
-    idempotency_key   TEXT NOT NULL
+    -- Hash of the last delivered payload without its quiz attempts: equal and no new
+    -- attempts means there is nothing to send.
+    content_hash      TEXT NOT NULL
 );
 
 -- Input hash of each analysis step's last successful run: the "unchanged" skip (SPEC §5.3).

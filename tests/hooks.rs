@@ -11,11 +11,11 @@ use vibelearn::sample::SampleSession;
 
 use crate::util::{Http, TempDir, WorkerProcess, free_port, vl, wait_for};
 
-const CLAUDE_SESSION: &str = include_str!("fixtures/sessions/nextjs-cart.json");
+pub const CLAUDE_SESSION: &str = include_str!("fixtures/sessions/nextjs-cart.json");
 const CURSOR_SESSION: &str = include_str!("fixtures/sessions/cursor-fastapi.json");
 
 /// Runs one hook; asserts the output contract (exit 0, one JSON line, empty stderr).
-fn hook(dir: &Path, port: u16, platform: &str, event: &str, stdin: &[u8], env: &[(&str, &str)]) -> Value {
+pub fn hook(dir: &Path, port: u16, platform: &str, event: &str, stdin: &[u8], env: &[(&str, &str)]) -> Value {
     let mut child = vl(dir, port)
         .args(["hook", platform, event])
         .envs(env.iter().copied())
@@ -37,7 +37,7 @@ fn hook(dir: &Path, port: u16, platform: &str, event: &str, stdin: &[u8], env: &
     serde_json::from_str(lines[0]).expect("stdout is JSON")
 }
 
-fn replay(session: &str, platform: &str, dir: &Path, project: &Path, port: u16, env: &[(&str, &str)]) -> Vec<Value> {
+pub fn replay(session: &str, platform: &str, dir: &Path, project: &Path, port: u16, env: &[(&str, &str)]) -> Vec<Value> {
     let session = SampleSession::parse(session).unwrap();
     session.materialize(project).unwrap();
     session
@@ -50,7 +50,7 @@ fn replay(session: &str, platform: &str, dir: &Path, project: &Path, port: u16, 
         .collect()
 }
 
-fn db_rows(dir: &Path, sql: &str) -> Vec<Vec<Value>> {
+pub fn db_rows(dir: &Path, sql: &str) -> Vec<Vec<Value>> {
     let conn = rusqlite::Connection::open(dir.join("vibelearn.db")).unwrap();
     let mut stmt = conn.prepare(sql).unwrap();
     let columns = stmt.column_count();

@@ -1,7 +1,9 @@
 //! The one integration-test binary (linking once matters on a 2-core machine). Each module
 //! under `tests/` covers one area; every test gets a fresh data directory.
 
+mod fake_http;
 mod hooks;
+mod pipeline;
 mod queue;
 mod worker;
 mod util;

@@ -124,3 +124,34 @@ fn fixture_projects_match_expected() {
         }
     }
 }
+
+/// SPEC §6.5 / issue 6: over every fixture project, the offline provider yields at least 3
+/// grounded concepts, and a structurally valid question for each, at every level.
+#[test]
+fn offline_provider_yields_grounded_concepts_and_valid_questions_for_every_fixture() {
+    use crate::analysis::concepts::{Level, validate_concepts};
+    use crate::analysis::questions::validate_question;
+    use crate::llm::offline::{offline_concepts, offline_questions};
+    for project in FIXTURES {
+        let root = fixtures_root().join(project);
+        let mut files = Vec::new();
+        load(&root, &root, &mut files);
+        let manifests: Vec<SourceFile> = files.iter().filter(|f| is_manifest(&f.path)).cloned().collect();
+        let code: Vec<SourceFile> = files.iter().filter(|f| !is_manifest(&f.path)).cloned().collect();
+        let paths: Vec<String> = code.iter().map(|f| f.path.clone()).collect();
+        let stack = detect_stack(&manifests, &paths);
+        let patterns = analyze_files(&code);
+        let answer = offline_concepts(&stack, &patterns, &code, &["build it".to_owned()]);
+        let validated = validate_concepts(answer, &code).unwrap_or_else(|e| panic!("{project}: {e}"));
+        assert!(validated.concepts.len() >= 3, "{project}: only {} concepts", validated.concepts.len());
+        let names: Vec<String> = validated.concepts.iter().map(|c| c.name.clone()).collect();
+        for level in [Level::Junior, Level::Mid, Level::Senior] {
+            let pairs: Vec<_> = validated.concepts.iter().map(|c| (c.clone(), level)).collect();
+            let questions = offline_questions(&pairs).questions;
+            assert_eq!(questions.len(), pairs.len(), "{project}: one question per concept");
+            for question in &questions {
+                validate_question(question, &names).unwrap_or_else(|e| panic!("{project} {level:?}: {e}: {question:?}"));
+            }
+        }
+    }
+}

@@ -64,7 +64,9 @@ impl Handler for ConceptsHandler {
             // and not a fake success either: the result says so.
             return Outcome::done(json!({ "skipped": "no_code" }));
         }
-        let hash = hash_of(&(selected.name(), &stack, &patterns, &files, &prompts, &last_message));
+        // The code decides whether to run again, not the conversation: the Stop hook fires after
+        // every turn with a new last message, and a turn that wrote nothing must cost nothing.
+        let hash = hash_of(&(selected.name(), &stack, &patterns, &files));
         if last_hash.as_deref() == Some(hash.as_str()) {
             return Outcome::done(json!({ "skipped": "unchanged" }));
         }

@@ -108,20 +108,20 @@ fn build_payload(conn: &Connection, session_id: &str, key: &str, include_snippet
     Ok(Some((payload, attempt_ids)))
 }
 
-fn last_idempotency_key(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<String>> {
-    conn.prepare_cached("SELECT idempotency_key FROM sync_state WHERE session_id = ?1")?
+fn last_content_hash(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<String>> {
+    conn.prepare_cached("SELECT content_hash FROM sync_state WHERE session_id = ?1")?
         .query_row([session_id], |r| r.get(0))
         .optional()
 }
 
-fn mark_synced(session_id: String, key: Option<String>, attempt_ids: Vec<i64>) -> Effects {
+fn mark_synced(session_id: String, content_hash: Option<String>, attempt_ids: Vec<i64>) -> Effects {
     Box::new(move |conn, now| {
-        if let Some(key) = key {
+        if let Some(hash) = content_hash {
             conn.prepare_cached(
-                "INSERT INTO sync_state (session_id, last_synced_at, idempotency_key) VALUES (?1, ?2, ?3) \
-                 ON CONFLICT (session_id) DO UPDATE SET last_synced_at = excluded.last_synced_at, idempotency_key = excluded.idempotency_key",
+                "INSERT INTO sync_state (session_id, last_synced_at, content_hash) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (session_id) DO UPDATE SET last_synced_at = excluded.last_synced_at, content_hash = excluded.content_hash",
             )?
-            .execute(params![session_id, now, key])?;
+            .execute(params![session_id, now, hash])?;
         }
         let mut mark = conn.prepare_cached("UPDATE quiz_attempts SET synced_at = ?2 WHERE id = ?1 AND synced_at IS NULL")?;
         for id in &attempt_ids {
@@ -142,10 +142,10 @@ impl Handler for SyncHandler {
             return Outcome::Succeeded { result: Some(json!({"skipped": "no_api_key"})), effects: Some(mark_synced(session_id, None, Vec::new())) };
         };
         let built = self.queue.read().and_then(|conn| {
-            Ok((build_payload(&conn, &session_id, &key, self.include_snippets)?, last_idempotency_key(&conn, &session_id)?))
+            Ok((build_payload(&conn, &session_id, &key, self.include_snippets)?, last_content_hash(&conn, &session_id)?))
         });
-        let (payload, last_key) = match built {
-            Ok((Some(payload), last_key)) => (payload, last_key),
+        let (payload, last_hash) = match built {
+            Ok((Some(payload), last_hash)) => (payload, last_hash),
             Ok((None, _)) => return Outcome::dead(format!("no session {session_id:?} has been recorded")),
             Err(e) => return Outcome::retry(e.to_string()),
         };
@@ -153,8 +153,11 @@ impl Handler for SyncHandler {
         // serde_json's Map is ordered by key, so `to_string` is the canonical form.
         let body = payload.to_string();
         let idempotency_key = hex(&<Sha256 as sha2::Digest>::digest(body.as_bytes()));
-        if attempt_ids.is_empty() && last_key.as_deref() == Some(idempotency_key.as_str()) {
-            return Outcome::done(json!({"skipped": "unchanged"}));
+        let mut content = payload.clone();
+        content.as_object_mut().map(|o| o.remove("quiz_attempts"));
+        let content_hash = session_data::hash_of(&content);
+        if attempt_ids.is_empty() && last_hash.as_deref() == Some(content_hash.as_str()) {
+            return Outcome::Succeeded { result: Some(json!({"skipped": "unchanged"})), effects: Some(mark_synced(session_id, None, Vec::new())) };
         }
         let timeout = Duration::from_secs(30).min(cancel.remaining().saturating_sub(Duration::from_secs(1)));
         let agent: ureq::Agent = ureq::Agent::config_builder()
@@ -181,7 +184,7 @@ impl Handler for SyncHandler {
         match status {
             200..=299 => Outcome::Succeeded {
                 result: Some(json!({"status": status, "attempts": attempt_ids.len(), "idempotency_key": idempotency_key})),
-                effects: Some(mark_synced(session_id, Some(idempotency_key), attempt_ids)),
+                effects: Some(mark_synced(session_id, Some(content_hash), attempt_ids)),
             },
             401 | 403 => Outcome::dead(format!("{} — run vl login (upstream answered {status})", super::AUTH_ERROR_PREFIX)),
             408 | 425 | 429 | 500..=599 => Outcome::Retry { error: format!("upstream answered {status}"), after: retry_after },

@@ -1,7 +1,9 @@
 //! A small HTTP client for talking to the local worker (hooks and CLI): JSON in, status and
-//! JSON out, every call bounded by a timeout, the admin token attached when asked.
+//! JSON out, every call bounded by one deadline, the admin token attached when it exists.
 
-use std::time::Duration;
+use std::io::{Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -25,38 +27,32 @@ impl std::fmt::Display for Unreachable {
 }
 
 /// Client bound to one worker address.
+///
+/// A plain HTTP/1.1 exchange over `std::net::TcpStream` (one connection per call,
+/// `Connection: close`) rather than a general HTTP client: the worker is always plain HTTP on
+/// loopback, and a hook process pays for every microsecond of client setup — measured, a
+/// general client's first-call initialisation cost up to ~0.9 s when many started at once.
 pub struct WorkerClient {
-    base: String,
-    agent: ureq::Agent,
+    addr: String,
+    host_header: String,
+    timeout: Duration,
     token: Option<String>,
 }
 
 impl WorkerClient {
     /// A client whose every call (connect + response) is bounded by `timeout`.
     pub fn new(config: &Config, timeout: Duration) -> WorkerClient {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(timeout))
-            .http_status_as_error(false)
-            .build()
-            .into();
         let token = std::fs::read_to_string(config.data_dir.join("admin.token")).ok().map(|t| t.trim().to_owned());
-        WorkerClient { base: config.worker_url(), agent, token }
+        let addr = format!("{}:{}", config.worker_host(), config.worker_port());
+        WorkerClient { host_header: addr.clone(), addr, timeout, token }
     }
 
     pub fn get(&self, path: &str) -> Result<WorkerResponse, Unreachable> {
-        let mut request = self.agent.get(format!("{}{path}", self.base));
-        if let Some(token) = &self.token {
-            request = request.header("Authorization", format!("Bearer {token}"));
-        }
-        read(request.call())
+        self.exchange("GET", path, None)
     }
 
     pub fn post(&self, path: &str, body: &Value) -> Result<WorkerResponse, Unreachable> {
-        let mut request = self.agent.post(format!("{}{path}", self.base)).header("Content-Type", "application/json");
-        if let Some(token) = &self.token {
-            request = request.header("Authorization", format!("Bearer {token}"));
-        }
-        read(request.send(body.to_string()))
+        self.exchange("POST", path, Some(body.to_string()))
     }
 
     /// True when `/api/health` answers 200.
@@ -67,12 +63,84 @@ impl WorkerClient {
     pub fn is_ready(&self) -> bool {
         self.get("/api/readiness").is_ok_and(|r| r.status == 200)
     }
+
+    fn exchange(&self, method: &str, path: &str, body: Option<String>) -> Result<WorkerResponse, Unreachable> {
+        let deadline = Instant::now() + self.timeout;
+        let unreachable = |e: std::io::Error| Unreachable(e.to_string());
+        let addr = self
+            .addr
+            .to_socket_addrs()
+            .map_err(unreachable)?
+            .next()
+            .ok_or_else(|| Unreachable(format!("{} does not resolve", self.addr)))?;
+        let mut stream = TcpStream::connect_timeout(&addr, self.timeout).map_err(unreachable)?;
+        let _ = stream.set_nodelay(true);
+        let remaining = || deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+        stream.set_write_timeout(Some(remaining())).map_err(unreachable)?;
+        let body = body.unwrap_or_default();
+        let mut request = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Length: {}\r\n",
+            self.host_header,
+            body.len()
+        );
+        if !body.is_empty() {
+            request.push_str("Content-Type: application/json\r\n");
+        }
+        if let Some(token) = &self.token {
+            request.push_str(&format!("Authorization: Bearer {token}\r\n"));
+        }
+        request.push_str("\r\n");
+        request.push_str(&body);
+        stream.write_all(request.as_bytes()).map_err(unreachable)?;
+        let mut raw = Vec::new();
+        let mut chunk = [0u8; 16 * 1024];
+        loop {
+            stream.set_read_timeout(Some(remaining())).map_err(unreachable)?;
+            match stream.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => {
+                    raw.extend_from_slice(&chunk[..n]);
+                    if response_complete(&raw) {
+                        break;
+                    }
+                }
+                Err(e) => return Err(unreachable(e)),
+            }
+        }
+        parse_response(&raw).ok_or_else(|| Unreachable("the worker sent a malformed response".into()))
+    }
 }
 
-fn read(result: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Result<WorkerResponse, Unreachable> {
-    let mut response = result.map_err(|e| Unreachable(e.to_string()))?;
-    let status = response.status().as_u16();
-    let text = response.body_mut().read_to_string().map_err(|e| Unreachable(e.to_string()))?;
-    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-    Ok(WorkerResponse { status, body })
+/// The header block and `Content-Length` bytes of body have arrived.
+fn response_complete(raw: &[u8]) -> bool {
+    let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") else { return false };
+    let head = String::from_utf8_lossy(&raw[..end]);
+    let length = head
+        .lines()
+        .find_map(|l| l.split_once(':').filter(|(k, _)| k.trim().eq_ignore_ascii_case("content-length")))
+        .and_then(|(_, v)| v.trim().parse::<usize>().ok());
+    length.is_some_and(|len| raw.len() >= end + 4 + len)
+}
+
+fn parse_response(raw: &[u8]) -> Option<WorkerResponse> {
+    let end = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&raw[..end]);
+    let status = head.lines().next()?.split_whitespace().nth(1)?.parse().ok()?;
+    let body = serde_json::from_slice(&raw[end + 4..]).unwrap_or(Value::Null);
+    Some(WorkerResponse { status, body })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn responses_are_parsed_and_completeness_detected() {
+        let raw = b"HTTP/1.1 202 Accepted\r\nContent-Length: 17\r\n\r\n{\"status\":\"ok\"}";
+        assert!(!response_complete(&raw[..raw.len() - 1]));
+        assert!(response_complete(raw));
+        let parsed = parse_response(raw).unwrap();
+        assert_eq!((parsed.status, parsed.body["status"].as_str()), (202, Some("ok")));
+        assert!(parse_response(b"garbage").is_none());
+    }
 }

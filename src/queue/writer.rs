@@ -38,6 +38,9 @@ pub const DEFAULT_MAX_BATCH: usize = 512;
 /// How long a sender waits for room in a full backlog before giving up.
 pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// Batches slower than this are logged: they are what a client sees as a stall.
+const SLOW_BATCH: Duration = Duration::from_millis(100);
+
 /// Settings of the writer thread.
 #[derive(Debug, Clone)]
 pub struct WriterConfig {
@@ -232,7 +235,13 @@ fn run(
                     Err(e) => log::warn!(target: "queue", "cannot set synchronous={}: {e}", level.as_str()),
                 }
             }
+            let started = std::time::Instant::now();
+            let size = batch.len();
             run_batch(&conn, batch, clock.now_ms());
+            let took = started.elapsed();
+            if took > SLOW_BATCH {
+                log::warn!(target: "queue", "a write batch of {size} took {} ms (durable: {durable})", took.as_millis());
+            }
             if wakes {
                 waker.wake();
             }

@@ -6,7 +6,14 @@
 //! - `noop <count> <threads>`: end-to-end throughput of no-op jobs (enqueue all, run all)
 //! - `latency <count>`: enqueue→start latency at light load (one job at a time)
 //! - `http <port> <connections> <count>`: observation POSTs over keep-alive connections
+//! - `crash <rounds> <clients>`: SIGKILL the worker under load, restart it, and check that
+//!   every acknowledged event is stored and ran exactly once in effect
+//! - `pipeline <port> <events>`: a session of that many events through HTTP, then the five
+//!   steps with the offline provider; times the stack + static steps and the whole pipeline
+//! - `hook <runs> <port|down>`: wall time of `vl hook claude-code observation`, start to exit
 //! - `static <megabytes>`: static-analysis throughput over generated code
+
+mod crash;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -25,6 +32,10 @@ fn main() {
         "noop" => noop(number(1, 20_000), number(2, 4)),
         "latency" => latency(number(1, 500)),
         "http" => http(number(1, 37778) as u16, number(2, 16), number(3, 20_000)),
+        "crash" => crash::run(number(1, 10), number(2, 16)),
+        "pipeline" => pipeline(number(1, 37778) as u16, number(2, 200)),
+        "hook" => hook_latency(number(1, 200), &arg(2, "down")),
+        "static" => static_throughput(number(1, 5)),
         other => {
             eprintln!("usage: vl-load enqueue|noop|latency|http … (got {other:?})");
             std::process::exit(2);
@@ -182,7 +193,11 @@ fn http(port: u16, connections: usize, count: usize) -> serde_json::Value {
                     if !ok {
                         errors.fetch_add(1, Ordering::Relaxed);
                     }
-                    mine.push(t.elapsed().as_secs_f64() * 1000.0);
+                    let ms = t.elapsed().as_secs_f64() * 1000.0;
+                    if ms > 500.0 {
+                        eprintln!("slow request: connection {c} request {n} took {ms:.0} ms");
+                    }
+                    mine.push(ms);
                 }
                 latencies.lock().expect("latencies").extend(mine);
             })
@@ -197,4 +212,122 @@ fn http(port: u16, connections: usize, count: usize) -> serde_json::Value {
     json!({"mode": "http", "connections": connections, "requests": latencies.len(), "errors": errors.load(Ordering::Relaxed),
            "per_sec": latencies.len() as f64 / elapsed, "p50_ms": percentile(&latencies, 0.5), "p99_ms": percentile(&latencies, 0.99),
            "max_ms": percentile(&latencies, 1.0)})
+}
+
+/// The `vl` binary next to this one.
+fn vl_binary() -> std::path::PathBuf {
+    std::env::current_exe().ok().and_then(|p| p.parent().map(|d| d.join("vl"))).unwrap_or_else(|| "vl".into())
+}
+
+fn hook_latency(runs: usize, port: &str) -> serde_json::Value {
+    use std::io::Write;
+    let dir = tempfile_dir::Dir::new();
+    let worker_up = port != "down";
+    // With the worker down, point at a port nobody listens on and keep the hooks from
+    // spawning a worker (a recent spawn stamp), so every run measures the direct enqueue.
+    let port = if worker_up { port.to_owned() } else { "9".to_owned() };
+    if !worker_up {
+        let _ = std::fs::write(dir.0.join("worker-spawn.stamp"), "bench\n");
+    }
+    let mut latencies = Vec::with_capacity(runs);
+    for n in 0..runs {
+        let input = json!({"session_id": "bench-hook", "cwd": "/tmp/bench", "tool_name": "Read", "tool_use_id": format!("h-{n}-{}", fastrand::u64(..)),
+                           "tool_input": {"file_path": "/tmp/bench/a.ts"}, "tool_response": {"ok": true}});
+        let started = Instant::now();
+        let mut child = std::process::Command::new(vl_binary())
+            .args(["hook", "claude-code", "observation"])
+            .env("VIBELEARN_DATA_DIR", if worker_up { std::env::var("VIBELEARN_DATA_DIR").unwrap_or_default() } else { dir.0.to_string_lossy().into_owned() })
+            .env("VIBELEARN_WORKER_PORT", &port)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn vl hook");
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(input.to_string().as_bytes());
+        }
+        let _ = child.wait();
+        latencies.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    latencies.sort_by(f64::total_cmp);
+    json!({"mode": "hook", "worker": if worker_up { "up" } else { "down" }, "runs": runs, "p50_ms": percentile(&latencies, 0.5), "p99_ms": percentile(&latencies, 0.99)})
+}
+
+fn static_throughput(megabytes: usize) -> serde_json::Value {
+    use vibelearn::analysis::model::SourceFile;
+    let unit = vibelearn::sample::DEMO_SESSION;
+    let session: serde_json::Value = serde_json::from_str(unit).expect("sample");
+    let sources: Vec<String> = session["steps"].as_array().into_iter().flatten()
+        .filter_map(|s| s["write_file"]["content"].as_str().map(str::to_owned)).collect();
+    let mut files = Vec::new();
+    let mut bytes = 0;
+    let mut n = 0;
+    while bytes < megabytes * 1024 * 1024 {
+        let content = &sources[n % sources.len()];
+        bytes += content.len();
+        files.push(SourceFile { path: format!("src/gen/file{n}.tsx"), content: content.clone() });
+        n += 1;
+    }
+    let lines: usize = files.iter().map(|f| f.content.lines().count()).sum();
+    let started = Instant::now();
+    let patterns = vibelearn::analysis::analyze_files(&files);
+    let secs = started.elapsed().as_secs_f64();
+    json!({"mode": "static", "files": files.len(), "lines": lines, "patterns": patterns.len(), "lines_per_sec": lines as f64 / secs, "mb_per_sec": bytes as f64 / 1048576.0 / secs})
+}
+
+fn pipeline(port: u16, events: usize) -> serde_json::Value {
+    let session = format!("bench-pipeline-{}", fastrand::u32(..));
+    let sample = vibelearn::sample::SampleSession::parse(vibelearn::sample::DEMO_SESSION).expect("sample");
+    let files: Vec<(String, String)> = sample.steps.iter()
+        .filter_map(|s| s.write_file.as_ref().map(|f| (f.path.clone(), f.content.clone()))).collect();
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let base = format!("http://127.0.0.1:{port}");
+    let post = |path: &str, body: serde_json::Value| {
+        agent.post(&format!("{base}{path}")).header("Content-Type", "application/json").send(body.to_string()).map(|mut r| {
+            let _ = r.body_mut().read_to_string();
+        })
+    };
+    let _ = post("/api/sessions/init", json!({"contentSessionId": session, "cwd": "/tmp/bench-shop", "prompt": "bench"}));
+    for n in 0..events {
+        let body = match n % 4 {
+            0 | 1 => {
+                let (path, content) = &files[n % files.len()];
+                json!({"contentSessionId": session, "tool_name": "Write", "tool_use_id": format!("{session}-{n}"), "cwd": "/tmp/bench-shop",
+                       "tool_input": {"file_path": format!("/tmp/bench-shop/{}/{path}", n % 20), "content": content}})
+            }
+            2 => json!({"contentSessionId": session, "tool_name": "Bash", "tool_use_id": format!("{session}-{n}"), "cwd": "/tmp/bench-shop",
+                        "tool_input": {"command": "npm install zod"}, "tool_response": {"stdout": "ok"}}),
+            _ => json!({"contentSessionId": session, "tool_name": "Read", "tool_use_id": format!("{session}-{n}"), "cwd": "/tmp/bench-shop",
+                        "tool_input": {"file_path": "/tmp/bench-shop/package.json"}}),
+        };
+        let _ = post("/api/sessions/observations", body);
+    }
+    let started = Instant::now();
+    for step in ["analyze/stack", "analyze/static", "analyze/concepts", "analyze/quiz"] {
+        let _ = post(&format!("/api/vibelearn/{step}"), json!({"contentSessionId": session}));
+    }
+    let _ = post("/api/vibelearn/sync", json!({"contentSessionId": session}));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut steps = serde_json::Value::Null;
+    while Instant::now() < deadline {
+        let response = agent.get(&format!("{base}/api/vibelearn/sessions/{session}/pipeline")).call();
+        if let Ok(mut r) = response {
+            steps = serde_json::from_str(&r.body_mut().read_to_string().unwrap_or_default()).unwrap_or_default();
+            if steps["steps"].as_array().is_some_and(|s| s.iter().all(|s| s["state"] == "succeeded")) {
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let total = started.elapsed().as_secs_f64() * 1000.0;
+    let duration_of = |kind: &str| -> f64 {
+        let id = steps["steps"].as_array().into_iter().flatten().find(|s| s["kind"] == kind).and_then(|s| s["job_id"].as_i64()).unwrap_or(0);
+        let job: serde_json::Value = agent.get(&format!("{base}/api/jobs/{id}")).call().ok()
+            .and_then(|mut r| serde_json::from_str(&r.body_mut().read_to_string().unwrap_or_default()).ok()).unwrap_or_default();
+        let attempt = job["attempts"].as_array().and_then(|a| a.last().cloned()).unwrap_or_default();
+        (attempt["finished_at"].as_i64().unwrap_or(0) - attempt["started_at"].as_i64().unwrap_or(0)) as f64
+    };
+    json!({"mode": "pipeline", "events": events, "stack_plus_static_ms": duration_of("analyze_stack") + duration_of("analyze_static"),
+           "concepts_ms": duration_of("analyze_concepts"), "quiz_ms": duration_of("analyze_quiz"), "pipeline_ms": total,
+           "all_succeeded": steps["steps"].as_array().is_some_and(|s| s.iter().all(|s| s["state"] == "succeeded"))})
 }

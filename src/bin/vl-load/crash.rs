@@ -1,0 +1,141 @@
+//! `vl-load crash`: the crash-safety check. Clients POST observations (each with a unique
+//! `tool_use_id`) to a real worker while it is killed with SIGKILL and restarted, round after
+//! round. Then the last worker drains the queue and the database is checked: every event that
+//! got a 202 must be a job, have run to `succeeded`, and be stored exactly once.
+
+use std::collections::HashSet;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+struct Worker {
+    child: Child,
+}
+
+fn start_worker(dir: &std::path::Path, port: u16) -> Worker {
+    let child = Command::new(super::vl_binary())
+        .args(["worker", "run"])
+        .env("VIBELEARN_DATA_DIR", dir)
+        .env("VIBELEARN_WORKER_PORT", port.to_string())
+        .env("VIBELEARN_PROVIDER", "offline")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn vl worker run");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while Instant::now() < deadline {
+        if ready(port) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Worker { child }
+}
+
+fn ready(port: u16) -> bool {
+    post_raw(port, "GET", "/api/readiness", "").is_some_and(|(status, _)| status == 200)
+}
+
+/// One plain HTTP/1.1 exchange; `None` when the worker is not there (refused, reset, killed).
+fn post_raw(port: u16, method: &str, path: &str, body: &str) -> Option<(u16, String)> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), Duration::from_millis(500)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    let status = response.split_whitespace().nth(1)?.parse().ok()?;
+    let body = response.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
+    Some((status, body))
+}
+
+pub fn run(rounds: usize, clients: usize) -> serde_json::Value {
+    let dir = super::tempfile_dir::Dir::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("free port");
+    let acknowledged: Arc<Mutex<HashSet<String>>> = Arc::default();
+    let sent = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut worker = start_worker(&dir.0, port);
+    let handles: Vec<_> = (0..clients)
+        .map(|c| {
+            let (acknowledged, sent, stop) = (acknowledged.clone(), sent.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut n = 0;
+                while !stop.load(Ordering::SeqCst) {
+                    let id = format!("crash-{c}-{n}");
+                    n += 1;
+                    let body = json!({"contentSessionId": format!("crash-session-{}", c % 4), "tool_name": "Bash", "tool_use_id": id,
+                                      "tool_input": {"command": "echo hi"}, "tool_response": {"stdout": "hi"}, "cwd": "/tmp/crash"});
+                    sent.fetch_add(1, Ordering::Relaxed);
+                    match post_raw(port, "POST", "/api/sessions/observations", &body.to_string()) {
+                        Some((202, _)) => {
+                            acknowledged.lock().expect("acks").insert(id);
+                        }
+                        _ => std::thread::sleep(Duration::from_millis(5)),
+                    }
+                }
+            })
+        })
+        .collect();
+    for round in 0..rounds {
+        std::thread::sleep(Duration::from_millis(300 + fastrand::u64(0..400)));
+        let _ = worker.child.kill(); // SIGKILL
+        let _ = worker.child.wait();
+        eprintln!("round {}: worker killed with SIGKILL, restarting", round + 1);
+        worker = start_worker(&dir.0, port);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    stop.store(true, Ordering::SeqCst);
+    for handle in handles {
+        let _ = handle.join();
+    }
+    // Let the last worker drain the queue.
+    let db = dir.0.join("vibelearn.db");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let waiting: i64 = rusqlite::Connection::open(&db)
+            .and_then(|c| c.query_row("SELECT COUNT(*) FROM jobs WHERE state IN ('available','running','retryable')", [], |r| r.get(0)))
+            .unwrap_or(1);
+        if waiting == 0 || Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = worker.child.kill();
+    let _ = worker.child.wait();
+    let conn = rusqlite::Connection::open(&db).expect("open the database");
+    let acknowledged = acknowledged.lock().expect("acks").clone();
+    let mut stored = 0;
+    let mut executed = 0;
+    let mut duplicated = 0;
+    let mut lost = Vec::new();
+    let mut job_stmt = conn.prepare("SELECT COUNT(*), SUM(state = 'succeeded') FROM jobs WHERE kind = 'ingest' AND json_extract(payload, '$.tool_use_id') = ?1").expect("prepare");
+    let mut obs_stmt = conn.prepare("SELECT COUNT(*) FROM observations WHERE event_key = ?1").expect("prepare");
+    for id in &acknowledged {
+        let (jobs, succeeded): (i64, Option<i64>) = job_stmt.query_row([id], |r| Ok((r.get(0)?, r.get(1)?))).unwrap_or((0, None));
+        let rows: i64 = obs_stmt.query_row([id], |r| r.get(0)).unwrap_or(0);
+        if jobs > 0 {
+            stored += 1;
+        }
+        if succeeded.unwrap_or(0) > 0 && rows > 0 {
+            executed += 1;
+        }
+        if jobs > 1 || rows > 1 {
+            duplicated += 1;
+        }
+        if jobs == 0 || rows == 0 {
+            lost.push(id.clone());
+        }
+    }
+    let rescued: i64 = conn.query_row("SELECT COUNT(*) FROM job_attempts WHERE outcome = 'lost'", [], |r| r.get(0)).unwrap_or(0);
+    json!({"mode": "crash", "rounds": rounds, "clients": clients, "sent": sent.load(Ordering::Relaxed),
+           "acknowledged": acknowledged.len(), "stored": stored, "executed": executed, "duplicated": duplicated,
+           "lost": lost.len(), "lost_examples": lost.iter().take(5).collect::<Vec<_>>(), "attempts_rescued": rescued})
+}

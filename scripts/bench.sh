@@ -19,7 +19,6 @@ start_worker() {
     VIBELEARN_DATA_DIR="$WDIR" VIBELEARN_WORKER_PORT="$WPORT" VIBELEARN_PROVIDER=offline VIBELEARN_SYNCHRONOUS="$1" \
         "$VL" worker run >/dev/null 2>&1 &
     WPID=$!
-    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$WPORT/api/readiness" >/dev/null 2>&1 && return; sleep 0.05; done
     python3 - "$WPORT" <<'PY'
 import sys, time, urllib.request
 for _ in range(100):

@@ -3,5 +3,6 @@
 
 mod hooks;
 mod queue;
+mod quiz;
 mod worker;
 mod util;

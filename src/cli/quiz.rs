@@ -225,12 +225,12 @@ pub fn run_quiz(
         summary.answered += 1;
         summary.correct += u32::from(judged.correct);
         feedback(out, s, &q, &judged, &recorded)?;
-        if let Some(id) = &recorded.follow_up {
-            if let Some(follow_up) = store::question(conn, id)?.filter(|f| !asked.contains(&f.id)) {
-                writeln!(out, "  {}", s.cyan("Follow-up question unlocked — it comes next."))?;
-                queue.push_front(follow_up);
-                total += 1;
-            }
+        if let Some(id) = &recorded.follow_up
+            && let Some(follow_up) = store::question(conn, id)?.filter(|f| !asked.contains(&f.id))
+        {
+            writeln!(out, "  {}", s.cyan("Follow-up question unlocked — it comes next."))?;
+            queue.push_front(follow_up);
+            total += 1;
         }
     }
     summary.streak = store::streak(conn, clock.now_ms())?;
@@ -441,16 +441,19 @@ fn feedback(out: &mut dyn Write, s: Style, q: &Question, judged: &Judged, record
     Ok(())
 }
 
-/// A duration in ms as "5 days", "3 hours" or "12 minutes".
+/// A duration in ms as "5 days", "3 hours" or "12 minutes", rounded to the nearest unit
+/// (a review due in 11.99 days is "due in 12 days").
 fn when(ms: Millis) -> String {
     const HOUR: Millis = 3_600_000;
-    if ms >= sm2::DAY_MS {
-        days(u32::try_from(ms / sm2::DAY_MS).unwrap_or(u32::MAX))
-    } else if ms >= HOUR {
-        format!("{} hour{}", ms / HOUR, if ms / HOUR == 1 { "" } else { "s" })
+    const MINUTE: Millis = 60_000;
+    let round = |unit: Millis| (ms + unit / 2) / unit;
+    let plural = |n: Millis, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    if ms >= sm2::DAY_MS - HOUR / 2 {
+        days(u32::try_from(round(sm2::DAY_MS)).unwrap_or(u32::MAX))
+    } else if ms >= HOUR - MINUTE / 2 {
+        plural(round(HOUR), "hour")
     } else {
-        let minutes = (ms / 60_000).max(1);
-        format!("{minutes} minute{}", if minutes == 1 { "" } else { "s" })
+        plural(round(MINUTE).max(1), "minute")
     }
 }
 
@@ -466,7 +469,7 @@ mod tests {
             difficulty: "junior".into(),
             snippet: None,
             question: "?".into(),
-            options: Some(options.iter().map(|o| o.to_string())).map(Iterator::collect).filter(|o: &Vec<String>| !o.is_empty()),
+            options: (!options.is_empty()).then(|| options.iter().map(|o| o.to_string()).collect()),
             correct: Some(correct.into()),
             explanation: "because".into(),
             tags: Vec::new(),
@@ -495,7 +498,9 @@ mod tests {
     #[test]
     fn durations_pick_a_unit() {
         assert_eq!(when(3 * sm2::DAY_MS + 5), "3 days");
+        assert_eq!(when(12 * sm2::DAY_MS - 60_000), "12 days");
         assert_eq!(when(2 * 3_600_000), "2 hours");
+        assert_eq!(when(3_600_000 - 1_000), "1 hour");
         assert_eq!(when(10), "1 minute");
     }
 }

@@ -13,5 +13,8 @@ fn main() -> ExitCode {
         Command::Worker { action } => vibelearn::cli::worker_cmd::run(action, config),
         Command::Demo => vibelearn::cli::demo::run(config.home.clone()),
         Command::Hook { platform, event } => vibelearn::cli::hook_cmd::run(&platform, &event, config),
+        Command::Quiz(args) => vibelearn::cli::quiz::run(&args, &config),
+        Command::Status => vibelearn::cli::status::run_status(&config),
+        Command::Gaps => vibelearn::cli::status::run_gaps(&config),
     }
 }

@@ -6,5 +6,6 @@ mod fuzz;
 mod hooks;
 mod pipeline;
 mod queue;
+mod quiz;
 mod worker;
 mod util;

@@ -37,7 +37,32 @@ pub enum Command {
         /// session-start, session-init, observation, file-edit, summarize or session-complete.
         event: String,
     },
+    /// Spaced-repetition quiz on your sessions' concepts: due reviews first, then new questions.
+    #[command(after_help = "Answers are read one per line, so a pipe works too; each answer is saved at once, and \
+                            Ctrl-C or the end of input stops without losing any.\n\nExamples:\n  vl quiz\n  \
+                            vl quiz --limit 5\n  vl quiz --session\n  printf 'b\\ntrue\\n' | vl quiz --limit 2")]
+    Quiz(QuizArgs),
+    /// Learning summary: sessions, concepts, questions due, mastered concepts, streak, provider health.
+    #[command(after_help = "Reads the database only; works whether or not the worker runs.\n\nExample:\n  vl status")]
+    Status,
+    /// Concepts under 50 % mastery, weakest first, each with a bar.
+    #[command(after_help = "Example:\n  vl gaps")]
+    Gaps,
 }
+
+/// `vl quiz` options.
+#[derive(Debug, clap::Args)]
+pub struct QuizArgs {
+    /// Only one session's questions; `--session` alone picks the latest session with questions.
+    #[arg(long, value_name = "ID", num_args = 0..=1)]
+    pub session: Option<Option<String>>,
+    /// Ask at most N questions (follow-ups earned on the way come on top).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_QUIZ_LIMIT, value_parser = clap::value_parser!(u32).range(1..=500))]
+    pub limit: u32,
+}
+
+/// Questions per `vl quiz` run unless `--limit` says otherwise: about five minutes.
+pub const DEFAULT_QUIZ_LIMIT: u32 = 10;
 
 #[derive(Debug, Subcommand)]
 pub enum WorkerAction {

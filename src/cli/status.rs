@@ -1,0 +1,277 @@
+//! `vl status` and `vl gaps` (SPEC §7): the learning summary on one screen, and the concepts
+//! under 50 % mastery with a bar each. Both only read: the database is opened read-only, and
+//! the worker is asked for its health notices with a short timeout (it may well be down).
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use rusqlite::{Connection, params};
+
+use crate::cli::quiz::store::{self, Streak};
+use crate::cli::quiz::term::{Style, days};
+use crate::cli::quiz::NO_SESSIONS;
+use crate::clock::{Clock, Millis, SystemClock};
+use crate::config::Config;
+use crate::db;
+use crate::learn::mastery::{MASTERED_MIN_ATTEMPTS, MASTERED_SCORE};
+use crate::worker_client::WorkerClient;
+
+/// `vl gaps` lists concepts whose score is below this.
+pub const GAP_SCORE: f64 = 0.5;
+/// Cells in a mastery bar: one per 10 %.
+pub const BAR_CELLS: usize = 10;
+/// How long `vl status` waits for the worker's health answer; on loopback it answers in a
+/// few ms, and a status screen must not hang on a wedged worker.
+const HEALTH_TIMEOUT: Duration = Duration::from_millis(500);
+/// Categories shown by `vl status`.
+const TOP_CATEGORIES: usize = 5;
+
+/// Everything `vl status` shows that comes from the database.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StatusReport {
+    pub sessions: i64,
+    pub concepts: i64,
+    pub reviews_due: i64,
+    pub new_questions: i64,
+    pub mastered: i64,
+    pub answers: i64,
+    pub correct_answers: i64,
+    pub streak: Streak,
+    /// (category, distinct concepts), most first.
+    pub top_categories: Vec<(String, i64)>,
+    /// (kind, dead jobs), most first.
+    pub dead_jobs: Vec<(String, i64)>,
+}
+
+/// One concept of `vl gaps`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gap {
+    pub name: String,
+    pub category: String,
+    pub level: String,
+    pub score: f64,
+    pub correct: i64,
+    pub attempts: i64,
+}
+
+pub fn report(conn: &Connection, now: Millis) -> rusqlite::Result<StatusReport> {
+    let one = |sql: &str| -> rusqlite::Result<i64> { conn.prepare_cached(sql)?.query_row([], |r| r.get(0)) };
+    let (reviews_due, new_questions) = conn
+        .prepare_cached(
+            "SELECT COUNT(*) FILTER (WHERE due_at IS NOT NULL AND due_at <= ?1), \
+                    COUNT(*) FILTER (WHERE due_at IS NULL AND parent_question_id IS NULL) FROM questions",
+        )?
+        .query_row([now], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let mastered = conn
+        .prepare_cached(
+            "SELECT COUNT(*) FROM concept_profiles WHERE mastery_score > ?1 AND correct_answers + incorrect_answers >= ?2",
+        )?
+        .query_row(params![MASTERED_SCORE, MASTERED_MIN_ATTEMPTS], |r| r.get(0))?;
+    let pairs = |sql: &str| -> rusqlite::Result<Vec<(String, i64)>> {
+        conn.prepare_cached(sql)?.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
+    };
+    Ok(StatusReport {
+        sessions: one("SELECT COUNT(*) FROM sessions")?,
+        concepts: one("SELECT COUNT(DISTINCT normalized_name) FROM concepts")?,
+        reviews_due,
+        new_questions,
+        mastered,
+        answers: one("SELECT COUNT(*) FROM quiz_attempts")?,
+        correct_answers: one("SELECT COUNT(*) FROM quiz_attempts WHERE correct")?,
+        streak: store::streak(conn, now)?,
+        top_categories: pairs(&format!(
+            "SELECT category, COUNT(DISTINCT normalized_name) AS n FROM concepts GROUP BY category \
+             ORDER BY n DESC, category LIMIT {TOP_CATEGORIES}"
+        ))?,
+        dead_jobs: pairs("SELECT kind, COUNT(*) AS n FROM jobs WHERE state = 'dead' GROUP BY kind ORDER BY n DESC, kind")?,
+    })
+}
+
+/// Concepts under [`GAP_SCORE`], weakest first: lowest score, then the most answered (0 of 4
+/// is a surer gap than never asked), then by name.
+pub fn gaps(conn: &Connection) -> rusqlite::Result<Vec<Gap>> {
+    conn.prepare_cached(
+        "SELECT concept_name, category, level, mastery_score, correct_answers, correct_answers + incorrect_answers AS n \
+         FROM concept_profiles WHERE mastery_score < ?1 ORDER BY mastery_score, n DESC, concept_name",
+    )?
+    .query_map([GAP_SCORE], |r| {
+        Ok(Gap {
+            name: r.get(0)?,
+            category: r.get(1)?,
+            level: r.get(2)?,
+            score: r.get(3)?,
+            correct: r.get(4)?,
+            attempts: r.get(5)?,
+        })
+    })?
+    .collect()
+}
+
+/// `████░░░░░░` for 0.4: one cell per 10 %, rounded.
+pub fn bar(score: f64) -> String {
+    let filled = (score.clamp(0.0, 1.0) * BAR_CELLS as f64).round() as usize;
+    format!("{}{}", "█".repeat(filled), "░".repeat(BAR_CELLS - filled))
+}
+
+fn percent(score: f64) -> i64 {
+    (score.clamp(0.0, 1.0) * 100.0).round() as i64
+}
+
+/// Opens the database read-only; `Ok(None)` when it does not exist yet.
+fn open(config: &Config) -> Result<Option<Connection>, String> {
+    let path = config.db_path();
+    if !path.exists() {
+        return Ok(None);
+    }
+    db::open_read_only(&path).map(Some).map_err(|e| e.to_string())
+}
+
+/// Runs `body` on the database, turning a missing database into the friendly first-run line.
+fn with_db(command: &str, config: &Config, body: impl FnOnce(&Connection, &mut dyn Write) -> rusqlite::Result<()>) -> ExitCode {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match open(config) {
+        Ok(None) => {
+            let _ = writeln!(out, "{NO_SESSIONS}");
+            ExitCode::SUCCESS
+        }
+        Ok(Some(conn)) => match body(&conn, &mut out) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("vl {command}: cannot read {}: {e}", config.db_path().display());
+                ExitCode::FAILURE
+            }
+        },
+        Err(e) => {
+            eprintln!("vl {command}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `vl status`.
+pub fn run_status(config: &Config) -> ExitCode {
+    let style = Style { color: std::io::stdout().is_terminal() };
+    with_db("status", config, |conn, out| {
+        let report = report(conn, SystemClock.now_ms())?;
+        // A write error on stdout (a closed pipe) leaves nobody to tell.
+        let _ = print_status(out, style, &report, &provider_lines(config));
+        Ok(())
+    })
+}
+
+/// `vl gaps`.
+pub fn run_gaps(config: &Config) -> ExitCode {
+    let style = Style { color: std::io::stdout().is_terminal() };
+    with_db("gaps", config, |conn, out| {
+        let sessions: i64 = conn.query_row("SELECT COUNT(*) FROM sessions", [], |r| r.get(0))?;
+        let list = gaps(conn)?;
+        let _ = print_gaps(out, style, sessions, &list);
+        Ok(())
+    })
+}
+
+/// The provider in use (or the setting to fix) and the worker's notices, if it is up.
+fn provider_lines(config: &Config) -> Vec<String> {
+    let provider = match crate::llm::select(&crate::jobs::provider_settings(config)) {
+        Ok(selected) => selected.name().to_owned(),
+        Err(problem) => format!("misconfigured — {problem}"),
+    };
+    let client = WorkerClient::new(config, HEALTH_TIMEOUT);
+    let worker = match client.get("/api/health") {
+        Ok(response) => {
+            let notices: Vec<String> = response.body["notices"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|n| n.as_str().map(str::to_owned))
+                .collect();
+            if notices.is_empty() {
+                vec!["worker running, no notices".to_owned()]
+            } else {
+                notices.into_iter().map(|n| format!("notice: {n}")).collect()
+            }
+        }
+        Err(_) => vec![format!("worker not running (expected at {})", config.worker_url())],
+    };
+    std::iter::once(provider).chain(worker).collect()
+}
+
+pub fn print_status(out: &mut dyn Write, s: Style, r: &StatusReport, provider: &[String]) -> std::io::Result<()> {
+    if r.sessions == 0 {
+        return writeln!(out, "{NO_SESSIONS}");
+    }
+    let row = |out: &mut dyn Write, label: &str, value: String| writeln!(out, "  {:<15} {value}", s.dim(label));
+    writeln!(out, "{}", s.bold("VibeLearn status"))?;
+    row(out, "sessions", r.sessions.to_string())?;
+    row(out, "concepts", r.concepts.to_string())?;
+    row(out, "due now", format!("{} questions ({} reviews, {} new)", r.reviews_due + r.new_questions, r.reviews_due, r.new_questions))?;
+    row(out, "mastered", format!("{} of {} concepts", r.mastered, r.concepts))?;
+    let accuracy = if r.answers > 0 { format!(" ({} % correct)", (r.correct_answers * 100 + r.answers / 2) / r.answers) } else { String::new() };
+    row(out, "answers", format!("{}{accuracy}", r.answers))?;
+    row(out, "streak", format!("{} (longest {})", days(r.streak.current), days(r.streak.longest)))?;
+    let categories: Vec<String> = r.top_categories.iter().map(|(c, n)| format!("{c} {n}")).collect();
+    row(out, "top categories", if categories.is_empty() { "—".to_owned() } else { categories.join(", ") })?;
+    for (i, line) in provider.iter().enumerate() {
+        row(out, if i == 0 { "provider" } else { "" }, line.clone())?;
+    }
+    let dead: i64 = r.dead_jobs.iter().map(|(_, n)| n).sum();
+    let dead_line = if dead == 0 {
+        "0".to_owned()
+    } else {
+        let kinds: Vec<String> = r.dead_jobs.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        s.yellow(&format!("{dead} ({}) — vl jobs list --state dead", kinds.join(", ")))
+    };
+    row(out, "dead jobs", dead_line)?;
+    if r.reviews_due + r.new_questions > 0 {
+        writeln!(out, "\nNext: vl quiz")?;
+    }
+    Ok(())
+}
+
+pub fn print_gaps(out: &mut dyn Write, s: Style, sessions: i64, gaps: &[Gap]) -> std::io::Result<()> {
+    if sessions == 0 {
+        return writeln!(out, "{NO_SESSIONS}");
+    }
+    if gaps.is_empty() {
+        return writeln!(out, "No gaps: every concept is at {} % mastery or more.", percent(GAP_SCORE));
+    }
+    let plural = if gaps.len() == 1 { "" } else { "s" };
+    writeln!(out, "{}", s.bold(&format!("{} concept{plural} under {} % mastery, weakest first", gaps.len(), percent(GAP_SCORE))))?;
+    let width = gaps.iter().map(|g| g.name.chars().count()).max().unwrap_or(0).min(40);
+    for g in gaps {
+        let record = if g.attempts == 0 { "not quizzed yet".to_owned() } else { format!("{}/{} right", g.correct, g.attempts) };
+        writeln!(
+            out,
+            "  {} {:>3}%  {:<width$}  {}",
+            s.red(&bar(g.score)),
+            percent(g.score),
+            g.name,
+            s.dim(&format!("{} · {} · {record}", g.category, g.level)),
+        )?;
+    }
+    writeln!(out, "\nPractise them with: vl quiz")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_have_one_cell_per_ten_percent() {
+        assert_eq!(bar(0.4), "████░░░░░░");
+        assert_eq!(bar(0.0), "░░░░░░░░░░");
+        assert_eq!(bar(1.0), "██████████");
+        assert_eq!(bar(0.333), "███░░░░░░░");
+        assert_eq!(bar(f64::NAN).chars().count(), BAR_CELLS);
+        assert_eq!(bar(7.0), "██████████");
+    }
+
+    #[test]
+    fn empty_report_prints_the_first_run_hint() {
+        let mut out = Vec::new();
+        print_status(&mut out, Style { color: false }, &StatusReport::default(), &[]).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap().trim(), NO_SESSIONS);
+    }
+}

@@ -1,0 +1,656 @@
+//! `vl quiz`, `vl status` and `vl gaps` as child processes on a database the real pipeline
+//! wrote: the recorded Next.js cart session replayed through `vl hook` processes into a worker
+//! with the offline provider. The pipeline runs once per test binary; each test gets a copy
+//! of the resulting database (`VACUUM INTO`) in a fresh directory.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, params};
+use vibelearn::sample::SampleSession;
+
+use crate::util::{TempDir, WorkerProcess, free_port, vl, wait_for};
+
+const CLAUDE_SESSION: &str = include_str!("fixtures/sessions/nextjs-cart.json");
+const DAY_MS: i64 = 86_400_000;
+/// A due date no test reaches: "not due".
+const FAR_FUTURE: i64 = 4_000_000_000_000;
+
+/// The analysed database and its session id, built once.
+fn template() -> &'static (Vec<u8>, String) {
+    static TEMPLATE: OnceLock<(Vec<u8>, String)> = OnceLock::new();
+    TEMPLATE.get_or_init(|| {
+        let dir = TempDir::new();
+        let data = dir.path().join("data");
+        let project = dir.path().join("shop");
+        std::fs::create_dir_all(&data).unwrap();
+        let mut worker = WorkerProcess::start(&data);
+        let session = SampleSession::parse(CLAUDE_SESSION).unwrap();
+        session.materialize(&project).unwrap();
+        let mut session_id = String::new();
+        for step in &session.steps {
+            let input = session.prepare_step(step, &project).unwrap();
+            if let Some(id) = input["session_id"].as_str() {
+                session_id = id.to_owned();
+            }
+            let mut child = vl(&data, worker.port)
+                .args(["hook", "claude-code", &step.event])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            child.stdin.take().unwrap().write_all(input.to_string().as_bytes()).unwrap();
+            assert!(child.wait().unwrap().success());
+        }
+        let http = worker.http();
+        let path = format!("/api/vibelearn/sessions/{session_id}/pipeline");
+        wait_for("the pipeline to succeed", Duration::from_secs(60), || {
+            let (_, body) = http.get(&path).unwrap();
+            let steps = body["steps"].as_array().cloned().unwrap_or_default();
+            assert!(steps.iter().all(|s| !matches!(s["state"].as_str(), Some("dead" | "cancelled"))), "{body}");
+            !steps.is_empty() && steps.iter().all(|s| s["state"] == "succeeded")
+        });
+        assert!(worker.terminate().success());
+        let copy = dir.path().join("template.db");
+        Connection::open(data.join("vibelearn.db"))
+            .unwrap()
+            .execute("VACUUM INTO ?1", [copy.to_str().unwrap()])
+            .unwrap();
+        (std::fs::read(copy).unwrap(), session_id)
+    })
+}
+
+/// A fresh data dir holding a copy of the analysed database.
+fn analysed() -> TempDir {
+    let dir = TempDir::new();
+    std::fs::write(dir.db_path(), &template().0).unwrap();
+    dir
+}
+
+fn session_id() -> &'static str {
+    &template().1
+}
+
+fn db(dir: &TempDir) -> Connection {
+    Connection::open(dir.db_path()).unwrap()
+}
+
+/// A stored question, as the tests craft answers from it.
+#[derive(Debug, Clone)]
+struct Q {
+    id: String,
+    kind: String,
+    difficulty: String,
+    options: Vec<String>,
+    correct: String,
+    follow_up: Option<String>,
+    concept: String,
+}
+
+fn questions(dir: &TempDir) -> Vec<Q> {
+    let conn = db(dir);
+    let mut stmt = conn
+        .prepare(
+            "SELECT q.id, q.question_type, q.difficulty, q.options, q.correct, q.follow_up, c.normalized_name \
+             FROM questions q JOIN concepts c ON c.id = q.concept_id WHERE q.parent_question_id IS NULL ORDER BY q.id",
+        )
+        .unwrap();
+    stmt.query_map([], |r| {
+        let options: Option<String> = r.get(3)?;
+        Ok(Q {
+            id: r.get(0)?,
+            kind: r.get(1)?,
+            difficulty: r.get(2)?,
+            options: options.map(|o| serde_json::from_str(&o).unwrap()).unwrap_or_default(),
+            correct: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+            follow_up: r.get(5)?,
+            concept: r.get(6)?,
+        })
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
+
+fn of_kind(dir: &TempDir, kind: &str) -> Option<Q> {
+    questions(dir).into_iter().find(|q| q.kind == kind)
+}
+
+/// Makes `id` the only question due (a review due long ago), every other one not due.
+fn only_due(dir: &TempDir, id: &str) {
+    db(dir)
+        .execute("UPDATE questions SET due_at = CASE WHEN id = ?1 THEN 1 ELSE ?2 END", params![id, FAR_FUTURE])
+        .unwrap();
+}
+
+/// Runs `vl quiz ARGS` with `stdin`; asserts exit 0 and an empty stderr; returns stdout.
+fn quiz(dir: &TempDir, args: &[&str], stdin: &str) -> String {
+    let (code, stdout, stderr) = run(dir.path(), &[&["quiz"], args].concat(), stdin);
+    assert_eq!(code, 0, "vl quiz {args:?} failed: {stderr}\n{stdout}");
+    assert!(stderr.is_empty(), "stderr: {stderr}");
+    assert!(!stdout.contains('\x1b'), "no colours into a pipe: {stdout}");
+    stdout
+}
+
+fn run(dir: &Path, args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = vl(dir, free_port())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+/// (answer, correct, quality) of a question's attempts, oldest first.
+fn attempts(dir: &TempDir, id: &str) -> Vec<(String, bool, i64)> {
+    let conn = db(dir);
+    let mut stmt = conn.prepare("SELECT answer, correct, quality FROM quiz_attempts WHERE question_id = ?1 ORDER BY id").unwrap();
+    stmt.query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
+}
+
+/// The concept a new test question hangs off: one the template has, at `level`.
+fn concept_id(dir: &TempDir, normalized_name: &str) -> String {
+    db(dir)
+        .query_row("SELECT id FROM concepts WHERE normalized_name = ?1", [normalized_name], |r| r.get(0))
+        .unwrap()
+}
+
+/// Inserts a question directly. Used only for the types the offline pipeline does not write
+/// for this session (true_false, open_ended), so every type is covered.
+fn insert_question(dir: &TempDir, id: &str, kind: &str, difficulty: &str, correct: &str, concept: &str) {
+    let concept_id = concept_id(dir, concept);
+    db(dir)
+        .execute(
+            "INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, question, correct, explanation, \
+             tags, text_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'Because.', '[]', ?1, 0)",
+            params![id, concept_id, session_id(), kind, difficulty, format!("A {kind} question?"), correct],
+        )
+        .unwrap();
+}
+
+/// The right answer in its plainest form, and the lines a follow-up needs (none here).
+fn right_answer(q: &Q) -> String {
+    match q.kind.as_str() {
+        "multiple_choice" | "true_false" | "ordering" | "fill_in_blank" => q.correct.clone(),
+        _ => "my answer\n4".to_owned(),
+    }
+}
+
+fn last_attempt(dir: &TempDir, id: &str) -> (String, bool, i64) {
+    attempts(dir, id).pop().unwrap_or_else(|| panic!("no attempt recorded for {id}"))
+}
+
+#[test]
+fn every_question_type_accepts_its_forgiving_forms() {
+    let dir = analysed();
+    insert_question(&dir, "t-tf", "true_false", "junior", "true", "closures");
+    insert_question(&dir, "t-open", "open_ended", "senior", "Model answer: it depends.", "closures");
+    let mut covered = Vec::new();
+    for q in questions(&dir) {
+        let option_d = q.options.get(3).cloned().unwrap_or_default();
+        // (stdin, correct, quality): piped answers are untimed, so right = 4 and wrong = 1.
+        let cases: Vec<(String, bool, i64)> = match q.kind.as_str() {
+            "multiple_choice" => {
+                assert_eq!(q.correct, "D", "the offline catalogue put the fact at D for this concept");
+                vec![("d".into(), true, 4), (option_d.to_uppercase(), true, 4), (" (b) ".into(), false, 1)]
+            }
+            "true_false" => vec![("y".into(), true, 4), ("no".into(), false, 1), ("TRUE".into(), true, 4)],
+            "ordering" => {
+                let spaced = q.correct.replace(',', " ");
+                let mut reversed: Vec<&str> = q.correct.split(',').collect();
+                reversed.reverse();
+                vec![(spaced, true, 4), (q.correct.clone(), true, 4), (reversed.join(","), false, 1)]
+            }
+            "fill_in_blank" => vec![
+                (format!("`{}`", q.correct.to_uppercase()), true, 4),
+                (format!("  \"{}\" ", q.correct), true, 4),
+                ("toEqual".into(), false, 1),
+            ],
+            _ => vec![("it captures the variable\n4".into(), true, 4), ("\n0".into(), false, 0), ("no idea\n2".into(), false, 2)],
+        };
+        for (stdin, correct, quality) in cases {
+            only_due(&dir, &q.id);
+            let out = quiz(&dir, &[], &format!("{stdin}\n"));
+            let typed = stdin.lines().next().unwrap_or_default().to_owned();
+            assert_eq!(last_attempt(&dir, &q.id), (typed, correct, quality), "{} answered {stdin:?}:\n{out}", q.kind);
+            let free_text = matches!(q.kind.as_str(), "code_reading" | "spot_the_bug" | "open_ended");
+            if free_text {
+                assert!(out.contains("Model answer:"), "{out}");
+                assert!(out.contains(&format!("Graded {quality}/5")), "{out}");
+            } else if correct {
+                assert!(out.contains("✓ Correct — next review in"), "{out}");
+            } else {
+                assert!(out.contains("✗ Not quite") && out.contains("Answer:"), "{out}");
+            }
+        }
+        covered.push(q.kind);
+    }
+    covered.sort();
+    covered.dedup();
+    assert_eq!(
+        covered,
+        ["code_reading", "fill_in_blank", "multiple_choice", "open_ended", "ordering", "spot_the_bug", "true_false"]
+    );
+}
+
+#[test]
+fn an_unreadable_answer_is_asked_again_with_a_hint_and_three_strikes_count_as_wrong() {
+    let dir = analysed();
+    let ordering = of_kind(&dir, "ordering").unwrap();
+    only_due(&dir, &ordering.id);
+    let out = quiz(&dir, &[], &format!("1 1 2 3 4\n{}\n", ordering.correct));
+    assert!(out.contains("Could not read that: step 1 appears twice"), "{out}");
+    assert!(out.contains("try again (2 left)"), "{out}");
+    assert_eq!(attempts(&dir, &ordering.id), [(ordering.correct.clone(), true, 4)], "one attempt, the readable one");
+
+    let mc = of_kind(&dir, "multiple_choice").unwrap();
+    only_due(&dir, &mc.id);
+    let out = quiz(&dir, &[], "zzz\nnone of these\nE\nd\n");
+    assert_eq!(out.matches("Could not read that: answer with a letter A–D").count(), 3, "{out}");
+    assert!(out.contains("✗ Counted as wrong"), "{out}");
+    assert_eq!(attempts(&dir, &mc.id), [("E".to_owned(), false, 1)]);
+    // The fourth line was never read as an answer to this question.
+    assert!(out.contains("Done: 1 answered, 0 correct"), "{out}");
+}
+
+/// (repetitions, interval_days, ease, due_at) of a question.
+fn schedule(dir: &TempDir, id: &str) -> (i64, i64, f64, i64) {
+    db(dir)
+        .query_row("SELECT repetitions, interval_days, ease, due_at FROM questions WHERE id = ?1", [id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })
+        .unwrap()
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64
+}
+
+#[test]
+fn the_sm2_schedule_follows_a_sequence_of_answers() {
+    let dir = analysed();
+    let q = of_kind(&dir, "multiple_choice").unwrap();
+    let mut expected_interval = Vec::new();
+    // (answer, repetitions, interval, ease) after each: quality 4 keeps the ease, a wrong
+    // answer (quality 1) costs 0.54 and restarts at 1 day; then 1, 6, round(6 × 1.96) = 12.
+    let steps = [("d", 1, 1, 2.5), ("D", 2, 6, 2.5), ("a", 0, 1, 1.96), ("d", 1, 1, 1.96), ("d", 2, 6, 1.96), ("d", 3, 12, 1.96)];
+    for (answer, repetitions, interval, ease) in steps {
+        // Time passes: the question is due again (its schedule is otherwise untouched).
+        db(&dir).execute("UPDATE questions SET due_at = 1 WHERE id = ?1", [&q.id]).unwrap();
+        let before = now_ms();
+        quiz(&dir, &["--limit", "1"], &format!("{answer}\n"));
+        let after = now_ms();
+        let (r, i, e, due) = schedule(&dir, &q.id);
+        assert_eq!((r, i), (repetitions, interval), "after {answer:?}");
+        assert!((e - ease).abs() < 1e-9, "ease {e} after {answer:?}, expected {ease}");
+        assert!(due >= before + interval * DAY_MS && due <= after + interval * DAY_MS, "due_at {due}");
+        expected_interval.push(i);
+    }
+    assert_eq!(expected_interval, [1, 6, 1, 1, 6, 12]);
+    // Not due again for 12 days: nothing is asked.
+    db(&dir).execute("UPDATE questions SET due_at = ?2 WHERE id != ?1", params![q.id, FAR_FUTURE]).unwrap();
+    let out = quiz(&dir, &["--session"], "d\n");
+    assert_eq!(out.trim(), "Nothing to review right now — the next question is due in 12 days.");
+    assert_eq!(attempts(&dir, &q.id).len(), 6);
+}
+
+/// (level, correct, incorrect, streak, score) of a concept.
+fn profile(dir: &TempDir, concept: &str) -> (String, i64, i64, i64, f64) {
+    db(dir)
+        .query_row(
+            "SELECT level, correct_answers, incorrect_answers, correct_streak, mastery_score FROM concept_profiles \
+             WHERE normalized_name = ?1",
+            [concept],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .unwrap()
+}
+
+#[test]
+fn three_right_answers_in_a_row_promote_and_a_wrong_one_demotes() {
+    let dir = analysed();
+    let q = of_kind(&dir, "fill_in_blank").unwrap();
+    assert_eq!(profile(&dir, &q.concept).0, "junior");
+    let mut outputs = Vec::new();
+    for answer in [q.correct.as_str(), q.correct.as_str()] {
+        only_due(&dir, &q.id);
+        outputs.push(quiz(&dir, &["--limit", "1"], &format!("{answer}\n")));
+    }
+    assert_eq!(profile(&dir, &q.concept), ("junior".to_owned(), 2, 0, 2, 1.0));
+    only_due(&dir, &q.id);
+    let out = quiz(&dir, &[], &format!("{}\n", q.correct));
+    assert_eq!(profile(&dir, &q.concept), ("mid".to_owned(), 3, 0, 0, 1.0), "promoted; the streak starts again");
+    assert!(out.contains("Level up for Unit tests: junior → mid"), "{out}");
+    assert!(!outputs.iter().any(|o| o.contains("Level")), "no level change before the third");
+    only_due(&dir, &q.id);
+    let out = quiz(&dir, &[], "toEqual\n");
+    assert_eq!(profile(&dir, &q.concept), ("junior".to_owned(), 3, 1, 0, 0.75), "demoted by a wrong answer");
+    assert!(out.contains("Level down for Unit tests: mid → junior"), "{out}");
+}
+
+fn follow_ups_of(dir: &TempDir, parent: &str) -> Vec<(String, String, String, String, Option<String>, String)> {
+    let conn = db(dir);
+    let mut stmt = conn
+        .prepare("SELECT id, question_type, difficulty, question, snippet, tags FROM questions WHERE parent_question_id = ?1")
+        .unwrap();
+    stmt.query_map([parent], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[test]
+fn a_right_junior_answer_inserts_its_follow_up_and_asks_it_next() {
+    let dir = analysed();
+    let q = of_kind(&dir, "fill_in_blank").unwrap();
+    let text = q.follow_up.clone().expect("junior questions carry a follow-up");
+    only_due(&dir, &q.id);
+    let out = quiz(&dir, &[], &format!("{}\nit proves the test can fail\n4\n", q.correct));
+    let follow_ups = follow_ups_of(&dir, &q.id);
+    assert_eq!(follow_ups.len(), 1);
+    let (id, kind, difficulty, question, snippet, tags) = &follow_ups[0];
+    assert_eq!((kind.as_str(), difficulty.as_str(), question.as_str()), ("open_ended", "mid", text.as_str()));
+    assert!(snippet.as_deref().unwrap().contains(&format!(".{}(6)", q.correct)), "the blank is filled in: {snippet:?}");
+    assert!(tags.contains("\"follow-up\""), "{tags}");
+    assert_eq!(attempts(&dir, id), [("it proves the test can fail".to_owned(), true, 4)]);
+    let unlocked = out.find("Follow-up question unlocked").expect("announced");
+    let asked = out.find("Question 2 of 2 · follow-up · open ended · mid").expect("asked in the same run");
+    assert!(unlocked < asked && out[asked..].contains(&text), "{out}");
+    assert!(out.contains("No model answer for this one; compare with:"), "{out}");
+    assert!(out.contains("Done: 2 answered, 2 correct"), "{out}");
+
+    // Answered once, it is not asked again after the next right answer.
+    only_due(&dir, &q.id);
+    let out = quiz(&dir, &[], &format!("{}\n", q.correct));
+    assert!(!out.contains("Follow-up"), "{out}");
+    assert_eq!(follow_ups_of(&dir, &q.id).len(), 1);
+
+    // A wrong junior answer earns nothing; a follow-up left unanswered (end of input) stays
+    // due and comes first next time.
+    let mc = of_kind(&dir, "multiple_choice").unwrap();
+    only_due(&dir, &mc.id);
+    quiz(&dir, &[], "a\n");
+    assert!(follow_ups_of(&dir, &mc.id).is_empty());
+    only_due(&dir, &mc.id);
+    let out = quiz(&dir, &[], "d\n");
+    assert!(out.contains("Follow-up question unlocked") && out.contains("End of input"), "{out}");
+    let (follow_up_id, ..) = follow_ups_of(&dir, &mc.id).pop().unwrap();
+    assert!(attempts(&dir, &follow_up_id).is_empty());
+    let out = quiz(&dir, &["--limit", "1"], "catching a specific error keeps bugs visible\n5\n");
+    assert!(out.contains("Question 1 of 1 · follow-up"), "{out}");
+    assert_eq!(attempts(&dir, &follow_up_id).len(), 1);
+}
+
+fn streak_rows(dir: &TempDir) -> Vec<(i64, i64, i64)> {
+    let conn = db(dir);
+    let mut stmt = conn.prepare("SELECT day, answers, correct FROM daily_streaks ORDER BY day").unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
+}
+
+#[test]
+fn the_daily_streak_counts_consecutive_days() {
+    let dir = analysed();
+    let today = now_ms() / DAY_MS;
+    for day in [today - 2, today - 1] {
+        db(&dir).execute("INSERT INTO daily_streaks (day, answers, correct) VALUES (?1, 3, 2)", [day]).unwrap();
+    }
+    let mc = of_kind(&dir, "multiple_choice").unwrap();
+    only_due(&dir, &mc.id);
+    let out = quiz(&dir, &[], "d\n");
+    assert!(out.contains("streak 3 days (longest 3 days)"), "{out}");
+    only_due(&dir, &mc.id);
+    quiz(&dir, &[], "a\n");
+    assert_eq!(streak_rows(&dir), [(today - 2, 3, 2), (today - 1, 3, 2), (today, 2, 1)]);
+    let (_, status, _) = run(dir.path(), &["status"], "");
+    assert!(status.contains("streak          3 days (longest 3 days)"), "{status}");
+
+    // A missed day restarts the streak; the longest one is remembered.
+    let dir = analysed();
+    for day in (today - 6)..=(today - 3) {
+        db(&dir).execute("INSERT INTO daily_streaks (day, answers, correct) VALUES (?1, 1, 1)", [day]).unwrap();
+    }
+    let (_, status, _) = run(dir.path(), &["status"], "");
+    assert!(status.contains("streak          0 days (longest 4 days)"), "{status}");
+    only_due(&dir, &mc.id);
+    let out = quiz(&dir, &[], "d\n");
+    assert!(out.contains("streak 1 day (longest 4 days)"), "{out}");
+}
+
+/// The lines that answer `q` right, given the concept's level (a follow-up comes next for a
+/// junior question of a concept still junior).
+fn script_for(dir: &TempDir, q: &Q) -> String {
+    let level = profile(dir, &q.concept).0;
+    let mut lines = right_answer(q);
+    if q.difficulty == "junior" && level == "junior" && q.follow_up.is_some() {
+        lines.push_str("\nmy follow-up answer\n4");
+    }
+    lines + "\n"
+}
+
+#[test]
+fn a_whole_quiz_runs_through_a_pipe_and_end_of_input_keeps_what_was_answered() {
+    let dir = analysed();
+    let conn = db(&dir);
+    let order: Vec<String> = vibelearn::reads::due_questions(&conn, now_ms(), None, 50).unwrap()["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["id"].as_str().unwrap().to_owned())
+        .collect();
+    let all = questions(&dir);
+    let scripts: Vec<String> = order.iter().map(|id| script_for(&dir, all.iter().find(|q| &q.id == id).unwrap())).collect();
+    let follow_ups = scripts.iter().filter(|s| s.contains("my follow-up answer")).count();
+    assert!(follow_ups >= 3, "the sample has junior questions with follow-ups");
+
+    // End of input after the first question: that answer is kept, the run ends cleanly.
+    let partial = analysed();
+    let out = quiz(&partial, &["--limit", "50"], &scripts[0]);
+    assert!(out.contains("End of input — stopping here.\n\nDone: "), "{out}");
+    let kept: i64 = db(&partial).query_row("SELECT COUNT(*) FROM quiz_attempts", [], |r| r.get(0)).unwrap();
+    assert_eq!(kept as usize, 1 + usize::from(scripts[0].contains("my follow-up answer")));
+
+    let out = quiz(&dir, &["--limit", "50"], &scripts.concat());
+    let total = order.len() + follow_ups;
+    assert!(out.starts_with(&format!("VibeLearn quiz — {} questions: 0 due for review, {} new.", order.len(), order.len())), "{out}");
+    assert!(out.contains(&format!("Done: {total} answered, {total} correct · streak 1 day")), "{out}");
+    assert!(!out.contains("End of input"), "{out}");
+    let (count, right): (i64, i64) =
+        db(&dir).query_row("SELECT COUNT(*), SUM(correct) FROM quiz_attempts", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    assert_eq!((count as usize, right as usize), (total, total));
+    // Nothing is due any more.
+    let out = quiz(&dir, &[], "");
+    assert!(out.starts_with("Nothing to review right now — the next question is due in"), "{out}");
+}
+
+#[test]
+fn session_and_limit_choose_the_questions() {
+    let dir = analysed();
+    let out = quiz(&dir, &["--session", "--limit", "2"], "");
+    assert!(out.starts_with("VibeLearn quiz — 2 questions: 0 due for review, 2 new."), "{out}");
+    let out = quiz(&dir, &["--session", session_id(), "--limit", "1"], "");
+    assert!(out.starts_with("VibeLearn quiz — 1 question:"), "{out}");
+    let (code, _, stderr) = run(dir.path(), &["quiz", "--session", "no-such-session"], "");
+    assert_eq!(code, 1);
+    assert!(stderr.contains("no session \"no-such-session\" has been recorded"), "{stderr}");
+    let (code, _, stderr) = run(dir.path(), &["quiz", "--limit", "0"], "");
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
+fn ctrl_c_keeps_the_answers_already_given() {
+    let dir = analysed();
+    let mc = of_kind(&dir, "multiple_choice").unwrap();
+    let fill = of_kind(&dir, "fill_in_blank").unwrap();
+    db(&dir)
+        .execute("UPDATE questions SET due_at = CASE WHEN id IN (?1, ?2) THEN 1 ELSE ?3 END", params![mc.id, fill.id, FAR_FUTURE])
+        .unwrap();
+    let mut child = vl(dir.path(), free_port())
+        .args(["quiz"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // Both questions are due; answer the first (right or wrong does not matter here) and
+    // interrupt the quiz while it waits for the second.
+    stdin.write_all(b"d\n").unwrap();
+    stdin.flush().unwrap();
+    let answered = || db(&dir).query_row("SELECT COUNT(*) FROM quiz_attempts", [], |r| r.get::<_, i64>(0)).unwrap();
+    wait_for("the first answer to be committed", Duration::from_secs(10), || answered() == 1);
+    std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "SIGINT ends the quiz");
+    drop(stdin);
+    assert_eq!(answered(), 1, "the committed answer survives");
+    let check: String = db(&dir).query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+    assert_eq!(check, "ok");
+    let streak: Option<i64> =
+        db(&dir).query_row("SELECT answers FROM daily_streaks", [], |r| r.get(0)).optional().unwrap();
+    assert_eq!(streak, Some(1), "the whole answer was committed, streak included");
+}
+
+/// Sets a concept's record directly (the quiz's own updates are covered above).
+fn set_profile(dir: &TempDir, concept: &str, correct: i64, incorrect: i64) {
+    let score = if correct + incorrect == 0 { 0.0 } else { correct as f64 / (correct + incorrect) as f64 };
+    db(dir)
+        .execute(
+            "UPDATE concept_profiles SET correct_answers = ?2, incorrect_answers = ?3, mastery_score = ?4 WHERE normalized_name = ?1",
+            params![concept, correct, incorrect, score],
+        )
+        .unwrap();
+}
+
+#[test]
+fn status_and_gaps_summarise_the_learning() {
+    let dir = analysed();
+    set_profile(&dir, "unit tests", 2, 3); // 40 %
+    set_profile(&dir, "closures", 0, 3); // 0 % over three answers: the weakest
+    set_profile(&dir, "orm queries", 9, 1); // 90 %: mastered
+    set_profile(&dir, "async await", 1, 1); // 50 %: not a gap
+    db(&dir).execute("UPDATE jobs SET state = 'dead' WHERE kind = 'sync'", []).unwrap();
+    let (code, status, stderr) = run(dir.path(), &["status"], "");
+    assert_eq!(code, 0, "{stderr}");
+    for line in [
+        "sessions        1",
+        "concepts        8",
+        "due now         8 questions (0 reviews, 8 new)",
+        "mastered        1 of 8 concepts",
+        "streak          0 days",
+        "top categories  async_pattern 2, functional_pattern 2, database_pattern 1",
+        "provider        offline",
+        "worker not running",
+        "dead jobs       1 (sync 1) — vl jobs list --state dead",
+    ] {
+        assert!(status.contains(line), "missing {line:?} in\n{status}");
+    }
+    assert!(!status.contains('\x1b'));
+
+    let (code, gaps, _) = run(dir.path(), &["gaps"], "");
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = gaps.lines().collect();
+    assert_eq!(lines[0], "6 concepts under 50 % mastery, weakest first", "{gaps}");
+    let names: Vec<&str> = lines[1..7].iter().map(|l| l.split("%  ").nth(1).unwrap().split("  ").next().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["Closures", "Exception handling with try/catch", "Handling async failures", "Higher-order functions", "Local component state", "Unit tests"],
+        "{gaps}"
+    );
+    assert!(lines[1].starts_with("  ░░░░░░░░░░   0%  Closures") && lines[1].ends_with("0/3 right"), "{gaps}");
+    assert!(lines[2].ends_with("not quizzed yet"), "{gaps}");
+    assert!(lines[6].starts_with("  ████░░░░░░  40%  Unit tests") && lines[6].ends_with("testing · junior · 2/5 right"), "{gaps}");
+    assert!(!gaps.contains("ORM") && !gaps.contains("Async/await"), "{gaps}");
+}
+
+#[test]
+fn quiz_and_status_work_next_to_a_running_worker() {
+    let dir = analysed();
+    let worker = WorkerProcess::start(dir.path());
+    let mut status = vl(dir.path(), worker.port);
+    let out = status.arg("status").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("worker running, no notices"), "{text}");
+    let mc = of_kind(&dir, "multiple_choice").unwrap();
+    only_due(&dir, &mc.id);
+    let mut child = vl(dir.path(), worker.port).arg("quiz").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(b"d\n").unwrap();
+    assert!(child.wait_with_output().unwrap().status.success());
+    assert_eq!(attempts(&dir, &mc.id).len(), 1, "the quiz writes while the worker holds the database open");
+}
+
+#[test]
+fn without_a_database_every_learning_command_says_how_to_start() {
+    let dir = TempDir::new();
+    for command in [&["status"][..], &["gaps"], &["quiz"], &["quiz", "--session"]] {
+        let (code, out, err) = run(dir.path(), command, "");
+        assert_eq!((code, err.as_str()), (0, ""), "{command:?}");
+        assert_eq!(out.trim(), "no sessions yet — run vl demo or install the hooks (vl install claude-code)", "{command:?}");
+    }
+    assert!(!dir.db_path().exists(), "reading must not create the database");
+    // A database with the schema but no session yet.
+    drop(vibelearn::db::open_and_migrate(&dir.db_path(), vibelearn::db::Synchronous::Normal).unwrap());
+    for command in ["status", "gaps"] {
+        let (code, out, _) = run(dir.path(), &[command], "");
+        assert_eq!(code, 0);
+        assert!(out.starts_with("no sessions yet"), "{command}: {out}");
+    }
+    assert!(quiz(&dir, &[], "").starts_with("No questions yet"));
+}
+
+#[test]
+fn every_learning_command_has_help_with_an_example() {
+    for (command, example) in [("quiz", "vl quiz --limit 5"), ("status", "vl status"), ("gaps", "vl gaps")] {
+        let (code, out, _) = run(Path::new("/nonexistent"), &[command, "--help"], "");
+        assert_eq!(code, 0);
+        assert!(out.contains("Example") && out.contains(example), "{command}: {out}");
+    }
+}
+
+#[test]
+fn a_fast_answer_at_the_terminal_scores_five_and_a_slow_one_four() {
+    use vibelearn::clock::ManualClock;
+    use vibelearn::cli::quiz::{QuizOptions, run_quiz, term::Style};
+
+    /// stdin that takes `delay` ms of the manual clock to deliver its text.
+    struct Typist {
+        text: std::io::Cursor<Vec<u8>>,
+        clock: std::sync::Arc<ManualClock>,
+        delay: i64,
+    }
+    impl std::io::Read for Typist {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.clock.advance(self.delay);
+            self.text.read(buf)
+        }
+    }
+
+    let dir = analysed();
+    let mc = of_kind(&dir, "multiple_choice").unwrap();
+    let options = QuizOptions { session: None, limit: 1, interactive: true, style: Style { color: true } };
+    for (delay, quality) in [(2_000, 5), (12_000, 4)] {
+        only_due(&dir, &mc.id);
+        let clock = ManualClock::new(now_ms());
+        let typist = Typist { text: std::io::Cursor::new(b"d\n".to_vec()), clock: clock.clone(), delay };
+        let mut input = std::io::BufReader::new(typist);
+        let mut out = Vec::new();
+        let mut conn = vibelearn::db::open(&dir.db_path(), vibelearn::db::Synchronous::Normal).unwrap();
+        let summary = run_quiz(&mut conn, &mut input, &mut out, clock.as_ref(), &options).unwrap();
+        assert_eq!((summary.answered, summary.correct), (1, 1));
+        assert_eq!(last_attempt(&dir, &mc.id), ("d".to_owned(), true, quality), "answered after {delay} ms");
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("\x1b[32m✓ Correct"), "colours when asked for: {text}");
+        assert!(!text.contains("> d"), "a terminal echoes the answer itself");
+    }
+}

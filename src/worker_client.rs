@@ -136,7 +136,7 @@ mod tests {
 
     #[test]
     fn responses_are_parsed_and_completeness_detected() {
-        let raw = b"HTTP/1.1 202 Accepted\r\nContent-Length: 17\r\n\r\n{\"status\":\"ok\"}";
+        let raw = b"HTTP/1.1 202 Accepted\r\nContent-Length: 15\r\n\r\n{\"status\":\"ok\"}";
         assert!(!response_complete(&raw[..raw.len() - 1]));
         assert!(response_complete(raw));
         let parsed = parse_response(raw).unwrap();

@@ -1,7 +1,7 @@
 //! The one JSON error shape of the HTTP API: `{"error": "<code>", "message": "<sentence>"}`
 //! with the status that goes with the code (SPEC §4). Unknown routes get this too, never HTML.
 
-use rouille::Response;
+use super::wire::Response;
 use serde_json::json;
 
 use crate::intake::IntakeError;
@@ -69,5 +69,5 @@ impl From<rusqlite::Error> for ApiError {
 
 /// A JSON response with the given status.
 pub fn json_response(status: u16, body: &serde_json::Value) -> Response {
-    Response::from_data("application/json", body.to_string()).with_status_code(status)
+    Response::new(status, "application/json", body.to_string())
 }

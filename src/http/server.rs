@@ -1,33 +1,31 @@
-//! The HTTP server: rouille on a bounded thread pool, the Origin/Host/token guards, body
-//! limits, per-route metrics, and the accept loop with its stop protocol.
+//! The HTTP server: a listener thread, a thread per connection (capped), keep-alive with an
+//! idle timeout, the Origin/Host/token guards, body limits, per-route metrics, and the stop
+//! protocol. The wire format is in [`super::wire`], which also says why this replaced rouille.
 //!
-//! # Tail latency
-//! rouille's `Server::new` hands every request to a fresh thread and tiny_http reads each
-//! connection on its own task-pool thread. We bound the request pool (`pool_size`) and keep
-//! handlers short (they only validate and wait for one group commit), and we answer every
-//! request with an explicit `Content-Length`, so a keep-alive client never waits for a close
-//! to learn where a response ends. See the README's "HTTP tail latency" note for what was
-//! measured.
+//! # Threads
+//! The accept thread takes connections and starts one thread per connection, up to
+//! [`MAX_CONNECTIONS`]; beyond that a connection gets 503 at once and is closed, so a flood
+//! cannot pile up threads. A connection thread reads requests one after the other (keep-alive)
+//! and closes after [`IDLE_TIMEOUT`] without a request, so idle clients give their thread
+//! back. Handlers are short: they validate and wait for one group commit.
 //!
 //! # Stop protocol
-//! [`HttpServer::stop`]: from then on every new request is answered at once with 503
-//! `shutting_down` and `Connection: close`; requests already inside a handler finish (waited
-//! for up to [`STOP_GRACE`]); then the accept loop is told to end. rouille's poll loop only
-//! returns after a quiet gap, which a client polling the worker may never leave, so the loop
-//! thread is joined only if it ends promptly — otherwise it is left to the process exit.
+//! [`HttpServer::stop`]: from then on every new request is answered 503 `shutting_down` with
+//! `Connection: close`; requests already inside a handler finish (waited for up to
+//! [`STOP_GRACE`]); the accept thread is woken by a connection to itself and ends.
 
 use std::collections::BTreeMap;
-use std::io::Read;
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::io::BufReader;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use rouille::{Request, Response};
 use serde_json::Value;
 
 use super::error::{ApiError, json_response};
+use super::wire::{self, ReadError, Request, Response};
 use super::routes;
 use crate::config::Config;
 use crate::intake::IntakeSettings;
@@ -36,9 +34,10 @@ use crate::queue::Queue;
 
 /// Request bodies above this are refused with 413 (SPEC §4).
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
-/// Request-handling threads. Handlers mostly wait on the writer's commit, so a few more than
-/// the cores keep the writer's batches full without letting a flood pile up threads.
-pub const HTTP_POOL_SIZE: usize = 16;
+/// Connections served at once; more get 503 and are closed.
+pub const MAX_CONNECTIONS: usize = 256;
+/// A keep-alive connection with no request for this long is closed, giving its thread back.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Everything the routes need, shared by all request threads.
 pub struct AppContext {
@@ -65,7 +64,7 @@ pub struct AppContext {
 pub struct ApiRequest<'a> {
     pub raw: &'a Request,
     /// The URL path without the query string.
-    pub path: String,
+    pub path: &'a str,
     /// The parsed JSON body; `Value::Null` when the body was empty.
     pub body: Value,
     pub authorized: bool,
@@ -78,11 +77,16 @@ impl ApiRequest<'_> {
     }
 
     pub fn method(&self) -> &str {
-        self.raw.method()
+        &self.raw.method
+    }
+
+    /// The request target as sent, for messages.
+    pub fn url(&self) -> &str {
+        &self.raw.target
     }
 
     pub fn param(&self, name: &str) -> Option<String> {
-        self.raw.get_param(name).filter(|v| !v.is_empty())
+        self.raw.param(name).filter(|v| !v.is_empty()).map(str::to_owned)
     }
 
     /// Admin mutations need the bearer token (SPEC §4).
@@ -102,13 +106,15 @@ impl ApiRequest<'_> {
 /// How long [`HttpServer::stop`] waits for requests already being handled.
 pub const STOP_GRACE: Duration = Duration::from_secs(5);
 
-/// Shared between the accept loop, the handler threads and [`HttpServer::stop`].
+/// Shared between the accept thread, the connection threads and [`HttpServer::stop`].
 #[derive(Default)]
 struct Lifecycle {
-    /// Set by `stop`; read by every request.
+    /// Set by `stop`; read by every request and by the accept loop.
     stopping: AtomicBool,
-    /// Requests inside a handler; written by handler threads, read by `stop`.
-    in_flight: std::sync::atomic::AtomicUsize,
+    /// Requests inside a handler; written by connection threads, read by `stop`.
+    in_flight: AtomicUsize,
+    /// Open connections; written by the accept and connection threads.
+    connections: AtomicUsize,
 }
 
 /// The running server.
@@ -121,37 +127,19 @@ pub struct HttpServer {
 impl HttpServer {
     /// Binds `addr` and starts serving. A port in use is reported as such.
     pub fn start(addr: &str, ctx: Arc<AppContext>) -> Result<HttpServer, String> {
-        let handler_ctx = Arc::clone(&ctx);
-        let lifecycle = Arc::new(Lifecycle::default());
-        let handler_lifecycle = Arc::clone(&lifecycle);
-        let server = rouille::Server::new(addr, move |request| {
-            if handler_lifecycle.stopping.load(Ordering::SeqCst) {
-                return ApiError::new(503, "shutting_down", "the worker is shutting down").into_response().with_additional_header("Connection", "close");
+        let listener = TcpListener::bind(addr).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::AddrInUse {
+                format!("cannot listen on {addr}: the port is already used by another program; set VIBELEARN_WORKER_PORT to a free port")
+            } else {
+                format!("cannot listen on {addr}: {e}")
             }
-            handler_lifecycle.in_flight.fetch_add(1, Ordering::SeqCst);
-            let response = handle(&handler_ctx, request);
-            handler_lifecycle.in_flight.fetch_sub(1, Ordering::SeqCst);
-            response
-        })
-            .map_err(|e| {
-                let text = e.to_string();
-                if text.contains("in use") {
-                    format!("cannot listen on {addr}: the port is already used by another program; \
-                             set VIBELEARN_WORKER_PORT to a free port")
-                } else {
-                    format!("cannot listen on {addr}: {text}")
-                }
-            })?
-            .pool_size(HTTP_POOL_SIZE);
-        let bound = server.server_addr();
-        let loop_lifecycle = Arc::clone(&lifecycle);
+        })?;
+        let bound = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
+        let lifecycle = Arc::new(Lifecycle::default());
+        let accept_lifecycle = Arc::clone(&lifecycle);
         let join = std::thread::Builder::new()
-            .name("vl-http".into())
-            .spawn(move || {
-                while !loop_lifecycle.stopping.load(Ordering::SeqCst) {
-                    server.poll_timeout(Duration::from_millis(50));
-                }
-            })
+            .name("vl-http-accept".into())
+            .spawn(move || accept_loop(&listener, &ctx, &accept_lifecycle))
             .map_err(|e| format!("cannot start the HTTP thread: {e}"))?;
         Ok(HttpServer { lifecycle, join: Some(join), addr: bound })
     }
@@ -164,13 +152,9 @@ impl HttpServer {
             std::thread::sleep(Duration::from_millis(5));
         }
         if let Some(join) = self.join.take() {
-            let loop_ended = Instant::now() + Duration::from_millis(500);
-            while !join.is_finished() && Instant::now() < loop_ended {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            if join.is_finished() {
-                let _ = join.join();
-            }
+            // Wake the blocking accept() so the loop sees `stopping`.
+            let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200));
+            let _ = join.join();
         }
     }
 }
@@ -179,6 +163,80 @@ impl Drop for HttpServer {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+fn accept_loop(listener: &TcpListener, ctx: &Arc<AppContext>, lifecycle: &Arc<Lifecycle>) {
+    for stream in listener.incoming() {
+        if lifecycle.stopping.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(mut stream) = stream else { continue };
+        if lifecycle.connections.load(Ordering::SeqCst) >= MAX_CONNECTIONS {
+            let busy = ApiError::unavailable("the worker has too many open connections; retry shortly").into_response();
+            let _ = wire::write_response(&mut stream, &busy, true);
+            continue;
+        }
+        lifecycle.connections.fetch_add(1, Ordering::SeqCst);
+        let (ctx, lifecycle) = (Arc::clone(ctx), Arc::clone(lifecycle));
+        let spawned = std::thread::Builder::new().name("vl-http-conn".into()).spawn(move || {
+            serve_connection(stream, &ctx, &lifecycle);
+            lifecycle.connections.fetch_sub(1, Ordering::SeqCst);
+        });
+        if spawned.is_err() {
+            log::warn!(target: "http", "cannot start a connection thread");
+        }
+    }
+}
+
+/// Serves one connection's requests until it closes, idles out, or the server stops.
+fn serve_connection(stream: TcpStream, ctx: &AppContext, lifecycle: &Lifecycle) {
+    let _ = stream.set_nodelay(true);
+    let _ = stream.set_read_timeout(Some(IDLE_TIMEOUT));
+    let _ = stream.set_write_timeout(Some(IDLE_TIMEOUT));
+    let Ok(write_half) = stream.try_clone() else { return };
+    let mut writer = write_half;
+    let mut reader = BufReader::new(stream);
+    loop {
+        let request = match wire::read_request(&mut reader, &mut writer, MAX_BODY_BYTES) {
+            Ok(request) => request,
+            Err(ReadError::Closed) | Err(ReadError::Io(_)) => return,
+            Err(ReadError::TooLarge(length)) => {
+                let error = ApiError::new(413, "payload_too_large", format!("the request body is over {MAX_BODY_BYTES} bytes"));
+                count(ctx, "guard", 413);
+                let _ = wire::write_response(&mut writer, &error.into_response(), true);
+                wire::drain(&mut reader, length);
+                return;
+            }
+            Err(ReadError::LengthRequired) => {
+                let error = ApiError::new(411, "length_required", "send the body with a Content-Length (chunked bodies are not read)");
+                count(ctx, "guard", 411);
+                let _ = wire::write_response(&mut writer, &error.into_response(), true);
+                return;
+            }
+            Err(ReadError::Malformed(why)) => {
+                count(ctx, "guard", 400);
+                let _ = wire::write_response(&mut writer, &ApiError::bad_request(why).into_response(), true);
+                return;
+            }
+        };
+        if lifecycle.stopping.load(Ordering::SeqCst) {
+            let response = ApiError::new(503, "shutting_down", "the worker is shutting down").into_response();
+            let _ = wire::write_response(&mut writer, &response, true);
+            return;
+        }
+        lifecycle.in_flight.fetch_add(1, Ordering::SeqCst);
+        let response = handle(ctx, &request);
+        lifecycle.in_flight.fetch_sub(1, Ordering::SeqCst);
+        let close = request.close || lifecycle.stopping.load(Ordering::SeqCst);
+        if wire::write_response(&mut writer, &response, close).is_err() || close {
+            return;
+        }
+    }
+}
+
+fn count(ctx: &AppContext, route: &'static str, status: u16) {
+    let mut counts = ctx.http_counts.lock().unwrap_or_else(|p| p.into_inner());
+    *counts.entry((route, status)).or_default() += 1;
 }
 
 fn handle(ctx: &AppContext, request: &Request) -> Response {
@@ -190,13 +248,12 @@ fn handle(ctx: &AppContext, request: &Request) -> Response {
         Ok(response) => response,
         Err(e) => {
             if e.status >= 500 {
-                log::warn!(target: "http", "{} {} -> {}: {}", request.method(), request.url(), e.status, e.message);
+                log::warn!(target: "http", "{} {} -> {}: {}", request.method, request.path, e.status, e.message);
             }
             e.into_response()
         }
     };
-    let mut counts = ctx.http_counts.lock().unwrap_or_else(|p| p.into_inner());
-    *counts.entry((route, response.status_code)).or_default() += 1;
+    count(ctx, route, response.status);
     response
 }
 
@@ -213,7 +270,7 @@ fn guard_and_parse<'a>(ctx: &AppContext, request: &'a Request) -> Result<ApiRequ
         .and_then(|h| h.strip_prefix("Bearer "))
         .is_some_and(|token| constant_time_eq(token.trim().as_bytes(), ctx.admin_token.as_bytes()));
     let body = read_json_body(request)?;
-    Ok(ApiRequest { raw: request, path: request.url(), body, authorized })
+    Ok(ApiRequest { raw: request, path: &request.path, body, authorized })
 }
 
 fn check_host(host: Option<&str>, port: u16) -> Result<(), ApiError> {
@@ -245,21 +302,8 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 }
 
 fn read_json_body(request: &Request) -> Result<Value, ApiError> {
-    let too_large = || ApiError::new(413, "payload_too_large", format!("the request body is over {} bytes", MAX_BODY_BYTES));
-    if let Some(length) = request.header("Content-Length").and_then(|l| l.trim().parse::<usize>().ok()) {
-        if length > MAX_BODY_BYTES {
-            return Err(too_large());
-        }
-    }
-    let mut bytes = Vec::new();
-    if let Some(data) = request.data() {
-        data.take(MAX_BODY_BYTES as u64 + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| ApiError::bad_request(format!("the request body could not be read: {e}")))?;
-    }
-    if bytes.len() > MAX_BODY_BYTES {
-        return Err(too_large());
-    }
+    // The size limit was enforced while reading (413 before the body is read).
+    let bytes = &request.body;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Value::Null);
     }
@@ -267,7 +311,7 @@ fn read_json_body(request: &Request) -> Result<Value, ApiError> {
     if !content_type.trim().to_ascii_lowercase().starts_with("application/json") {
         return Err(ApiError::new(415, "unsupported_media_type", "send the body as Content-Type: application/json"));
     }
-    serde_json::from_slice(&bytes).map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))
+    serde_json::from_slice(bytes).map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))
 }
 
 /// A JSON response with status 200.

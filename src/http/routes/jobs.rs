@@ -38,7 +38,7 @@ fn state_param(raw: Option<String>) -> Result<Option<JobState>, ApiError> {
     .transpose()
 }
 
-fn list(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<rouille::Response, ApiError> {
+fn list(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<crate::http::wire::Response, ApiError> {
     let filter = ListFilter {
         state: state_param(req.param("state"))?,
         kind: req.param("kind"),
@@ -51,14 +51,14 @@ fn list(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<rouille::Response, Api
     Ok(ok(json!({ "jobs": jobs, "next_before": next })))
 }
 
-fn show(ctx: &AppContext, id: JobId) -> Result<rouille::Response, ApiError> {
+fn show(ctx: &AppContext, id: JobId) -> Result<crate::http::wire::Response, ApiError> {
     match ctx.queue.get(id)? {
         Some(job) => Ok(ok(json!(job))),
         None => Err(ApiError::not_found(format!("no job {id}"))),
     }
 }
 
-fn replay_one(ctx: &AppContext, req: &ApiRequest<'_>, id: JobId) -> Result<rouille::Response, ApiError> {
+fn replay_one(ctx: &AppContext, req: &ApiRequest<'_>, id: JobId) -> Result<crate::http::wire::Response, ApiError> {
     req.require_admin()?;
     if ctx.queue.get(id)?.is_none() {
         return Err(ApiError::not_found(format!("no job {id}")));
@@ -67,7 +67,7 @@ fn replay_one(ctx: &AppContext, req: &ApiRequest<'_>, id: JobId) -> Result<rouil
     Ok(ok(json!({ "replayed": replayed })))
 }
 
-fn replay_matching(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<rouille::Response, ApiError> {
+fn replay_matching(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<crate::http::wire::Response, ApiError> {
     req.require_admin()?;
     let body = &req.body;
     let state = match body.get("state").and_then(|s| s.as_str()) {
@@ -83,7 +83,7 @@ fn replay_matching(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<rouille::Re
     Ok(ok(json!({ "replayed": replayed })))
 }
 
-fn cancel(ctx: &AppContext, req: &ApiRequest<'_>, id: JobId) -> Result<rouille::Response, ApiError> {
+fn cancel(ctx: &AppContext, req: &ApiRequest<'_>, id: JobId) -> Result<crate::http::wire::Response, ApiError> {
     req.require_admin()?;
     if ctx.queue.get(id)?.is_none() {
         return Err(ApiError::not_found(format!("no job {id}")));
@@ -92,7 +92,7 @@ fn cancel(ctx: &AppContext, req: &ApiRequest<'_>, id: JobId) -> Result<rouille::
     Ok(ok(json!({ "cancelled": cancelled })))
 }
 
-fn prune(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<rouille::Response, ApiError> {
+fn prune(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<crate::http::wire::Response, ApiError> {
     req.require_admin()?;
     let retention = Retention {
         succeeded_ms: ctx.config.retention_succeeded().as_millis() as i64,

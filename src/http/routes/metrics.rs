@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use rouille::Response;
+use crate::http::wire::Response;
 
 use crate::http::server::AppContext;
 use crate::queue::metrics::DURATION_BUCKETS;
@@ -48,5 +48,5 @@ pub fn render(ctx: &AppContext) -> Response {
     for ((route, status), count) in ctx.http_counts.lock().unwrap_or_else(|p| p.into_inner()).iter() {
         let _ = writeln!(out, "vibelearn_http_requests_total{{route=\"{route}\",status=\"{status}\"}} {count}");
     }
-    Response::from_data("text/plain; version=0.0.4", out)
+    Response::new(200, "text/plain; version=0.0.4", out)
 }

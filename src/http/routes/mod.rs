@@ -6,7 +6,7 @@ pub mod metrics;
 
 use std::sync::atomic::Ordering;
 
-use rouille::Response;
+use crate::http::wire::Response;
 use serde_json::{Value, json};
 
 use super::error::{ApiError, json_response};
@@ -100,11 +100,11 @@ fn known_path(segments: &[&str]) -> bool {
 }
 
 pub fn unknown_route(req: &ApiRequest<'_>) -> ApiError {
-    ApiError::not_found(format!("there is no route {} {}", req.method(), req.raw.url()))
+    ApiError::not_found(format!("there is no route {} {}", req.method(), req.url()))
 }
 
 pub fn method_not_allowed(req: &ApiRequest<'_>) -> ApiError {
-    ApiError::new(405, "method_not_allowed", format!("{} is not allowed on {}", req.method(), req.raw.url()))
+    ApiError::new(405, "method_not_allowed", format!("{} is not allowed on {}", req.method(), req.url()))
 }
 
 /// A non-negative integer query parameter.

@@ -13,5 +13,9 @@ fn main() -> ExitCode {
         Command::Worker { action } => vibelearn::cli::worker_cmd::run(action, config),
         Command::Demo => vibelearn::cli::demo::run(config.home.clone()),
         Command::Hook { platform, event } => vibelearn::cli::hook_cmd::run(&platform, &event, config),
+        Command::Jobs { action } => vibelearn::cli::jobs::run(action, &config),
+        Command::Sync { session } => vibelearn::cli::sync::run(session, &config),
+        Command::Login(args) => vibelearn::cli::login::run(args, &config),
+        Command::Install { target } => vibelearn::cli::install::run(target, &config),
     }
 }

@@ -2,6 +2,7 @@
 //! under `tests/` covers one area; every test gets a fresh data directory.
 
 mod hooks;
+mod jobs_cli;
 mod queue;
 mod worker;
 mod util;

@@ -58,6 +58,8 @@ pub struct Config {
     pub path_var: Option<String>,
     /// Set when this process runs inside VibeLearn's own LLM call (`VIBELEARN_LLM_CHILD`).
     pub llm_child: bool,
+    /// The terminal's width when the shell exports `COLUMNS`, for the CLI's tables.
+    pub columns: Option<usize>,
 }
 
 /// A source of environment variables: `std::env::var` in production, a map in tests.
@@ -125,7 +127,8 @@ impl Config {
             }
         }
         let llm_child = env.get(crate::llm::CHILD_MARKER_ENV).is_some();
-        Config { data_dir, home, values, settings_warning, path_var: env.get("PATH"), llm_child }
+        let columns = env.get("COLUMNS").and_then(|c| c.trim().parse().ok()).filter(|c: &usize| *c >= 40);
+        Config { data_dir, home, values, settings_warning, path_var: env.get("PATH"), llm_child, columns }
     }
 
     /// A setting's value after precedence ("" when unset).

@@ -5,6 +5,7 @@ mod fake_http;
 mod fuzz;
 mod hooks;
 mod pipeline;
+mod jobs_cli;
 mod queue;
 mod quiz;
 mod worker;

@@ -1,6 +1,8 @@
 //! clap definitions: parsing only. Each command's behaviour lives in its own module.
 
-use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+use clap::{ArgGroup, Args, Parser, Subcommand};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -48,6 +50,151 @@ pub enum Command {
     /// Concepts under 50 % mastery, weakest first, each with a bar.
     #[command(after_help = "Example:\n  vl gaps")]
     Gaps,
+    /// Inspect and repair the job queue; works whether or not the worker runs.
+    #[command(after_help = "Uses the worker's HTTP API when it runs, the database directly when it does not.\n\n\
+                            Examples:\n  vl jobs list --state dead\n  vl jobs show 42\n  \
+                            vl jobs replay --state dead --kind analyze_concepts\n  vl jobs stats --json")]
+    Jobs {
+        #[command(subcommand)]
+        action: JobsAction,
+    },
+    /// Analyse a session now (stack, static, concepts, quiz, sync) and show each step's progress.
+    #[command(after_help = "Without SESSION, the latest session with code changes. Starts the worker if it is not \
+                            running. Enqueues the sync step even when VIBELEARN_AUTO_SYNC=false. Exits non-zero \
+                            if a step ends dead.\n\nExamples:\n  vl sync\n  vl sync 5f0c2a7e-session-id")]
+    Sync {
+        /// The session id (as the IDE gave it); default: the latest session with code changes.
+        session: Option<String>,
+    },
+    /// Store, show or remove the key of your upstream VibeLearn account.
+    #[command(after_help = "The key is kept in <data>/config.json, readable only by you (mode 0600); the next sync \
+                            job uses it, no restart needed.\n\nExamples:\n  vl login vl_live_0123456789abcdef\n  \
+                            echo \"$KEY\" | vl login -\n  vl login --status\n  vl login --logout")]
+    Login(LoginArgs),
+    /// Register VibeLearn's hooks with an IDE (idempotent; keeps your other settings).
+    #[command(after_help = "Examples:\n  vl install claude-code\n  vl install cursor --project .\n  vl install cursor")]
+    Install {
+        #[command(subcommand)]
+        target: InstallTarget,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum JobsAction {
+    /// List jobs, newest first, with filters.
+    #[command(after_help = "States: available, running, succeeded, retryable, dead, cancelled.\n\
+                            Kinds: ingest, analyze_stack, analyze_static, analyze_concepts, analyze_quiz, sync.\n\n\
+                            Examples:\n  vl jobs list --state dead --kind sync\n  vl jobs list --since 2h --json\n  \
+                            vl jobs list --session 5f0c2a7e --limit 100")]
+    List {
+        /// Only jobs in this state.
+        #[arg(long)]
+        state: Option<String>,
+        /// Only jobs of this kind.
+        #[arg(long)]
+        kind: Option<String>,
+        /// Only the jobs of this session.
+        #[arg(long)]
+        session: Option<String>,
+        /// Only jobs created since T: ms since the epoch, or a duration ago like 30m, 2h, 1d.
+        #[arg(long, value_name = "T")]
+        since: Option<String>,
+        /// At most N jobs (1–1000).
+        #[arg(long, value_name = "N", default_value_t = 50)]
+        limit: usize,
+        /// Only jobs older than this id (the `next_before` of the previous page).
+        #[arg(long, value_name = "ID")]
+        before: Option<i64>,
+        /// Print the JSON of `GET /api/jobs`.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one job: payload, result, and every attempt with its error.
+    #[command(after_help = "Examples:\n  vl jobs show 42\n  vl jobs show 42 --json")]
+    Show {
+        id: i64,
+        /// Print the JSON of `GET /api/jobs/:id`.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Move dead, cancelled or succeeded jobs back to available (attempts reset, history kept).
+    #[command(
+        group(ArgGroup::new("which").required(true).args(["ids", "state"])),
+        after_help = "Either job ids, or --state with optional --kind and --since.\n\nExamples:\n  vl jobs replay 42 43\n  \
+                      vl jobs replay --state dead --kind analyze_concepts\n  vl jobs replay --state dead --since 1d"
+    )]
+    Replay {
+        /// The jobs to replay.
+        #[arg(value_name = "ID", conflicts_with = "state")]
+        ids: Vec<i64>,
+        /// Replay every job in this state: dead, cancelled or succeeded.
+        #[arg(long)]
+        state: Option<String>,
+        /// With --state: only jobs of this kind.
+        #[arg(long, requires = "state")]
+        kind: Option<String>,
+        /// With --state: only jobs finished since T (ms since the epoch, or 30m, 2h, 1d ago).
+        #[arg(long, value_name = "T", requires = "state")]
+        since: Option<String>,
+        /// Print `{"replayed":[ids]}`.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Cancel queued, retryable or running jobs.
+    #[command(after_help = "A running job's late result is discarded.\n\nExample:\n  vl jobs cancel 42 43")]
+    Cancel {
+        /// The jobs to cancel.
+        #[arg(value_name = "ID", required = true)]
+        ids: Vec<i64>,
+        /// Print `{"cancelled":[ids]}`.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Counts per state and kind, the oldest waiting job's age, and recent throughput.
+    #[command(after_help = "Examples:\n  vl jobs stats\n  vl jobs stats --json")]
+    Stats {
+        /// Print the JSON of `GET /api/jobs/stats`.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Apply retention now: delete succeeded/cancelled jobs past VIBELEARN_RETENTION_SUCCEEDED_HOURS
+    /// and dead ones past VIBELEARN_RETENTION_DEAD_DAYS.
+    #[command(after_help = "Example:\n  vl jobs prune")]
+    Prune {
+        /// Print `{"pruned":n}`.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("action").required(true).args(["key", "status", "logout"])))]
+pub struct LoginArgs {
+    /// Your API key; `-` reads it from stdin (keeps it out of your shell history).
+    #[arg(value_name = "API_KEY")]
+    pub key: Option<String>,
+    /// Show whether a key is stored (masked).
+    #[arg(long)]
+    pub status: bool,
+    /// Remove the stored key.
+    #[arg(long)]
+    pub logout: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum InstallTarget {
+    /// Add the hooks to ~/.claude/settings.json (backed up first; other settings kept).
+    #[command(after_help = "Each hook runs `<this vl> hook claude-code <event>`. Re-running changes nothing.\n\n\
+                            Example:\n  vl install claude-code")]
+    ClaudeCode,
+    /// Add the hooks to .cursor/hooks.json of a project, or ~/.cursor/hooks.json.
+    #[command(after_help = "Each hook runs `<this vl> hook cursor <event>`. Re-running changes nothing.\n\n\
+                            Examples:\n  vl install cursor --project .\n  vl install cursor")]
+    Cursor {
+        /// Install for this project (DIR/.cursor/hooks.json) instead of for the user.
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+    },
 }
 
 /// `vl quiz` options.

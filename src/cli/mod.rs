@@ -6,10 +6,22 @@
 //!   its terminal styling and line input.
 //! - `status` — `vl status` and `vl gaps`: read-only learning summaries.
 //! - `worker_cmd` — `vl worker run | start | stop | status`.
+//! - [`backend`]: where admin commands run — the worker's HTTP API, or the database directly
+//! - [`format`]: pure helpers for tables, ages, `--since` and URLs
+//! - [`jobs`]: `vl jobs list | show | replay | cancel | stats | prune`
+//! - [`sync`]: `vl sync [SESSION]` with live progress
+//! - [`login`]: `vl login` — the upstream account key in `<data>/config.json`
+//! - [`install`]: `vl install claude-code | cursor` — hook registration
 
 pub mod args;
+pub mod backend;
 pub mod demo;
+pub mod format;
 pub mod hook_cmd;
 pub mod quiz;
 pub mod status;
+pub mod install;
+pub mod jobs;
+pub mod login;
+pub mod sync;
 pub mod worker_cmd;

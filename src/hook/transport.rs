@@ -27,7 +27,7 @@ pub enum Route {
 }
 
 impl Route {
-    fn path(self) -> String {
+    pub fn path(self) -> String {
         match self {
             Route::Event(EventKind::Init) => "/api/sessions/init".into(),
             Route::Event(EventKind::Observation) => "/api/sessions/observations".into(),

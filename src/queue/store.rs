@@ -421,7 +421,13 @@ pub struct Stats {
     pub by_state: std::collections::BTreeMap<String, i64>,
     pub by_kind: std::collections::BTreeMap<String, std::collections::BTreeMap<String, i64>>,
     pub oldest_available_age_ms: Option<Millis>,
+    /// Jobs that reached a final state in the last hour, per state: recent throughput
+    /// (an extra field; Appendix A allows them).
+    pub finished_last_hour: std::collections::BTreeMap<String, i64>,
 }
+
+/// The window of [`Stats::finished_last_hour`].
+pub const THROUGHPUT_WINDOW_MS: Millis = 3_600_000;
 
 pub fn stats(conn: &Connection, now: Millis) -> rusqlite::Result<Stats> {
     let mut stats = Stats::default();
@@ -441,6 +447,13 @@ pub fn stats(conn: &Connection, now: Millis) -> rusqlite::Result<Stats> {
         )?
         .query_row([now], |r| r.get(0))?;
     stats.oldest_available_age_ms = oldest.map(|t| now - t);
+    for state in [JobState::Succeeded, JobState::Dead, JobState::Cancelled] {
+        // One probe of the partial index jobs_finished (state, finished_at) per state.
+        let count: i64 = conn
+            .prepare_cached("SELECT COUNT(*) FROM jobs WHERE state = ?1 AND finished_at >= ?2")?
+            .query_row(params![state, now - THROUGHPUT_WINDOW_MS], |r| r.get(0))?;
+        stats.finished_last_hour.insert(state.as_str().to_owned(), count);
+    }
     Ok(stats)
 }
 

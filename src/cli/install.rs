@@ -1,0 +1,287 @@
+//! `vl install claude-code` / `vl install cursor [--project DIR]`: register the hooks (SPEC §3.1).
+//!
+//! The events, matchers and timeouts come from the plugin's own files (`plugin/hooks/hooks.json`,
+//! `plugin/cursor/hooks.json`, embedded at build time), so the plugin and the installer cannot
+//! drift apart; only each command is rewritten to `<absolute path of this vl> hook <platform>
+//! <event>`, which works without PATH or a plugin root.
+//!
+//! Merging: a hook is recognised as ours when its command ends with `hook <platform> <event>`
+//! and its program is a file named `vl`. Ours is replaced in place (a moved binary is
+//! re-pointed); missing ones are appended; everything else in the file is kept. Re-running
+//! changes nothing and does not rewrite the file. Before a file that exists is changed, it is
+//! copied to `<file>.vibelearn.bak`; the new content is written beside it and renamed over it,
+//! keeping its permissions, so a crash never leaves half a settings file.
+//!
+//! Compatibility: the file is re-serialised with keys in sorted order (serde_json's map; the
+//! sync job's canonical payload relies on that order, so `preserve_order` is not an option).
+//! The content is unchanged apart from our hooks, and the backup holds the original bytes.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde_json::{Value, json};
+
+use super::backend::CliError;
+use crate::cli::args::InstallTarget;
+use crate::config::Config;
+
+const CLAUDE_PLUGIN_HOOKS: &str = include_str!("../../plugin/hooks/hooks.json");
+const CURSOR_PLUGIN_HOOKS: &str = include_str!("../../plugin/cursor/hooks.json");
+
+pub fn run(target: InstallTarget, config: &Config) -> ExitCode {
+    match install(target, config) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("vl install: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+fn install(target: InstallTarget, config: &Config) -> Result<(), CliError> {
+    let exe = std::env::current_exe().map_err(|e| CliError::Failed(format!("cannot find the vl executable: {e}")))?;
+    let program = shell_quote(&exe.to_string_lossy());
+    let home = || config.home.clone().ok_or_else(|| CliError::Failed("HOME is not set; cannot find your settings".into()));
+    let (path, platform, ide) = match target {
+        InstallTarget::ClaudeCode => (home()?.join(".claude").join("settings.json"), "claude-code", "Claude Code"),
+        InstallTarget::Cursor { project: Some(dir) } => {
+            if !dir.is_dir() {
+                return Err(CliError::NotFound(format!("{} is not a directory", dir.display())));
+            }
+            (dir.join(".cursor").join("hooks.json"), "cursor", "Cursor")
+        }
+        InstallTarget::Cursor { project: None } => (home()?.join(".cursor").join("hooks.json"), "cursor", "Cursor"),
+    };
+    let mut document = read_document(&path)?;
+    let before = document.clone();
+    let count = match platform {
+        "claude-code" => merge_claude(&mut document, &plugin(CLAUDE_PLUGIN_HOOKS), &program),
+        _ => merge_cursor(&mut document, &plugin(CURSOR_PLUGIN_HOOKS), &program),
+    }
+    .map_err(|e| CliError::Failed(format!("{}: {e}; nothing changed", path.display())))?;
+    if document == before {
+        println!("the {ide} hooks are already installed in {}; nothing changed", path.display());
+        return Ok(());
+    }
+    let backup = write_document(&path, &document)?;
+    println!("installed {count} {ide} hooks in {}", path.display());
+    if let Some(backup) = backup {
+        println!("the previous file is saved as {}", backup.display());
+    }
+    println!("each runs: {program} hook {platform} <event>");
+    Ok(())
+}
+
+fn plugin(text: &str) -> Value {
+    serde_json::from_str(text).expect("the plugin's hooks.json is embedded at build time and is valid JSON")
+}
+
+/// `{}` for a missing (or empty) file; an error for one that is not a JSON object.
+fn read_document(path: &Path) -> Result<Value, CliError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) if text.trim().is_empty() => Ok(json!({})),
+        Ok(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(value @ Value::Object(_)) => Ok(value),
+            Ok(_) => Err(CliError::Failed(format!("{} does not hold a JSON object; nothing changed", path.display()))),
+            Err(e) => Err(CliError::Failed(format!("{} is not valid JSON ({e}); fix it first, nothing changed", path.display()))),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(json!({})),
+        Err(e) => Err(CliError::Failed(format!("cannot read {}: {e}", path.display()))),
+    }
+}
+
+/// Backs up an existing file, then writes beside it and renames; returns the backup's path.
+fn write_document(path: &Path, document: &Value) -> Result<Option<PathBuf>, CliError> {
+    let failed = |what: &str, p: &Path, e: std::io::Error| CliError::Failed(format!("cannot {what} {}: {e}", p.display()));
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| failed("create", dir, e))?;
+    let with_suffix = |suffix: &str| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name)
+    };
+    let backup = if path.exists() {
+        let backup = with_suffix(".vibelearn.bak");
+        std::fs::copy(path, &backup).map_err(|e| failed("back up", path, e))?;
+        Some(backup)
+    } else {
+        None
+    };
+    let temp = with_suffix(".vibelearn.tmp");
+    let text = serde_json::to_string_pretty(document).expect("a JSON value always serialises") + "\n";
+    std::fs::write(&temp, text).map_err(|e| failed("write", &temp, e))?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(&temp, meta.permissions());
+    }
+    std::fs::rename(&temp, path).map_err(|e| failed("replace", path, e))?;
+    Ok(backup)
+}
+
+/// Quotes a path for `sh` when it holds anything but safe characters.
+pub fn shell_quote(raw: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "/._-+@%:,=".contains(c);
+    if !raw.is_empty() && raw.chars().all(safe) {
+        raw.to_owned()
+    } else {
+        format!("'{}'", raw.replace('\'', r"'\''"))
+    }
+}
+
+/// The `<platform> <event>` a plugin command ends with.
+fn plugin_target(command: &str) -> Option<(String, String)> {
+    let mut words = command.split_whitespace().rev();
+    let event = words.next()?.to_owned();
+    let platform = words.next()?.to_owned();
+    Some((platform, event))
+}
+
+/// Whether an installed command is VibeLearn's hook for this platform and event.
+pub fn is_ours(command: &str, platform: &str, event: &str) -> bool {
+    let Some(program) = command.trim().strip_suffix(&format!(" hook {platform} {event}")) else { return false };
+    let program = program.trim().trim_matches(|c| c == '\'' || c == '"');
+    Path::new(program).file_name().is_some_and(|name| name == "vl")
+}
+
+/// Our command for a plugin command.
+fn our_command(plugin_command: &str, program: &str) -> Result<(String, String, String), String> {
+    let (platform, event) = plugin_target(plugin_command).ok_or_else(|| format!("unreadable plugin command {plugin_command:?}"))?;
+    Ok((format!("{program} hook {platform} {event}"), platform, event))
+}
+
+fn object_field<'v>(value: &'v mut Value, field: &str, default: Value) -> Result<&'v mut Value, String> {
+    let object = value.as_object_mut().ok_or("the file does not hold a JSON object")?;
+    let slot = object.entry(field).or_insert(default.clone());
+    if std::mem::discriminant(slot) != std::mem::discriminant(&default) {
+        let kind = match default {
+            Value::Array(_) => "an array",
+            Value::Object(_) => "an object",
+            _ => "a number",
+        };
+        return Err(format!("\"{field}\" is not {kind}"));
+    }
+    Ok(slot)
+}
+
+/// Claude Code's `settings.json`: `hooks.<Event>` is a list of `{matcher?, hooks:[{type,
+/// command, timeout}]}` groups. Returns how many hooks are ours after the merge.
+pub fn merge_claude(settings: &mut Value, plugin: &Value, program: &str) -> Result<usize, String> {
+    let hooks = object_field(settings, "hooks", json!({}))?;
+    let mut count = 0;
+    for (event, plugin_groups) in plugin["hooks"].as_object().into_iter().flatten() {
+        let groups = object_field(hooks, event, json!([]))?.as_array_mut().expect("checked to be an array");
+        for plugin_group in plugin_groups.as_array().into_iter().flatten() {
+            let mut missing = Vec::new();
+            for plugin_hook in plugin_group["hooks"].as_array().into_iter().flatten() {
+                let (command, platform, vl_event) = our_command(plugin_hook["command"].as_str().unwrap_or(""), program)?;
+                let mut hook = plugin_hook.clone();
+                hook["command"] = json!(command);
+                let installed = groups
+                    .iter_mut()
+                    .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
+                    .flatten()
+                    .find(|h| h["command"].as_str().is_some_and(|c| is_ours(c, &platform, &vl_event)));
+                match installed {
+                    Some(installed) => *installed = hook,
+                    None => missing.push(hook),
+                }
+                count += 1;
+            }
+            if !missing.is_empty() {
+                let mut group = plugin_group.clone();
+                group["hooks"] = Value::Array(missing);
+                groups.push(group);
+            }
+        }
+    }
+    Ok(count)
+}
+
+/// Cursor's `hooks.json`: `{"version":1,"hooks":{"<event>":[{"command":…}]}}`.
+pub fn merge_cursor(document: &mut Value, plugin: &Value, program: &str) -> Result<usize, String> {
+    object_field(document, "version", json!(1))?;
+    let hooks = object_field(document, "hooks", json!({}))?;
+    let mut count = 0;
+    for (event, plugin_entries) in plugin["hooks"].as_object().into_iter().flatten() {
+        for plugin_entry in plugin_entries.as_array().into_iter().flatten() {
+            let (command, platform, vl_event) = our_command(plugin_entry["command"].as_str().unwrap_or(""), program)?;
+            let mut entry = plugin_entry.clone();
+            entry["command"] = json!(command);
+            let entries = object_field(hooks, event, json!([]))?.as_array_mut().expect("checked to be an array");
+            match entries.iter_mut().find(|e| e["command"].as_str().is_some_and(|c| is_ours(c, &platform, &vl_event))) {
+                Some(installed) => *installed = entry,
+                None => entries.push(entry),
+            }
+            count += 1;
+        }
+    }
+    Ok(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_quoted_only_when_needed() {
+        assert_eq!(shell_quote("/usr/local/bin/vl"), "/usr/local/bin/vl");
+        assert_eq!(shell_quote("/Users/Ann Lee/bin/vl"), "'/Users/Ann Lee/bin/vl'");
+        assert_eq!(shell_quote("/tmp/it's/vl"), r"'/tmp/it'\''s/vl'");
+    }
+
+    #[test]
+    fn our_hooks_are_recognised_by_program_and_target() {
+        assert!(is_ours("/usr/bin/vl hook claude-code observation", "claude-code", "observation"));
+        assert!(is_ours("'/Users/Ann Lee/bin/vl' hook claude-code observation", "claude-code", "observation"));
+        assert!(is_ours("vl hook cursor summarize", "cursor", "summarize"));
+        assert!(!is_ours("/usr/bin/vl hook claude-code summarize", "claude-code", "observation"));
+        assert!(!is_ours("/usr/bin/other hook claude-code observation", "claude-code", "observation"));
+        assert!(!is_ours("echo done", "claude-code", "observation"));
+    }
+
+    #[test]
+    fn claude_merge_keeps_foreign_hooks_and_is_idempotent() {
+        let plugin = plugin(CLAUDE_PLUGIN_HOOKS);
+        let mut settings = json!({
+            "model": "opus",
+            "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]}],
+                      "Stop": [{"hooks": [{"type": "command", "command": "/old/place/vl hook claude-code summarize"}]}]}
+        });
+        assert_eq!(merge_claude(&mut settings, &plugin, "/new/vl"), Ok(5));
+        let once = settings.clone();
+        assert_eq!(merge_claude(&mut settings, &plugin, "/new/vl"), Ok(5));
+        assert_eq!(settings, once, "a second merge changes nothing");
+        assert_eq!(settings["model"], "opus");
+        let post = settings["hooks"]["PostToolUse"].as_array().unwrap();
+        assert_eq!(post.len(), 2);
+        assert_eq!(post[0]["hooks"][0]["command"], "echo mine");
+        assert_eq!(post[1]["matcher"], "*");
+        assert_eq!(post[1]["hooks"][0]["command"], "/new/vl hook claude-code observation");
+        let stop = settings["hooks"]["Stop"].as_array().unwrap();
+        assert_eq!(stop.len(), 1, "the old install was re-pointed, not duplicated");
+        assert_eq!(stop[0]["hooks"][0]["command"], "/new/vl hook claude-code summarize");
+        assert_eq!(stop[0]["hooks"][0]["timeout"], 15);
+        assert_eq!(settings["hooks"]["SessionStart"][0]["matcher"], "startup|resume|clear|compact");
+    }
+
+    #[test]
+    fn cursor_merge_keeps_foreign_hooks_and_is_idempotent() {
+        let plugin = plugin(CURSOR_PLUGIN_HOOKS);
+        let mut document = json!({"version": 1, "hooks": {"stop": [{"command": "./audit.sh"}]}});
+        assert_eq!(merge_cursor(&mut document, &plugin, "/bin/vl"), Ok(5));
+        let once = document.clone();
+        merge_cursor(&mut document, &plugin, "/bin/vl").unwrap();
+        assert_eq!(document, once);
+        assert_eq!(document["hooks"]["stop"], json!([{"command": "./audit.sh"}, {"command": "/bin/vl hook cursor summarize"}]));
+        assert_eq!(document["hooks"]["afterMCPExecution"], json!([{"command": "/bin/vl hook cursor observation"}]));
+        let mut empty = json!({});
+        merge_cursor(&mut empty, &plugin, "/bin/vl").unwrap();
+        assert_eq!(empty["version"], 1);
+    }
+
+    #[test]
+    fn a_file_of_the_wrong_shape_is_refused() {
+        assert!(merge_cursor(&mut json!({"hooks": []}), &plugin(CURSOR_PLUGIN_HOOKS), "/bin/vl").is_err());
+        assert!(merge_cursor(&mut json!({"version": "one"}), &plugin(CURSOR_PLUGIN_HOOKS), "/bin/vl").is_err());
+        assert!(merge_claude(&mut json!({"hooks": {"Stop": {}}}), &plugin(CLAUDE_PLUGIN_HOOKS), "/bin/vl").is_err());
+    }
+}

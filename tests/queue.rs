@@ -382,3 +382,30 @@ fn pragmas_are_checked_at_open() {
     let sync: i64 = normal.query_row("PRAGMA synchronous", [], |r| r.get(0)).unwrap();
     assert_eq!(sync, 1);
 }
+
+#[test]
+fn a_full_write_backlog_is_refused_with_a_clear_error_instead_of_waiting_forever() {
+    let dir = TempDir::new();
+    let path = dir.db_path();
+    let conn = db::open_and_migrate(&path, Synchronous::Normal).unwrap();
+    let config = vibelearn::queue::WriterConfig { capacity: 1, max_batch: 1, send_timeout: Duration::from_millis(50) };
+    let (queue, _thread) = vibelearn::queue::Queue::start(conn, &path, Synchronous::Normal, config, vibelearn::clock::system()).unwrap();
+    // Another process holds the write lock, so the writer is stuck in BEGIN for the busy timeout.
+    let locker = rusqlite::Connection::open(&path).unwrap();
+    locker.execute_batch("BEGIN IMMEDIATE; INSERT INTO queue_meta (key, value) VALUES ('x', 'y');").unwrap();
+    let results: Vec<_> = (0..4)
+        .map(|n| {
+            let queue = queue.clone();
+            std::thread::spawn(move || queue.enqueue(NewJob::new("x", json!({"n": n}), 1)))
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|h| h.join().unwrap())
+        .collect();
+    let full = results.iter().filter(|r| matches!(r, Err(vibelearn::queue::QueueError::Full))).count();
+    assert!(full >= 1, "{results:?}");
+    assert!(results.iter().filter_map(|r| r.as_ref().err()).all(|e| e.to_string().contains("try again")));
+    locker.execute_batch("ROLLBACK").unwrap();
+    // Once the lock is gone, the queue works again.
+    assert!(queue.enqueue(NewJob::new("x", json!({}), 1)).is_ok());
+}

@@ -133,11 +133,10 @@ pub fn submit_event(queue: &Queue, settings: &IntakeSettings, kind: EventKind, m
         }
         EventKind::Init | EventKind::Complete => {}
     }
-    if let Some(cwd) = optional_str(&body, "cwd")? {
-        if is_excluded(&cwd, &settings.excluded_projects, settings.home.as_deref()) {
+    if let Some(cwd) = optional_str(&body, "cwd")?
+        && is_excluded(&cwd, &settings.excluded_projects, settings.home.as_deref()) {
             return Ok(Reply::Skipped { reason: "project_excluded" });
         }
-    }
     let turns = PrivateTurns::new(&settings.private_dir);
     match kind {
         EventKind::Init => {
@@ -153,11 +152,10 @@ pub fn submit_event(queue: &Queue, settings: &IntakeSettings, kind: EventKind, m
             if turns.is_private(&session_id) {
                 return Ok(Reply::Skipped { reason: "private" });
             }
-            if let Some(tool) = body.get("tool_name").and_then(Value::as_str) {
-                if settings.skip_tools.iter().any(|t| t == tool) {
+            if let Some(tool) = body.get("tool_name").and_then(Value::as_str)
+                && settings.skip_tools.iter().any(|t| t == tool) {
                     return Ok(Reply::Skipped { reason: "tool_excluded" });
                 }
-            }
         }
         EventKind::Complete => {}
     }
@@ -186,11 +184,10 @@ pub fn submit_analysis(queue: &Queue, kind: &str, mut body: Value) -> Result<Rep
     strip_private_json(&mut body);
     let session_id = required_str(&body, "contentSessionId")?.to_owned();
     let mut payload = json!({ "contentSessionId": session_id });
-    if kind == jobs::ANALYZE_CONCEPTS {
-        if let Some(message) = optional_str(&body, "last_assistant_message")? {
+    if kind == jobs::ANALYZE_CONCEPTS
+        && let Some(message) = optional_str(&body, "last_assistant_message")? {
             payload["last_assistant_message"] = json!(message);
         }
-    }
     let enqueued = queue.enqueue(jobs::analysis_job(kind, &session_id, payload))?;
     Ok(Reply::Queued { job_id: enqueued.id.0, deduplicated: enqueued.deduplicated })
 }

@@ -79,11 +79,10 @@ impl Log for FileLogger {
             self.rotate();
             *guard = open(&self.path);
         }
-        if let Some((file, size)) = guard.as_mut() {
-            if file.write_all(line.as_bytes()).is_ok() {
+        if let Some((file, size)) = guard.as_mut()
+            && file.write_all(line.as_bytes()).is_ok() {
                 *size += line.len() as u64;
             }
-        }
     }
 
     fn flush(&self) {

@@ -74,11 +74,10 @@ pub fn try_lock(data_dir: &Path) -> Result<Option<InstanceLock>, WorkerError> {
 /// Reads `<data>/admin.token`, creating it (mode 0600, 32 random bytes as hex) at first start.
 pub fn admin_token(data_dir: &Path) -> Result<String, WorkerError> {
     let path = data_dir.join("admin.token");
-    if let Ok(token) = std::fs::read_to_string(&path) {
-        if !token.trim().is_empty() {
+    if let Ok(token) = std::fs::read_to_string(&path)
+        && !token.trim().is_empty() {
             return Ok(token.trim().to_owned());
         }
-    }
     let token = random_hex(32);
     write_private_file(&path, &token).map_err(|e| WorkerError(format!("cannot write {}: {e}", path.display())))?;
     Ok(token)

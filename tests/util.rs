@@ -153,11 +153,10 @@ impl Http {
         headers: &[(&str, &str)],
     ) -> Result<(u16, serde_json::Value), ureq::Error> {
         let mut builder = ureq::http::Request::builder().method(method).uri(format!("{}{path}", self.base));
-        if let Some(token) = &self.token {
-            if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("authorization")) {
+        if let Some(token) = &self.token
+            && !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("authorization")) {
                 builder = builder.header("Authorization", format!("Bearer {token}"));
             }
-        }
         for (k, v) in headers {
             builder = builder.header(*k, *v);
         }

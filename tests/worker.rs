@@ -139,7 +139,9 @@ fn bad_input_gets_a_clear_json_error() {
     let worker = WorkerProcess::start(dir.path());
     let http = worker.http();
     let json_header = [("Content-Type", "application/json")];
-    let cases: Vec<(&str, &str, Option<String>, Vec<(&str, &str)>, u16)> = vec![
+    /// (method, path, body, headers, expected status)
+    type Case<'a> = (&'a str, &'a str, Option<String>, Vec<(&'a str, &'a str)>, u16);
+    let cases: Vec<Case> = vec![
         ("POST", "/api/sessions/init", Some("{not json".into()), json_header.to_vec(), 400),
         ("POST", "/api/sessions/init", Some("{}".into()), json_header.to_vec(), 400),
         ("POST", "/api/sessions/init", Some("[1,2]".into()), json_header.to_vec(), 400),

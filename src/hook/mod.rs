@@ -107,11 +107,10 @@ pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -
             }
             for kind in steps {
                 let mut body = json!({ "contentSessionId": session_id });
-                if kind == crate::jobs::ANALYZE_CONCEPTS {
-                    if let Some(message) = &message {
+                if kind == crate::jobs::ANALYZE_CONCEPTS
+                    && let Some(message) = &message {
                         body["last_assistant_message"] = json!(truncate_capture(message).0);
                     }
-                }
                 transport.send(Route::Analysis(kind), body);
             }
         }
@@ -153,7 +152,7 @@ fn observation_body(event: HookEvent, input: &HookInput, session_id: &str, platf
         }
     } else {
         let tool = input.tool_name.clone()?;
-        if config.skip_tools().iter().any(|t| *t == tool) {
+        if config.skip_tools().contains(&tool) {
             return None;
         }
         body["tool_name"] = json!(tool);

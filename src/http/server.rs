@@ -260,11 +260,10 @@ fn handle(ctx: &AppContext, request: &Request) -> Response {
 /// The guards of SPEC §4, then the body: size, type, JSON.
 fn guard_and_parse<'a>(ctx: &AppContext, request: &'a Request) -> Result<ApiRequest<'a>, ApiError> {
     check_host(request.header("Host"), ctx.port)?;
-    if let Some(origin) = request.header("Origin") {
-        if !is_local_origin(origin) {
+    if let Some(origin) = request.header("Origin")
+        && !is_local_origin(origin) {
             return Err(ApiError::forbidden(format!("requests from the origin {origin:?} are not allowed")));
         }
-    }
     let authorized = request
         .header("Authorization")
         .and_then(|h| h.strip_prefix("Bearer "))

@@ -62,7 +62,7 @@ pub struct Observation {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     Init { prompt: Option<String> },
-    Observation(Observation),
+    Observation(Box<Observation>),
     Complete { reason: Option<String> },
 }
 
@@ -134,8 +134,8 @@ pub fn parse_event(payload: &Value, fallback_key: &str) -> Result<Envelope, Inva
     let event = match kind {
         EventKind::Init => Event::Init { prompt: optional_str(payload, "prompt")?.filter(|p| !p.trim().is_empty()) },
         EventKind::Complete => Event::Complete { reason: optional_str(payload, "reason")? },
-        EventKind::Observation => Event::Observation(classify_tool_call(payload, tool_use_id)?),
-        EventKind::FileEdit => Event::Observation(classify_cursor_edit(payload, tool_use_id)?),
+        EventKind::Observation => Event::Observation(Box::new(classify_tool_call(payload, tool_use_id)?)),
+        EventKind::FileEdit => Event::Observation(Box::new(classify_cursor_edit(payload, tool_use_id)?)),
     };
     Ok(Envelope {
         session_id,
@@ -401,7 +401,7 @@ mod tests {
 
     fn observation(payload: Value) -> Observation {
         match parse_event(&payload, "job:1").unwrap().event {
-            Event::Observation(o) => o,
+            Event::Observation(o) => *o,
             other => panic!("expected an observation, got {other:?}"),
         }
     }

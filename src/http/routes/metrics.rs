@@ -37,13 +37,12 @@ pub fn render(ctx: &AppContext) -> Response {
         let _ = writeln!(out, "vibelearn_job_duration_seconds_count{{kind=\"{kind}\"}} {cumulative}");
     }
     let _ = writeln!(out, "# HELP vibelearn_queue_depth Jobs per state.\n# TYPE vibelearn_queue_depth gauge");
-    if let Ok(conn) = ctx.queue.read() {
-        if let Ok(counts) = crate::queue::store::count_by_state(&conn) {
+    if let Ok(conn) = ctx.queue.read()
+        && let Ok(counts) = crate::queue::store::count_by_state(&conn) {
             for state in crate::queue::JobState::ALL {
                 let _ = writeln!(out, "vibelearn_queue_depth{{state=\"{}\"}} {}", state.as_str(), counts.get(&state).copied().unwrap_or(0));
             }
         }
-    }
     let _ = writeln!(out, "# HELP vibelearn_http_requests_total HTTP requests.\n# TYPE vibelearn_http_requests_total counter");
     for ((route, status), count) in ctx.http_counts.lock().unwrap_or_else(|p| p.into_inner()).iter() {
         let _ = writeln!(out, "vibelearn_http_requests_total{{route=\"{route}\",status=\"{status}\"}} {count}");

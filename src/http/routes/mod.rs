@@ -139,11 +139,10 @@ fn summary(ctx: &AppContext, id: &str) -> Result<Response, ApiError> {
 /// Checks that the database still takes writes, at most once a second.
 fn database_writable(ctx: &AppContext) -> bool {
     let mut probe = ctx.write_probe.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((at, writable)) = *probe {
-        if at.elapsed() < std::time::Duration::from_secs(1) {
+    if let Some((at, writable)) = *probe
+        && at.elapsed() < std::time::Duration::from_secs(1) {
             return writable;
         }
-    }
     let writable = ctx
         .queue
         .writer()

@@ -243,7 +243,7 @@
       ? ` Last contact ${clock(view.lastContact)} (${ago(view.lastContact)}); the figures below are from then.`
       : ' Nothing has been loaded yet.';
     banner.textContent = `Worker unreachable — retrying every ${REFRESH_MS / 1000} s (${reason}).${since} ` +
-      'Start it with `vl worker start`.';
+      'To start it: vl worker start';
     banner.hidden = false;
     $('updated').textContent = '';
   }
@@ -412,7 +412,7 @@
       [...view.details.keys()]];
     draw('failures', signature, () => {
       if (!rows.length) {
-        $('failures').replaceChildren(el('p', { class: 'empty' }, 'No failed jobs. 🎉'));
+        $('failures').replaceChildren(el('p', { class: 'empty' }, 'No failed jobs.'));
         return;
       }
       const body = el('tbody', {});

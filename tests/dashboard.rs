@@ -31,6 +31,8 @@ const FAILING_LLM: &str = "echo '<img src=x onerror=window.__vl_xss=1> no such m
 /// A session id that is markup too (ids are user data; no `/`, which no route could address).
 const XSS_SESSION: &str = "xss-<img src=x onerror=window.__vl_xss=1>";
 const GOOD_SESSION: &str = "s-dashboard";
+/// A second session whose concept step dies, for "Replay all dead".
+const OTHER_DEAD_SESSION: &str = "s-dead-2";
 
 fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -67,7 +69,8 @@ impl Driver {
     fn start(url: &str, token: &str, out: &Path, dead_job: i64) -> Driver {
         let mut child = Command::new("node")
             .current_dir(manifest_dir().join("tests/browser"))
-            .args(["dashboard.mjs", "--url", url, "--token", token, "--dead-job", &dead_job.to_string(), "--restart", "--out"])
+            .args(["dashboard.mjs", "--url", url, "--token", token, "--dead-job", &dead_job.to_string(), "--bulk", "--restart"])
+            .arg("--out")
             .arg(out)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -153,6 +156,10 @@ fn percent_encode(text: &str) -> String {
         .collect()
 }
 
+fn job_state(http: &Http, id: i64) -> String {
+    http.get(&format!("/api/jobs/{id}")).unwrap().1["state"].as_str().unwrap_or("?").to_owned()
+}
+
 /// Waits until no job is waiting or running, so the page and the API see the same counts.
 fn wait_quiet(http: &Http) -> Value {
     let mut stats = Value::Null;
@@ -192,13 +199,18 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
     // 1. A worker whose "model" cannot be run: the concept step of one session dies.
     let mut worker = failing_worker(dir.path(), port);
     let http = worker.http();
-    analysed_session(&http, XSS_SESSION, project.path());
-    let mut dead_job = 0;
-    wait_for("analyze_concepts to be dead", Duration::from_secs(20), || {
-        let (state, id) = step_state(&http, XSS_SESSION, "analyze_concepts");
-        dead_job = id;
-        state == "dead"
-    });
+    let mut dead_jobs = Vec::new();
+    for session in [XSS_SESSION, OTHER_DEAD_SESSION] {
+        analysed_session(&http, session, project.path());
+        let mut dead_job = 0;
+        wait_for("analyze_concepts to be dead", Duration::from_secs(20), || {
+            let (state, id) = step_state(&http, session, "analyze_concepts");
+            dead_job = id;
+            state == "dead"
+        });
+        dead_jobs.push(dead_job);
+    }
+    let dead_job = dead_jobs[0];
     wait_quiet(&http);
     worker.terminate();
 
@@ -224,7 +236,7 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
         )
         .unwrap();
     let stats = wait_quiet(&http);
-    assert_eq!(stats["by_state"]["dead"], 1, "{stats}");
+    assert_eq!(stats["by_state"]["dead"], 2, "{stats}");
 
     // 3. The browser.
     let out = manifest_dir().join("test-artifacts/dashboard");
@@ -235,7 +247,9 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
     let loaded = driver.expect("loaded");
     assert_counts_match(&loaded["counts"], &stats);
     assert_eq!(loaded["status"], "ok");
-    let failure = loaded["failures"].as_array().unwrap().iter().find(|f| f["id"] == dead_job).cloned().unwrap_or_default();
+    let failures = loaded["failures"].as_array().unwrap();
+    assert_eq!(failures.iter().map(|f| f["id"].as_i64().unwrap()).collect::<Vec<_>>(), [dead_jobs[1], dead_jobs[0]], "newest first");
+    let failure = failures.iter().find(|f| f["id"] == dead_job).cloned().unwrap_or_default();
     assert_eq!((failure["state"].as_str(), failure["replay_button"].as_bool()), (Some("dead"), Some(true)), "{loaded}");
     assert!(failure["error"].as_str().unwrap().contains("<img src=x onerror="), "the error is shown as text: {failure}");
     assert_eq!(loaded["injected_script_ran"], false, "markup from user data ran");
@@ -260,8 +274,17 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
     assert_eq!(replayed["token_kept"], true, "the token is kept for the tab");
     let (_, job) = http.get(&format!("/api/jobs/{dead_job}")).unwrap();
     assert_eq!(job["state"], "succeeded", "the replayed job: {job}");
+    assert_eq!(job_state(&http, dead_jobs[1]), "dead", "only the clicked job was replayed");
     assert_eq!(job["attempts"].as_array().unwrap().len(), 2, "history kept: {job}");
     assert_counts_match(&replayed["counts"], &wait_quiet(&http));
+
+    let bulk = driver.expect("bulk_replayed");
+    assert_eq!(bulk["asked_for_token"], false, "the token is asked for once per tab");
+    assert!(bulk["notice"].as_str().unwrap().contains("1 dead job queued again"), "{bulk}");
+    assert_eq!(job_state(&http, dead_jobs[1]), "succeeded");
+    let stats = wait_quiet(&http);
+    assert_counts_match(&bulk["counts"], &stats);
+    assert_eq!(stats["by_state"]["dead"], 0);
 
     // 4. The worker goes away and comes back as a new process.
     driver.expect("kill_worker");

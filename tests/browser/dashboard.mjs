@@ -1,12 +1,13 @@
 // Drives the worker dashboard in Debian's headless Chromium (playwright-core; no downloaded
 // browser) for tests/dashboard.rs, which prepared the worker and its database.
 //
-//   node dashboard.mjs --url http://127.0.0.1:PORT/ --token TOKEN --out DIR [--dead-job ID] [--restart]
+//   node dashboard.mjs --url http://127.0.0.1:PORT/ --token TOKEN --out DIR [--dead-job ID] [--bulk] [--restart]
 //
 // Talks to the Rust test as JSON lines on stdout, each {"event": ...}:
 //   loaded        the counts the page shows, its failure rows, console errors so far
 //   details       the dead job's expanded payload, as the page shows it
 //   replayed      after clicking the dead job's Replay and giving the token in the dialog
+//   bulk_replayed (--bulk) after "Replay all dead", which must not ask for the token again
 //   kill_worker   (--restart) the test should stop the worker now
 //   down_shown    the "unreachable" banner is up; the test should start the worker again
 //   restart_shown the page noticed the new worker and says so
@@ -22,10 +23,11 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const WAIT_MS = 20_000;
 
 function parseArgs(argv) {
-  const args = { restart: false };
+  const args = { restart: false, bulk: false };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     if (flag === '--restart') args.restart = true;
+    else if (flag === '--bulk') args.bulk = true;
     else if (['--url', '--token', '--out', '--dead-job'].includes(flag)) args[flag.slice(2)] = argv[++i];
     else throw new Error(`unknown argument ${flag}`);
   }
@@ -37,6 +39,12 @@ function parseArgs(argv) {
 
 function emit(event, fields = {}) {
   process.stdout.write(`${JSON.stringify({ event, ...fields })}\n`);
+}
+
+/** Waits until the page's totals show nothing waiting or running: its counts are final. */
+async function settled(page) {
+  await page.waitForFunction(() => ['available', 'running', 'retryable'].every((state) =>
+    document.querySelector(`#queue-table td[data-kind="*"][data-state="${state}"]`)?.textContent === '0'), null, { timeout: WAIT_MS });
 }
 
 /** The queue table as the page shows it: {by_state, by_kind}. */
@@ -114,17 +122,29 @@ async function main() {
       await page.waitForSelector('#token-dialog[open]', { timeout: WAIT_MS });
       await page.fill('[data-testid=token-input]', args.token);
       await page.click('[data-testid=token-ok]');
-      // Replayed, run again and succeeded: the row leaves the failures table.
+      // Replayed: the row leaves the failures table, and the job runs.
       await page.waitForSelector(`#failures tr[data-job="${id}"]`, { state: 'detached', timeout: WAIT_MS });
-      await page.waitForFunction(() => !document.querySelector('#failures tr[data-state=dead]'), null, { timeout: WAIT_MS });
+      await settled(page);
       emit('replayed', {
         job: id,
         notice: await page.textContent('#notice'),
         token_kept: await page.evaluate(() => Boolean(sessionStorage.getItem('vibelearn.adminToken'))),
         counts: await shownCounts(page),
       });
-      await page.screenshot({ path: join(args.out, 'dashboard-after-replay.png'), fullPage: true });
     }
+
+    if (args.bulk) {
+      await page.click('[data-testid=bulk-replay]');
+      const asked = await page.waitForSelector('#token-dialog[open]', { timeout: 1000 }).then(() => true, () => false);
+      if (asked) {
+        await page.fill('[data-testid=token-input]', args.token);
+        await page.click('[data-testid=token-ok]');
+      }
+      await page.waitForFunction(() => !document.querySelector('#failures tr[data-job]'), null, { timeout: WAIT_MS });
+      await settled(page);
+      emit('bulk_replayed', { asked_for_token: asked, notice: await page.textContent('#notice'), counts: await shownCounts(page) });
+    }
+    await page.screenshot({ path: join(args.out, 'dashboard-after-replay.png'), fullPage: true });
 
     if (args.restart) {
       emit('kill_worker');

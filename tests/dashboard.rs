@@ -111,6 +111,21 @@ impl Driver {
     }
 }
 
+impl Driver {
+    /// Lets the script close the browser and exit by itself (killing node would orphan
+    /// Chromium until it notices its pipe closed); it must exit with 0.
+    fn finish(mut self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            match self.child.try_wait().expect("wait for node") {
+                Some(status) => return assert!(status.success(), "the browser script exited with {status}"),
+                None if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+                None => panic!("the browser script did not exit within 30 s after its last event"),
+            }
+        }
+    }
+}
+
 impl Drop for Driver {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -298,6 +313,7 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
     assert_eq!(back["banner_visible"], false, "the banner goes once the worker answers");
 
     let done = driver.expect("done");
+    driver.finish();
     // Refused connections while the worker was down are expected; anything else (a CSP
     // refusal, a script error, a 404) is a bug.
     let unexpected: Vec<&Value> = done["console_errors"]

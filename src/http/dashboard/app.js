@@ -272,7 +272,7 @@
       .map((p) => (typeof p === 'string' ? p : p.message || JSON.stringify(p)));
     if (problems.length) {
       banner.className = 'banner degraded';
-      banner.textContent = `Worker ${health.status}: ${problems.join('; ')}`;
+      banner.textContent = `${health.status === 'ok' ? 'Attention' : `Worker ${health.status}`}: ${problems.join('; ')}`;
       banner.hidden = false;
     } else {
       banner.hidden = true;

@@ -20,7 +20,7 @@
 //! - [`learn`]: pure learning rules: SM-2, mastery, streaks, answer checking
 //! - [`llm`]: LLM providers behind one trait, and the offline provider
 //! - [`hook`]: the IDE hook entry point: stdin, adapters, privacy, exclusion, transport
-//! - [`http`]: the worker's HTTP API
+//! - [`http`]: the worker's HTTP API and the dashboard page at `/`
 //! - [`reads`]: read-model queries behind the read routes and the CLI
 //! - [`sample`]: recorded sample sessions (the demo and the tests replay them)
 //! - [`worker`]: the worker process: lock, startup, shutdown

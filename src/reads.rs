@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use crate::clock::Millis;
 use crate::jobs::PIPELINE;
+use crate::learn::sm2::DAY_MS;
 
 fn json_column(text: Option<String>) -> Value {
     text.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null)
@@ -180,4 +181,124 @@ pub fn sessions(conn: &Connection, limit: usize) -> rusqlite::Result<Value> {
         })?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(json!({ "sessions": rows }))
+}
+
+/// Width of one throughput bucket.
+pub const MINUTE_MS: Millis = 60_000;
+/// Largest `minutes` window `GET /api/jobs/throughput` answers (a day of one-minute buckets).
+pub const MAX_THROUGHPUT_MINUTES: usize = 24 * 60;
+
+/// `GET /api/jobs/throughput?minutes=N`: jobs that reached a final state in each of the last
+/// `minutes` whole minutes (the last bucket is the current, partial one), by state. Oldest
+/// first; every bucket is present, empty ones with zeros, so a chart needs no gap filling.
+///
+/// It counts `jobs.finished_at`, which only final states set (succeeded, dead, cancelled):
+/// a failed attempt that will be retried is not a finished job. Counting attempts instead
+/// would scan `job_attempts`, which has no time index; the `jobs_finished` index makes this a
+/// range read. Pruned jobs drop out, which retention makes irrelevant at minute scale.
+pub fn throughput(conn: &Connection, now: Millis, minutes: usize) -> rusqlite::Result<Value> {
+    let minutes = minutes.clamp(1, MAX_THROUGHPUT_MINUTES) as i64;
+    let from = (now.div_euclid(MINUTE_MS) - minutes + 1) * MINUTE_MS;
+    let mut buckets: Vec<Value> = (0..minutes)
+        .map(|i| json!({ "start": from + i * MINUTE_MS, "succeeded": 0, "dead": 0, "cancelled": 0 }))
+        .collect();
+    let mut stmt = conn.prepare_cached(
+        "SELECT (finished_at - ?1) / ?2, state, COUNT(*) FROM jobs \
+         WHERE state IN ('succeeded', 'dead', 'cancelled') AND finished_at >= ?1 \
+         GROUP BY 1, 2",
+    )?;
+    let rows = stmt.query_map(params![from, MINUTE_MS], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?))
+    })?;
+    for row in rows {
+        let (bucket, state, count) = row?;
+        // A finish stamped after `now` (clock skew between writer and reader) joins the last bucket.
+        let index = bucket.clamp(0, minutes - 1) as usize;
+        let slot = &mut buckets[index][state.as_str()];
+        *slot = json!(slot.as_i64().unwrap_or(0) + count);
+    }
+    Ok(json!({ "minutes": minutes, "bucket_ms": MINUTE_MS, "from": from, "now": now, "buckets": buckets }))
+}
+
+/// Largest `days` window `GET /api/vibelearn/activity` answers.
+pub const MAX_ACTIVITY_DAYS: usize = 366;
+
+/// `GET /api/vibelearn/activity?days=N`: quiz answers (and how many were right) on each of the
+/// last `days` UTC days, today included, oldest first, zero-filled. Read from `daily_streaks`,
+/// which `vl quiz` keeps per day in the same transaction as each answer, rather than grouping
+/// every `quiz_attempts` row by day on each refresh.
+pub fn activity(conn: &Connection, now: Millis, days: usize) -> rusqlite::Result<Value> {
+    let days = days.clamp(1, MAX_ACTIVITY_DAYS) as i64;
+    let today = now.div_euclid(DAY_MS);
+    let first = today - days + 1;
+    let mut counts = std::collections::HashMap::new();
+    let mut stmt = conn.prepare_cached("SELECT day, answers, correct FROM daily_streaks WHERE day BETWEEN ?1 AND ?2")?;
+    for row in stmt.query_map(params![first, today], |r| Ok((r.get::<_, i64>(0)?, (r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))))? {
+        let (day, answers) = row?;
+        counts.insert(day, answers);
+    }
+    let rows: Vec<Value> = (first..=today)
+        .map(|day| {
+            let (answers, correct) = counts.get(&day).copied().unwrap_or((0, 0));
+            let (y, m, d) = crate::logging::civil_from_days(day);
+            json!({ "day": format!("{y:04}-{m:02}-{d:02}"), "answers": answers, "correct": correct })
+        })
+        .collect();
+    let total: i64 = rows.iter().filter_map(|r| r["answers"].as_i64()).sum();
+    Ok(json!({ "days": rows, "total_answers": total }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: Millis = 20_000 * DAY_MS + 10 * MINUTE_MS + 30_000; // 2024-10-04 00:10:30 UTC
+
+    fn db() -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_and_migrate(&dir.path().join("t.db"), crate::db::Synchronous::Normal).unwrap();
+        (dir, conn)
+    }
+
+    fn finished(conn: &Connection, state: &str, at: Millis) {
+        conn.execute(
+            "INSERT INTO jobs (kind, state, payload, max_attempts, created_at, run_at, finished_at) \
+             VALUES ('k', ?1, '{}', 1, 0, 0, ?2)",
+            params![state, at],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn throughput_buckets_whole_minutes_oldest_first() {
+        let (_dir, conn) = db();
+        let this_minute = NOW - 30_000;
+        finished(&conn, "succeeded", this_minute + 1); // last bucket
+        finished(&conn, "succeeded", this_minute - 1); // the one before
+        finished(&conn, "dead", this_minute - 2 * MINUTE_MS);
+        finished(&conn, "succeeded", this_minute - 3 * MINUTE_MS); // outside a 3-minute window
+        finished(&conn, "retryable", this_minute); // not finished: never counted
+        let body = throughput(&conn, NOW, 3).unwrap();
+        let buckets = body["buckets"].as_array().unwrap();
+        assert_eq!(buckets.len(), 3);
+        assert_eq!(body["from"], this_minute - 2 * MINUTE_MS);
+        let row = |i: usize| (buckets[i]["succeeded"].as_i64().unwrap(), buckets[i]["dead"].as_i64().unwrap());
+        assert_eq!([row(0), row(1), row(2)], [(0, 1), (1, 0), (1, 0)]);
+        assert_eq!(throughput(&conn, NOW, 0).unwrap()["minutes"], 1, "clamped to at least one bucket");
+    }
+
+    #[test]
+    fn activity_is_zero_filled_by_utc_day() {
+        let (_dir, conn) = db();
+        let today = NOW / DAY_MS;
+        conn.execute("INSERT INTO daily_streaks (day, answers, correct) VALUES (?1, 4, 3), (?2, 2, 0), (?3, 9, 9)", params![today, today - 2, today - 30])
+            .unwrap();
+        let body = activity(&conn, NOW, 3).unwrap();
+        let days = body["days"].as_array().unwrap();
+        assert_eq!(days.len(), 3);
+        assert_eq!(days[0], json!({"day": "2024-10-02", "answers": 2, "correct": 0}));
+        assert_eq!(days[1]["answers"], 0);
+        assert_eq!(days[2], json!({"day": "2024-10-04", "answers": 4, "correct": 3}));
+        assert_eq!(body["total_answers"], 6);
+    }
 }

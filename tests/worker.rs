@@ -324,3 +324,82 @@ fn a_locked_database_turns_health_degraded_and_enqueues_into_clear_503s() {
     assert_eq!(http.get("/api/health").unwrap().0, 200);
     assert_eq!(http.post("/api/sessions/observations", &observation("s1", "locked-2")).unwrap().0, 202, "nothing stays broken");
 }
+
+#[test]
+fn the_dashboard_is_one_html_page_with_a_strict_policy() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let mut response = ureq::get(format!("http://127.0.0.1:{}/", worker.port)).call().unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+    assert_eq!(header("content-type"), "text/html; charset=utf-8");
+    let csp = header("content-security-policy");
+    assert!(csp.contains("script-src 'sha256-") && csp.contains("connect-src 'self'") && !csp.contains("unsafe-inline"), "{csp}");
+    let html = response.body_mut().read_to_string().unwrap();
+    assert!(html.starts_with("<!doctype html>") && html.contains("/api/jobs/stats"), "the page must carry its script");
+    assert!(!html.contains("src=\"http") && !html.contains("href=\"http"), "no external assets");
+    // Same guards as the API: a foreign Host is refused even for the page.
+    let (status, _) = worker.http().request("GET", "/", None, &[("Host", "evil.example")]).unwrap();
+    assert_eq!(status, 403);
+}
+
+#[test]
+fn throughput_counts_finished_jobs_per_minute() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let mut last = 0;
+    for n in 0..3 {
+        last = http.post("/api/sessions/observations", &observation("s1", &format!("t{n}"))).unwrap().1["jobId"].as_i64().unwrap();
+    }
+    wait_for("ingest", Duration::from_secs(10), || job_state(&http, last) == "succeeded");
+    let (status, body) = http.get("/api/jobs/throughput?minutes=5").unwrap();
+    assert_eq!(status, 200, "{body}");
+    let buckets = body["buckets"].as_array().unwrap();
+    assert_eq!((buckets.len(), body["bucket_ms"].as_i64()), (5, Some(60_000)));
+    let sum = |state: &str| buckets.iter().map(|b| b[state].as_i64().unwrap()).sum::<i64>();
+    // The three may straddle a minute boundary; together they are all there.
+    assert_eq!((sum("succeeded"), sum("dead"), sum("cancelled")), (3, 0, 0), "{body}");
+    assert!(buckets.windows(2).all(|w| w[1]["start"].as_i64().unwrap() - w[0]["start"].as_i64().unwrap() == 60_000));
+    assert_eq!(http.get("/api/jobs/throughput").unwrap().1["minutes"], 15, "15 minutes by default");
+    let (status, error) = http.get("/api/jobs/throughput?minutes=soon").unwrap();
+    assert_eq!((status, error["error"].as_str()), (400, Some("bad_request")));
+    assert_eq!(http.post("/api/jobs/throughput", &json!({})).unwrap().0, 405);
+}
+
+#[test]
+fn activity_lists_quiz_answers_per_day() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let (status, empty) = http.get("/api/vibelearn/activity?days=7").unwrap();
+    assert_eq!(status, 200, "{empty}");
+    assert_eq!(empty["days"].as_array().unwrap().len(), 7);
+    assert_eq!(empty["total_answers"], 0);
+    // `vl quiz` writes `daily_streaks`; a direct row stands in for a day of answers here.
+    let today = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() / 86_400;
+    let conn = rusqlite::Connection::open(dir.path().join("vibelearn.db")).unwrap();
+    conn.execute("INSERT INTO daily_streaks (day, answers, correct) VALUES (?1, 5, 4)", [today as i64]).unwrap();
+    drop(conn);
+    let (_, body) = http.get("/api/vibelearn/activity?days=7").unwrap();
+    let days = body["days"].as_array().unwrap();
+    assert_eq!((days[6]["answers"].as_i64(), days[6]["correct"].as_i64()), (Some(5), Some(4)), "{body}");
+    assert!(days[6]["day"].as_str().unwrap().len() == 10, "an ISO date: {body}");
+    assert_eq!(body["total_answers"], 5);
+    assert_eq!(http.get("/api/vibelearn/activity").unwrap().1["days"].as_array().unwrap().len(), 30, "30 days by default");
+    assert_eq!(http.get("/api/vibelearn/activity?days=-1").unwrap().0, 400);
+    assert_eq!(http.request("DELETE", "/api/vibelearn/activity", None, &[]).unwrap().0, 405);
+}
+
+#[test]
+fn a_session_id_with_an_encoded_slash_stays_one_path_segment() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let (_, reply) = http.post("/api/sessions/init", &json!({"contentSessionId": "team/a b", "prompt": "x"})).unwrap();
+    let id = reply["jobId"].as_i64().unwrap();
+    wait_for("ingest", Duration::from_secs(10), || job_state(&http, id) == "succeeded");
+    let (status, summary) = http.get("/api/vibelearn/sessions/team%2Fa%20b/summary").unwrap();
+    assert_eq!(status, 200, "{summary}");
+    assert_eq!(http.get("/api/vibelearn/sessions/team%2Fa%20b/pipeline").unwrap().0, 200);
+}

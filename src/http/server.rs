@@ -71,9 +71,10 @@ pub struct ApiRequest<'a> {
 }
 
 impl ApiRequest<'_> {
-    /// The path's non-empty segments.
-    pub fn segments(&self) -> Vec<&str> {
-        self.path.split('/').filter(|s| !s.is_empty()).collect()
+    /// The path's non-empty segments, each percent-decoded after splitting, so an id holding
+    /// an encoded `/` (`%2F`) stays one segment.
+    pub fn segments(&self) -> Vec<String> {
+        self.path.split('/').filter(|s| !s.is_empty()).map(wire::percent_decode).collect()
     }
 
     pub fn method(&self) -> &str {

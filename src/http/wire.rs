@@ -20,7 +20,8 @@ pub const MAX_HEAD_BYTES: usize = 16 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {
     pub method: String,
-    /// Path without the query string, percent-decoded.
+    /// Path without the query string, still percent-encoded: decode per segment after
+    /// splitting, or an encoded `/` would split an id in two.
     pub path: String,
     /// The raw target as sent (path and query), for messages.
     pub target: String,
@@ -41,17 +42,24 @@ impl Request {
     }
 }
 
-/// A response: status, content type, body. `Content-Length` is always sent.
+/// A response: status, content type, extra headers, body. `Content-Length`,
+/// `Cache-Control: no-store` and `Connection` are always sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Response {
     pub status: u16,
     pub content_type: &'static str,
+    pub headers: Vec<(&'static str, String)>,
     pub body: Vec<u8>,
 }
 
 impl Response {
     pub fn new(status: u16, content_type: &'static str, body: impl Into<Vec<u8>>) -> Response {
-        Response { status, content_type, body: body.into() }
+        Response { status, content_type, headers: Vec::new(), body: body.into() }
+    }
+
+    pub fn with_header(mut self, name: &'static str, value: impl Into<String>) -> Response {
+        self.headers.push((name, value.into()));
+        self
     }
 }
 
@@ -151,7 +159,7 @@ pub fn read_request<R: Read, W: Write>(reader: &mut BufReader<R>, writer: &mut W
             (percent_decode(k), percent_decode(v))
         })
         .collect();
-    Ok(Request { method, path: percent_decode(raw_path), target: target.clone(), query, headers, body, close })
+    Ok(Request { method, path: raw_path.to_owned(), target: target.clone(), query, headers, body, close })
 }
 
 /// Reads and discards up to `length` bytes (bounded by [`MAX_DRAIN_BYTES`]) so that closing
@@ -221,14 +229,19 @@ fn reason(status: u16) -> &'static str {
 
 /// Writes a response; `close` adds `Connection: close`.
 pub fn write_response<W: Write>(writer: &mut W, response: &Response, close: bool) -> std::io::Result<()> {
-    let head = format!(
-        "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: {}\r\n\r\n",
+    let mut head = format!(
+        "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: {}\r\n",
         response.status,
         reason(response.status),
         response.content_type,
         response.body.len(),
         if close { "close" } else { "keep-alive" }
     );
+    for (name, value) in &response.headers {
+        // Header values are ours, but a stray line break must never split the response.
+        head.push_str(&format!("{name}: {}\r\n", value.replace(['\r', '\n'], " ")));
+    }
+    head.push_str("\r\n");
     // One write for head and body: two small writes would meet Nagle + delayed ACK.
     let mut out = Vec::with_capacity(head.len() + response.body.len());
     out.extend_from_slice(head.as_bytes());
@@ -251,7 +264,7 @@ mod tests {
     fn reads_a_request_with_query_and_body() {
         let (request, _) = parse(b"POST /api/x%20y?limit=5&session=a%2Fb&flag HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\n{}");
         let request = request.unwrap();
-        assert_eq!((request.method.as_str(), request.path.as_str()), ("POST", "/api/x y"));
+        assert_eq!((request.method.as_str(), request.path.as_str()), ("POST", "/api/x%20y"));
         assert_eq!(request.param("limit"), Some("5"));
         assert_eq!(request.param("session"), Some("a/b"));
         assert_eq!(request.param("flag"), Some(""));

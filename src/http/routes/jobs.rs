@@ -1,5 +1,6 @@
 //! Queue admin routes (SPEC §4.5): list with filters and keyset paging, show with attempts,
-//! replay one or many, cancel, stats, prune. Mutations need the admin token.
+//! replay one or many, cancel, stats, throughput (the dashboard's chart), prune. Mutations
+//! need the admin token.
 
 use serde_json::json;
 
@@ -13,12 +14,13 @@ pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>, rest: &[&str]) -> Routed
     match (req.method(), rest) {
         ("GET", []) => ("jobs_list", list(ctx, req)),
         ("GET", ["stats"]) => ("jobs_stats", ctx.queue.stats().map(|s| ok(json!(s))).map_err(Into::into)),
+        ("GET", ["throughput"]) => ("jobs_throughput", throughput(ctx, req)),
         ("POST", ["prune"]) => ("jobs_prune", prune(ctx, req)),
         ("POST", ["replay"]) => ("jobs_replay", replay_matching(ctx, req)),
         ("GET", [id]) => ("jobs_show", job_id(id).and_then(|id| show(ctx, id))),
         ("POST", [id, "replay"]) => ("jobs_replay", job_id(id).and_then(|id| replay_one(ctx, req, id))),
         ("POST", [id, "cancel"]) => ("jobs_cancel", job_id(id).and_then(|id| cancel(ctx, req, id))),
-        (_, [] | ["stats" | "prune" | "replay"] | [_] | [_, "replay" | "cancel"]) => ("unknown", Err(method_not_allowed(req))),
+        (_, [] | ["stats" | "throughput" | "prune" | "replay"] | [_] | [_, "replay" | "cancel"]) => ("unknown", Err(method_not_allowed(req))),
         _ => ("unknown", Err(unknown_route(req))),
     }
 }
@@ -49,6 +51,12 @@ fn list(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<crate::http::wire::Res
     };
     let (jobs, next) = ctx.queue.list(&filter)?;
     Ok(ok(json!({ "jobs": jobs, "next_before": next })))
+}
+
+fn throughput(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<crate::http::wire::Response, ApiError> {
+    let minutes = number_param(req, "minutes", 15)?;
+    let conn = ctx.queue.read()?;
+    Ok(ok(crate::reads::throughput(&conn, ctx.queue.now(), minutes)?))
 }
 
 fn show(ctx: &AppContext, id: JobId) -> Result<crate::http::wire::Response, ApiError> {

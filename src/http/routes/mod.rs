@@ -1,5 +1,6 @@
 //! The route table (one `match`) and the small routes: core, session events, analysis, reads.
-//! Queue admin lives in [`jobs`], metrics text in [`metrics`].
+//! Queue admin lives in [`jobs`], metrics text in [`metrics`]; the page at `/` is
+//! [`crate::http::dashboard`].
 
 pub mod jobs;
 pub mod metrics;
@@ -21,9 +22,10 @@ pub type Routed = (&'static str, Result<Response, ApiError>);
 /// The whole route table.
 pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Routed {
     let method = req.method();
-    let segments = req.segments();
+    let owned = req.segments();
+    let segments: Vec<&str> = owned.iter().map(String::as_str).collect();
     match (method, segments.as_slice()) {
-        ("GET", []) => ("dashboard", Ok(crate::http::routes::dashboard())),
+        ("GET", []) => ("dashboard", Ok(crate::http::dashboard::page())),
         ("GET", ["api", "health"]) => ("health", Ok(health(ctx))),
         ("GET", ["api", "readiness"]) => ("readiness", Ok(readiness(ctx))),
         ("GET", ["api", "version"]) => ("version", Ok(ok(json!({ "version": env!("CARGO_PKG_VERSION") })))),
@@ -43,6 +45,10 @@ pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Routed {
         ("GET", ["api", "vibelearn", "sessions", id, "pipeline"]) => ("pipeline", read(ctx, |c| reads::pipeline(c, id))),
         ("GET", ["api", "vibelearn", "sessions", id, "summary"]) => ("summary", summary(ctx, id)),
         ("GET", ["api", "vibelearn", "profile"]) => ("profile", read(ctx, reads::profile)),
+        ("GET", ["api", "vibelearn", "activity"]) => {
+            let days = number_param(req, "days", 30);
+            ("activity", days.and_then(|days| read(ctx, |c| reads::activity(c, ctx.queue.now(), days))))
+        }
         ("GET", ["api", "vibelearn", "questions", "due"]) => {
             let limit = number_param(req, "limit", 20);
             let session = req.param("session");
@@ -56,11 +62,6 @@ pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Routed {
         _ if known_path(&segments) => ("unknown", Err(method_not_allowed(req))),
         _ => ("unknown", Err(unknown_route(req))),
     }
-}
-
-/// The dashboard page: not yet built (issue 10); a JSON pointer keeps `/` from being HTML 404.
-pub fn dashboard() -> Response {
-    ok(json!({ "name": "vibelearn worker", "version": env!("CARGO_PKG_VERSION"), "api": "/api/health" }))
 }
 
 fn session_event(segment: &str) -> Option<EventKind> {
@@ -93,7 +94,7 @@ fn known_path(segments: &[&str]) -> bool {
             | ["api", "sessions"]
             | ["api", "sessions", "init" | "observations" | "file-edit" | "complete"]
             | ["api", "vibelearn", "analyze", "stack" | "static" | "concepts" | "quiz"]
-            | ["api", "vibelearn", "sync" | "profile"]
+            | ["api", "vibelearn", "sync" | "profile" | "activity"]
             | ["api", "vibelearn", "questions", "due"]
             | ["api", "vibelearn", "sessions", _, "pipeline" | "summary"]
     )

@@ -1,0 +1,108 @@
+//! The dashboard at `GET /`: one self-contained HTML page (its CSS and JavaScript inlined, no
+//! CDN, no build step) that polls the JSON API. The sources are `index.html`, `style.css` and
+//! `app.js` beside this file, embedded with `include_str!` and assembled once.
+//!
+//! # Security
+//! The page shows user data (job errors, payloads, session ids). `app.js` inserts text only as
+//! text nodes; as a second line, the response carries a Content-Security-Policy that allows
+//! exactly the inlined script and stylesheet (by SHA-256 hash) and same-origin fetches, so
+//! markup smuggled into the page could neither run a script nor load anything. Hashes rather
+//! than a per-response nonce: the assets are constant, so the policy is computed once, and no
+//! random source is needed. The page makes only same-origin requests, which the Origin/Host
+//! guards of [`crate::http::server`] accept as they are.
+
+use std::sync::OnceLock;
+
+use crate::http::wire::Response;
+use sha2::{Digest, Sha256};
+
+const HTML: &str = include_str!("index.html");
+const STYLE: &str = include_str!("style.css");
+const SCRIPT: &str = include_str!("app.js");
+
+struct Page {
+    html: String,
+    csp: String,
+}
+
+fn assembled() -> &'static Page {
+    static PAGE: OnceLock<Page> = OnceLock::new();
+    PAGE.get_or_init(|| {
+        assert!(
+            HTML.contains("{{STYLE}}") && HTML.contains("{{SCRIPT}}"),
+            "index.html must have the {{STYLE}} and {{SCRIPT}} placeholders"
+        );
+        let html = HTML.replace("{{STYLE}}", STYLE).replace("{{SCRIPT}}", SCRIPT);
+        let csp = format!(
+            "default-src 'none'; script-src '{}'; style-src '{}'; connect-src 'self'; img-src 'self' data:; \
+             base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+            csp_hash(SCRIPT),
+            csp_hash(STYLE)
+        );
+        Page { html, csp }
+    })
+}
+
+/// The page, as `text/html; charset=utf-8`, never cached (a new binary may serve a new page).
+pub fn page() -> Response {
+    let page = assembled();
+    Response::new(200, "text/html; charset=utf-8", page.html.clone())
+        .with_header("Content-Security-Policy", page.csp.clone())
+        .with_header("X-Content-Type-Options", "nosniff")
+        .with_header("Referrer-Policy", "no-referrer")
+}
+
+/// `sha256-<base64>` of an inline element's text, as CSP hash sources spell it.
+fn csp_hash(text: &str) -> String {
+    format!("sha256-{}", base64(&Sha256::digest(text.as_bytes())))
+}
+
+/// Standard base64 with padding. Twenty lines instead of a dependency for one 32-byte digest.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_the_rfc_4648_vectors() {
+        let cases = [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")];
+        for (input, expected) in cases {
+            assert_eq!(base64(input.as_bytes()), expected, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn the_page_inlines_its_assets_and_the_policy_allows_exactly_them() {
+        let page = assembled();
+        assert!(!page.html.contains("{{"), "a placeholder was left in the page");
+        assert!(page.html.contains(&format!("<script>{SCRIPT}</script>")));
+        assert!(page.html.contains(&format!("<style>{STYLE}</style>")));
+        // The hash of the empty string, a known value, proves the digest is spelled right.
+        assert_eq!(csp_hash(""), "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
+        assert!(page.csp.contains(&format!("script-src '{}'", csp_hash(SCRIPT))));
+        assert!(!page.csp.contains("unsafe-inline"));
+    }
+
+    #[test]
+    fn the_script_never_uses_inner_html() {
+        // Every text from the API must go in as text (see app.js's header).
+        for banned in [".innerHTML", ".outerHTML", "insertAdjacentHTML", "document.write"] {
+            assert!(!SCRIPT.contains(banned), "app.js uses {banned}");
+        }
+    }
+}

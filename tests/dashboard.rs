@@ -1,0 +1,330 @@
+//! The dashboard at `GET /` in a real browser: Debian's headless Chromium, driven by
+//! `tests/browser/dashboard.mjs` (playwright-core), against a real worker whose database this
+//! test prepares over the HTTP API. It checks that the page shows the counts of
+//! `/api/jobs/stats`, that a dead job's Replay button (with the admin token typed into the
+//! page's dialog) brings the job to `succeeded`, that user data in errors and session ids is
+//! shown as text and never runs, and that the page says so while the worker is down and
+//! after it came back as a new process. Screenshots go to `test-artifacts/dashboard/`.
+//!
+//! Needs node, `tests/browser/node_modules` (`npm ci` there) and `/usr/bin/chromium`; `.ci/run`
+//! installs them. When one is missing the test prints why to stderr (uncaptured, so it shows in
+//! a plain `cargo test`) and passes without running: a machine without a browser must not fail
+//! the suite, but must not hide that the check did not run either.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::util::{Http, TempDir, WorkerProcess, free_port, wait_for};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+/// How long one step of the browser script may take (it waits up to 20 s itself per step,
+/// 40 s for the restart).
+const EVENT_TIMEOUT: Duration = Duration::from_secs(90);
+/// The failing "model": `sh` exit 127 is a permanent error, so `analyze_concepts` goes dead at
+/// once; its stderr, which becomes the job's error, carries markup that must stay text.
+const FAILING_LLM: &str = "echo '<img src=x onerror=window.__vl_xss=1> no such model' >&2; exit 127";
+/// A session id that is markup too (ids are user data; no `/`, which no route could address).
+const XSS_SESSION: &str = "xss-<img src=x onerror=window.__vl_xss=1>";
+const GOOD_SESSION: &str = "s-dashboard";
+/// A second session whose concept step dies, for "Replay all dead".
+const OTHER_DEAD_SESSION: &str = "s-dead-2";
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Why the browser test cannot run here, if it cannot.
+fn missing_prerequisite() -> Option<String> {
+    let browser_dir = manifest_dir().join("tests/browser");
+    let version = Command::new("node").arg("--version").output().ok().filter(|o| o.status.success());
+    let Some(version) = version.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()) else {
+        return Some("`node` is not on PATH (install Node.js 20 or later)".into());
+    };
+    // playwright-core 1.65 needs Node 20 (`v20.11.1` → 20).
+    let major: u32 = version.trim_start_matches('v').split('.').next().and_then(|m| m.parse().ok()).unwrap_or(0);
+    if major < 20 {
+        return Some(format!("node {version} is too old for playwright-core (Node 20 or later is needed)"));
+    }
+    if !browser_dir.join("node_modules/playwright-core/package.json").exists() {
+        return Some(format!("playwright-core is not installed (run `npm ci` in {})", browser_dir.display()));
+    }
+    if !Path::new(CHROMIUM).exists() {
+        return Some(format!("{CHROMIUM} is missing (run `apt-get install -y chromium`)"));
+    }
+    None
+}
+
+/// The browser script as a child, with its stdout's JSON lines on a channel.
+struct Driver {
+    child: Child,
+    events: Receiver<Value>,
+}
+
+impl Driver {
+    fn start(url: &str, token: &str, out: &Path, dead_job: i64) -> Driver {
+        let mut child = Command::new("node")
+            .current_dir(manifest_dir().join("tests/browser"))
+            .args(["dashboard.mjs", "--url", url, "--token", token, "--dead-job", &dead_job.to_string(), "--bulk", "--restart"])
+            .arg("--out")
+            .arg(out)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn node tests/browser/dashboard.mjs");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (send, events) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let event = serde_json::from_str(&line).unwrap_or_else(|_| json!({"event": "text", "line": line}));
+                if send.send(event).is_err() {
+                    break;
+                }
+            }
+        });
+        Driver { child, events }
+    }
+
+    /// The next event, which must be `name`; an `error` event or a timeout fails the test.
+    fn expect(&mut self, name: &str) -> Value {
+        let deadline = Instant::now() + EVENT_TIMEOUT;
+        loop {
+            let event = match self.events.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(event) => event,
+                Err(RecvTimeoutError::Timeout) => panic!("the browser script sent no {name:?} event within {EVENT_TIMEOUT:?}"),
+                Err(RecvTimeoutError::Disconnected) => {
+                    let status = self.child.wait().ok();
+                    panic!("the browser script ended ({status:?}) before its {name:?} event");
+                }
+            };
+            match event["event"].as_str() {
+                Some(got) if got == name => return event,
+                Some("text") => eprintln!("dashboard.mjs: {}", event["line"]),
+                _ => panic!("the browser script failed while waiting for {name:?}: {}", event["message"].as_str().unwrap_or(&event.to_string())),
+            }
+        }
+    }
+}
+
+impl Driver {
+    /// Lets the script close the browser and exit by itself (killing node would orphan
+    /// Chromium until it notices its pipe closed); it must exit with 0.
+    fn finish(mut self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            match self.child.try_wait().expect("wait for node") {
+                Some(status) => return assert!(status.success(), "the browser script exited with {status}"),
+                None if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+                None => panic!("the browser script did not exit within 30 s after its last event"),
+            }
+        }
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn failing_worker(dir: &Path, port: u16) -> WorkerProcess {
+    WorkerProcess::start_with(dir, port, &[("VIBELEARN_PROVIDER", "command"), ("VIBELEARN_LLM_COMMAND", FAILING_LLM)])
+}
+
+fn offline_worker(dir: &Path, port: u16) -> WorkerProcess {
+    WorkerProcess::start_with(dir, port, &[])
+}
+
+/// A session with one written TypeScript file, then its four analysis steps.
+fn analysed_session(http: &Http, session: &str, project: &Path) {
+    let cwd = project.to_string_lossy();
+    let init = json!({"contentSessionId": session, "cwd": cwd, "prompt": "write a cart module"});
+    assert_eq!(http.post("/api/sessions/init", &init).unwrap().0, 202);
+    let content = "export async function loadCart(id: string) {\n  try {\n    const r = await fetch(`/api/cart/${id}`);\n    \
+                   return await r.json();\n  } catch (error) {\n    console.error(error);\n    return [];\n  }\n}\n\
+                   export const total = (xs: number[]) => xs.reduce((a, b) => a + b, 0);\n";
+    let write = json!({"contentSessionId": session, "cwd": cwd, "tool_name": "Write", "tool_use_id": format!("{session}-w1"),
+        "tool_input": {"file_path": format!("{cwd}/src/cart.ts"), "content": content}});
+    assert_eq!(http.post("/api/sessions/observations", &write).unwrap().0, 202);
+    for step in ["stack", "static", "concepts", "quiz"] {
+        let (status, reply) = http.post(&format!("/api/vibelearn/analyze/{step}"), &json!({"contentSessionId": session})).unwrap();
+        assert_eq!(status, 202, "{step}: {reply}");
+    }
+}
+
+fn step_state(http: &Http, session: &str, kind: &str) -> (String, i64) {
+    let path = format!("/api/vibelearn/sessions/{}/pipeline", percent_encode(session));
+    let (_, pipeline) = http.get(&path).unwrap();
+    let step = pipeline["steps"].as_array().and_then(|s| s.iter().find(|s| s["kind"] == kind).cloned()).unwrap_or_default();
+    (step["state"].as_str().unwrap_or("").to_owned(), step["job_id"].as_i64().unwrap_or(0))
+}
+
+fn percent_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") })
+        .collect()
+}
+
+fn job_state(http: &Http, id: i64) -> String {
+    http.get(&format!("/api/jobs/{id}")).unwrap().1["state"].as_str().unwrap_or("?").to_owned()
+}
+
+/// Waits until no job is waiting or running, so the page and the API see the same counts.
+fn wait_quiet(http: &Http) -> Value {
+    let mut stats = Value::Null;
+    wait_for("the queue to settle", Duration::from_secs(30), || {
+        stats = http.get("/api/jobs/stats").unwrap().1;
+        ["available", "running", "retryable"].iter().all(|s| stats["by_state"][s] == 0)
+    });
+    stats
+}
+
+/// The page's table against `/api/jobs/stats`: every state of every kind, zeros included.
+fn assert_counts_match(shown: &Value, stats: &Value) {
+    assert_eq!(shown["by_state"], stats["by_state"], "the totals row differs from /api/jobs/stats");
+    let api_kinds = stats["by_kind"].as_object().unwrap();
+    let shown_kinds = shown["by_kind"].as_object().unwrap();
+    assert_eq!(shown_kinds.keys().collect::<Vec<_>>(), api_kinds.keys().collect::<Vec<_>>(), "the kinds shown");
+    for (kind, states) in api_kinds {
+        for (state, n) in shown_kinds[kind].as_object().unwrap() {
+            assert_eq!(n.as_i64(), Some(states.get(state).and_then(Value::as_i64).unwrap_or(0)), "{kind}/{state}");
+        }
+    }
+}
+
+#[test]
+fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
+    if let Some(reason) = missing_prerequisite() {
+        // Straight to the process's stderr: libtest captures `eprintln!` of a passing test,
+        // which would make the skip silent.
+        let _ = writeln!(std::io::stderr(), "SKIPPED dashboard browser test: {reason}");
+        return;
+    }
+    let dir = TempDir::new();
+    let project = TempDir::new();
+    std::fs::write(project.path().join("package.json"), r#"{"dependencies":{"react":"18.0.0"}}"#).unwrap();
+    let port = free_port();
+
+    // 1. A worker whose "model" cannot be run: the concept step of one session dies.
+    let mut worker = failing_worker(dir.path(), port);
+    let http = worker.http();
+    let mut dead_jobs = Vec::new();
+    for session in [XSS_SESSION, OTHER_DEAD_SESSION] {
+        analysed_session(&http, session, project.path());
+        let mut dead_job = 0;
+        wait_for("analyze_concepts to be dead", Duration::from_secs(20), || {
+            let (state, id) = step_state(&http, session, "analyze_concepts");
+            dead_job = id;
+            state == "dead"
+        });
+        dead_jobs.push(dead_job);
+    }
+    let dead_job = dead_jobs[0];
+    wait_quiet(&http);
+    worker.terminate();
+
+    // 2. The offline provider from now on: another session is analysed completely.
+    let mut worker = offline_worker(dir.path(), port);
+    let http = worker.http();
+    analysed_session(&http, GOOD_SESSION, project.path());
+    wait_for("the good session's quiz step", Duration::from_secs(30), || step_state(&http, GOOD_SESSION, "analyze_quiz").0 == "succeeded");
+    let today = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64 / 86_400;
+    // `vl quiz` keeps `daily_streaks`; rows stand in for a few days of answers.
+    rusqlite::Connection::open(dir.path().join("vibelearn.db"))
+        .unwrap()
+        .execute("INSERT INTO daily_streaks (day, answers, correct) VALUES (?1, 6, 5), (?2, 4, 1), (?3, 3, 3)", [today, today - 1, today - 6])
+        .unwrap();
+    // Likewise answers: one concept answered 3 right of 4.
+    let answered = rusqlite::Connection::open(dir.path().join("vibelearn.db"))
+        .unwrap()
+        .query_row(
+            "UPDATE concept_profiles SET correct_answers = 3, incorrect_answers = 1, mastery_score = 0.75 \
+             WHERE normalized_name = (SELECT MIN(normalized_name) FROM concept_profiles) RETURNING concept_name",
+            [],
+            |r| r.get::<_, String>(0),
+        )
+        .unwrap();
+    let stats = wait_quiet(&http);
+    assert_eq!(stats["by_state"]["dead"], 2, "{stats}");
+
+    // 3. The browser.
+    let out = manifest_dir().join("test-artifacts/dashboard");
+    let _ = std::fs::remove_dir_all(&out);
+    let token = std::fs::read_to_string(dir.path().join("admin.token")).unwrap();
+    let mut driver = Driver::start(&format!("http://127.0.0.1:{port}/"), token.trim(), &out, dead_job);
+
+    let loaded = driver.expect("loaded");
+    assert_counts_match(&loaded["counts"], &stats);
+    assert_eq!(loaded["status"], "ok");
+    let failures = loaded["failures"].as_array().unwrap();
+    assert_eq!(failures.iter().map(|f| f["id"].as_i64().unwrap()).collect::<Vec<_>>(), [dead_jobs[1], dead_jobs[0]], "newest first");
+    let failure = failures.iter().find(|f| f["id"] == dead_job).cloned().unwrap_or_default();
+    assert_eq!((failure["state"].as_str(), failure["replay_button"].as_bool()), (Some("dead"), Some(true)), "{loaded}");
+    assert!(failure["error"].as_str().unwrap().contains("<img src=x onerror="), "the error is shown as text: {failure}");
+    assert_eq!(loaded["injected_script_ran"], false, "markup from user data ran");
+    let sessions = loaded["sessions"].as_array().unwrap();
+    assert!(sessions.iter().any(|s| s["id"] == XSS_SESSION), "the markup session id is listed as text: {sessions:?}");
+    let good = sessions.iter().find(|s| s["id"] == GOOD_SESSION).expect("the analysed session is listed");
+    for kind in ["analyze_stack", "analyze_static", "analyze_concepts", "analyze_quiz"] {
+        assert_eq!(good["steps"][kind], "succeeded", "{kind} in {good}");
+    }
+    let concepts = loaded["concepts"].as_array().unwrap();
+    assert!(concepts.len() >= 2, "{concepts:?}");
+    let bar = concepts.iter().find(|c| c["name"] == answered.as_str()).expect("the answered concept is listed");
+    assert_eq!((bar["percent"].as_str(), bar["bar_width"].as_str()), (Some("75%"), Some("75%")), "{bar}");
+    assert!(concepts.iter().any(|c| c["percent"] == "—"), "a concept never quizzed shows no score: {concepts:?}");
+    assert_eq!(loaded["activity_bars"], 3, "one bar per day with answers");
+    assert!(loaded["throughput_bars"].as_u64().unwrap() > 0, "the throughput chart has bars");
+
+    let details = driver.expect("details");
+    assert!(details["payload"].as_str().unwrap().contains(XSS_SESSION), "the payload is shown as text: {details}");
+
+    let replayed = driver.expect("replayed");
+    assert_eq!(replayed["token_kept"], true, "the token is kept for the tab");
+    let (_, job) = http.get(&format!("/api/jobs/{dead_job}")).unwrap();
+    assert_eq!(job["state"], "succeeded", "the replayed job: {job}");
+    assert_eq!(job_state(&http, dead_jobs[1]), "dead", "only the clicked job was replayed");
+    assert_eq!(job["attempts"].as_array().unwrap().len(), 2, "history kept: {job}");
+    assert_counts_match(&replayed["counts"], &wait_quiet(&http));
+
+    let bulk = driver.expect("bulk_replayed");
+    assert_eq!(bulk["asked_for_token"], false, "the token is asked for once per tab");
+    assert!(bulk["notice"].as_str().unwrap().contains("1 dead job queued again"), "{bulk}");
+    assert_eq!(job_state(&http, dead_jobs[1]), "succeeded");
+    let stats = wait_quiet(&http);
+    assert_counts_match(&bulk["counts"], &stats);
+    assert_eq!(stats["by_state"]["dead"], 0);
+
+    // 4. The worker goes away and comes back as a new process.
+    driver.expect("kill_worker");
+    worker.kill();
+    let down = driver.expect("down_shown");
+    assert_eq!(down["banner_visible"], true);
+    assert!(down["banner"].as_str().unwrap().contains("Worker unreachable — retrying"), "{down}");
+    let _worker = offline_worker(dir.path(), port);
+    let back = driver.expect("restart_shown");
+    assert!(back["notice"].as_str().unwrap().contains("The worker restarted"), "{back}");
+    assert_eq!(back["banner_visible"], false, "the banner goes once the worker answers");
+
+    let done = driver.expect("done");
+    driver.finish();
+    // Refused connections while the worker was down are expected; anything else (a CSP
+    // refusal, a script error, a 404) is a bug.
+    let unexpected: Vec<&Value> = done["console_errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| !e.as_str().unwrap_or("").contains("net::ERR_CONNECTION_REFUSED"))
+        .collect();
+    assert!(unexpected.is_empty(), "console errors: {unexpected:?}");
+    for shot in ["dashboard.png", "dashboard-after-replay.png", "dashboard-worker-down.png"] {
+        let size = std::fs::metadata(out.join(shot)).map(|m| m.len()).unwrap_or(0);
+        assert!(size > 10_000, "the screenshot {shot} was not saved in {}", out.display());
+    }
+}

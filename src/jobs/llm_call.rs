@@ -46,10 +46,14 @@ fn complete(provider: &dyn Provider, request: &LlmRequest, llm_timeout: Duration
     if budget.is_zero() {
         return Err(Outcome::retry("no time left in this attempt for an LLM call"));
     }
+    // Name the provider once, whether or not its own message already does.
+    let named = |message: String| {
+        if message.starts_with(provider.name()) { message } else { format!("{}: {message}", provider.name()) }
+    };
     provider.complete(request, budget).map_err(|e| match e {
-        LlmError::Transient { message, retry_after } => Outcome::Retry { error: format!("{}: {message}", provider.name()), after: retry_after },
-        LlmError::Auth(message) => Outcome::dead(format!("{}: {}: {message}", super::AUTH_ERROR_PREFIX, provider.name())),
-        LlmError::Permanent(message) => Outcome::dead(format!("{}: {message}", provider.name())),
+        LlmError::Transient { message, retry_after } => Outcome::Retry { error: named(message), after: retry_after },
+        LlmError::Auth(message) => Outcome::dead(format!("{}: {}", super::AUTH_ERROR_PREFIX, named(message))),
+        LlmError::Permanent(message) => Outcome::dead(named(message)),
     })
 }
 

@@ -18,7 +18,7 @@ use crate::util::{TempDir, start_queue, start_queue_with_clock, wait_for};
 const WAIT: Duration = Duration::from_secs(10);
 
 fn spec(timeout_ms: u64, max_attempts: u32) -> KindSpec {
-    KindSpec { timeout: Duration::from_millis(timeout_ms), max_attempts }
+    KindSpec::new(Duration::from_millis(timeout_ms), max_attempts)
 }
 
 fn runner_config(threads: usize) -> RunnerConfig {
@@ -176,7 +176,7 @@ fn jobs_left_running_by_a_dead_process_are_rescued_at_startup() {
         // Claim it as a process would, then "die" without completing.
         let claimed = queue
             .writer()
-            .call(false, Durability::Durable, |conn, now| Ok(store::claim(conn, 10, now, 60_000)?))
+            .call(false, Durability::Durable, |conn, now| Ok(store::claim(conn, 10, now, 60_000, None)?))
             .unwrap();
         assert_eq!(claimed.len(), 1);
         thread.stop();
@@ -207,7 +207,7 @@ fn an_expired_lease_is_rescued_by_the_rescuer() {
     let clock = ManualClock::new(1_000_000);
     let (queue, _thread) = start_queue_with_clock(&dir, clock.clone());
     let id = queue.enqueue(NewJob::new("work", json!({}), 3)).unwrap().id;
-    queue.writer().call(false, Durability::Durable, |conn, now| Ok(store::claim(conn, 1, now, 1000)?)).unwrap();
+    queue.writer().call(false, Durability::Durable, |conn, now| Ok(store::claim(conn, 1, now, 1000, None)?)).unwrap();
     let rescued = queue
         .writer()
         .call(false, Durability::Durable, vibelearn::queue::maintenance::Rescuer::run_once)
@@ -408,4 +408,39 @@ fn a_full_write_backlog_is_refused_with_a_clear_error_instead_of_waiting_forever
     locker.execute_batch("ROLLBACK").unwrap();
     // Once the lock is gone, the queue works again.
     assert!(queue.enqueue(NewJob::new("x", json!({}), 1)).is_ok());
+}
+
+#[test]
+fn batched_kinds_keep_lane_order_and_run_every_job_exactly_once() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let log: Arc<Mutex<Vec<(Option<String>, i64)>>> = Arc::default();
+    let mut registry = Registry::default();
+    {
+        let log = log.clone();
+        registry.register("quick", spec(5000, 1).batched(8), move |job: &ClaimedJob, _: &_| {
+            log.lock().unwrap().push((job.lane.clone(), job.payload["n"].as_i64().unwrap()));
+            Outcome::done(json!({}))
+        });
+    }
+    let mut jobs = Vec::new();
+    for n in 0..300 {
+        let job = NewJob::new("quick", json!({ "n": n }), 1);
+        jobs.push(match n % 3 {
+            0 => job,
+            1 => job.lane("a"),
+            _ => job.lane("b"),
+        });
+    }
+    queue.enqueue_all(jobs).unwrap();
+    let _runner = queue.start_runner(runner_config(3), registry).unwrap();
+    wait_for("300 jobs", WAIT, || queue.stats().unwrap().by_state["succeeded"] == 300);
+    let log = log.lock().unwrap();
+    assert_eq!(log.len(), 300, "every job ran exactly once");
+    for lane in ["a", "b"] {
+        let order: Vec<i64> = log.iter().filter(|(l, _)| l.as_deref() == Some(lane)).map(|(_, n)| *n).collect();
+        let mut sorted = order.clone();
+        sorted.sort();
+        assert_eq!(order, sorted, "lane {lane} ran out of order");
+    }
 }

@@ -2,6 +2,7 @@
 //! under `tests/` covers one area; every test gets a fresh data directory.
 
 mod dashboard;
+mod demo;
 mod fake_http;
 mod fuzz;
 mod hooks;

@@ -32,6 +32,9 @@ pub const KIND_NAMES: [&str; 6] = [INGEST, ANALYZE_STACK, ANALYZE_STATIC, ANALYZ
 /// The five analysis steps a Stop hook requests, in order.
 pub const PIPELINE: [&str; 5] = [ANALYZE_STACK, ANALYZE_STATIC, ANALYZE_CONCEPTS, ANALYZE_QUIZ, SYNC];
 
+/// Ingest jobs a job thread claims at once (one per session lane at most).
+pub const INGEST_BATCH: usize = 8;
+
 /// Default `(timeout, max attempts)` per kind (SPEC §5.1).
 pub fn default_spec(kind: &str) -> Option<KindSpec> {
     let (secs, max_attempts) = match kind {
@@ -43,7 +46,10 @@ pub fn default_spec(kind: &str) -> Option<KindSpec> {
         SYNC => (60, 12),
         _ => return None,
     };
-    Some(KindSpec { timeout: Duration::from_secs(secs), max_attempts })
+    let spec = KindSpec::new(Duration::from_secs(secs), max_attempts);
+    // Ingest is short (a few inserts): a thread takes several at once and records them in one
+    // transaction. The analysis steps and sync stay one at a time.
+    Some(if kind == INGEST { spec.batched(INGEST_BATCH) } else { spec })
 }
 
 /// A kind's spec with the configured timeout override applied.

@@ -19,7 +19,7 @@
 //! [`Runner::shutdown`]: stop claiming; wait up to the grace period for running jobs; release
 //! the leases of the rest (back to `available`, the attempt not counted); stop the threads.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -124,6 +124,23 @@ where
 pub struct KindSpec {
     pub timeout: Duration,
     pub max_attempts: u32,
+    /// How many jobs of this kind a job thread may claim at once when it finishes one. Only
+    /// for short jobs: their outcomes are then recorded, and the next batch claimed, in one
+    /// writer transaction (measured: no-op jobs 5.2k/s → 8.2k/s with 32). Slow kinds keep 1,
+    /// so a quick job never waits in a thread's hands behind a slow one. The cost: if one job
+    /// of a batch hangs, the rest of its batch waits in that thread's hands, times out with it
+    /// and is retried — at-least-once still holds, an attempt is spent.
+    pub batch: usize,
+}
+
+impl KindSpec {
+    pub fn new(timeout: Duration, max_attempts: u32) -> KindSpec {
+        KindSpec { timeout, max_attempts, batch: 1 }
+    }
+
+    pub fn batched(self, batch: usize) -> KindSpec {
+        KindSpec { batch: batch.max(1), ..self }
+    }
 }
 
 /// The handlers by kind name.
@@ -388,7 +405,7 @@ fn claim_batch(shared: &Shared, max: usize) -> Result<(Vec<ClaimedJob>, Option<M
     let lease_ms = shared.config.lease.as_millis() as Millis;
     shared.writer.call(false, Durability::Relaxed, move |conn, now| {
         super::maintenance::Scheduler::run_once(conn, now)?;
-        let jobs = store::claim(conn, max, now, lease_ms)?;
+        let jobs = store::claim(conn, max, now, lease_ms, None)?;
         let due = store::next_run_at(conn, now)?;
         Ok((jobs, due))
     })
@@ -420,43 +437,62 @@ fn register(shared: &Shared, job: &ClaimedJob) {
 }
 
 fn job_thread_loop(shared: &Shared) {
-    let mut next: Option<ClaimedJob> = None;
+    // Jobs this thread claimed for itself, and outcomes not yet recorded.
+    let mut local: VecDeque<ClaimedJob> = VecDeque::new();
+    let mut finished: Vec<(ClaimedJob, Outcome)> = Vec::new();
     loop {
-        let job = match next.take() {
+        let job = match local.pop_front() {
             Some(job) => job,
+            None if !finished.is_empty() => {
+                local.extend(finish_and_claim(shared, std::mem::take(&mut finished)));
+                continue;
+            }
             None => match shared.work_rx.recv() {
                 Ok(Work::Run(job)) => job,
                 Ok(Work::Exit) | Err(_) => return,
             },
         };
         let Some(outcome) = run_one(shared, &job) else {
-            // The watchdog took this attempt over and started a replacement thread.
+            // The watchdog took this attempt over and started a replacement thread: give the
+            // jobs still in hand to the others, record what finished, and leave.
+            for job in local.drain(..) {
+                let _ = shared.work_tx.send(Work::Run(job));
+            }
+            submit_outcomes(shared, std::mem::take(&mut finished));
             return;
         };
-        // Work the dispatcher already handed over comes first: claiming our own next job
-        // while one waits in the channel would let it starve past its deadline.
-        match shared.work_rx.try_recv() {
-            Ok(Work::Run(waiting)) => {
-                submit_outcome(shared, &job, outcome);
-                next = Some(waiting);
+        finished.push((job, outcome));
+        if local.is_empty() {
+            // Work the dispatcher already handed over comes first: claiming our own next job
+            // while one waits in the channel would let it starve past its deadline.
+            match shared.work_rx.try_recv() {
+                Ok(Work::Run(waiting)) => {
+                    submit_outcomes(shared, std::mem::take(&mut finished));
+                    local.push_back(waiting);
+                }
+                Ok(Work::Exit) => {
+                    submit_outcomes(shared, std::mem::take(&mut finished));
+                    return;
+                }
+                Err(_) => {}
             }
-            Ok(Work::Exit) => {
-                submit_outcome(shared, &job, outcome);
-                return;
-            }
-            Err(_) => next = finish_and_claim(shared, &job, outcome),
         }
     }
 }
 
-/// Records an outcome without waiting for the commit.
-fn submit_outcome(shared: &Shared, job: &ClaimedJob, outcome: Outcome) {
-    let (id, token, attempt) = (job.id, job.lease_token, job.attempt);
+/// Records outcomes without waiting for the commit.
+fn submit_outcomes(shared: &Shared, finished: Vec<(ClaimedJob, Outcome)>) {
+    if finished.is_empty() {
+        return;
+    }
     let submitted = shared.writer.submit(true, Durability::Relaxed, move |conn, now| {
-        apply_outcome(conn, id, token, attempt, outcome, now)
+        for (job, outcome) in finished {
+            apply_outcome(conn, job.id, job.lease_token, job.attempt, outcome, now)?;
+        }
+        Ok(())
     });
     if let Err(e) = submitted {
-        log::warn!(target: "queue", "could not record the outcome of job {id}: {e}; its lease will expire and it will be rescued");
+        log::warn!(target: "queue", "could not record job outcomes: {e}; their leases will expire and they will be rescued");
     }
 }
 
@@ -488,32 +524,42 @@ fn run_one(shared: &Shared, job: &ClaimedJob) -> Option<Outcome> {
     Some(outcome)
 }
 
-/// Records `outcome` and, in the same writer transaction, claims this thread's next job.
+/// Records the outcomes and, in the same writer transaction, claims this thread's next jobs:
+/// up to the kind's `batch` more of the kind just run, else one of any kind.
 ///
 /// Why here and not only in the dispatcher: a round trip through the dispatcher costs a
 /// wake-up and a transaction of its own per free slot; claiming on completion keeps a busy
-/// thread busy with one transaction per job (measured: 2.4k → see README no-op jobs/s).
-fn finish_and_claim(shared: &Shared, job: &ClaimedJob, outcome: Outcome) -> Option<ClaimedJob> {
-    let (id, token, attempt) = (job.id, job.lease_token, job.attempt);
+/// thread busy with one transaction per job, or per batch for batched kinds.
+fn finish_and_claim(shared: &Shared, finished: Vec<(ClaimedJob, Outcome)>) -> Vec<ClaimedJob> {
     let claim_next = !shared.stopping.load(Ordering::SeqCst);
     let lease_ms = shared.config.lease.as_millis() as Millis;
+    let kind = finished.last().map(|(job, _)| job.kind.clone()).unwrap_or_default();
+    let batch = shared.registry.spec(&kind).map_or(1, |s| s.batch);
+    let count = finished.len();
     let result = shared.writer.call(true, Durability::Relaxed, move |conn, now| {
-        apply_outcome(conn, id, token, attempt, outcome, now)?;
+        for (job, outcome) in finished {
+            apply_outcome(conn, job.id, job.lease_token, job.attempt, outcome, now)?;
+        }
         if !claim_next {
-            return Ok(None);
+            return Ok(Vec::new());
         }
         super::maintenance::Scheduler::run_once(conn, now)?;
-        Ok(store::claim(conn, 1, now, lease_ms)?.pop())
+        let mut next = if batch > 1 { store::claim(conn, batch, now, lease_ms, Some(&kind))? } else { Vec::new() };
+        if next.is_empty() {
+            next = store::claim(conn, 1, now, lease_ms, None)?;
+        }
+        Ok(next)
     });
     match result {
-        Ok(Some(next)) => {
-            register(shared, &next);
-            Some(next)
+        Ok(next) => {
+            for job in &next {
+                register(shared, job);
+            }
+            next
         }
-        Ok(None) => None,
         Err(e) => {
-            log::warn!(target: "queue", "could not record the outcome of job {id}: {e}; its lease will expire and it will be rescued");
-            None
+            log::warn!(target: "queue", "could not record {count} job outcomes: {e}; their leases will expire and they will be rescued");
+            Vec::new()
         }
     }
 }
@@ -522,7 +568,7 @@ fn finish_and_claim(shared: &Shared, job: &ClaimedJob, outcome: Outcome) -> Opti
 fn apply_outcome(conn: &Connection, id: JobId, token: i64, attempt: u32, outcome: Outcome, now: Millis) -> Result<(), QueueError> {
     match outcome {
         Outcome::Succeeded { result, effects } => {
-            conn.execute_batch("SAVEPOINT effects")?;
+            super::writer::exec_cached(conn, "SAVEPOINT effects")?;
             if !store::complete_success(conn, id, token, result.as_ref(), now)? {
                 conn.execute_batch("ROLLBACK TO effects; RELEASE effects")?;
                 log::info!(target: "queue", "job {id}: result dropped, the attempt no longer owns the job");
@@ -534,7 +580,7 @@ fn apply_outcome(conn: &Connection, id: JobId, token: i64, attempt: u32, outcome
                 None => Ok(()),
             };
             match applied {
-                Ok(()) => conn.execute_batch("RELEASE effects")?,
+                Ok(()) => super::writer::exec_cached(conn, "RELEASE effects")?,
                 Err(e) => {
                     conn.execute_batch("ROLLBACK TO effects; RELEASE effects")?;
                     let error = format!("could not store the job's results: {e}");

@@ -66,18 +66,19 @@ pub fn promote_due_retryable(conn: &Connection, now: Millis) -> rusqlite::Result
 /// Performance: each blocked candidate costs one probe of `jobs_lane_state`; a lane with a
 /// backlog of N waiting jobs costs N probes per claim. Lanes are sessions, whose backlog is a
 /// few hundred events at most.
-pub fn claim(conn: &Connection, max: usize, now: Millis, lease_ms: Millis) -> rusqlite::Result<Vec<ClaimedJob>> {
+/// `kind`, when given, restricts the claim to jobs of that kind.
+pub fn claim(conn: &Connection, max: usize, now: Millis, lease_ms: Millis, kind: Option<&str>) -> rusqlite::Result<Vec<ClaimedJob>> {
     if max == 0 {
         return Ok(Vec::new());
     }
     let candidates: Vec<JobId> = conn
         .prepare_cached(
-            "SELECT j.id FROM jobs AS j WHERE j.state = 'available' AND j.run_at <= ?1 \
+            "SELECT j.id FROM jobs AS j WHERE j.state = 'available' AND j.run_at <= ?1 AND (?3 IS NULL OR j.kind = ?3) \
              AND (j.lane IS NULL OR NOT EXISTS (SELECT 1 FROM jobs AS e WHERE e.lane = j.lane \
                   AND e.state IN ('available','running','retryable') AND e.id < j.id)) \
              ORDER BY j.run_at, j.id LIMIT ?2",
         )?
-        .query_map(params![now, max as i64], |r| r.get(0))?
+        .query_map(params![now, max as i64, kind], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     let mut claimed = Vec::with_capacity(candidates.len());
     for id in candidates {

@@ -109,13 +109,13 @@ fn noop(count: usize, threads: usize) -> serde_json::Value {
     let mut registry = Registry::default();
     {
         let done = done.clone();
-        registry.register("noop", KindSpec { timeout: Duration::from_secs(10), max_attempts: 1 }, move |_: &ClaimedJob, _: &_| {
+        registry.register("noop", KindSpec::new(Duration::from_secs(10), 1).batched(32), move |_: &ClaimedJob, _: &_| {
             done.fetch_add(1, Ordering::Relaxed);
             Outcome::Succeeded { result: None, effects: None }
         });
     }
     // Jobs in many lanes (sessions), enqueued in batches before the runner starts.
-    let jobs: Vec<NewJob> = (0..count).map(|n| NewJob::new("noop", json!({}), 1).lane(format!("s{}", n % 64))).collect();
+    let jobs: Vec<NewJob> = (0..count).map(|_| NewJob::new("noop", json!({}), 1)).collect();
     for chunk in jobs.chunks(1000) {
         queue.enqueue_all(chunk.to_vec()).expect("enqueue");
     }
@@ -139,7 +139,7 @@ fn latency(count: usize) -> serde_json::Value {
     let (_dir, queue, thread) = temp_queue(Synchronous::Full);
     let (tx, rx) = crossbeam_channel::unbounded::<Instant>();
     let mut registry = Registry::default();
-    registry.register("probe", KindSpec { timeout: Duration::from_secs(10), max_attempts: 1 }, move |_: &ClaimedJob, _: &_| {
+    registry.register("probe", KindSpec::new(Duration::from_secs(10), 1).batched(32), move |_: &ClaimedJob, _: &_| {
         let _ = tx.send(Instant::now());
         Outcome::Succeeded { result: None, effects: None }
     });

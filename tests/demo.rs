@@ -1,0 +1,35 @@
+//! `vl demo`, the main job, as a newcomer runs it: no keys, no network, exit 0, and output
+//! that shows the detected stack, the concepts and the questions.
+
+use crate::util::VL;
+
+#[test]
+fn vl_demo_runs_the_whole_pipeline_offline_and_prints_stack_concepts_and_questions() {
+    let home = tempfile::tempdir().unwrap();
+    let output = std::process::Command::new(VL)
+        .arg("demo")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "vl demo failed: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    for expected in ["Detected stack", "framework   Next.js", "orm         Prisma", "Tailwind CSS", "Concepts met", "sync              succeeded (skipped: no_api_key)"] {
+        assert!(stdout.contains(expected), "missing {expected:?} in:\n{stdout}");
+    }
+    for step in ["analyze_stack", "analyze_static", "analyze_concepts", "analyze_quiz"] {
+        assert!(stdout.lines().any(|l| l.trim_start().starts_with(step) && l.contains("succeeded")), "{step} did not succeed:\n{stdout}");
+    }
+    let concepts = stdout.lines().filter(|l| l.starts_with("  • ")).count();
+    assert!((3..=8).contains(&concepts), "{concepts} concepts:\n{stdout}");
+    let questions: usize = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Quiz questions (").and_then(|r| r.strip_suffix(')')))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert_eq!(questions, concepts, "one question per concept:\n{stdout}");
+    assert!(!stdout.contains("hunter2"), "the sample's private prompt part must not appear");
+    // Nothing is left in the user's home: the demo works in a temporary directory.
+    assert!(std::fs::read_dir(home.path()).unwrap().next().is_none(), "the demo wrote into HOME");
+}

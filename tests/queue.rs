@@ -414,7 +414,9 @@ fn a_full_write_backlog_is_refused_with_a_clear_error_instead_of_waiting_forever
 fn batched_kinds_keep_lane_order_and_run_every_job_exactly_once() {
     let dir = TempDir::new();
     let (queue, _thread) = start_queue(&dir);
-    let log: Arc<Mutex<Vec<(Option<String>, i64)>>> = Arc::default();
+    /// (lane, n) of each job run, in order.
+    type RunLog = Arc<Mutex<Vec<(Option<String>, i64)>>>;
+    let log: RunLog = Arc::default();
     let mut registry = Registry::default();
     {
         let log = log.clone();

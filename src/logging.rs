@@ -17,6 +17,8 @@ pub const KEEP_FILES: u32 = 5;
 struct FileLogger {
     path: PathBuf,
     level: LevelFilter,
+    /// Rotate past this size ([`MAX_LOG_BYTES`] outside tests).
+    max_bytes: u64,
     secrets: Vec<String>,
     /// The open file and its size; a Mutex because any thread may log.
     file: Mutex<Option<(File, u64)>>,
@@ -35,7 +37,7 @@ pub fn init(logs_dir: &Path, level: &str, secrets: Vec<String>) {
     let _ = std::fs::create_dir_all(logs_dir);
     let path = logs_dir.join("vibelearn.log");
     let file = open(&path);
-    let logger = FileLogger { path, level, secrets, file: Mutex::new(file) };
+    let logger = FileLogger { path, level, max_bytes: MAX_LOG_BYTES, secrets, file: Mutex::new(file) };
     if log::set_boxed_logger(Box::new(logger)).is_ok() {
         log::set_max_level(level);
     }
@@ -74,7 +76,7 @@ impl Log for FileLogger {
             message.replace('\n', "\\n")
         );
         let mut guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
-        if guard.as_ref().is_some_and(|(_, size)| *size + line.len() as u64 > MAX_LOG_BYTES) {
+        if guard.as_ref().is_some_and(|(_, size)| *size + line.len() as u64 > self.max_bytes) {
             *guard = None;
             self.rotate();
             *guard = open(&self.path);
@@ -129,6 +131,32 @@ pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_log_rotates_by_size_keeps_five_files_and_redacts_secrets() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vibelearn.log");
+        let logger = FileLogger {
+            path: path.clone(),
+            level: LevelFilter::Info,
+            max_bytes: 1000,
+            secrets: vec!["sk-secret-0123456789".to_owned()],
+            file: Mutex::new(open(&path)),
+        };
+        for n in 0..200 {
+            logger.log(&Record::builder().args(format_args!("line {n} key=sk-secret-0123456789")).level(Level::Info).target("t").build());
+        }
+        let mut names: Vec<String> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        assert_eq!(names, ["vibelearn.log", "vibelearn.log.1", "vibelearn.log.2", "vibelearn.log.3", "vibelearn.log.4", "vibelearn.log.5"]);
+        for name in names {
+            let text = std::fs::read_to_string(dir.path().join(&name)).unwrap();
+            assert!(text.len() <= 1000, "{name} is {} bytes", text.len());
+            assert!(!text.contains("sk-secret-0123456789") && text.contains("sk-s…6789"), "{name}: {text}");
+        }
+        let newest = std::fs::read_to_string(&path).unwrap();
+        assert!(newest.contains("line 199") && newest.contains(" INFO  t "), "{newest}");
+    }
 
     #[test]
     fn formats_utc_timestamps() {

@@ -55,11 +55,6 @@ impl WorkerClient {
         self.exchange("POST", path, Some(body.to_string()))
     }
 
-    /// True when `/api/health` answers 200.
-    pub fn is_healthy(&self) -> bool {
-        self.get("/api/health").is_ok_and(|r| r.status == 200)
-    }
-
     pub fn is_ready(&self) -> bool {
         self.get("/api/readiness").is_ok_and(|r| r.status == 200)
     }

@@ -638,7 +638,7 @@ fn a_fast_answer_at_the_terminal_scores_five_and_a_slow_one_four() {
 
     let dir = analysed();
     let mc = of_kind(&dir, "multiple_choice").unwrap();
-    let options = QuizOptions { session: None, limit: 1, interactive: true, style: Style { color: true } };
+    let options = QuizOptions { session: None, limit: 1, interactive: true, style: Style { color: true }, grader: None };
     for (delay, quality) in [(2_000, 5), (12_000, 4)] {
         only_due(&dir, &mc.id);
         let clock = ManualClock::new(now_ms());
@@ -653,4 +653,50 @@ fn a_fast_answer_at_the_terminal_scores_five_and_a_slow_one_four() {
         assert!(text.contains("\x1b[32m✓ Correct"), "colours when asked for: {text}");
         assert!(!text.contains("> d"), "a terminal echoes the answer itself");
     }
+}
+
+/// Runs `vl quiz --limit 1` with an Anthropic-shaped fake provider behind `url`.
+fn quiz_with_provider(dir: &TempDir, url: &str, stdin: &str) -> String {
+    let mut child = vl(dir.path(), free_port())
+        .args(["quiz", "--limit", "1"])
+        .env("VIBELEARN_PROVIDER", "anthropic")
+        .env("ANTHROPIC_API_KEY", "sk-test-rubric-0123456789")
+        .env("VIBELEARN_ANTHROPIC_BASE_URL", url)
+        .env("VIBELEARN_LLM_TIMEOUT_SECS", "2")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn free_text_answers_are_graded_by_the_llm_rubric_and_fall_back_to_a_self_grade() {
+    use crate::fake_http::{FakeServer, Reply};
+    let dir = analysed();
+    insert_question(&dir, "t-rubric", "code_reading", "mid", "It awaits the fetch, then parses JSON.", "closures");
+    only_due(&dir, "t-rubric");
+    let grade = serde_json::json!({"scores": {"correctness": 4, "depth": 3, "trade_offs": 3, "real_world": 3, "clarity": 4},
+                                   "feedback": "Right idea; say what happens on failure."});
+    let fake = FakeServer::start(
+        vec![Reply::json(200, &serde_json::json!({"content": [{"type": "text", "text": grade.to_string()}]}))],
+        Reply::raw(500, "{}"),
+    );
+    let out = quiz_with_provider(&dir, &fake.url, "it waits for fetch and reads the body\n");
+    assert!(out.contains("Rubric grade (anthropic):") && out.contains("→ 4/5"), "{out}");
+    assert!(out.contains("say what happens on failure"), "{out}");
+    // 0.40·4 + 0.20·3 + 0.15·3 + 0.10·3 + 0.15·4 = 3.55 → quality 4, correct.
+    assert_eq!(last_attempt(&dir, "t-rubric"), ("it waits for fetch and reads the body".to_owned(), true, 4));
+    let prompt = fake.requests()[0].json()["messages"][0]["content"].as_str().unwrap().to_owned();
+    assert!(prompt.contains("It awaits the fetch, then parses JSON.") && prompt.contains("it waits for fetch"), "{prompt}");
+
+    // The provider fails: the developer grades themself instead; nothing is lost.
+    only_due(&dir, "t-rubric");
+    let out = quiz_with_provider(&dir, &fake.url, "no idea\n2\n");
+    assert!(out.contains("The rubric grader is unavailable"), "{out}");
+    assert_eq!(last_attempt(&dir, "t-rubric"), ("no idea".to_owned(), false, 2));
 }

@@ -15,11 +15,12 @@
 //! question being shown, and is only measured when stdin is a terminal: answers fed by a pipe
 //! arrive instantly and say nothing about recall, so they score the plain 4.
 //!
-//! # Self-grading
+//! # Grading free-text answers
 //! `code_reading`, `spot_the_bug` and `open_ended` show the model answer after the
-//! developer's and ask for a grade 0–5, used as the SM-2 quality; 3 or more counts as
-//! correct (SM-2's own pass mark). Grading through the LLM rubric is not implemented: the
-//! self-grade is used whatever provider is configured.
+//! developer's. When an LLM provider is configured, the answer is graded with the rubric's
+//! five weighted dimensions ([`crate::learn::rubric`]); otherwise — or when the provider
+//! fails — the developer grades themself 0–5. The grade is the SM-2 quality; 3 or more counts
+//! as correct (SM-2's own pass mark).
 
 pub mod store;
 pub mod term;
@@ -61,6 +62,39 @@ pub struct QuizOptions {
     /// stdin is a terminal: measure answer time; otherwise echo each answer read.
     pub interactive: bool,
     pub style: Style,
+    /// Grades free-text answers with the rubric; `None` = self-grading.
+    pub grader: Option<Grader>,
+}
+
+/// The LLM provider that grades free-text answers, and its time budget per answer.
+#[derive(Clone)]
+pub struct Grader {
+    pub provider: std::sync::Arc<dyn crate::llm::Provider>,
+    pub timeout: std::time::Duration,
+}
+
+impl std::fmt::Debug for Grader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Grader({})", self.provider.name())
+    }
+}
+
+impl Grader {
+    /// The configured remote provider, if any (the offline provider cannot grade prose).
+    pub fn from_config(config: &Config) -> Option<Grader> {
+        match crate::llm::select(&crate::jobs::provider_settings(config)) {
+            Ok(crate::llm::Selected::Remote(provider)) => {
+                Some(Grader { provider: std::sync::Arc::from(provider), timeout: config.llm_timeout() })
+            }
+            _ => None,
+        }
+    }
+
+    fn grade(&self, q: &Question, model: &str, answer: &str) -> Result<crate::learn::rubric::RubricGrade, String> {
+        let request = crate::learn::rubric::request(&q.question, q.snippet.as_deref(), model, answer);
+        let text = self.provider.complete(&request, self.timeout).map_err(|e| e.to_string())?;
+        crate::learn::rubric::parse(&text).map_err(|e| e.to_string())
+    }
 }
 
 /// What a quiz run did.
@@ -130,6 +164,7 @@ pub fn run(args: &QuizArgs, config: &Config) -> ExitCode {
         limit: args.limit as usize,
         interactive: io::stdin().is_terminal(),
         style: Style { color: io::stdout().is_terminal() },
+        grader: Grader::from_config(config),
     };
     let mut input = io::stdin().lock();
     let mut output = io::stdout().lock();
@@ -372,6 +407,23 @@ fn self_grade(q: &Question, answer: String, input: &mut dyn BufRead, out: &mut d
         None => {
             writeln!(out, "{}", s.bold("No model answer for this one; compare with:"))?;
             writeln!(out, "  {}", q.explanation)?;
+        }
+    }
+    if let (Some(grader), Some(model)) = (&opts.grader, q.correct.as_deref().filter(|c| !c.trim().is_empty())) {
+        match grader.grade(q, model, &answer) {
+            Ok(grade) => {
+                let quality = crate::learn::rubric::quality(&grade);
+                let scores: Vec<String> = crate::learn::rubric::DIMENSIONS
+                    .iter()
+                    .map(|(name, _)| format!("{name} {}", grade.scores.get(*name).copied().unwrap_or(0.0)))
+                    .collect();
+                writeln!(out, "{} {} → {quality}/5", s.bold(&format!("Rubric grade ({}):", grader.provider.name())), scores.join(", "))?;
+                if !grade.feedback.trim().is_empty() {
+                    writeln!(out, "  {}", grade.feedback.trim())?;
+                }
+                return Ok(Some(Judged { text: answer, correct: quality >= PASS_GRADE, quality, grade: Some(quality), gave_up: false }));
+            }
+            Err(why) => writeln!(out, "{}", s.yellow(&format!("The rubric grader is unavailable ({why}); grade yourself.")))?,
         }
     }
     let label = "Grade yourself 0–5 (0 = no idea, 3 = right with gaps, 5 = perfect):";

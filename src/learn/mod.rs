@@ -4,8 +4,10 @@
 //! - `mastery` — per-concept score and junior/mid/senior level.
 //! - `streak` — consecutive days with at least one answer.
 //! - `answer` — reading what the developer typed and judging it.
+//! - `rubric` — grading a free-text answer through an LLM with the five weighted dimensions.
 
 pub mod answer;
 pub mod mastery;
+pub mod rubric;
 pub mod sm2;
 pub mod streak;

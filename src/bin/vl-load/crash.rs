@@ -11,11 +11,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-struct Worker {
-    child: Child,
+pub(crate) struct Worker {
+    pub(crate) child: Child,
 }
 
-fn start_worker(dir: &std::path::Path, port: u16) -> Worker {
+pub(crate) fn start_worker(dir: &std::path::Path, port: u16) -> Worker {
     let child = Command::new(super::vl_binary())
         .args(["worker", "run"])
         .env("VIBELEARN_DATA_DIR", dir)
@@ -40,7 +40,7 @@ fn ready(port: u16) -> bool {
 }
 
 /// One plain HTTP/1.1 exchange; `None` when the worker is not there (refused, reset, killed).
-fn post_raw(port: u16, method: &str, path: &str, body: &str) -> Option<(u16, String)> {
+pub(crate) fn post_raw(port: u16, method: &str, path: &str, body: &str) -> Option<(u16, String)> {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), Duration::from_millis(500)).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;

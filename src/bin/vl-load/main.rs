@@ -8,12 +8,14 @@
 //! - `http <port> <connections> <count>`: observation POSTs over keep-alive connections
 //! - `crash <rounds> <clients>`: SIGKILL the worker under load, restart it, and check that
 //!   every acknowledged event is stored and ran exactly once in effect
+//! - `faults <disk-full|read-only> <dir>`: a storage fault under load (scripts/fault-suite.sh)
 //! - `pipeline <port> <events>`: a session of that many events through HTTP, then the five
 //!   steps with the offline provider; times the stack + static steps and the whole pipeline
 //! - `hook <runs> <port|down>`: wall time of `vl hook claude-code observation`, start to exit
 //! - `static <megabytes>`: static-analysis throughput over generated code
 
 mod crash;
+mod faults;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -33,6 +35,7 @@ fn main() {
         "latency" => latency(number(1, 500)),
         "http" => http(number(1, 37778) as u16, number(2, 16), number(3, 20_000)),
         "crash" => crash::run(number(1, 10), number(2, 16)),
+        "faults" => faults::run(&arg(1, "disk-full"), std::path::Path::new(&arg(2, "."))),
         "pipeline" => pipeline(number(1, 37778) as u16, number(2, 200)),
         "hook" => hook_latency(number(1, 200), &arg(2, "down")),
         "static" => static_throughput(number(1, 5)),

@@ -1,0 +1,143 @@
+//! `vl-load faults <disk-full|read-only> <data-dir-on-a-mount>`: a storage fault while clients
+//! POST observations. The data dir must be a small tmpfs the caller mounted (scripts/
+//! fault-suite.sh does): `disk-full` fills it (the caller made it tiny), then the caller's
+//! remount signal frees space; `read-only` remounts it read-only for a while, then writable.
+//! Afterwards every acknowledged event must be stored and executed exactly once, and the
+//! worker must have answered `/api/health` throughout.
+
+use std::collections::HashSet;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::crash::{post_raw, start_worker};
+
+fn remount(dir: &std::path::Path, options: &str) -> bool {
+    Command::new("mount").args(["-o", &format!("remount,{options}")]).arg(dir).status().is_ok_and(|s| s.success())
+}
+
+pub fn run(scenario: &str, dir: &std::path::Path) -> serde_json::Value {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("free port");
+    let mut worker = start_worker(dir, port);
+    let acknowledged: Arc<Mutex<HashSet<String>>> = Arc::default();
+    let refused = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    // Bodies carry ~4 KiB of file content so a small file system fills in seconds.
+    let content = "x".repeat(4096);
+    let clients: Vec<_> = (0..8)
+        .map(|c| {
+            let (acknowledged, refused, stop, content) = (acknowledged.clone(), refused.clone(), stop.clone(), content.clone());
+            std::thread::spawn(move || {
+                let mut n = 0;
+                while !stop.load(Ordering::SeqCst) {
+                    let id = format!("fault-{c}-{n}");
+                    n += 1;
+                    let body = json!({"contentSessionId": format!("fault-session-{c}"), "tool_name": "Write", "tool_use_id": id, "cwd": "/tmp/fault",
+                                      "tool_input": {"file_path": format!("/tmp/fault/f{n}.ts"), "content": content}});
+                    match post_raw(port, "POST", "/api/sessions/observations", &body.to_string()) {
+                        Some((202, _)) => {
+                            acknowledged.lock().expect("acks").insert(id);
+                        }
+                        _ => {
+                            refused.fetch_add(1, Ordering::Relaxed);
+                            std::thread::sleep(Duration::from_millis(20));
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    // Health must answer (200 or 503) throughout the fault.
+    let health_misses = Arc::new(AtomicUsize::new(0));
+    let health_checks = Arc::new(AtomicUsize::new(0));
+    let prober = {
+        let (stop, misses, checks) = (stop.clone(), health_misses.clone(), health_checks.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::SeqCst) {
+                checks.fetch_add(1, Ordering::Relaxed);
+                if !matches!(post_raw(port, "GET", "/api/health", ""), Some((200 | 503, _))) {
+                    misses.fetch_add(1, Ordering::Relaxed);
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        })
+    };
+    let mut degraded_seen = false;
+    match scenario {
+        "read-only" => {
+            std::thread::sleep(Duration::from_secs(1));
+            if !remount(dir, "ro") {
+                // Linux refuses to remount read-only while a process holds a file open for
+                // writing (EBUSY) — the worker always does — so the fault cannot be produced.
+                stop.store(true, Ordering::SeqCst);
+                for client in clients {
+                    let _ = client.join();
+                }
+                let _ = prober.join();
+                let _ = worker.child.kill();
+                let _ = worker.child.wait();
+                return json!({"mode": "faults", "scenario": scenario,
+                              "skipped": "the kernel refuses a read-only remount while the worker holds the database open (EBUSY)"});
+            }
+            let until = Instant::now() + Duration::from_secs(3);
+            while Instant::now() < until {
+                degraded_seen |= matches!(post_raw(port, "GET", "/api/health", ""), Some((503, _)));
+                std::thread::sleep(Duration::from_millis(300));
+            }
+            eprintln!("file system writable again: {}", remount(dir, "rw"));
+        }
+        _ => {
+            // disk-full: run until writes are refused, stay full a moment, then grow the fs.
+            let until = Instant::now() + Duration::from_secs(20);
+            while Instant::now() < until && refused.load(Ordering::Relaxed) < 50 {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            std::thread::sleep(Duration::from_secs(2));
+            degraded_seen |= matches!(post_raw(port, "GET", "/api/health", ""), Some((503, _)));
+            eprintln!("file system full ({} refusals); growing it: {}", refused.load(Ordering::Relaxed), remount(dir, "size=256m"));
+        }
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    stop.store(true, Ordering::SeqCst);
+    for client in clients {
+        let _ = client.join();
+    }
+    let _ = prober.join();
+    // Drain: a fresh worker (as after a restart) must run everything acknowledged.
+    let _ = worker.child.kill();
+    let _ = worker.child.wait();
+    let mut worker = start_worker(dir, port);
+    let db = dir.join("vibelearn.db");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let waiting: i64 = rusqlite::Connection::open(&db)
+            .and_then(|c| c.query_row("SELECT COUNT(*) FROM jobs WHERE state IN ('available','running','retryable')", [], |r| r.get(0)))
+            .unwrap_or(1);
+        if waiting == 0 || Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = worker.child.kill();
+    let _ = worker.child.wait();
+    let conn = rusqlite::Connection::open(&db).expect("open the database");
+    let acknowledged = acknowledged.lock().expect("acks").clone();
+    let (mut stored, mut executed, mut duplicated, mut lost) = (0, 0, 0, 0);
+    for id in &acknowledged {
+        let jobs: i64 = conn
+            .query_row("SELECT COUNT(*) FROM jobs WHERE kind = 'ingest' AND json_extract(payload, '$.tool_use_id') = ?1", [id], |r| r.get(0))
+            .unwrap_or(0);
+        let rows: i64 = conn.query_row("SELECT COUNT(*) FROM observations WHERE event_key = ?1", [id], |r| r.get(0)).unwrap_or(0);
+        stored += i64::from(jobs > 0);
+        executed += i64::from(rows > 0);
+        duplicated += i64::from(jobs > 1 || rows > 1);
+        lost += i64::from(jobs == 0 || rows == 0);
+    }
+    json!({"mode": "faults", "scenario": scenario, "acknowledged": acknowledged.len(), "stored": stored, "executed": executed,
+           "duplicated": duplicated, "lost": lost, "refused": refused.load(Ordering::Relaxed),
+           "health_checks": health_checks.load(Ordering::Relaxed), "health_unanswered": health_misses.load(Ordering::Relaxed),
+           "degraded_seen": degraded_seen})
+}

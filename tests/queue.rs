@@ -446,3 +446,41 @@ fn batched_kinds_keep_lane_order_and_run_every_job_exactly_once() {
         assert_eq!(order, sorted, "lane {lane} ran out of order");
     }
 }
+
+#[test]
+fn a_clock_jumping_back_does_not_hold_waiting_jobs_and_a_jump_forward_rescues_leases() {
+    let dir = TempDir::new();
+    let hour = 3_600_000;
+    let clock = ManualClock::new(100 * hour);
+    let (queue, _thread) = start_queue_with_clock(&dir, clock.clone());
+    let fresh = queue.enqueue(NewJob::new("x", json!({}), 3)).unwrap().id;
+    let retrying = queue.enqueue(NewJob::new("y", json!({}), 3)).unwrap().id;
+    // `retrying` failed and waits 5 s for its retry.
+    queue
+        .writer()
+        .call(false, Durability::Durable, move |conn, now| {
+            Ok(conn.execute("UPDATE jobs SET state = 'retryable', run_at = ?2 WHERE id = ?1", rusqlite::params![retrying, now + 5_000])?)
+        })
+        .unwrap();
+    // The wall clock jumps back an hour.
+    clock.advance(-hour);
+    let claimed = queue
+        .writer()
+        .call(false, Durability::Relaxed, |conn, now| {
+            vibelearn::queue::maintenance::Scheduler::run_once(conn, now)?;
+            Ok(store::claim(conn, 10, now, 60_000, None)?)
+        })
+        .unwrap();
+    let ids: Vec<_> = claimed.iter().map(|j| j.id).collect();
+    assert!(ids.contains(&fresh), "a job enqueued before the jump must stay claimable");
+    assert!(ids.contains(&retrying), "a retry an hour ahead cannot be a real backoff (cap 10 min)");
+    // A job scheduled for later on purpose keeps its time.
+    let waiting = queue.enqueue(NewJob { run_at: Some(99 * hour + 5_000), ..NewJob::new("z", json!({}), 3) }).unwrap().id;
+    let claimed = queue.writer().call(false, Durability::Relaxed, |conn, now| Ok(store::claim(conn, 10, now, 60_000, None)?)).unwrap();
+    assert!(claimed.iter().all(|j| j.id != waiting), "a 5 s delay is honoured");
+    // The clock jumps forward two hours: the running leases expire and are rescued, at-least-once.
+    clock.advance(2 * hour);
+    let rescued = queue.writer().call(false, Durability::Durable, vibelearn::queue::maintenance::Rescuer::run_once).unwrap();
+    assert_eq!(rescued, 2);
+    assert_eq!(state_of(&queue, fresh), JobState::Available);
+}

@@ -54,14 +54,24 @@ pub fn enqueue(conn: &Connection, job: &NewJob, now: Millis) -> rusqlite::Result
     Ok(Enqueued { id, deduplicated: false })
 }
 
+/// No retry is ever scheduled further ahead than this (the backoff cap; Retry-After is capped
+/// the same). A retryable job's `run_at` beyond `now + MAX_DELAY_MS` therefore means the wall
+/// clock went back, and the job is treated as due rather than left waiting for the clock.
+pub const MAX_DELAY_MS: Millis = 600_000;
+
 /// The scheduler's step: retryable jobs whose `run_at` has come become available.
 pub fn promote_due_retryable(conn: &Connection, now: Millis) -> rusqlite::Result<usize> {
-    conn.prepare_cached("UPDATE jobs SET state = 'available' WHERE state = 'retryable' AND run_at <= ?1")?
-        .execute([now])
+    conn.prepare_cached(
+        "UPDATE jobs SET state = 'available', run_at = MIN(run_at, ?1) \
+         WHERE state = 'retryable' AND (run_at <= ?1 OR run_at > ?1 + ?2)",
+    )?
+    .execute(params![now, MAX_DELAY_MS])
 }
 
 /// Claims up to `max` due jobs, respecting lanes: a job is eligible only when no earlier job
-/// of its lane is active. Each claim opens an attempt row whose id becomes the lease token.
+/// of its lane is active. Due means `run_at <= now`, or never delayed (`run_at = created_at`:
+/// a backward clock jump must not hold fresh work back). A job scheduled for later on purpose
+/// keeps its wall-clock time. Each claim opens an attempt row whose id becomes the lease token.
 ///
 /// Performance: each blocked candidate costs one probe of `jobs_lane_state`; a lane with a
 /// backlog of N waiting jobs costs N probes per claim. Lanes are sessions, whose backlog is a
@@ -73,7 +83,8 @@ pub fn claim(conn: &Connection, max: usize, now: Millis, lease_ms: Millis, kind:
     }
     let candidates: Vec<JobId> = conn
         .prepare_cached(
-            "SELECT j.id FROM jobs AS j WHERE j.state = 'available' AND j.run_at <= ?1 AND (?3 IS NULL OR j.kind = ?3) \
+            "SELECT j.id FROM jobs AS j WHERE j.state = 'available' \
+             AND (j.run_at <= ?1 OR j.run_at = j.created_at) AND (?3 IS NULL OR j.kind = ?3) \
              AND (j.lane IS NULL OR NOT EXISTS (SELECT 1 FROM jobs AS e WHERE e.lane = j.lane \
                   AND e.state IN ('available','running','retryable') AND e.id < j.id)) \
              ORDER BY j.run_at, j.id LIMIT ?2",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Storage faults under load: the data directory on a small tmpfs that fills up (disk full) or
-# is remounted read-only mid-run. Each scenario prints acknowledged / stored / executed /
+# Storage faults under load: the data directory on a small tmpfs that fills up (disk full),
+# a second process holding the write lock past the busy timeout, or a read-only remount. Each scenario prints acknowledged / stored / executed /
 # duplicated / lost and whether /api/health kept answering; exits non-zero on any loss.
 # Needs root (mount); without it, says so and exits 0 having run nothing.
 #   scripts/fault-suite.sh          (PROFILE=debug to reuse a debug build)
@@ -9,9 +9,9 @@ cd "$(dirname "$0")/.."
 PROFILE="${PROFILE:-release}"
 if [ "$PROFILE" = release ]; then cargo build --release --locked --bins >/dev/null; else cargo build --locked --bins >/dev/null; fi
 status=0
-for scenario in disk-full read-only; do
+for scenario in disk-full write-lock read-only; do
     dir=$(mktemp -d)
-    size=4m; [ "$scenario" = read-only ] && size=64m
+    size=4m; [ "$scenario" != disk-full ] && size=64m
     if ! mount -t tmpfs -o "size=$size" tmpfs "$dir" 2>/dev/null; then
         echo "fault suite skipped: cannot mount a tmpfs here (needs root)"; rmdir "$dir"; exit 0
     fi

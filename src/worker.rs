@@ -158,7 +158,7 @@ impl Worker {
             shutdown: shutdown_tx,
             http_counts: Mutex::default(),
             port,
-            write_probe: Mutex::new(None),
+            write_probe: Arc::default(),
             config: config.clone(),
         });
         let addr = format!("{}:{}", config.worker_host(), port);

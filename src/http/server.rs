@@ -57,7 +57,24 @@ pub struct AppContext {
     /// Bound port, for the Host guard.
     pub port: u16,
     /// Whether the last write probe succeeded, and when it ran (cached for a second).
-    pub write_probe: Mutex<Option<(Instant, bool)>>,
+    pub write_probe: Arc<Mutex<WriteProbe>>,
+}
+
+/// The health check's view of whether the database takes writes. Written by the probe thread
+/// and by `/api/health` (starting a probe); a Mutex because both do.
+#[derive(Debug, Clone, Copy)]
+pub struct WriteProbe {
+    /// The last probe's result (assumed true before the first one ends).
+    pub writable: bool,
+    pub checked_at: Option<Instant>,
+    /// When the outstanding probe started, if one is running.
+    pub in_flight: Option<Instant>,
+}
+
+impl Default for WriteProbe {
+    fn default() -> Self {
+        WriteProbe { writable: true, checked_at: None, in_flight: None }
+    }
 }
 
 /// A request after the guards: what routes look at.

@@ -1,7 +1,8 @@
-//! `vl-load faults <disk-full|read-only> <data-dir-on-a-mount>`: a storage fault while clients
+//! `vl-load faults <disk-full|read-only|write-lock> <data-dir>`: a storage fault while clients
 //! POST observations. The data dir must be a small tmpfs the caller mounted (scripts/
 //! fault-suite.sh does): `disk-full` fills it (the caller made it tiny), then the caller's
-//! remount signal frees space; `read-only` remounts it read-only for a while, then writable.
+//! remount signal frees space; `read-only` remounts it read-only for a while, then writable;
+//! `write-lock` has a second process hold the write lock past the busy timeout.
 //! Afterwards every acknowledged event must be stored and executed exactly once, and the
 //! worker must have answered `/api/health` throughout.
 
@@ -67,6 +68,19 @@ pub fn run(scenario: &str, dir: &std::path::Path) -> serde_json::Value {
     };
     let mut degraded_seen = false;
     match scenario {
+        "write-lock" => {
+            // A second process holds the database's write lock past the busy timeout.
+            std::thread::sleep(Duration::from_secs(1));
+            let locker = rusqlite::Connection::open(dir.join("vibelearn.db")).expect("open the database");
+            let _ = locker.execute_batch("BEGIN IMMEDIATE; INSERT INTO queue_meta (key, value) VALUES ('fault', 'lock') ON CONFLICT (key) DO NOTHING;");
+            eprintln!("write lock held by another process for 7 s");
+            let until = Instant::now() + Duration::from_secs(7);
+            while Instant::now() < until {
+                degraded_seen |= matches!(post_raw(port, "GET", "/api/health", ""), Some((503, _)));
+                std::thread::sleep(Duration::from_millis(300));
+            }
+            let _ = locker.execute_batch("ROLLBACK");
+        }
         "read-only" => {
             std::thread::sleep(Duration::from_secs(1));
             if !remount(dir, "ro") {

@@ -137,27 +137,44 @@ fn summary(ctx: &AppContext, id: &str) -> Result<Response, ApiError> {
     }
 }
 
-/// Checks that the database still takes writes, at most once a second.
+/// How old a write-probe result may be before a new probe starts.
+const PROBE_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+/// A probe still waiting after this long means the database is not taking writes.
+const PROBE_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Whether the database still takes writes. The probe (a one-row upsert through the writer)
+/// runs on its own thread, so `/api/health` answers at once even when the database is locked
+/// and the probe waits out the busy timeout; a probe outstanding for [`PROBE_PATIENCE`] counts
+/// as "cannot be written".
 fn database_writable(ctx: &AppContext) -> bool {
     let mut probe = ctx.write_probe.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((at, writable)) = *probe
-        && at.elapsed() < std::time::Duration::from_secs(1) {
-            return writable;
-        }
-    let writable = ctx
-        .queue
-        .writer()
-        .call(false, crate::queue::Durability::Relaxed, |conn, now| {
-            conn.execute(
-                "INSERT INTO queue_meta (key, value) VALUES ('health_probe', ?1) \
-                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [now.to_string()],
-            )?;
-            Ok(())
-        })
-        .is_ok();
-    *probe = Some((std::time::Instant::now(), writable));
-    writable
+    if let Some(started) = probe.in_flight {
+        return probe.writable && started.elapsed() < PROBE_PATIENCE;
+    }
+    if probe.checked_at.is_some_and(|at| at.elapsed() < PROBE_EVERY) {
+        return probe.writable;
+    }
+    probe.in_flight = Some(std::time::Instant::now());
+    let state = std::sync::Arc::clone(&ctx.write_probe);
+    let writer = ctx.queue.writer().clone();
+    let spawned = std::thread::Builder::new().name("vl-write-probe".into()).spawn(move || {
+        let writable = writer
+            .call(false, crate::queue::Durability::Relaxed, |conn, now| {
+                conn.execute(
+                    "INSERT INTO queue_meta (key, value) VALUES ('health_probe', ?1) \
+                     ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [now.to_string()],
+                )?;
+                Ok(())
+            })
+            .is_ok();
+        let mut probe = state.lock().unwrap_or_else(|p| p.into_inner());
+        *probe = crate::http::server::WriteProbe { writable, checked_at: Some(std::time::Instant::now()), in_flight: None };
+    });
+    if spawned.is_err() {
+        probe.in_flight = None;
+    }
+    probe.writable
 }
 
 /// Degraded when the runner has not ticked for this long.

@@ -98,44 +98,70 @@ pub fn run(rounds: usize, clients: usize) -> serde_json::Value {
     }
     // Let the last worker drain the queue.
     let db = dir.0.join("vibelearn.db");
+    drain(&db);
+    let _ = worker.child.kill();
+    let _ = worker.child.wait();
+    let acknowledged = acknowledged.lock().expect("acks").clone();
+    let counts = verify(&db, &acknowledged);
+    let conn = rusqlite::Connection::open(&db).expect("open the database");
+    let rescued: i64 = conn.query_row("SELECT COUNT(*) FROM job_attempts WHERE outcome = 'lost'", [], |r| r.get(0)).unwrap_or(0);
+    let mut result = counts.to_json();
+    result["mode"] = json!("crash");
+    result["rounds"] = json!(rounds);
+    result["clients"] = json!(clients);
+    result["sent"] = json!(sent.load(Ordering::Relaxed));
+    result["attempts_rescued"] = json!(rescued);
+    result
+}
+
+/// Waits (up to a minute) until no job is waiting or running.
+pub(crate) fn drain(db: &std::path::Path) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let waiting: i64 = rusqlite::Connection::open(&db)
+        let waiting: i64 = rusqlite::Connection::open(db)
             .and_then(|c| c.query_row("SELECT COUNT(*) FROM jobs WHERE state IN ('available','running','retryable')", [], |r| r.get(0)))
             .unwrap_or(1);
         if waiting == 0 || Instant::now() > deadline {
-            break;
+            return;
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    let _ = worker.child.kill();
-    let _ = worker.child.wait();
-    let conn = rusqlite::Connection::open(&db).expect("open the database");
-    let acknowledged = acknowledged.lock().expect("acks").clone();
-    let mut stored = 0;
-    let mut executed = 0;
-    let mut duplicated = 0;
-    let mut lost = Vec::new();
-    let mut job_stmt = conn.prepare("SELECT COUNT(*), SUM(state = 'succeeded') FROM jobs WHERE kind = 'ingest' AND json_extract(payload, '$.tool_use_id') = ?1").expect("prepare");
+}
+
+/// What became of the acknowledged events.
+pub(crate) struct Counts {
+    acknowledged: usize,
+    stored: usize,
+    executed: usize,
+    duplicated: usize,
+    lost: Vec<String>,
+}
+
+impl Counts {
+    pub(crate) fn to_json(&self) -> serde_json::Value {
+        json!({"acknowledged": self.acknowledged, "stored": self.stored, "executed": self.executed,
+               "duplicated": self.duplicated, "lost": self.lost.len(), "lost_examples": self.lost.iter().take(5).collect::<Vec<_>>()})
+    }
+}
+
+/// Checks every acknowledged event (by its `tool_use_id`): a job exists (stored), it succeeded
+/// and its observation row exists (executed), there is one of each (not duplicated).
+pub(crate) fn verify(db: &std::path::Path, acknowledged: &HashSet<String>) -> Counts {
+    let conn = rusqlite::Connection::open(db).expect("open the database");
+    let mut counts = Counts { acknowledged: acknowledged.len(), stored: 0, executed: 0, duplicated: 0, lost: Vec::new() };
+    let mut job_stmt = conn
+        .prepare("SELECT COUNT(*), SUM(state = 'succeeded') FROM jobs WHERE kind = 'ingest' AND json_extract(payload, '$.tool_use_id') = ?1")
+        .expect("prepare");
     let mut obs_stmt = conn.prepare("SELECT COUNT(*) FROM observations WHERE event_key = ?1").expect("prepare");
-    for id in &acknowledged {
+    for id in acknowledged {
         let (jobs, succeeded): (i64, Option<i64>) = job_stmt.query_row([id], |r| Ok((r.get(0)?, r.get(1)?))).unwrap_or((0, None));
         let rows: i64 = obs_stmt.query_row([id], |r| r.get(0)).unwrap_or(0);
-        if jobs > 0 {
-            stored += 1;
-        }
-        if succeeded.unwrap_or(0) > 0 && rows > 0 {
-            executed += 1;
-        }
-        if jobs > 1 || rows > 1 {
-            duplicated += 1;
-        }
+        counts.stored += usize::from(jobs > 0);
+        counts.executed += usize::from(succeeded.unwrap_or(0) > 0 && rows > 0);
+        counts.duplicated += usize::from(jobs > 1 || rows > 1);
         if jobs == 0 || rows == 0 {
-            lost.push(id.clone());
+            counts.lost.push(id.clone());
         }
     }
-    let rescued: i64 = conn.query_row("SELECT COUNT(*) FROM job_attempts WHERE outcome = 'lost'", [], |r| r.get(0)).unwrap_or(0);
-    json!({"mode": "crash", "rounds": rounds, "clients": clients, "sent": sent.load(Ordering::Relaxed),
-           "acknowledged": acknowledged.len(), "stored": stored, "executed": executed, "duplicated": duplicated,
-           "lost": lost.len(), "lost_examples": lost.iter().take(5).collect::<Vec<_>>(), "attempts_rescued": rescued})
+    counts
 }

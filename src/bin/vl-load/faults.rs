@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::crash::{post_raw, start_worker};
+use super::crash::{drain, post_raw, start_worker, verify};
 
 fn remount(dir: &std::path::Path, options: &str) -> bool {
     Command::new("mount").args(["-o", &format!("remount,{options}")]).arg(dir).status().is_ok_and(|s| s.success())
@@ -125,33 +125,16 @@ pub fn run(scenario: &str, dir: &std::path::Path) -> serde_json::Value {
     let _ = worker.child.wait();
     let mut worker = start_worker(dir, port);
     let db = dir.join("vibelearn.db");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let waiting: i64 = rusqlite::Connection::open(&db)
-            .and_then(|c| c.query_row("SELECT COUNT(*) FROM jobs WHERE state IN ('available','running','retryable')", [], |r| r.get(0)))
-            .unwrap_or(1);
-        if waiting == 0 || Instant::now() > deadline {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    drain(&db);
     let _ = worker.child.kill();
     let _ = worker.child.wait();
-    let conn = rusqlite::Connection::open(&db).expect("open the database");
     let acknowledged = acknowledged.lock().expect("acks").clone();
-    let (mut stored, mut executed, mut duplicated, mut lost) = (0, 0, 0, 0);
-    for id in &acknowledged {
-        let jobs: i64 = conn
-            .query_row("SELECT COUNT(*) FROM jobs WHERE kind = 'ingest' AND json_extract(payload, '$.tool_use_id') = ?1", [id], |r| r.get(0))
-            .unwrap_or(0);
-        let rows: i64 = conn.query_row("SELECT COUNT(*) FROM observations WHERE event_key = ?1", [id], |r| r.get(0)).unwrap_or(0);
-        stored += i64::from(jobs > 0);
-        executed += i64::from(rows > 0);
-        duplicated += i64::from(jobs > 1 || rows > 1);
-        lost += i64::from(jobs == 0 || rows == 0);
-    }
-    json!({"mode": "faults", "scenario": scenario, "acknowledged": acknowledged.len(), "stored": stored, "executed": executed,
-           "duplicated": duplicated, "lost": lost, "refused": refused.load(Ordering::Relaxed),
-           "health_checks": health_checks.load(Ordering::Relaxed), "health_unanswered": health_misses.load(Ordering::Relaxed),
-           "degraded_seen": degraded_seen})
+    let mut result = verify(&db, &acknowledged).to_json();
+    result["mode"] = json!("faults");
+    result["scenario"] = json!(scenario);
+    result["refused"] = json!(refused.load(Ordering::Relaxed));
+    result["health_checks"] = json!(health_checks.load(Ordering::Relaxed));
+    result["health_unanswered"] = json!(health_misses.load(Ordering::Relaxed));
+    result["degraded_seen"] = json!(degraded_seen);
+    result
 }

@@ -10,7 +10,7 @@ use rusqlite::{Connection, params};
 use serde_json::json;
 
 use super::session_data::{self, hash_of};
-use super::stack::session_id_of;
+use super::{missing_session, session_id_of};
 use super::{llm_call, prompts};
 use crate::analysis::concepts::{ValidatedConcepts, normalize_name, parse_concepts_json, validate_concepts};
 use crate::llm::Selected;
@@ -28,7 +28,7 @@ pub struct ConceptsHandler {
 
 /// Stable id of a session's concept.
 pub fn concept_id(session_id: &str, normalized: &str) -> String {
-    format!("c-{}", &session_data::hex(&<sha2::Sha256 as sha2::Digest>::digest(format!("{session_id}\n{normalized}")))[..20])
+    session_data::stable_id("c", &format!("{session_id}\n{normalized}"))
 }
 
 impl Handler for ConceptsHandler {
@@ -57,7 +57,7 @@ impl Handler for ConceptsHandler {
             Err(e) => return Outcome::retry(e.to_string()),
         };
         let Some(session) = session else {
-            return Outcome::dead(format!("no session {session_id:?} has been recorded"));
+            return missing_session(&session_id);
         };
         if files.is_empty() {
             // No code was written: there is nothing to ground a concept in. Not a failure,

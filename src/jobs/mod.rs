@@ -57,6 +57,20 @@ pub fn spec(config: &Config, kind: &str) -> Option<KindSpec> {
     default_spec(kind).map(|spec| KindSpec { timeout: config.kind_timeout(kind, spec.timeout), ..spec })
 }
 
+/// The session id an analysis job is for; a payload without one is dead at once.
+pub fn session_id_of(job: &crate::queue::ClaimedJob) -> Result<String, crate::queue::Outcome> {
+    job.payload
+        .get("contentSessionId")
+        .and_then(|v| v.as_str())
+        .map(str::to_owned)
+        .ok_or_else(|| crate::queue::Outcome::dead("the job payload has no contentSessionId"))
+}
+
+/// The outcome of a step asked for a session nothing was ever recorded for: retrying cannot help.
+pub fn missing_session(session_id: &str) -> crate::queue::Outcome {
+    crate::queue::Outcome::dead(format!("no session {session_id:?} has been recorded"))
+}
+
 /// The lane of a session's jobs: its events and steps start in enqueue order.
 pub fn lane(session_id: &str) -> String {
     format!("session:{session_id}")

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::concepts::ProviderChoice;
 use super::session_data::{self, hash_of};
-use super::stack::session_id_of;
+use super::{missing_session, session_id_of};
 use super::{llm_call, prompts};
 use crate::analysis::concepts::{Concept, Level, normalize_name};
 use crate::analysis::questions::{GeneratedQuestion, normalize_question, normalized_text_hash, parse_questions_json, validate_question};
@@ -125,7 +125,7 @@ impl Handler for QuizHandler {
             Err(e) => return Outcome::retry(e.to_string()),
         };
         if !exists {
-            return Outcome::dead(format!("no session {session_id:?} has been recorded"));
+            return missing_session(&session_id);
         }
         let hash = hash_of(&(selected.name(), &targets));
         let mark_analyzed = |session_id: String| -> Effects {
@@ -178,10 +178,7 @@ impl Handler for QuizHandler {
 /// Inserts a question unless the same (concept, type, text) exists already.
 fn store_question(conn: &Connection, session_id: &str, concept_id: &str, q: &GeneratedQuestion, now: i64) -> rusqlite::Result<()> {
     let text_hash = normalized_text_hash(&q.question);
-    let id = format!(
-        "q-{}",
-        &session_data::hex(&<sha2::Sha256 as sha2::Digest>::digest(format!("{concept_id}\n{}\n{text_hash}", q.question_type)))[..20]
-    );
+    let id = session_data::stable_id("q", &format!("{concept_id}\n{}\n{text_hash}", q.question_type));
     conn.prepare_cached(
         "INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, snippet, question, options, correct, \
          explanation, follow_up, tags, text_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) \

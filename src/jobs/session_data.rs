@@ -128,8 +128,17 @@ pub fn record_input_hash(conn: &Connection, session_id: &str, step: &str, hash: 
 
 /// Hex SHA-256 of a serialisable input.
 pub fn hash_of(input: &impl serde::Serialize) -> String {
-    let bytes = serde_json::to_vec(input).unwrap_or_default();
-    hex(&Sha256::digest(&bytes))
+    sha256_hex(&serde_json::to_vec(input).unwrap_or_default())
+}
+
+/// Hex SHA-256 of some bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// A stable row id: `prefix-` and the first 20 hex digits of the SHA-256 of `key`.
+pub fn stable_id(prefix: &str, key: &str) -> String {
+    format!("{prefix}-{}", &sha256_hex(key.as_bytes())[..20])
 }
 
 pub fn hex(bytes: &[u8]) -> String {

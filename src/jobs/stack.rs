@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::session_data::{self, hash_of};
+use super::{missing_session, session_id_of};
 use crate::analysis::model::SourceFile;
 use crate::analysis::{detect_stack, is_manifest};
 use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome, Queue};
@@ -22,15 +23,6 @@ const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
 
 pub struct StackHandler {
     pub queue: Queue,
-}
-
-/// The session id an analysis job is for.
-pub fn session_id_of(job: &ClaimedJob) -> Result<String, Outcome> {
-    job.payload
-        .get("contentSessionId")
-        .and_then(|v| v.as_str())
-        .map(str::to_owned)
-        .ok_or_else(|| Outcome::dead("the job payload has no contentSessionId"))
 }
 
 impl Handler for StackHandler {
@@ -50,7 +42,7 @@ impl Handler for StackHandler {
             Err(e) => return Outcome::retry(e.to_string()),
         };
         let Some(session) = session else {
-            return Outcome::dead(format!("no session {session_id:?} has been recorded"));
+            return missing_session(&session_id);
         };
         let root = session.cwd.as_deref().map(PathBuf::from);
         let mut manifests = root.as_deref().map(read_manifests).unwrap_or_default();

@@ -5,7 +5,7 @@
 use serde_json::json;
 
 use super::session_data::{self, hash_of};
-use super::stack::session_id_of;
+use super::{missing_session, session_id_of};
 use crate::analysis::analyze_files;
 use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome, Queue};
 
@@ -30,7 +30,7 @@ impl Handler for StaticHandler {
             Err(e) => return Outcome::retry(e.to_string()),
         };
         if !exists {
-            return Outcome::dead(format!("no session {session_id:?} has been recorded"));
+            return missing_session(&session_id);
         }
         let hash = hash_of(&files);
         if last_hash.as_deref() == Some(hash.as_str()) {

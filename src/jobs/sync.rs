@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use sha2::Sha256;
 
 use super::session_data::{self, hex};
-use super::stack::session_id_of;
+use super::{missing_session, session_id_of};
 use crate::queue::retry::parse_retry_after;
 use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome, Queue};
 
@@ -146,13 +146,13 @@ impl Handler for SyncHandler {
         });
         let (payload, last_hash) = match built {
             Ok((Some(payload), last_hash)) => (payload, last_hash),
-            Ok((None, _)) => return Outcome::dead(format!("no session {session_id:?} has been recorded")),
+            Ok((None, _)) => return missing_session(&session_id),
             Err(e) => return Outcome::retry(e.to_string()),
         };
         let (payload, attempt_ids) = payload;
         // serde_json's Map is ordered by key, so `to_string` is the canonical form.
         let body = payload.to_string();
-        let idempotency_key = hex(&<Sha256 as sha2::Digest>::digest(body.as_bytes()));
+        let idempotency_key = session_data::sha256_hex(body.as_bytes());
         let mut content = payload.clone();
         content.as_object_mut().map(|o| o.remove("quiz_attempts"));
         let content_hash = session_data::hash_of(&content);

@@ -63,6 +63,12 @@ fn ready_line() -> serde_json::Value {
 
 /// Spawns `vl worker run` in its own process group, detached from our stdio.
 pub fn spawn_detached(config: &Config) -> Result<(), String> {
+    spawn_vl_detached(config, &["worker", "run"])
+}
+
+/// Spawns `vl ARGS` for this data dir in its own process group, detached from our stdio
+/// (stderr goes to `logs/worker.stderr.log`), so it outlives the caller and the IDE.
+pub fn spawn_vl_detached(config: &Config, args: &[&str]) -> Result<(), String> {
     use std::os::unix::process::CommandExt;
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the vl executable: {e}"))?;
     let _ = std::fs::create_dir_all(config.logs_dir());
@@ -73,7 +79,7 @@ pub fn spawn_detached(config: &Config) -> Result<(), String> {
         .map(Stdio::from)
         .unwrap_or_else(|_| Stdio::null());
     Command::new(exe)
-        .args(["worker", "run"])
+        .args(args)
         .env("VIBELEARN_DATA_DIR", &config.data_dir)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

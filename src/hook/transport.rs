@@ -125,18 +125,8 @@ fn maybe_spawn_worker(config: &Config) {
         return;
     }
     let _ = std::fs::write(&stamp, format!("{}\n", std::process::id()));
-    use std::os::unix::process::CommandExt;
-    let Ok(exe) = std::env::current_exe() else { return };
-    let spawned = std::process::Command::new(exe)
-        .args(["worker", "start"])
-        .env("VIBELEARN_DATA_DIR", &config.data_dir)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .process_group(0)
-        .spawn();
-    match spawned {
-        Ok(_) => log::info!(target: "hook", "the worker was down; started one"),
-        Err(e) => log::warn!(target: "hook", "cannot start the worker: {e}"),
+    match crate::cli::worker_cmd::spawn_vl_detached(config, &["worker", "start"]) {
+        Ok(()) => log::info!(target: "hook", "the worker was down; started one"),
+        Err(e) => log::warn!(target: "hook", "{e}"),
     }
 }

@@ -43,8 +43,12 @@ impl WorkerClient {
     /// A client whose every call (connect + response) is bounded by `timeout`.
     pub fn new(config: &Config, timeout: Duration) -> WorkerClient {
         let token = std::fs::read_to_string(config.data_dir.join("admin.token")).ok().map(|t| t.trim().to_owned());
-        let addr = format!("{}:{}", config.worker_host(), config.worker_port());
-        WorkerClient { host_header: addr.clone(), addr, timeout, token }
+        WorkerClient { token, ..WorkerClient::at(&format!("{}:{}", config.worker_host(), config.worker_port()), timeout) }
+    }
+
+    /// A client for a worker at `addr` (`host:port`), without the admin token.
+    pub fn at(addr: &str, timeout: Duration) -> WorkerClient {
+        WorkerClient { addr: addr.to_owned(), host_header: addr.to_owned(), timeout, token: None }
     }
 
     pub fn get(&self, path: &str) -> Result<WorkerResponse, Unreachable> {

@@ -36,24 +36,19 @@ pub(crate) fn start_worker(dir: &std::path::Path, port: u16) -> Worker {
 }
 
 fn ready(port: u16) -> bool {
-    post_raw(port, "GET", "/api/readiness", "").is_some_and(|(status, _)| status == 200)
+    status(port, "/api/readiness", None) == Some(200)
 }
 
-/// One plain HTTP/1.1 exchange; `None` when the worker is not there (refused, reset, killed).
-pub(crate) fn post_raw(port: u16, method: &str, path: &str, body: &str) -> Option<(u16, String)> {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), Duration::from_millis(500)).ok()?;
-    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).ok()?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response).ok()?;
-    let status = response.split_whitespace().nth(1)?.parse().ok()?;
-    let body = response.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
-    Some((status, body))
+/// The status of one request to the worker on `port`; `None` when it is not there (refused,
+/// reset, killed mid-answer).
+pub(crate) fn status(port: u16, path: &str, body: Option<&serde_json::Value>) -> Option<u16> {
+    let client = vibelearn::worker_client::WorkerClient::at(&format!("127.0.0.1:{port}"), Duration::from_secs(5));
+    match body {
+        Some(body) => client.post(path, body),
+        None => client.get(path),
+    }
+    .ok()
+    .map(|r| r.status)
 }
 
 pub fn run(rounds: usize, clients: usize) -> serde_json::Value {
@@ -74,8 +69,8 @@ pub fn run(rounds: usize, clients: usize) -> serde_json::Value {
                     let body = json!({"contentSessionId": format!("crash-session-{}", c % 4), "tool_name": "Bash", "tool_use_id": id,
                                       "tool_input": {"command": "echo hi"}, "tool_response": {"stdout": "hi"}, "cwd": "/tmp/crash"});
                     sent.fetch_add(1, Ordering::Relaxed);
-                    match post_raw(port, "POST", "/api/sessions/observations", &body.to_string()) {
-                        Some((202, _)) => {
+                    match status(port, "/api/sessions/observations", Some(&body)) {
+                        Some(202) => {
                             acknowledged.lock().expect("acks").insert(id);
                         }
                         _ => std::thread::sleep(Duration::from_millis(5)),

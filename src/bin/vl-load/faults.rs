@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::crash::{drain, post_raw, start_worker, verify};
+use super::crash::{drain, start_worker, status, verify};
 
 fn remount(dir: &std::path::Path, options: &str) -> bool {
     Command::new("mount").args(["-o", &format!("remount,{options}")]).arg(dir).status().is_ok_and(|s| s.success())
@@ -38,8 +38,8 @@ pub fn run(scenario: &str, dir: &std::path::Path) -> serde_json::Value {
                     n += 1;
                     let body = json!({"contentSessionId": format!("fault-session-{c}"), "tool_name": "Write", "tool_use_id": id, "cwd": "/tmp/fault",
                                       "tool_input": {"file_path": format!("/tmp/fault/f{n}.ts"), "content": content}});
-                    match post_raw(port, "POST", "/api/sessions/observations", &body.to_string()) {
-                        Some((202, _)) => {
+                    match status(port, "/api/sessions/observations", Some(&body)) {
+                        Some(202) => {
                             acknowledged.lock().expect("acks").insert(id);
                         }
                         _ => {
@@ -59,7 +59,7 @@ pub fn run(scenario: &str, dir: &std::path::Path) -> serde_json::Value {
         std::thread::spawn(move || {
             while !stop.load(Ordering::SeqCst) {
                 checks.fetch_add(1, Ordering::Relaxed);
-                if !matches!(post_raw(port, "GET", "/api/health", ""), Some((200 | 503, _))) {
+                if !matches!(status(port, "/api/health", None), Some(200 | 503)) {
                     misses.fetch_add(1, Ordering::Relaxed);
                 }
                 std::thread::sleep(Duration::from_millis(200));
@@ -76,7 +76,7 @@ pub fn run(scenario: &str, dir: &std::path::Path) -> serde_json::Value {
             eprintln!("write lock held by another process for 7 s");
             let until = Instant::now() + Duration::from_secs(7);
             while Instant::now() < until {
-                degraded_seen |= matches!(post_raw(port, "GET", "/api/health", ""), Some((503, _)));
+                degraded_seen |= status(port, "/api/health", None) == Some(503);
                 std::thread::sleep(Duration::from_millis(300));
             }
             let _ = locker.execute_batch("ROLLBACK");
@@ -98,7 +98,7 @@ pub fn run(scenario: &str, dir: &std::path::Path) -> serde_json::Value {
             }
             let until = Instant::now() + Duration::from_secs(3);
             while Instant::now() < until {
-                degraded_seen |= matches!(post_raw(port, "GET", "/api/health", ""), Some((503, _)));
+                degraded_seen |= status(port, "/api/health", None) == Some(503);
                 std::thread::sleep(Duration::from_millis(300));
             }
             eprintln!("file system writable again: {}", remount(dir, "rw"));
@@ -110,7 +110,7 @@ pub fn run(scenario: &str, dir: &std::path::Path) -> serde_json::Value {
                 std::thread::sleep(Duration::from_millis(100));
             }
             std::thread::sleep(Duration::from_secs(2));
-            degraded_seen |= matches!(post_raw(port, "GET", "/api/health", ""), Some((503, _)));
+            degraded_seen |= status(port, "/api/health", None) == Some(503);
             eprintln!("file system full ({} refusals); growing it: {}", refused.load(Ordering::Relaxed), remount(dir, "size=256m"));
         }
     }

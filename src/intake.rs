@@ -163,12 +163,15 @@ pub fn submit_event(queue: &Queue, settings: &IntakeSettings, kind: EventKind, m
         object.insert("event".into(), json!(kind.as_str()));
     }
     // Reject what the job would reject, now, while the caller can still hear about it.
-    jobs::ingest::parse_event(&body, "validation")?;
+    let envelope = jobs::ingest::parse_event(&body, "validation")?;
     let dedup_key = optional_str(&body, "tool_use_id")?
         .map(|id| format!("tool:{session_id}:{id}"))
         .or(optional_str(&body, "event_id")?.map(|id| format!("event:{session_id}:{id}")));
     let max_attempts = jobs::default_spec(jobs::INGEST).map_or(5, |s| s.max_attempts);
-    let mut job = NewJob::new(jobs::INGEST, body, max_attempts).lane(jobs::lane(&session_id));
+    // Storing an event is a few inserts: when the session has nothing waiting, the writer does
+    // it in the enqueue transaction (README, "Deliberate changes").
+    let inline = jobs::ingest::inline_run(envelope, dedup_key.is_some());
+    let mut job = NewJob::new(jobs::INGEST, body, max_attempts).lane(jobs::lane(&session_id)).inline(inline);
     if let Some(key) = dedup_key {
         job = job.unique(key, UniqueScope::Ever);
     }

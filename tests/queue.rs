@@ -484,3 +484,69 @@ fn a_clock_jumping_back_does_not_hold_waiting_jobs_and_a_jump_forward_rescues_le
     assert_eq!(rescued, 2);
     assert_eq!(state_of(&queue, fresh), JobState::Available);
 }
+
+/// The effect both paths of the "step" kind apply: one row per run, in commit order.
+fn record_step(conn: &rusqlite::Connection, lane: &str, n: i64) -> rusqlite::Result<()> {
+    conn.execute("INSERT INTO queue_meta (key, value) VALUES (?1, ?2)", rusqlite::params![format!("step-{lane}-{n}"), n.to_string()])?;
+    Ok(())
+}
+
+fn inline_step(lane: &'static str, n: i64, fail: bool) -> NewJob {
+    NewJob::new("step", json!({ "n": n }), 3).lane(lane).inline(Box::new(move |conn, _id, _now| {
+        if fail {
+            record_step(conn, lane, n)?; // written, then rolled back with the failure
+            return Err("the inline run failed".into());
+        }
+        record_step(conn, lane, n)?;
+        Ok(Some(json!({ "inline": n })))
+    }))
+}
+
+#[test]
+fn an_inline_job_runs_in_its_enqueue_transaction_only_when_nothing_would_make_it_wait() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let steps = |queue: &vibelearn::queue::Queue| -> Vec<String> {
+        let conn = queue.read().unwrap();
+        let mut stmt = conn.prepare("SELECT key FROM queue_meta WHERE key LIKE 'step-%' ORDER BY rowid").unwrap();
+        stmt.query_map([], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap()
+    };
+    // Idle lane: done at once, with its effect and one succeeded attempt.
+    let a = queue.enqueue(inline_step("x", 1, false)).unwrap();
+    assert!(a.ran_inline);
+    let job = queue.get(a.id).unwrap().unwrap();
+    assert_eq!((job.state, job.attempt, job.result), (JobState::Succeeded, 1, Some(json!({ "inline": 1 }))));
+    let attempts = job.attempts.unwrap();
+    assert_eq!(attempts.len(), 1);
+    assert_eq!(attempts[0].outcome, Some(vibelearn::queue::job::AttemptOutcome::Succeeded));
+    assert_eq!(steps(&queue), ["step-x-1"]);
+    // A waiting job in the lane: the next one waits behind it instead of overtaking it.
+    let b = queue.enqueue(NewJob::new("step", json!({ "n": 2 }), 3).lane("x")).unwrap();
+    let c = queue.enqueue(inline_step("x", 3, false)).unwrap();
+    assert!(!c.ran_inline);
+    assert_eq!((state_of(&queue, b.id), state_of(&queue, c.id)), (JobState::Available, JobState::Available));
+    // A failing inline run leaves nothing behind but the waiting job.
+    let d = queue.enqueue(inline_step("y", 4, true)).unwrap();
+    assert!(!d.ran_inline);
+    assert_eq!(state_of(&queue, d.id), JobState::Available);
+    // Delayed and deduplicated jobs never run inline.
+    let mut delayed = inline_step("z", 5, false);
+    delayed.run_at = Some(queue.now() + 60_000);
+    assert!(!queue.enqueue(delayed).unwrap().ran_inline);
+    let keyed = queue.enqueue(inline_step("w", 6, false).unique("k", UniqueScope::Ever)).unwrap();
+    let again = queue.enqueue(inline_step("w", 7, false).unique("k", UniqueScope::Ever)).unwrap();
+    assert!(keyed.ran_inline && again.deduplicated && !again.ran_inline);
+    assert_eq!(steps(&queue), ["step-x-1", "step-w-6"]);
+    // The runner runs what waits, in lane order, through the handler's own effects.
+    let mut registry = Registry::default();
+    registry.register("step", spec(5000, 3), |job: &ClaimedJob, _: &_| {
+        let (lane, n) = (job.lane.clone().unwrap_or_default(), job.payload["n"].as_i64().unwrap_or(0));
+        Outcome::Succeeded { result: None, effects: Some(Box::new(move |conn, _| Ok(record_step(conn, &lane, n)?))) }
+    });
+    let _runner = queue.start_runner(runner_config(2), registry).unwrap();
+    wait_for("the waiting jobs", WAIT, || [b.id, c.id, d.id].iter().all(|id| state_of(&queue, *id) == JobState::Succeeded));
+    let steps = steps(&queue);
+    let x: Vec<&String> = steps.iter().filter(|s| s.starts_with("step-x")).collect();
+    assert_eq!(x, ["step-x-1", "step-x-2", "step-x-3"]);
+    assert!(steps.contains(&"step-y-4".to_owned()));
+}

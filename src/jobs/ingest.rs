@@ -8,7 +8,7 @@
 use rusqlite::{Connection, params};
 use serde_json::Value;
 
-use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome};
+use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, InlineRun, JobId, Outcome};
 
 /// A captured file content or tool output is cut to this many bytes (SPEC §3.3).
 pub const MAX_CAPTURE_BYTES: usize = 10 * 1024;
@@ -376,14 +376,37 @@ pub struct IngestHandler;
 
 impl Handler for IngestHandler {
     fn run(&self, job: &ClaimedJob, _cancel: &CancelToken) -> Outcome {
-        let envelope = match parse_event(&job.payload, &format!("job:{}", job.id)) {
+        let envelope = match parse_event(&job.payload, &fallback_key(job.id)) {
             Ok(envelope) => envelope,
             Err(e) => return Outcome::dead(format!("invalid event: {e}")),
         };
-        let result = serde_json::json!({ "session": envelope.session_id, "event": event_name(&envelope.event) });
+        let result = result_of(&envelope);
         let effects: Effects = Box::new(move |conn, now| store_event(conn, &envelope, now).map_err(Into::into));
         Outcome::Succeeded { result: Some(result), effects: Some(effects) }
     }
+}
+
+/// The same work for the queue's inline fast path ([`crate::queue::NewJob::inline`]), on the
+/// envelope intake already parsed: an event without its own key gets the key the handler
+/// would give it, so a replay of the job stays a no-op.
+pub fn inline_run(mut envelope: Envelope, has_own_key: bool) -> InlineRun {
+    Box::new(move |conn, id, now| {
+        if !has_own_key {
+            envelope.event_key = fallback_key(id);
+        }
+        store_event(conn, &envelope, now)?;
+        Ok(Some(result_of(&envelope)))
+    })
+}
+
+/// The event key of an event that brought none (no `tool_use_id`, no `event_id`).
+fn fallback_key(id: JobId) -> String {
+    format!("job:{id}")
+}
+
+/// What the admin API shows as an ingest job's result.
+fn result_of(envelope: &Envelope) -> Value {
+    serde_json::json!({ "session": envelope.session_id, "event": event_name(&envelope.event) })
 }
 
 fn event_name(event: &Event) -> &'static str {

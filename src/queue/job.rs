@@ -146,8 +146,14 @@ pub enum UniqueScope {
     Ever,
 }
 
+/// Work a job may do inside its own enqueue transaction instead of waiting for the runner (see
+/// [`NewJob::inline`]). Called with the new job's id; returns the result the admin API shows.
+/// An error rolls the work back and the job is enqueued as usual, for the runner to retry.
+pub type InlineRun =
+    Box<dyn FnOnce(&rusqlite::Connection, JobId, Millis) -> Result<Option<serde_json::Value>, super::runner::EffectError> + Send>;
+
 /// A request to enqueue one job.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct NewJob {
     pub kind: String,
     pub payload: serde_json::Value,
@@ -158,6 +164,17 @@ pub struct NewJob {
     pub max_attempts: u32,
     /// Earliest start; `None` = now.
     pub run_at: Option<Millis>,
+    /// Run at once, in the enqueue transaction, when nothing would make the job wait.
+    pub inline: Option<Inline>,
+}
+
+/// The [`InlineRun`] of a [`NewJob`] (a newtype so that `NewJob` stays `Debug`).
+pub struct Inline(pub InlineRun);
+
+impl std::fmt::Debug for Inline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Inline(..)")
+    }
 }
 
 impl NewJob {
@@ -170,7 +187,19 @@ impl NewJob {
             unique_scope: UniqueScope::Waiting,
             max_attempts: max_attempts.max(1),
             run_at: None,
+            inline: None,
         }
+    }
+
+    /// Lets the job run inside its own enqueue transaction when it could start at once: not
+    /// deduplicated, not delayed, and no earlier job of its lane still waiting or running
+    /// (so lane order holds). It is then born `succeeded` with one succeeded attempt, its
+    /// effects committed with it — no claim, no completion, no job thread. Otherwise, or if
+    /// `run` fails, the job is enqueued as usual and the runner runs its handler, which must
+    /// do the same work. Meant for short kinds whose work is a few writes.
+    pub fn inline(mut self, run: InlineRun) -> NewJob {
+        self.inline = Some(Inline(run));
+        self
     }
 
     pub fn lane(mut self, lane: impl Into<String>) -> NewJob {
@@ -191,6 +220,9 @@ pub struct Enqueued {
     pub id: JobId,
     /// True when an existing job with the same unique key was returned instead.
     pub deduplicated: bool,
+    /// True when the job ran in its enqueue transaction ([`NewJob::inline`]) and is done.
+    #[serde(skip)]
+    pub ran_inline: bool,
 }
 
 /// One recorded attempt (SPEC Appendix A.1 `attempts[]`).

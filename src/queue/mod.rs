@@ -27,7 +27,7 @@ use std::thread::JoinHandle;
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::Connection;
 
-pub use job::{ClaimedJob, Enqueued, Job, JobId, JobState, NewJob, UniqueScope};
+pub use job::{ClaimedJob, Enqueued, InlineRun, Job, JobId, JobState, NewJob, UniqueScope};
 pub use runner::{CancelToken, Effects, Handler, KindSpec, Outcome, Registry, Runner, RunnerConfig};
 pub use writer::{Durability, Waker, WriterConfig, WriterHandle};
 
@@ -177,12 +177,21 @@ impl Queue {
         Ok(self.reads.get()?)
     }
 
-    /// Enqueues one job; returns once it is durably committed.
+    /// Enqueues one job; returns once it is durably committed. A job that ran inline
+    /// ([`NewJob::inline`]) is committed done; only a job left waiting wakes the dispatcher.
     pub fn enqueue(&self, job: NewJob) -> Result<Enqueued, QueueError> {
         let kind = job.kind.clone();
-        let enqueued = self.writer.call(true, Durability::Durable, move |conn, now| Ok(store::enqueue(conn, &job, now)?))?;
-        if !enqueued.deduplicated {
+        let may_run_inline = job.inline.is_some();
+        let enqueued = self.writer.call(!may_run_inline, Durability::Durable, move |conn, now| Ok(store::enqueue(conn, job, now)?))?;
+        if enqueued.ran_inline {
             self.metrics.enqueued(&kind);
+            self.metrics.started(&kind, 0);
+            self.metrics.finished(&kind, &Outcome::Succeeded { result: None, effects: None }, std::time::Duration::ZERO);
+        } else if !enqueued.deduplicated {
+            self.metrics.enqueued(&kind);
+            if may_run_inline {
+                self.waker.wake();
+            }
         }
         Ok(enqueued)
     }
@@ -191,7 +200,7 @@ impl Queue {
     pub fn enqueue_all(&self, jobs: Vec<NewJob>) -> Result<Vec<Enqueued>, QueueError> {
         let kinds: Vec<String> = jobs.iter().map(|j| j.kind.clone()).collect();
         let enqueued = self.writer.call(true, Durability::Durable, move |conn, now| {
-            jobs.iter().map(|job| Ok(store::enqueue(conn, job, now)?)).collect::<Result<Vec<_>, QueueError>>()
+            jobs.into_iter().map(|job| Ok(store::enqueue(conn, job, now)?)).collect::<Result<Vec<_>, QueueError>>()
         })?;
         for (kind, e) in kinds.iter().zip(&enqueued) {
             if !e.deduplicated {

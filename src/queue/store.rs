@@ -6,14 +6,19 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::job::{Attempt, AttemptOutcome, ClaimedJob, Enqueued, Job, JobId, JobState, NewJob, UniqueScope};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use super::job::{Attempt, AttemptOutcome, ClaimedJob, Enqueued, Inline, InlineRun, Job, JobId, JobState, NewJob, UniqueScope};
+use super::writer::exec_cached;
 use crate::clock::Millis;
 
 const JOB_COLUMNS: &str = "id, kind, state, lane, attempt, max_attempts, created_at, run_at, \
                            finished_at, last_error, result, payload";
 
-/// Inserts a job, or returns the existing one with the same unique key (per its scope).
-pub fn enqueue(conn: &Connection, job: &NewJob, now: Millis) -> rusqlite::Result<Enqueued> {
+/// Inserts a job, or returns the existing one with the same unique key (per its scope). A job
+/// with an [`Inline`](super::job::Inline) run that could start at once runs it here and is
+/// inserted `succeeded` ([`run_inline`]).
+pub fn enqueue(conn: &Connection, mut job: NewJob, now: Millis) -> rusqlite::Result<Enqueued> {
     if let Some(key) = &job.unique_key {
         let existing: Option<JobId> = match job.unique_scope {
             UniqueScope::Waiting => conn
@@ -31,8 +36,16 @@ pub fn enqueue(conn: &Connection, job: &NewJob, now: Millis) -> rusqlite::Result
                 .optional()?,
         };
         if let Some(id) = existing {
-            return Ok(Enqueued { id, deduplicated: true });
+            return Ok(Enqueued { id, deduplicated: true, ran_inline: false });
         }
+    }
+    let run_at = job.run_at.unwrap_or(now);
+    if let Some(Inline(run)) = job.inline.take()
+        && run_at <= now
+        && !lane_busy(conn, job.lane.as_deref())?
+        && let Some(id) = run_inline(conn, &job, run, now)
+    {
+        return Ok(Enqueued { id, deduplicated: false, ran_inline: true });
     }
     let id = conn
         .prepare_cached(
@@ -40,18 +53,64 @@ pub fn enqueue(conn: &Connection, job: &NewJob, now: Millis) -> rusqlite::Result
              VALUES (?1, 'available', ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
         )?
         .query_row(
-            params![
-                job.kind,
-                job.lane,
-                job.unique_key,
-                job.payload.to_string(),
-                job.max_attempts,
-                now,
-                job.run_at.unwrap_or(now),
-            ],
+            params![job.kind, job.lane, job.unique_key, job.payload.to_string(), job.max_attempts, now, run_at],
             |r| r.get(0),
         )?;
-    Ok(Enqueued { id, deduplicated: false })
+    Ok(Enqueued { id, deduplicated: false, ran_inline: false })
+}
+
+/// Whether a job of `lane` is still waiting or running (a new job of the lane must wait).
+fn lane_busy(conn: &Connection, lane: Option<&str>) -> rusqlite::Result<bool> {
+    let Some(lane) = lane else { return Ok(false) };
+    conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM jobs WHERE lane = ?1 AND state IN ('available','running','retryable'))",
+    )?
+    .query_row([lane], |r| r.get(0))
+}
+
+/// The inline fast path: inserts the job `succeeded` with one succeeded attempt and runs its
+/// work, all in one savepoint. Returns `None` — having changed nothing — when the work or any
+/// statement failed; the caller then enqueues the job as usual.
+fn run_inline(conn: &Connection, job: &NewJob, run: InlineRun, now: Millis) -> Option<JobId> {
+    let attempt = || -> Result<JobId, String> {
+        let id: JobId = conn
+            .prepare_cached(
+                "INSERT INTO jobs (kind, state, lane, unique_key, payload, attempt, max_attempts, created_at, run_at, finished_at) \
+                 VALUES (?1, 'succeeded', ?2, ?3, ?4, 1, ?5, ?6, ?6, ?6) RETURNING id",
+            )
+            .and_then(|mut s| {
+                s.query_row(
+                    params![job.kind, job.lane, job.unique_key, job.payload.to_string(), job.max_attempts, now],
+                    |r| r.get(0),
+                )
+            })
+            .map_err(|e| e.to_string())?;
+        let result = catch_unwind(AssertUnwindSafe(|| run(conn, id, now)))
+            .map_err(|_| "the inline run panicked".to_owned())?
+            .map_err(|e| e.to_string())?;
+        if let Some(result) = result {
+            conn.prepare_cached("UPDATE jobs SET result = ?2 WHERE id = ?1")
+                .and_then(|mut s| s.execute(params![id, result.to_string()]))
+                .map_err(|e| e.to_string())?;
+        }
+        conn.prepare_cached(
+            "INSERT INTO job_attempts (job_id, attempt, started_at, finished_at, outcome) VALUES (?1, 1, ?2, ?2, 'succeeded')",
+        )
+        .and_then(|mut s| s.execute(params![id, now]))
+        .map_err(|e| e.to_string())?;
+        Ok(id)
+    };
+    exec_cached(conn, "SAVEPOINT inline").ok()?;
+    match attempt() {
+        Ok(id) if exec_cached(conn, "RELEASE inline").is_ok() => Some(id),
+        outcome => {
+            if let Err(e) = outcome {
+                log::info!(target: "queue", "a {} job could not run inline ({e}); it waits for the runner", job.kind);
+            }
+            let _ = conn.execute_batch("ROLLBACK TO inline; RELEASE inline");
+            None
+        }
+    }
 }
 
 /// No retry is ever scheduled further ahead than this (the backoff cap; Retry-After is capped

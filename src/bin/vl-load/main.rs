@@ -118,9 +118,9 @@ fn noop(count: usize, threads: usize) -> serde_json::Value {
         });
     }
     // Jobs in many lanes (sessions), enqueued in batches before the runner starts.
-    let jobs: Vec<NewJob> = (0..count).map(|_| NewJob::new("noop", json!({}), 1)).collect();
-    for chunk in jobs.chunks(1000) {
-        queue.enqueue_all(chunk.to_vec()).expect("enqueue");
+    for first in (0..count).step_by(1000) {
+        let chunk = (first..count.min(first + 1000)).map(|_| NewJob::new("noop", json!({}), 1)).collect();
+        queue.enqueue_all(chunk).expect("enqueue");
     }
     let started = Instant::now();
     let mut runner = queue.start_runner(RunnerConfig { threads, ..RunnerConfig::default() }, registry).expect("runner");

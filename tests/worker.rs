@@ -50,8 +50,16 @@ fn session_events_are_queued_ingested_and_visible() {
     assert_eq!(status, 202, "{reply}");
     assert_eq!(reply["status"], "queued");
     assert_eq!(reply["deduplicated"], false);
+    // The session has nothing waiting, so the event was stored before the 202 (inline ingest).
+    let init = reply["jobId"].as_i64().unwrap();
+    assert_eq!(job_state(&http, init), "succeeded");
     let (status, first) = http.post("/api/sessions/observations", &observation("s1", "toolu_1")).unwrap();
     assert_eq!(status, 202);
+    assert_eq!(job_state(&http, first["jobId"].as_i64().unwrap()), "succeeded");
+    // A replay goes through the runner's handler, which keys an event without an id the same
+    // way: the prompt is not stored twice.
+    http.post(&format!("/api/jobs/{init}/replay"), &json!({})).unwrap();
+    wait_for("replayed init", Duration::from_secs(10), || job_state(&http, init) == "succeeded");
     let (_, again) = http.post("/api/sessions/observations", &observation("s1", "toolu_1")).unwrap();
     assert_eq!((again["jobId"].clone(), again["deduplicated"].clone()), (first["jobId"].clone(), json!(true)));
     let (status, _) = http

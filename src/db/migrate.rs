@@ -12,6 +12,7 @@ use super::DbError;
 pub const MIGRATIONS: &[(u32, &str, &str)] = &[
     (1, "0001_queue", include_str!("../../migrations/0001_queue.sql")),
     (2, "0002_vibelearn", include_str!("../../migrations/0002_vibelearn.sql")),
+    (3, "0003_fewer_index_pages", include_str!("../../migrations/0003_fewer_index_pages.sql")),
 ];
 
 /// The schema version this binary writes.

@@ -356,7 +356,7 @@ pub fn store_event(conn: &Connection, envelope: &Envelope, now: i64) -> rusqlite
                 ])?;
             if inserted > 0 {
                 // A new observation after analysis reopens the session (SPEC §5.1).
-                conn.prepare_cached("UPDATE sessions SET state = 'observing' WHERE id = ?1")?
+                conn.prepare_cached("UPDATE sessions SET state = 'observing' WHERE id = ?1 AND state <> 'observing'")?
                     .execute([&envelope.session_id])?;
             }
         }

@@ -202,6 +202,12 @@ impl NewJob {
         self
     }
 
+    /// Serialises the payload here, on the enqueuing thread, so the writer only binds text.
+    pub fn prepare(mut self) -> PreparedJob {
+        let payload = std::mem::take(&mut self.payload).to_string();
+        PreparedJob { job: self, payload }
+    }
+
     pub fn lane(mut self, lane: impl Into<String>) -> NewJob {
         self.lane = Some(lane.into());
         self
@@ -212,6 +218,13 @@ impl NewJob {
         self.unique_scope = scope;
         self
     }
+}
+
+/// A [`NewJob`] whose payload is already JSON text (its `job.payload` is left `null`).
+#[derive(Debug)]
+pub struct PreparedJob {
+    pub job: NewJob,
+    pub payload: String,
 }
 
 /// What an enqueue did.

@@ -182,6 +182,7 @@ impl Queue {
     pub fn enqueue(&self, job: NewJob) -> Result<Enqueued, QueueError> {
         let kind = job.kind.clone();
         let may_run_inline = job.inline.is_some();
+        let job = job.prepare();
         let enqueued = self.writer.call(!may_run_inline, Durability::Durable, move |conn, now| Ok(store::enqueue(conn, job, now)?))?;
         if enqueued.ran_inline {
             self.metrics.enqueued(&kind);
@@ -199,6 +200,7 @@ impl Queue {
     /// Enqueues several jobs in one transaction, in order (a lane's order is their order).
     pub fn enqueue_all(&self, jobs: Vec<NewJob>) -> Result<Vec<Enqueued>, QueueError> {
         let kinds: Vec<String> = jobs.iter().map(|j| j.kind.clone()).collect();
+        let jobs: Vec<_> = jobs.into_iter().map(NewJob::prepare).collect();
         let enqueued = self.writer.call(true, Durability::Durable, move |conn, now| {
             jobs.into_iter().map(|job| Ok(store::enqueue(conn, job, now)?)).collect::<Result<Vec<_>, QueueError>>()
         })?;

@@ -8,7 +8,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use super::job::{Attempt, AttemptOutcome, ClaimedJob, Enqueued, Inline, InlineRun, Job, JobId, JobState, NewJob, UniqueScope};
+use super::job::{Attempt, AttemptOutcome, ClaimedJob, Enqueued, Inline, InlineRun, Job, JobId, JobState, NewJob, PreparedJob, UniqueScope};
 use super::writer::exec_cached;
 use crate::clock::Millis;
 
@@ -18,7 +18,8 @@ const JOB_COLUMNS: &str = "id, kind, state, lane, attempt, max_attempts, created
 /// Inserts a job, or returns the existing one with the same unique key (per its scope). A job
 /// with an [`Inline`](super::job::Inline) run that could start at once runs it here and is
 /// inserted `succeeded` ([`run_inline`]).
-pub fn enqueue(conn: &Connection, mut job: NewJob, now: Millis) -> rusqlite::Result<Enqueued> {
+pub fn enqueue(conn: &Connection, prepared: PreparedJob, now: Millis) -> rusqlite::Result<Enqueued> {
+    let PreparedJob { mut job, payload } = prepared;
     if let Some(key) = &job.unique_key {
         let existing: Option<JobId> = match job.unique_scope {
             UniqueScope::Waiting => conn
@@ -43,7 +44,7 @@ pub fn enqueue(conn: &Connection, mut job: NewJob, now: Millis) -> rusqlite::Res
     if let Some(Inline(run)) = job.inline.take()
         && run_at <= now
         && !lane_busy(conn, job.lane.as_deref())?
-        && let Some(id) = run_inline(conn, &job, run, now)
+        && let Some(id) = run_inline(conn, &job, &payload, run, now)
     {
         return Ok(Enqueued { id, deduplicated: false, ran_inline: true });
     }
@@ -53,7 +54,7 @@ pub fn enqueue(conn: &Connection, mut job: NewJob, now: Millis) -> rusqlite::Res
              VALUES (?1, 'available', ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
         )?
         .query_row(
-            params![job.kind, job.lane, job.unique_key, job.payload.to_string(), job.max_attempts, now, run_at],
+            params![job.kind, job.lane, job.unique_key, payload, job.max_attempts, now, run_at],
             |r| r.get(0),
         )?;
     Ok(Enqueued { id, deduplicated: false, ran_inline: false })
@@ -71,7 +72,7 @@ fn lane_busy(conn: &Connection, lane: Option<&str>) -> rusqlite::Result<bool> {
 /// The inline fast path: inserts the job `succeeded` with one succeeded attempt and runs its
 /// work, all in one savepoint. Returns `None` — having changed nothing — when the work or any
 /// statement failed; the caller then enqueues the job as usual.
-fn run_inline(conn: &Connection, job: &NewJob, run: InlineRun, now: Millis) -> Option<JobId> {
+fn run_inline(conn: &Connection, job: &NewJob, payload: &str, run: InlineRun, now: Millis) -> Option<JobId> {
     let attempt = || -> Result<JobId, String> {
         let id: JobId = conn
             .prepare_cached(
@@ -80,7 +81,7 @@ fn run_inline(conn: &Connection, job: &NewJob, run: InlineRun, now: Millis) -> O
             )
             .and_then(|mut s| {
                 s.query_row(
-                    params![job.kind, job.lane, job.unique_key, job.payload.to_string(), job.max_attempts, now],
+                    params![job.kind, job.lane, job.unique_key, payload, job.max_attempts, now],
                     |r| r.get(0),
                 )
             })

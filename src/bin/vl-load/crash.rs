@@ -3,7 +3,7 @@
 //! round. Then the last worker drains the queue and the database is checked: every event that
 //! got a 202 must be a job, have run to `succeeded`, and be stored exactly once.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -15,12 +15,32 @@ pub(crate) struct Worker {
     pub(crate) child: Child,
 }
 
+impl Worker {
+    /// Whether it is still running (it did not crash, or get stopped by someone else).
+    pub(crate) fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// SIGKILL, then reap.
+    pub(crate) fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 pub(crate) fn start_worker(dir: &std::path::Path, port: u16) -> Worker {
+    start_worker_with(dir, port, &[])
+}
+
+/// `vl worker run` on `dir` and `port` with the offline provider, `env` added (and overriding);
+/// returns once it is ready (or after 15 s).
+pub(crate) fn start_worker_with(dir: &std::path::Path, port: u16, env: &[(&str, &str)]) -> Worker {
     let child = Command::new(super::vl_binary())
         .args(["worker", "run"])
         .env("VIBELEARN_DATA_DIR", dir)
         .env("VIBELEARN_WORKER_PORT", port.to_string())
         .env("VIBELEARN_PROVIDER", "offline")
+        .envs(env.iter().copied())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -53,7 +73,7 @@ pub(crate) fn status(port: u16, path: &str, body: Option<&serde_json::Value>) ->
 
 pub fn run(rounds: usize, clients: usize) -> serde_json::Value {
     let dir = super::tempfile_dir::Dir::new();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("free port");
+    let port = super::load::free_port();
     let acknowledged: Arc<Mutex<HashSet<String>>> = Arc::default();
     let sent = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let stop = Arc::new(AtomicBool::new(false));
@@ -81,8 +101,7 @@ pub fn run(rounds: usize, clients: usize) -> serde_json::Value {
         .collect();
     for round in 0..rounds {
         std::thread::sleep(Duration::from_millis(300 + fastrand::u64(0..400)));
-        let _ = worker.child.kill(); // SIGKILL
-        let _ = worker.child.wait();
+        worker.kill();
         eprintln!("round {}: worker killed with SIGKILL, restarting", round + 1);
         worker = start_worker(&dir.0, port);
     }
@@ -94,8 +113,7 @@ pub fn run(rounds: usize, clients: usize) -> serde_json::Value {
     // Let the last worker drain the queue.
     let db = dir.0.join("vibelearn.db");
     drain(&db);
-    let _ = worker.child.kill();
-    let _ = worker.child.wait();
+    worker.kill();
     let acknowledged = acknowledged.lock().expect("acks").clone();
     let counts = verify(&db, &acknowledged);
     let conn = rusqlite::Connection::open(&db).expect("open the database");
@@ -111,7 +129,12 @@ pub fn run(rounds: usize, clients: usize) -> serde_json::Value {
 
 /// Waits (up to a minute) until no job is waiting or running.
 pub(crate) fn drain(db: &std::path::Path) {
-    let deadline = Instant::now() + Duration::from_secs(60);
+    drain_within(db, Duration::from_secs(60));
+}
+
+/// Waits (up to `limit`) until no job is waiting or running.
+pub(crate) fn drain_within(db: &std::path::Path, limit: Duration) {
+    let deadline = Instant::now() + limit;
     loop {
         let waiting: i64 = rusqlite::Connection::open(db)
             .and_then(|c| c.query_row("SELECT COUNT(*) FROM jobs WHERE state IN ('available','running','retryable')", [], |r| r.get(0)))
@@ -140,19 +163,28 @@ impl Counts {
 }
 
 /// Checks every acknowledged event (by its `tool_use_id`): a job exists (stored), it succeeded
-/// and its observation row exists (executed), there is one of each (not duplicated).
+/// and its observation row exists (executed), there is one of each (not duplicated). Jobs and
+/// rows are read once into maps: a query per event scanned every payload, minutes at 10,000.
 pub(crate) fn verify(db: &std::path::Path, acknowledged: &HashSet<String>) -> Counts {
     let conn = rusqlite::Connection::open(db).expect("open the database");
-    let mut counts = Counts { acknowledged: acknowledged.len(), stored: 0, executed: 0, duplicated: 0, lost: Vec::new() };
-    let mut job_stmt = conn
-        .prepare("SELECT COUNT(*), SUM(state = 'succeeded') FROM jobs WHERE kind = 'ingest' AND json_extract(payload, '$.tool_use_id') = ?1")
+    let mut jobs: HashMap<String, (i64, i64)> = HashMap::new();
+    let mut stmt = conn
+        .prepare("SELECT json_extract(payload, '$.tool_use_id'), state = 'succeeded' FROM jobs WHERE kind = 'ingest'")
         .expect("prepare");
-    let mut obs_stmt = conn.prepare("SELECT COUNT(*) FROM observations WHERE event_key = ?1").expect("prepare");
+    for (id, succeeded) in stmt.query_map([], |r| Ok((r.get::<_, Option<String>>(0)?, r.get::<_, bool>(1)?))).expect("read jobs").flatten() {
+        let entry = jobs.entry(id.unwrap_or_default()).or_default();
+        entry.0 += 1;
+        entry.1 += i64::from(succeeded);
+    }
+    let mut stmt = conn.prepare("SELECT event_key, COUNT(*) FROM observations GROUP BY event_key").expect("prepare");
+    let rows: HashMap<String, i64> =
+        stmt.query_map([], |r| Ok((r.get::<_, Option<String>>(0)?.unwrap_or_default(), r.get(1)?))).expect("read observations").flatten().collect();
+    let mut counts = Counts { acknowledged: acknowledged.len(), stored: 0, executed: 0, duplicated: 0, lost: Vec::new() };
     for id in acknowledged {
-        let (jobs, succeeded): (i64, Option<i64>) = job_stmt.query_row([id], |r| Ok((r.get(0)?, r.get(1)?))).unwrap_or((0, None));
-        let rows: i64 = obs_stmt.query_row([id], |r| r.get(0)).unwrap_or(0);
+        let (jobs, succeeded) = jobs.get(id).copied().unwrap_or((0, 0));
+        let rows = rows.get(id).copied().unwrap_or(0);
         counts.stored += usize::from(jobs > 0);
-        counts.executed += usize::from(succeeded.unwrap_or(0) > 0 && rows > 0);
+        counts.executed += usize::from(succeeded > 0 && rows > 0);
         counts.duplicated += usize::from(jobs > 1 || rows > 1);
         if jobs == 0 || rows == 0 {
             counts.lost.push(id.clone());

@@ -1,140 +1,121 @@
-//! `vl-load faults <disk-full|read-only|write-lock> <data-dir>`: a storage fault while clients
-//! POST observations. The data dir must be a small tmpfs the caller mounted (scripts/
-//! fault-suite.sh does): `disk-full` fills it (the caller made it tiny), then the caller's
-//! remount signal frees space; `read-only` remounts it read-only for a while, then writable;
-//! `write-lock` has a second process hold the write lock past the busy timeout.
-//! Afterwards every acknowledged event must be stored and executed exactly once, and the
-//! worker must have answered `/api/health` throughout.
+//! `vl-load faults <scenario> <data-dir>`: one fault while clients POST observations, then a
+//! check that every acknowledged event was stored and executed exactly once and that the
+//! worker answered `/api/health` throughout. This file owns the dispatch and the storage
+//! faults; `clock_jump.rs` and `remote_faults.rs` own the other two.
+//!
+//! - `disk-full`: the data dir is a tiny tmpfs (the caller made it 4 MB); clients fill it,
+//!   then it is grown with a remount.
+//! - `write-lock`: a second process holds the write lock 7 s, past the busy timeout.
+//! - `read-only`: `chattr +i` on the database and its `-wal` for 4 s, then `chattr -i`. A
+//!   read-only remount is refused (EBUSY) while the worker holds the database open for
+//!   writing, and `chmod` does not touch open descriptors; the immutable flag does, on ext4
+//!   (writes on open descriptors fail with EPERM), so the caller mounts a small loop ext4 here —
+//!   tmpfs ignores the flag for descriptors already open (measured on Linux 6.18). The `-shm`
+//!   file is left writable on purpose: SQLite maps it, and ext4 answers the first write to a
+//!   mapped page of an immutable file (after writeback cleaned it) with SIGBUS — measured: the
+//!   worker died of SIGBUS within seconds of a `sync`. That kills any SQLite process
+//!   and says nothing about the queue; a database that turned read-only is the db and the WAL
+//!   refusing writes, which is what is produced here.
+//!
+//! Besides the counts, `checks` says the fault happened (writes refused, health `degraded`) and
+//! that the same worker recovered (it acknowledged again after the fault, before the restart
+//! that drains).
 
-use std::collections::HashSet;
+use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::crash::{drain, start_worker, status, verify};
+use super::crash::{drain, start_worker, verify};
+use super::load::{Load, free_port, merge};
 
-fn remount(dir: &std::path::Path, options: &str) -> bool {
+fn remount(dir: &Path, options: &str) -> bool {
     Command::new("mount").args(["-o", &format!("remount,{options}")]).arg(dir).status().is_ok_and(|s| s.success())
 }
 
-pub fn run(scenario: &str, dir: &std::path::Path) -> serde_json::Value {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("free port");
-    let mut worker = start_worker(dir, port);
-    let acknowledged: Arc<Mutex<HashSet<String>>> = Arc::default();
-    let refused = Arc::new(AtomicUsize::new(0));
-    let stop = Arc::new(AtomicBool::new(false));
-    // Bodies carry ~4 KiB of file content so a small file system fills in seconds.
-    let content = "x".repeat(4096);
-    let clients: Vec<_> = (0..8)
-        .map(|c| {
-            let (acknowledged, refused, stop, content) = (acknowledged.clone(), refused.clone(), stop.clone(), content.clone());
-            std::thread::spawn(move || {
-                let mut n = 0;
-                while !stop.load(Ordering::SeqCst) {
-                    let id = format!("fault-{c}-{n}");
-                    n += 1;
-                    let body = json!({"contentSessionId": format!("fault-session-{c}"), "tool_name": "Write", "tool_use_id": id, "cwd": "/tmp/fault",
-                                      "tool_input": {"file_path": format!("/tmp/fault/f{n}.ts"), "content": content}});
-                    match status(port, "/api/sessions/observations", Some(&body)) {
-                        Some(202) => {
-                            acknowledged.lock().expect("acks").insert(id);
-                        }
-                        _ => {
-                            refused.fetch_add(1, Ordering::Relaxed);
-                            std::thread::sleep(Duration::from_millis(20));
-                        }
-                    }
-                }
-            })
-        })
-        .collect();
-    // Health must answer (200 or 503) throughout the fault.
-    let health_misses = Arc::new(AtomicUsize::new(0));
-    let health_checks = Arc::new(AtomicUsize::new(0));
-    let prober = {
-        let (stop, misses, checks) = (stop.clone(), health_misses.clone(), health_checks.clone());
-        std::thread::spawn(move || {
-            while !stop.load(Ordering::SeqCst) {
-                checks.fetch_add(1, Ordering::Relaxed);
-                if !matches!(status(port, "/api/health", None), Some(200 | 503)) {
-                    misses.fetch_add(1, Ordering::Relaxed);
-                }
-                std::thread::sleep(Duration::from_millis(200));
-            }
-        })
-    };
-    let mut degraded_seen = false;
+fn chattr(flag: &str, files: &[std::path::PathBuf]) -> bool {
+    Command::new("chattr").arg(flag).args(files).status().is_ok_and(|s| s.success())
+}
+
+pub fn run(scenario: &str, dir: &Path) -> serde_json::Value {
     match scenario {
-        "write-lock" => {
-            // A second process holds the database's write lock past the busy timeout.
-            std::thread::sleep(Duration::from_secs(1));
-            let locker = rusqlite::Connection::open(dir.join("vibelearn.db")).expect("open the database");
-            let _ = locker.execute_batch("BEGIN IMMEDIATE; INSERT INTO queue_meta (key, value) VALUES ('fault', 'lock') ON CONFLICT (key) DO NOTHING;");
-            eprintln!("write lock held by another process for 7 s");
-            let until = Instant::now() + Duration::from_secs(7);
-            while Instant::now() < until {
-                degraded_seen |= status(port, "/api/health", None) == Some(503);
-                std::thread::sleep(Duration::from_millis(300));
-            }
-            let _ = locker.execute_batch("ROLLBACK");
-        }
-        "read-only" => {
-            std::thread::sleep(Duration::from_secs(1));
-            if !remount(dir, "ro") {
-                // Linux refuses to remount read-only while a process holds a file open for
-                // writing (EBUSY) — the worker always does — so the fault cannot be produced.
-                stop.store(true, Ordering::SeqCst);
-                for client in clients {
-                    let _ = client.join();
-                }
-                let _ = prober.join();
-                let _ = worker.child.kill();
-                let _ = worker.child.wait();
-                return json!({"mode": "faults", "scenario": scenario,
-                              "skipped": "the kernel refuses a read-only remount while the worker holds the database open (EBUSY)"});
-            }
-            let until = Instant::now() + Duration::from_secs(3);
-            while Instant::now() < until {
-                degraded_seen |= status(port, "/api/health", None) == Some(503);
-                std::thread::sleep(Duration::from_millis(300));
-            }
-            eprintln!("file system writable again: {}", remount(dir, "rw"));
-        }
-        _ => {
-            // disk-full: run until writes are refused, stay full a moment, then grow the fs.
-            let until = Instant::now() + Duration::from_secs(20);
-            while Instant::now() < until && refused.load(Ordering::Relaxed) < 50 {
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            std::thread::sleep(Duration::from_secs(2));
-            degraded_seen |= status(port, "/api/health", None) == Some(503);
-            eprintln!("file system full ({} refusals); growing it: {}", refused.load(Ordering::Relaxed), remount(dir, "size=256m"));
-        }
+        "clock-jump" => return super::clock_jump::run(dir),
+        "llm-upstream" => return super::remote_faults::run(dir),
+        "disk-full" | "write-lock" | "read-only" => {}
+        other => return json!({"mode": "faults", "scenario": other, "skipped": "unknown scenario"}),
     }
-    std::thread::sleep(Duration::from_secs(2));
-    stop.store(true, Ordering::SeqCst);
-    for client in clients {
-        let _ = client.join();
-    }
-    let _ = prober.join();
-    // Drain: a fresh worker (as after a restart) must run everything acknowledged.
-    let _ = worker.child.kill();
-    let _ = worker.child.wait();
+    let port = free_port();
     let mut worker = start_worker(dir, port);
+    // Bodies carry ~4 KiB of file content so a small file system fills in seconds.
+    let load = Load::start(port, 8, "fault", "x".repeat(4096));
+    let refused_before = load.refused_count();
+    let fault_took_effect = match scenario {
+        "write-lock" => hold_write_lock(dir),
+        "read-only" => make_immutable(dir),
+        _ => fill_disk(dir, &load),
+    };
+    let refused_during = load.refused_count() - refused_before;
+    // The same worker must take writes again once the fault is gone.
+    let acked_after_fault = load.acknowledged_count();
+    std::thread::sleep(Duration::from_secs(3));
+    let recovered = load.acknowledged_count() > acked_after_fault;
+    let report = load.stop();
+    let survived = worker.alive();
+    // Drain: a fresh worker (as after a restart) must run everything acknowledged.
+    worker.kill();
+    let worker = start_worker(dir, port);
     let db = dir.join("vibelearn.db");
     drain(&db);
-    let _ = worker.child.kill();
-    let _ = worker.child.wait();
-    let acknowledged = acknowledged.lock().expect("acks").clone();
-    let mut result = verify(&db, &acknowledged).to_json();
-    result["mode"] = json!("faults");
-    result["scenario"] = json!(scenario);
-    result["refused"] = json!(refused.load(Ordering::Relaxed));
-    result["health_checks"] = json!(health_checks.load(Ordering::Relaxed));
-    result["health_unanswered"] = json!(health_misses.load(Ordering::Relaxed));
-    result["degraded_seen"] = json!(degraded_seen);
+    worker.kill();
+    let mut result = verify(&db, &report.acknowledged).to_json();
+    merge(&mut result, report.health);
+    merge(&mut result, json!({"mode": "faults", "scenario": scenario, "refused": report.refused,
+        "checks": {"fault_took_effect": fault_took_effect && refused_during > 0, "worker_survived": survived,
+                   "same_worker_recovered": recovered}}));
     result
+}
+
+/// A second process holds the database's write lock past the busy timeout. Returns whether it
+/// got the lock.
+fn hold_write_lock(dir: &Path) -> bool {
+    std::thread::sleep(Duration::from_secs(1));
+    let locker = rusqlite::Connection::open(dir.join("vibelearn.db")).expect("open the database");
+    let locked = locker
+        .execute_batch("BEGIN IMMEDIATE; INSERT INTO queue_meta (key, value) VALUES ('fault', 'lock') ON CONFLICT (key) DO NOTHING;")
+        .is_ok();
+    eprintln!("write lock held by another process for 7 s");
+    std::thread::sleep(Duration::from_secs(7));
+    let _ = locker.execute_batch("ROLLBACK");
+    locked
+}
+
+/// The database and its WAL immutable for 4 s (see the module doc for why not `-shm`).
+/// Returns whether the flag was set and really refused a write.
+fn make_immutable(dir: &Path) -> bool {
+    std::thread::sleep(Duration::from_secs(1));
+    let files = [dir.join("vibelearn.db"), dir.join("vibelearn.db-wal")];
+    if !chattr("+i", &files) {
+        return false;
+    }
+    // The flag refuses opening for writing on every file system; it is the worker's own
+    // refusals (counted by the caller) that show open descriptors are refused too.
+    let refused_here = std::fs::OpenOptions::new().append(true).open(&files[1]).is_err();
+    eprintln!("database and WAL immutable for 4 s");
+    std::thread::sleep(Duration::from_secs(4));
+    let restored = chattr("-i", &files);
+    eprintln!("immutable flag removed: {restored}");
+    refused_here && restored
+}
+
+/// Runs until writes are refused, stays full a moment, then grows the file system.
+fn fill_disk(dir: &Path, load: &Load) -> bool {
+    let until = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < until && load.refused_count() < 50 {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    let grown = remount(dir, "size=256m");
+    eprintln!("file system full ({} refusals); growing it: {grown}", load.refused_count());
+    grown && load.refused_count() >= 50
 }

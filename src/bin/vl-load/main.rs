@@ -8,14 +8,19 @@
 //! - `http <port> <connections> <count>`: observation POSTs over keep-alive connections
 //! - `crash <rounds> <clients>`: SIGKILL the worker under load, restart it, and check that
 //!   every acknowledged event is stored and ran exactly once in effect
-//! - `faults <disk-full|read-only> <dir>`: a storage fault under load (scripts/fault-suite.sh)
+//! - `faults <disk-full|write-lock|read-only|clock-jump|llm-upstream> <dir>`: one fault under
+//!   load, then what was acknowledged, stored, executed, duplicated, lost (scripts/fault-suite.sh)
 //! - `pipeline <port> <events>`: a session of that many events through HTTP, then the five
 //!   steps with the offline provider; times the stack + static steps and the whole pipeline
 //! - `hook <runs> <port|down>`: wall time of `vl hook claude-code observation`, start to exit
 //! - `static <megabytes>`: static-analysis throughput over generated code
 
+mod clock_jump;
 mod crash;
+mod fake_remote;
 mod faults;
+mod load;
+mod remote_faults;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -550,3 +550,18 @@ fn an_inline_job_runs_in_its_enqueue_transaction_only_when_nothing_would_make_it
     assert_eq!(x, ["step-x-1", "step-x-2", "step-x-3"]);
     assert!(steps.contains(&"step-y-4".to_owned()));
 }
+
+#[test]
+fn runner_liveness_is_measured_on_the_monotonic_clock_so_wall_clock_jumps_neither_fake_nor_hide_a_stall() {
+    let dir = TempDir::new();
+    let hour = 3_600_000;
+    let clock = ManualClock::new(100 * hour);
+    let (queue, _thread) = start_queue_with_clock(&dir, clock.clone());
+    let runner = queue.start_runner(runner_config(1), Registry::default()).unwrap();
+    let probe = runner.probe();
+    for jump in [hour, -2 * hour] {
+        clock.advance(jump);
+        let ago = probe.state().last_tick_ms_ago;
+        assert!((0..10_000).contains(&ago), "after a {jump} ms jump the runner looks {ago} ms stale");
+    }
+}

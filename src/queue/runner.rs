@@ -210,7 +210,11 @@ struct Shared {
     inflight: Mutex<HashMap<JobId, InFlight>>,
     /// Set once by shutdown; read by the dispatcher and the watchdog each turn.
     stopping: AtomicBool,
-    /// Wall-clock ms of the dispatcher's last turn; written by the dispatcher, read by health.
+    /// When the runner started; `last_tick` counts from it on the monotonic clock, so a wall
+    /// clock jump can neither fake a stall nor hide one.
+    started: Instant,
+    /// Monotonic ms since `started` of the dispatcher's last turn; written by the dispatcher,
+    /// read by health.
     last_tick: AtomicI64,
     /// Live job threads, stuck ones included; written by job threads and the watchdog.
     live_threads: AtomicUsize,
@@ -221,6 +225,10 @@ struct Shared {
 }
 
 impl Shared {
+    fn monotonic_ms(&self) -> Millis {
+        self.started.elapsed().as_millis() as Millis
+    }
+
     fn inflight(&self) -> MutexGuard<'_, HashMap<JobId, InFlight>> {
         // A panic while holding this lock happens only inside HashMap operations; the map is
         // still consistent, so recover it rather than wedge the runner.
@@ -244,11 +252,10 @@ pub struct RunnerProbe {
 
 impl RunnerProbe {
     pub fn state(&self) -> RunnerState {
-        let now = self.shared.clock.now_ms();
         RunnerState {
             threads: self.shared.config.threads,
             busy: self.shared.inflight().len(),
-            last_tick_ms_ago: now - self.shared.last_tick.load(Ordering::Relaxed),
+            last_tick_ms_ago: self.shared.monotonic_ms() - self.shared.last_tick.load(Ordering::Relaxed),
         }
     }
 }
@@ -271,7 +278,6 @@ impl Runner {
         metrics: Arc<QueueMetrics>,
     ) -> std::io::Result<Runner> {
         let (work_tx, work_rx) = unbounded();
-        let now = clock.now_ms();
         let shared = Arc::new(Shared {
             config: RunnerConfig { threads: config.threads.max(1), ..config },
             registry,
@@ -281,7 +287,8 @@ impl Runner {
             metrics,
             inflight: Mutex::new(HashMap::new()),
             stopping: AtomicBool::new(false),
-            last_tick: AtomicI64::new(now),
+            started: Instant::now(),
+            last_tick: AtomicI64::new(0),
             live_threads: AtomicUsize::new(0),
             work_tx,
             work_rx,
@@ -369,8 +376,8 @@ fn dispatch_loop(shared: &Shared) {
         if shared.stopping.load(Ordering::SeqCst) {
             return;
         }
+        shared.last_tick.store(shared.monotonic_ms(), Ordering::Relaxed);
         let now = shared.clock.now_ms();
-        shared.last_tick.store(now, Ordering::Relaxed);
         let free = shared.config.threads.saturating_sub(shared.inflight().len());
         if free > 0 {
             match claim_batch(shared, free) {

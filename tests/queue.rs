@@ -565,3 +565,31 @@ fn runner_liveness_is_measured_on_the_monotonic_clock_so_wall_clock_jumps_neithe
         assert!((0..10_000).contains(&ago), "after a {jump} ms jump the runner looks {ago} ms stale");
     }
 }
+
+#[test]
+fn a_failing_enqueue_is_reported_until_the_next_one_commits() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let window = Duration::from_secs(10);
+    queue.enqueue(NewJob::new("x", json!({}), 1)).unwrap();
+    assert!(!queue.enqueues_failing(window));
+    // Stand-in for a full disk: every insert into jobs fails on the database.
+    let set_trigger = |on: bool| {
+        queue
+            .writer()
+            .call(false, Durability::Durable, move |conn, _| {
+                Ok(conn.execute_batch(if on {
+                    "CREATE TRIGGER refuse BEFORE INSERT ON jobs BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;"
+                } else {
+                    "DROP TRIGGER refuse;"
+                })?)
+            })
+            .unwrap()
+    };
+    set_trigger(true);
+    assert!(queue.enqueue(NewJob::new("x", json!({}), 1)).is_err());
+    assert!(queue.enqueues_failing(window), "health must see that events are being refused");
+    set_trigger(false);
+    queue.enqueue(NewJob::new("x", json!({}), 1)).unwrap();
+    assert!(!queue.enqueues_failing(window));
+}

@@ -96,6 +96,10 @@ pub struct Queue {
     clock: SharedClock,
     waker: Waker,
     metrics: Arc<QueueMetrics>,
+    /// When the last enqueue failed on the database (disk full, read-only, locked…), cleared
+    /// by the next enqueue that commits: health's "the database cannot be written" must not
+    /// rest on its own small probe write alone, which can still fit when an event no longer does.
+    enqueue_failed_at: Arc<std::sync::Mutex<Option<std::time::Instant>>>,
 }
 
 /// The writer thread of a [`Queue`]; [`QueueThread::stop`] checkpoints and joins it.
@@ -145,7 +149,7 @@ impl Queue {
             .build(manager)?;
         let (writer, join) = writer::spawn(conn, synchronous, config, Arc::clone(&clock), waker.clone())
             .map_err(|e| QueueError::Database(format!("cannot start the writer thread: {e}")))?;
-        let queue = Queue { writer: writer.clone(), reads, clock, waker, metrics: Arc::default() };
+        let queue = Queue { writer: writer.clone(), reads, clock, waker, metrics: Arc::default(), enqueue_failed_at: Arc::default() };
         Ok((queue, QueueThread { writer, join: Some(join) }))
     }
 
@@ -183,7 +187,9 @@ impl Queue {
         let kind = job.kind.clone();
         let may_run_inline = job.inline.is_some();
         let job = job.prepare();
-        let enqueued = self.writer.call(!may_run_inline, Durability::Durable, move |conn, now| Ok(store::enqueue(conn, job, now)?))?;
+        let enqueued = self.writer.call(!may_run_inline, Durability::Durable, move |conn, now| Ok(store::enqueue(conn, job, now)?));
+        self.note_enqueue(&enqueued);
+        let enqueued = enqueued?;
         if enqueued.ran_inline {
             self.metrics.enqueued(&kind);
             self.metrics.started(&kind, 0);
@@ -203,13 +209,29 @@ impl Queue {
         let jobs: Vec<_> = jobs.into_iter().map(NewJob::prepare).collect();
         let enqueued = self.writer.call(true, Durability::Durable, move |conn, now| {
             jobs.into_iter().map(|job| Ok(store::enqueue(conn, job, now)?)).collect::<Result<Vec<_>, QueueError>>()
-        })?;
+        });
+        self.note_enqueue(&enqueued);
+        let enqueued = enqueued?;
         for (kind, e) in kinds.iter().zip(&enqueued) {
             if !e.deduplicated {
                 self.metrics.enqueued(kind);
             }
         }
         Ok(enqueued)
+    }
+
+    fn note_enqueue<T>(&self, outcome: &Result<T, QueueError>) {
+        let mut failed_at = self.enqueue_failed_at.lock().unwrap_or_else(|p| p.into_inner());
+        match outcome {
+            Ok(_) => *failed_at = None,
+            Err(QueueError::Database(_) | QueueError::Busy(_)) => *failed_at = Some(std::time::Instant::now()),
+            Err(_) => {}
+        }
+    }
+
+    /// Whether an enqueue failed on the database within `window` and none has committed since.
+    pub fn enqueues_failing(&self, window: std::time::Duration) -> bool {
+        self.enqueue_failed_at.lock().unwrap_or_else(|p| p.into_inner()).is_some_and(|at| at.elapsed() < window)
     }
 
     pub fn replay(&self, ids: Vec<JobId>) -> Result<Vec<JobId>, QueueError> {

@@ -177,6 +177,9 @@ fn database_writable(ctx: &AppContext) -> bool {
     probe.writable
 }
 
+/// Degraded while an enqueue failed on the database this recently and none committed since.
+const ENQUEUE_FAILURE_WINDOW: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Degraded when the runner has not ticked for this long.
 const RUNNER_STALL_MS: i64 = 10_000;
 
@@ -185,7 +188,7 @@ fn health(ctx: &AppContext) -> Response {
     let count = |state| counts.as_ref().and_then(|c| c.get(&state).copied()).unwrap_or(0);
     use crate::queue::JobState::*;
     let runner = ctx.runner.lock().unwrap_or_else(|p| p.into_inner()).as_ref().map(|r| r.state());
-    let writable = database_writable(ctx);
+    let writable = database_writable(ctx) && !ctx.queue.enqueues_failing(ENQUEUE_FAILURE_WINDOW);
     let runner_ok = runner.is_some_and(|r| r.last_tick_ms_ago < RUNNER_STALL_MS);
     let healthy = writable && runner_ok && counts.is_some();
     let mut problems = Vec::new();

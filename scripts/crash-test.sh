@@ -15,7 +15,7 @@ python3 - "$result" <<'PY'
 import json, sys
 r = json.loads(sys.argv[1])
 print(f"crash test: {r['rounds']} SIGKILL rounds, {r['clients']} clients")
-for key in ["sent", "acknowledged", "stored", "executed", "duplicated", "lost", "attempts_rescued"]:
+for key in ["sent", "acknowledged", "stored", "executed", "duplicated", "lost", "attempts_rescued", "ingested_by_the_runner"]:
     print(f"  {key:<17} {r[key]}")
 ok = r["lost"] == 0 and r["duplicated"] == 0 and r["stored"] == r["acknowledged"] == r["executed"] and r["acknowledged"] > 0
 print("  result            " + ("PASS" if ok else "FAIL " + str(r["lost_examples"])))

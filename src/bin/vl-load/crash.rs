@@ -1,5 +1,6 @@
 //! `vl-load crash`: the crash-safety check. Clients POST observations (each with a unique
-//! `tool_use_id`) to a real worker while it is killed with SIGKILL and restarted, round after
+//! `tool_use_id`, now and then an analysis request that makes the session's next events wait
+//! for the runner instead of being stored inline) to a real worker while it is killed with SIGKILL and restarted, round after
 //! round. Then the last worker drains the queue and the database is checked: every event that
 //! got a 202 must be a job, have run to `succeeded`, and be stored exactly once.
 
@@ -85,8 +86,15 @@ pub fn run(rounds: usize, clients: usize) -> serde_json::Value {
                 let mut n = 0;
                 while !stop.load(Ordering::SeqCst) {
                     let id = format!("crash-{c}-{n}");
+                    let session = format!("crash-session-{}", c % 4);
+                    // In one session of four, an analysis step now and then keeps the lane busy, so
+                    // the events behind it go through the runner (claims, leases, rescue); the
+                    // other sessions' events are stored inline.
+                    if c % 4 == 0 && n % 50 == 0 {
+                        let _ = status(port, "/api/vibelearn/analyze/stack", Some(&json!({"contentSessionId": session})));
+                    }
                     n += 1;
-                    let body = json!({"contentSessionId": format!("crash-session-{}", c % 4), "tool_name": "Bash", "tool_use_id": id,
+                    let body = json!({"contentSessionId": session, "tool_name": "Bash", "tool_use_id": id,
                                       "tool_input": {"command": "echo hi"}, "tool_response": {"stdout": "hi"}, "cwd": "/tmp/crash"});
                     sent.fetch_add(1, Ordering::Relaxed);
                     match status(port, "/api/sessions/observations", Some(&body)) {
@@ -118,12 +126,17 @@ pub fn run(rounds: usize, clients: usize) -> serde_json::Value {
     let counts = verify(&db, &acknowledged);
     let conn = rusqlite::Connection::open(&db).expect("open the database");
     let rescued: i64 = conn.query_row("SELECT COUNT(*) FROM job_attempts WHERE outcome = 'lost'", [], |r| r.get(0)).unwrap_or(0);
+    // Inline ingest finishes in its enqueue transaction (finished_at = created_at).
+    let via_runner: i64 = conn
+        .query_row("SELECT COUNT(*) FROM jobs WHERE kind = 'ingest' AND finished_at > created_at", [], |r| r.get(0))
+        .unwrap_or(0);
     let mut result = counts.to_json();
     result["mode"] = json!("crash");
     result["rounds"] = json!(rounds);
     result["clients"] = json!(clients);
     result["sent"] = json!(sent.load(Ordering::Relaxed));
     result["attempts_rescued"] = json!(rescued);
+    result["ingested_by_the_runner"] = json!(via_runner);
     result
 }
 

@@ -3,7 +3,8 @@
 //!
 //! - [`job`]: row types and the state machine (docs/state_machine.md)
 //! - [`store`]: the SQL of every queue operation
-//! - [`writer`]: the single writing thread and its group-commit protocol
+//! - [`writer`]: the single writing thread and its group-commit protocol (replies through
+//!   `oneshot`)
 //! - [`runner`]: dispatcher, job threads, watchdog; the [`Handler`](runner::Handler) trait
 //! - [`maintenance`]: scheduler, rescuer, pruner
 //! - [`retry`]: backoff and failure classification
@@ -15,6 +16,7 @@
 pub mod job;
 pub mod maintenance;
 pub mod metrics;
+mod oneshot;
 pub mod retry;
 pub mod runner;
 pub mod store;

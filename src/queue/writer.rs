@@ -129,17 +129,17 @@ impl WriterHandle {
         T: Send + 'static,
         F: FnOnce(&Connection, Millis) -> Result<T, QueueError> + Send + 'static,
     {
-        let (reply_tx, reply_rx) = bounded(1);
+        let (reply_tx, reply_rx) = super::oneshot::channel();
         let work: Work = Box::new(move |conn, now| {
             let outcome = conn.and_then(|conn| op(conn, now));
             let ok = outcome.is_ok();
             let responder: Responder = Box::new(move |commit| {
-                let _ = reply_tx.send(commit.and(outcome));
+                reply_tx.send(commit.and(outcome));
             });
             (ok, responder)
         });
         self.send(Request::Work { work, wakes, durability })?;
-        reply_rx.recv().map_err(|_| QueueError::WriterGone)?
+        reply_rx.recv().ok_or(QueueError::WriterGone)?
     }
 
     /// Like [`call`](Self::call) but does not wait for the commit (heartbeats, completions

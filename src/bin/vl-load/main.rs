@@ -19,6 +19,7 @@ mod clock_jump;
 mod crash;
 mod fake_remote;
 mod faults;
+mod keep_alive;
 mod load;
 mod remote_faults;
 
@@ -176,30 +177,21 @@ fn http(port: u16, connections: usize, count: usize) -> serde_json::Value {
         .map(|c| {
             let (errors, latencies) = (errors.clone(), latencies.clone());
             std::thread::spawn(move || {
-                // One agent per connection: ureq keeps its connection alive between calls.
-                let agent: ureq::Agent = ureq::Agent::config_builder()
-                    .timeout_global(Some(Duration::from_secs(30)))
-                    .http_status_as_error(false)
-                    .max_idle_connections_per_host(1)
-                    .build()
-                    .into();
-                let url = format!("http://127.0.0.1:{port}/api/sessions/observations");
+                let mut connection = keep_alive::KeepAlive::connect(port, Duration::from_secs(30));
                 let mut mine = Vec::with_capacity(per);
                 for n in 0..per {
                     let body = json!({"contentSessionId": format!("bench-{c}"), "tool_name": "Read", "tool_use_id": format!("b-{c}-{n}-{}", fastrand::u64(..)),
-                                      "tool_input": {"file_path": "/tmp/x.ts"}, "tool_response": {"ok": true}, "cwd": "/tmp/bench"});
+                                      "tool_input": {"file_path": "/tmp/x.ts"}, "tool_response": {"ok": true}, "cwd": "/tmp/bench"})
+                    .to_string();
                     let t = Instant::now();
-                    let ok = agent
-                        .post(&url)
-                        .header("Content-Type", "application/json")
-                        .send(body.to_string())
-                        .map(|mut r| {
-                            let _ = r.body_mut().read_to_string();
-                            r.status().as_u16() == 202
-                        })
-                        .unwrap_or(false);
+                    let ok = match connection.as_mut() {
+                        Ok(c) => c.post_json("/api/sessions/observations", &body).is_ok_and(|status| status == 202),
+                        Err(_) => false,
+                    };
                     if !ok {
                         errors.fetch_add(1, Ordering::Relaxed);
+                        // A broken connection is replaced, as a client's pool would.
+                        connection = keep_alive::KeepAlive::connect(port, Duration::from_secs(30));
                     }
                     let ms = t.elapsed().as_secs_f64() * 1000.0;
                     if ms > 500.0 {

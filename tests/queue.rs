@@ -593,3 +593,53 @@ fn a_failing_enqueue_is_reported_until_the_next_one_commits() {
     queue.enqueue(NewJob::new("x", json!({}), 1)).unwrap();
     assert!(!queue.enqueues_failing(window));
 }
+
+#[test]
+fn a_claim_takes_each_lanes_head_and_unlaned_jobs_in_run_at_order_whatever_the_backlog() {
+    let dir = TempDir::new();
+    let clock = ManualClock::new(1_000_000);
+    let (queue, _thread) = start_queue_with_clock(&dir, clock.clone());
+    let claim = |max: usize, kind: Option<&'static str>| -> Vec<i64> {
+        queue
+            .writer()
+            .call(false, Durability::Relaxed, move |conn, now| Ok(store::claim(conn, max, now, 60_000, kind)?))
+            .unwrap()
+            .iter()
+            .map(|j| j.payload["n"].as_i64().unwrap())
+            .collect()
+    };
+    let job = |n: i64, kind: &str, lane: Option<&str>| {
+        let job = NewJob::new(kind, json!({ "n": n }), 3);
+        queue.enqueue(match lane { Some(lane) => job.lane(lane), None => job }).unwrap().id
+    };
+    // Lane "deep": a head that will be running, then a backlog of 2,000 behind it.
+    job(1, "a", Some("deep"));
+    assert_eq!(claim(1, None), [1]);
+    queue.enqueue_all((0..2000).map(|n| NewJob::new("a", json!({ "n": 100 + n }), 3).lane("deep")).collect()).unwrap();
+    // Two more lanes with two jobs each, jobs without a lane, and one scheduled for later.
+    job(10, "a", Some("x"));
+    job(11, "a", Some("x"));
+    job(20, "b", Some("y"));
+    job(21, "a", Some("y"));
+    job(30, "a", None);
+    job(31, "b", None);
+    let later = NewJob { run_at: Some(queue.now() + 60_000), ..NewJob::new("a", json!({ "n": 40 }), 3) };
+    queue.enqueue(later).unwrap();
+    // Only heads and due unlaned jobs, oldest first; nothing of the blocked backlog.
+    assert_eq!(claim(3, Some("a")), [10, 30], "lane y's head is a `b`, so the `a` behind it waits");
+    assert_eq!(claim(10, None), [20, 31]);
+    assert_eq!(claim(10, None), Vec::<i64>::new(), "every lane is busy and the rest is not due");
+    clock.advance(60_000);
+    assert_eq!(claim(10, None), [40]);
+    // A cancelled head no longer blocks its lane.
+    let (_, deep_head) = queue
+        .writer()
+        .call(false, Durability::Relaxed, |conn, _| {
+            Ok(conn.query_row("SELECT COUNT(*), MIN(id) FROM jobs WHERE lane = 'deep' AND state = 'running'", [], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
+            })?)
+        })
+        .unwrap();
+    queue.cancel(vec![vibelearn::queue::JobId(deep_head)]).unwrap();
+    assert_eq!(claim(1, None), [100]);
+}

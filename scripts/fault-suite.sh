@@ -30,15 +30,17 @@ fi
 export FAKETIME_LIB
 
 # Mounts a fresh file system for SCENARIO on DIR; prints the loop image to remove, if any.
+# Besides disk-full's 4 MB, 512 MB: the load writes a few KiB per event at thousands of events
+# a second, and only the scenario's own fault may happen (64 MB filled up mid-run).
 mount_for() {
     local scenario=$1 dir=$2
     case "$scenario" in
         disk-full) mount -t tmpfs -o size=4m tmpfs "$dir" ;;
         read-only)
             local image; image=$(mktemp /var/tmp/vl-fault-ext4.XXXXXX)
-            truncate -s 64M "$image" && mkfs.ext4 -q -F "$image" && mount -o loop "$image" "$dir" || { rm -f "$image"; return 1; }
+            truncate -s 512M "$image" && mkfs.ext4 -q -F "$image" && mount -o loop "$image" "$dir" || { rm -f "$image"; return 1; }
             echo "$image" ;;
-        *) mount -t tmpfs -o size=64m tmpfs "$dir" ;;
+        *) mount -t tmpfs -o size=512m tmpfs "$dir" ;;
     esac
 }
 
@@ -59,8 +61,8 @@ print(f"fault: {r['scenario']}")
 if "skipped" in r:
     print(f"  skipped: {r['skipped']}")
     sys.exit(0)
-for key in ["acknowledged", "stored", "executed", "duplicated", "lost", "refused", "health_checks", "health_unanswered", "health_slowest_ms", "degraded_seen"]:
-    print(f"  {key:<18} {r[key]}")
+for key in ["acknowledged", "stored", "executed", "duplicated", "lost", "refused", "health_checks", "health_unanswered", "health_slowest_ms", "degraded_seen", "ingested_by_the_runner"]:
+    print(f"  {key:<18} {r.get(key, '-')}")
 if r["lost"]:
     print(f"  lost examples      {r['lost_examples']}")
 for key, value in r.get("details", {}).items():

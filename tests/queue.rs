@@ -673,3 +673,42 @@ fn counts_by_state_through_the_indexes_match_a_full_count() {
     }
     assert!(JobState::ALL.iter().all(|s| counts[s] > 0), "every state is represented: {counts:?}");
 }
+
+#[test]
+fn a_job_whose_outcome_cannot_be_written_is_given_back_once_writes_work_not_a_lease_later() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let set_refusal = |on: bool| {
+        queue
+            .writer()
+            .call(false, Durability::Durable, move |conn, _| {
+                Ok(conn.execute_batch(if on {
+                    // Stand-in for a database that refuses the completion's write.
+                    "CREATE TRIGGER refuse BEFORE UPDATE OF outcome ON job_attempts WHEN NEW.outcome = 'succeeded' \
+                     BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;"
+                } else {
+                    "DROP TRIGGER refuse;"
+                })?)
+            })
+            .unwrap()
+    };
+    set_refusal(true);
+    let runs = Arc::new(AtomicUsize::new(0));
+    let mut registry = Registry::default();
+    {
+        let runs = runs.clone();
+        registry.register("step", spec(5000, 10), move |_: &ClaimedJob, _: &_| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            Outcome::done(json!({}))
+        });
+    }
+    let id = queue.enqueue(NewJob::new("step", json!({}), 10).lane("s")).unwrap().id;
+    let _runner = queue.start_runner(runner_config(1), registry).unwrap();
+    wait_for("a first run", WAIT, || runs.load(Ordering::SeqCst) >= 1);
+    std::thread::sleep(Duration::from_millis(300));
+    set_refusal(false);
+    // The default lease is 60 s; the job must not wait for it.
+    wait_for("the job to succeed", WAIT, || state_of(&queue, id) == JobState::Succeeded);
+    let attempts = queue.get(id).unwrap().unwrap().attempts.unwrap();
+    assert!(attempts.iter().any(|a| a.error.as_deref().is_some_and(|e| e.contains("could not be written"))), "{attempts:?}");
+}

@@ -47,6 +47,8 @@ pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// The dispatcher wakes at least this often, so `/api/health` can tell a live runner
 /// (`last_tick_ms_ago`) from a wedged one.
 const TICK: Duration = Duration::from_secs(1);
+/// How often a job thread retries giving back jobs whose outcome could not be written.
+const ORPHAN_RETRY: Duration = Duration::from_secs(1);
 
 /// The error type of effects: whatever went wrong while storing a job's outputs.
 pub type EffectError = Box<dyn std::error::Error + Send + Sync>;
@@ -543,6 +545,7 @@ fn finish_and_claim(shared: &Shared, finished: Vec<(ClaimedJob, Outcome)>) -> Ve
     let kind = finished.last().map(|(job, _)| job.kind.clone()).unwrap_or_default();
     let batch = shared.registry.spec(&kind).map_or(1, |s| s.batch);
     let count = finished.len();
+    let attempts: Vec<(JobId, i64)> = finished.iter().map(|(job, _)| (job.id, job.lease_token)).collect();
     let result = shared.writer.call(true, Durability::Relaxed, move |conn, now| {
         for (job, outcome) in finished {
             apply_outcome(conn, job.id, job.lease_token, job.attempt, outcome, now)?;
@@ -565,8 +568,26 @@ fn finish_and_claim(shared: &Shared, finished: Vec<(ClaimedJob, Outcome)>) -> Ve
             next
         }
         Err(e) => {
-            log::warn!(target: "queue", "could not record {count} job outcomes: {e}; their leases will expire and they will be rescued");
+            log::warn!(target: "queue", "could not record {count} job outcomes: {e}; they run again once the database takes writes");
+            rescue_when_writable(shared, attempts);
             Vec::new()
+        }
+    }
+}
+
+/// The outcomes of `attempts` could not be written (the database was locked, full or
+/// read-only), so their jobs are still `running` with nobody running them. Rather than leave
+/// them — and their sessions' lanes — waiting a whole lease for the rescuer, this thread gives
+/// them back (as lost attempts) as soon as a write goes through: it tries once a second until
+/// the lease would have run out anyway, or shutdown.
+fn rescue_when_writable(shared: &Shared, attempts: Vec<(JobId, i64)>) {
+    let give_up = Instant::now() + shared.config.lease;
+    while Instant::now() < give_up && !shared.stopping.load(Ordering::SeqCst) {
+        std::thread::sleep(ORPHAN_RETRY);
+        let attempts = attempts.clone();
+        if let Ok(rescued) = shared.writer.call(true, Durability::Durable, move |conn, now| Ok(store::rescue_orphans(conn, &attempts, now)?)) {
+            log::info!(target: "queue", "{} jobs whose outcome could not be recorded are available again", rescued.len());
+            return;
         }
     }
 }

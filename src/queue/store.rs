@@ -330,6 +330,25 @@ pub fn rescue(conn: &Connection, scope: RescueScope, now: Millis) -> rusqlite::R
         RescueScope::AllRunning => "the process running this attempt stopped before it finished",
         RescueScope::ExpiredLeases => "the attempt's lease expired without a heartbeat",
     };
+    rescue_rows(conn, rows, error, now)
+}
+
+/// Rescues attempts whose outcome could not be written (the database refused the write), at
+/// once rather than a lease later. Fenced like a completion: a job that moved on meanwhile is
+/// left alone. Returns the ids rescued.
+pub fn rescue_orphans(conn: &Connection, attempts: &[(JobId, i64)], now: Millis) -> rusqlite::Result<Vec<JobId>> {
+    let mut owned = conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM jobs WHERE id = ?1 AND lease_token = ?2 AND state = 'running')")?;
+    let mut rows = Vec::new();
+    for &(id, token) in attempts {
+        if owned.query_row(params![id, token], |r| r.get(0))? {
+            rows.push((id, Some(token)));
+        }
+    }
+    rescue_rows(conn, rows, "the attempt's outcome could not be written (the database refused writes)", now)
+}
+
+/// Ends each attempt as `lost` and makes its job available again, or dead when out of attempts.
+fn rescue_rows(conn: &Connection, rows: Vec<(JobId, Option<i64>)>, error: &str, now: Millis) -> rusqlite::Result<Vec<JobId>> {
     for (id, token) in &rows {
         conn.prepare_cached(
             "UPDATE jobs SET \

@@ -87,12 +87,7 @@ pub fn run(rounds: usize, clients: usize) -> serde_json::Value {
                 while !stop.load(Ordering::SeqCst) {
                     let id = format!("crash-{c}-{n}");
                     let session = format!("crash-session-{}", c % 4);
-                    // In one session of four, an analysis step now and then keeps the lane busy, so
-                    // the events behind it go through the runner (claims, leases, rescue); the
-                    // other sessions' events are stored inline.
-                    if c % 4 == 0 && n % 50 == 0 {
-                        let _ = status(port, "/api/vibelearn/analyze/stack", Some(&json!({"contentSessionId": session})));
-                    }
+                    super::load::busy_lane_now_and_then(port, c, n, &session);
                     n += 1;
                     let body = json!({"contentSessionId": session, "tool_name": "Bash", "tool_use_id": id,
                                       "tool_input": {"command": "echo hi"}, "tool_response": {"stdout": "hi"}, "cwd": "/tmp/crash"});
@@ -126,17 +121,12 @@ pub fn run(rounds: usize, clients: usize) -> serde_json::Value {
     let counts = verify(&db, &acknowledged);
     let conn = rusqlite::Connection::open(&db).expect("open the database");
     let rescued: i64 = conn.query_row("SELECT COUNT(*) FROM job_attempts WHERE outcome = 'lost'", [], |r| r.get(0)).unwrap_or(0);
-    // Inline ingest finishes in its enqueue transaction (finished_at = created_at).
-    let via_runner: i64 = conn
-        .query_row("SELECT COUNT(*) FROM jobs WHERE kind = 'ingest' AND finished_at > created_at", [], |r| r.get(0))
-        .unwrap_or(0);
     let mut result = counts.to_json();
     result["mode"] = json!("crash");
     result["rounds"] = json!(rounds);
     result["clients"] = json!(clients);
     result["sent"] = json!(sent.load(Ordering::Relaxed));
     result["attempts_rescued"] = json!(rescued);
-    result["ingested_by_the_runner"] = json!(via_runner);
     result
 }
 
@@ -166,12 +156,15 @@ pub(crate) struct Counts {
     executed: usize,
     duplicated: usize,
     lost: Vec<String>,
+    /// Ingest jobs that went through the runner rather than the inline fast path.
+    ingested_by_the_runner: i64,
 }
 
 impl Counts {
     pub(crate) fn to_json(&self) -> serde_json::Value {
         json!({"acknowledged": self.acknowledged, "stored": self.stored, "executed": self.executed,
-               "duplicated": self.duplicated, "lost": self.lost.len(), "lost_examples": self.lost.iter().take(5).collect::<Vec<_>>()})
+               "duplicated": self.duplicated, "lost": self.lost.len(), "lost_examples": self.lost.iter().take(5).collect::<Vec<_>>(),
+               "ingested_by_the_runner": self.ingested_by_the_runner})
     }
 }
 
@@ -192,7 +185,12 @@ pub(crate) fn verify(db: &std::path::Path, acknowledged: &HashSet<String>) -> Co
     let mut stmt = conn.prepare("SELECT event_key, COUNT(*) FROM observations GROUP BY event_key").expect("prepare");
     let rows: HashMap<String, i64> =
         stmt.query_map([], |r| Ok((r.get::<_, Option<String>>(0)?.unwrap_or_default(), r.get(1)?))).expect("read observations").flatten().collect();
-    let mut counts = Counts { acknowledged: acknowledged.len(), stored: 0, executed: 0, duplicated: 0, lost: Vec::new() };
+    // Inline ingest finishes in its enqueue transaction (finished_at = created_at).
+    let ingested_by_the_runner = conn
+        .query_row("SELECT COUNT(*) FROM jobs WHERE kind = 'ingest' AND finished_at > created_at", [], |r| r.get(0))
+        .expect("count ingest jobs");
+    let mut counts =
+        Counts { acknowledged: acknowledged.len(), stored: 0, executed: 0, duplicated: 0, lost: Vec::new(), ingested_by_the_runner };
     for id in acknowledged {
         let (jobs, succeeded) = jobs.get(id).copied().unwrap_or((0, 0));
         let rows = rows.get(id).copied().unwrap_or(0);

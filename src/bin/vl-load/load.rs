@@ -83,8 +83,10 @@ impl Load {
                     let mut n = 0;
                     while !stop.load(Ordering::SeqCst) {
                         let id = format!("{prefix}-{c}-{n}");
+                        let session = format!("{prefix}-session-{c}");
+                        busy_lane_now_and_then(port, c, n, &session);
                         n += 1;
-                        let body = json!({"contentSessionId": format!("{prefix}-session-{c}"), "tool_name": "Write", "tool_use_id": id,
+                        let body = json!({"contentSessionId": session, "tool_name": "Write", "tool_use_id": id,
                                           "cwd": "/tmp/fault", "tool_input": {"file_path": format!("/tmp/fault/f{n}.ts"), "content": content}});
                         if status(port, "/api/sessions/observations", Some(&body)) == Some(202) {
                             acknowledged.lock().expect("acks").insert(id);
@@ -115,6 +117,15 @@ impl Load {
         let health = self.probe.stop();
         let acknowledged = std::mem::take(&mut *self.acknowledged.lock().expect("acks"));
         LoadReport { acknowledged, refused: self.refused.load(Ordering::Relaxed), health }
+    }
+}
+
+/// For one client in four, an analysis request every 50 events: it keeps the session's lane
+/// busy for a moment, so the events behind it go through the runner (claims, leases, rescue)
+/// while the other clients' events are stored inline.
+pub(crate) fn busy_lane_now_and_then(port: u16, client: usize, n: usize, session: &str) {
+    if client.is_multiple_of(4) && n.is_multiple_of(50) {
+        let _ = status(port, "/api/vibelearn/analyze/stack", Some(&json!({"contentSessionId": session})));
     }
 }
 

@@ -5,9 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${RUNS:-3}"
-cargo build --release --locked --bins >/dev/null
-L=target/release/vl-load
-VL=target/release/vl
+# The `dist` profile (fat LTO): the build users install.
+cargo build --profile dist --locked --bins >/dev/null
+L=target/dist/vl-load
+VL=target/dist/vl
 OUT=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$OUT"' EXIT
 

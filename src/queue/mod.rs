@@ -192,17 +192,23 @@ impl Queue {
         let enqueued = self.writer.call(!may_run_inline, Durability::Durable, move |conn, now| Ok(store::enqueue(conn, job, now)?));
         self.note_enqueue(&enqueued);
         let enqueued = enqueued?;
-        if enqueued.ran_inline {
-            self.metrics.enqueued(&kind);
-            self.metrics.started(&kind, 0);
-            self.metrics.finished(&kind, &Outcome::Succeeded { result: None, effects: None }, std::time::Duration::ZERO);
-        } else if !enqueued.deduplicated {
-            self.metrics.enqueued(&kind);
-            if may_run_inline {
-                self.waker.wake();
-            }
+        self.count(&kind, &enqueued);
+        if may_run_inline && !enqueued.ran_inline && !enqueued.deduplicated {
+            self.waker.wake();
         }
         Ok(enqueued)
+    }
+
+    /// Metrics of one enqueue: a job that ran inline also started and succeeded.
+    fn count(&self, kind: &str, enqueued: &Enqueued) {
+        if enqueued.deduplicated {
+            return;
+        }
+        self.metrics.enqueued(kind);
+        if enqueued.ran_inline {
+            self.metrics.started(kind, 0);
+            self.metrics.finished(kind, &Outcome::Succeeded { result: None, effects: None }, std::time::Duration::ZERO);
+        }
     }
 
     /// Enqueues several jobs in one transaction, in order (a lane's order is their order).
@@ -215,9 +221,7 @@ impl Queue {
         self.note_enqueue(&enqueued);
         let enqueued = enqueued?;
         for (kind, e) in kinds.iter().zip(&enqueued) {
-            if !e.deduplicated {
-                self.metrics.enqueued(kind);
-            }
+            self.count(kind, e);
         }
         Ok(enqueued)
     }

@@ -712,3 +712,45 @@ fn a_job_whose_outcome_cannot_be_written_is_given_back_once_writes_work_not_a_le
     let attempts = queue.get(id).unwrap().unwrap().attempts.unwrap();
     assert!(attempts.iter().any(|a| a.error.as_deref().is_some_and(|e| e.contains("could not be written"))), "{attempts:?}");
 }
+
+#[test]
+fn a_timed_out_job_whose_timeout_cannot_be_written_is_given_back_once_writes_work() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let set_refusal = |on: bool| {
+        queue
+            .writer()
+            .call(false, Durability::Durable, move |conn, _| {
+                Ok(conn.execute_batch(if on {
+                    "CREATE TRIGGER refuse BEFORE UPDATE OF outcome ON job_attempts WHEN NEW.outcome = 'timed_out' \
+                     BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;"
+                } else {
+                    "DROP TRIGGER refuse;"
+                })?)
+            })
+            .unwrap()
+    };
+    set_refusal(true);
+    let runs = Arc::new(AtomicUsize::new(0));
+    let mut registry = Registry::default();
+    {
+        let runs = runs.clone();
+        registry.register("step", spec(200, 10), move |_: &ClaimedJob, _: &_| {
+            // The first run hangs well past its 200 ms timeout; later runs are quick.
+            if runs.fetch_add(1, Ordering::SeqCst) == 0 {
+                std::thread::sleep(Duration::from_secs(3));
+            }
+            Outcome::done(json!({}))
+        });
+    }
+    let id = queue.enqueue(NewJob::new("step", json!({}), 10).lane("s")).unwrap().id;
+    let _runner = queue.start_runner(runner_config(1), registry).unwrap();
+    // The watchdog notices the timeout within a tick (1 s) and cannot record it.
+    std::thread::sleep(Duration::from_millis(1800));
+    let attempts = queue.get(id).unwrap().unwrap().attempts.unwrap();
+    assert_eq!((state_of(&queue, id), attempts[0].outcome), (JobState::Running, None), "the timeout was refused");
+    set_refusal(false);
+    // The default lease is 60 s; the job must not wait for it.
+    wait_for("the job to succeed", WAIT, || state_of(&queue, id) == JobState::Succeeded);
+    assert!(runs.load(Ordering::SeqCst) >= 2);
+}

@@ -575,11 +575,12 @@ fn finish_and_claim(shared: &Shared, finished: Vec<(ClaimedJob, Outcome)>) -> Ve
     }
 }
 
-/// The outcomes of `attempts` could not be written (the database was locked, full or
-/// read-only), so their jobs are still `running` with nobody running them. Rather than leave
-/// them — and their sessions' lanes — waiting a whole lease for the rescuer, this thread gives
-/// them back (as lost attempts) as soon as a write goes through: it tries once a second until
-/// the lease would have run out anyway, or shutdown.
+/// The outcomes of `attempts` (completions, or the watchdog's timeout records) could not be
+/// written — the database was locked, full or read-only — so their jobs are still `running`
+/// with nobody running them. Rather than leave them, and their sessions' lanes, waiting a whole
+/// lease for the rescuer, the calling thread gives them back (as lost attempts) as soon as a
+/// write goes through: it tries once a second until the lease would have run out anyway, or
+/// shutdown.
 fn rescue_when_writable(shared: &Shared, attempts: Vec<(JobId, i64)>) {
     let give_up = Instant::now() + shared.config.lease;
     while Instant::now() < give_up && !shared.stopping.load(Ordering::SeqCst) {
@@ -661,11 +662,23 @@ fn time_out_expired(shared: &Arc<Shared>) -> usize {
         let (id, token, attempt) = (*id, flight.token, flight.attempt);
         let error = format!("timed out after {} s", flight.timeout.as_secs_f64());
         log::warn!(target: "queue", "job {id} ({}) {error}; its thread is replaced", flight.kind);
-        let submitted = shared.writer.submit(true, Durability::Relaxed, move |conn, now| {
+        let record = move |conn: &Connection, now| {
             let at = now + backoff_jittered(attempt).as_millis() as Millis;
             store::fail_attempt(conn, id, token, AttemptOutcome::TimedOut, &error, FailureDisposition::RetryAt(at), now)?;
             Ok(())
-        });
+        };
+        // If the database refuses the record, give the job back once it takes writes (on a
+        // thread of its own: this runs on the writer's thread).
+        let orphan = Arc::clone(shared);
+        let give_back = move |_| {
+            let spawned = std::thread::Builder::new()
+                .name("vl-give-back".into())
+                .spawn(move || rescue_when_writable(&orphan, vec![(id, token)]));
+            if let Err(e) = spawned {
+                log::warn!(target: "queue", "job {id} stays running until its lease expires: {e}");
+            }
+        };
+        let submitted = shared.writer.submit_or(true, Durability::Relaxed, record, give_back);
         if let Err(e) = submitted {
             log::warn!(target: "queue", "could not record the timeout of job {id}: {e}");
         }

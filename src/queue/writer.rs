@@ -148,12 +148,23 @@ impl WriterHandle {
     where
         F: FnOnce(&Connection, Millis) -> Result<(), QueueError> + Send + 'static,
     {
+        self.submit_or(wakes, durability, op, |_| {})
+    }
+
+    /// [`submit`](Self::submit), and if the write fails (the op, or the batch's commit),
+    /// `on_failure` runs on the writer thread after it is logged: keep it short.
+    pub fn submit_or<F, G>(&self, wakes: bool, durability: Durability, op: F, on_failure: G) -> Result<(), QueueError>
+    where
+        F: FnOnce(&Connection, Millis) -> Result<(), QueueError> + Send + 'static,
+        G: FnOnce(QueueError) + Send + 'static,
+    {
         let work: Work = Box::new(move |conn, now| {
             let outcome = conn.and_then(|conn| op(conn, now));
             let ok = outcome.is_ok();
             let responder: Responder = Box::new(move |commit| {
                 if let Err(e) = commit.and(outcome) {
                     log::warn!(target: "queue", "background write failed: {e}");
+                    on_failure(e);
                 }
             });
             (ok, responder)

@@ -29,6 +29,18 @@ fn state_of(queue: &vibelearn::queue::Queue, id: vibelearn::queue::JobId) -> Job
     queue.get(id).expect("read job").expect("job exists").state
 }
 
+/// Stand-in for a database that refuses some writes (full disk, read-only): a trigger,
+/// `when` saying which (`BEFORE INSERT ON jobs`, …), aborts them with SQLite's disk-full text.
+fn refuse_writes(queue: &vibelearn::queue::Queue, when: &str) {
+    let sql = format!("CREATE TRIGGER refuse {when} BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;");
+    queue.writer().call(false, Durability::Durable, move |conn, _| Ok(conn.execute_batch(&sql)?)).unwrap();
+}
+
+/// Undoes [`refuse_writes`].
+fn allow_writes(queue: &vibelearn::queue::Queue) {
+    queue.writer().call(false, Durability::Durable, |conn, _| Ok(conn.execute_batch("DROP TRIGGER refuse;")?)).unwrap();
+}
+
 #[test]
 fn jobs_of_a_lane_run_in_order_while_lanes_run_in_parallel() {
     let dir = TempDir::new();
@@ -574,22 +586,10 @@ fn a_failing_enqueue_is_reported_until_the_next_one_commits() {
     queue.enqueue(NewJob::new("x", json!({}), 1)).unwrap();
     assert!(!queue.enqueues_failing(window));
     // Stand-in for a full disk: every insert into jobs fails on the database.
-    let set_trigger = |on: bool| {
-        queue
-            .writer()
-            .call(false, Durability::Durable, move |conn, _| {
-                Ok(conn.execute_batch(if on {
-                    "CREATE TRIGGER refuse BEFORE INSERT ON jobs BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;"
-                } else {
-                    "DROP TRIGGER refuse;"
-                })?)
-            })
-            .unwrap()
-    };
-    set_trigger(true);
+    refuse_writes(&queue, "BEFORE INSERT ON jobs");
     assert!(queue.enqueue(NewJob::new("x", json!({}), 1)).is_err());
     assert!(queue.enqueues_failing(window), "health must see that events are being refused");
-    set_trigger(false);
+    allow_writes(&queue);
     queue.enqueue(NewJob::new("x", json!({}), 1)).unwrap();
     assert!(!queue.enqueues_failing(window));
 }
@@ -678,21 +678,7 @@ fn counts_by_state_through_the_indexes_match_a_full_count() {
 fn a_job_whose_outcome_cannot_be_written_is_given_back_once_writes_work_not_a_lease_later() {
     let dir = TempDir::new();
     let (queue, _thread) = start_queue(&dir);
-    let set_refusal = |on: bool| {
-        queue
-            .writer()
-            .call(false, Durability::Durable, move |conn, _| {
-                Ok(conn.execute_batch(if on {
-                    // Stand-in for a database that refuses the completion's write.
-                    "CREATE TRIGGER refuse BEFORE UPDATE OF outcome ON job_attempts WHEN NEW.outcome = 'succeeded' \
-                     BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;"
-                } else {
-                    "DROP TRIGGER refuse;"
-                })?)
-            })
-            .unwrap()
-    };
-    set_refusal(true);
+    refuse_writes(&queue, "BEFORE UPDATE OF outcome ON job_attempts WHEN NEW.outcome = 'succeeded'");
     let runs = Arc::new(AtomicUsize::new(0));
     let mut registry = Registry::default();
     {
@@ -706,7 +692,7 @@ fn a_job_whose_outcome_cannot_be_written_is_given_back_once_writes_work_not_a_le
     let _runner = queue.start_runner(runner_config(1), registry).unwrap();
     wait_for("a first run", WAIT, || runs.load(Ordering::SeqCst) >= 1);
     std::thread::sleep(Duration::from_millis(300));
-    set_refusal(false);
+    allow_writes(&queue);
     // The default lease is 60 s; the job must not wait for it.
     wait_for("the job to succeed", WAIT, || state_of(&queue, id) == JobState::Succeeded);
     let attempts = queue.get(id).unwrap().unwrap().attempts.unwrap();
@@ -717,20 +703,7 @@ fn a_job_whose_outcome_cannot_be_written_is_given_back_once_writes_work_not_a_le
 fn a_timed_out_job_whose_timeout_cannot_be_written_is_given_back_once_writes_work() {
     let dir = TempDir::new();
     let (queue, _thread) = start_queue(&dir);
-    let set_refusal = |on: bool| {
-        queue
-            .writer()
-            .call(false, Durability::Durable, move |conn, _| {
-                Ok(conn.execute_batch(if on {
-                    "CREATE TRIGGER refuse BEFORE UPDATE OF outcome ON job_attempts WHEN NEW.outcome = 'timed_out' \
-                     BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;"
-                } else {
-                    "DROP TRIGGER refuse;"
-                })?)
-            })
-            .unwrap()
-    };
-    set_refusal(true);
+    refuse_writes(&queue, "BEFORE UPDATE OF outcome ON job_attempts WHEN NEW.outcome = 'timed_out'");
     let runs = Arc::new(AtomicUsize::new(0));
     let mut registry = Registry::default();
     {
@@ -749,7 +722,7 @@ fn a_timed_out_job_whose_timeout_cannot_be_written_is_given_back_once_writes_wor
     std::thread::sleep(Duration::from_millis(1800));
     let attempts = queue.get(id).unwrap().unwrap().attempts.unwrap();
     assert_eq!((state_of(&queue, id), attempts[0].outcome), (JobState::Running, None), "the timeout was refused");
-    set_refusal(false);
+    allow_writes(&queue);
     // The default lease is 60 s; the job must not wait for it.
     wait_for("the job to succeed", WAIT, || state_of(&queue, id) == JobState::Succeeded);
     assert!(runs.load(Ordering::SeqCst) >= 2);

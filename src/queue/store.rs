@@ -9,6 +9,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use super::job::{Attempt, AttemptOutcome, ClaimedJob, Enqueued, Inline, InlineRun, Job, JobId, JobState, NewJob, PreparedJob, UniqueScope};
+use super::runner::EffectError;
 use super::writer::exec_cached;
 use crate::clock::Millis;
 
@@ -71,27 +72,21 @@ fn lane_busy(conn: &Connection, lane: Option<&str>) -> rusqlite::Result<bool> {
 /// work, all in one savepoint. Returns `None` — having changed nothing — when the work or any
 /// statement failed; the caller then enqueues the job as usual.
 fn run_inline(conn: &Connection, job: &NewJob, payload: &str, run: InlineRun, now: Millis) -> Option<JobId> {
-    let attempt = || -> Result<JobId, String> {
+    let attempt = || -> Result<JobId, EffectError> {
         conn.prepare_cached(
             "INSERT INTO jobs (kind, state, lane, unique_key, payload, attempt, max_attempts, created_at, run_at, finished_at) \
              VALUES (?1, 'succeeded', ?2, ?3, ?4, 1, ?5, ?6, ?6, ?6)",
-        )
-        .and_then(|mut s| s.execute(params![job.kind, job.lane, job.unique_key, payload, job.max_attempts, now]))
-        .map_err(|e| e.to_string())?;
+        )?
+        .execute(params![job.kind, job.lane, job.unique_key, payload, job.max_attempts, now])?;
         let id = JobId(conn.last_insert_rowid());
-        let result = catch_unwind(AssertUnwindSafe(|| run(conn, id, now)))
-            .map_err(|_| "the inline run panicked".to_owned())?
-            .map_err(|e| e.to_string())?;
+        let result = catch_unwind(AssertUnwindSafe(|| run(conn, id, now))).map_err(|_| "the inline run panicked")??;
         if let Some(result) = result {
-            conn.prepare_cached("UPDATE jobs SET result = ?2 WHERE id = ?1")
-                .and_then(|mut s| s.execute(params![id, result.to_string()]))
-                .map_err(|e| e.to_string())?;
+            conn.prepare_cached("UPDATE jobs SET result = ?2 WHERE id = ?1")?.execute(params![id, result.to_string()])?;
         }
         conn.prepare_cached(
             "INSERT INTO job_attempts (job_id, attempt, started_at, finished_at, outcome) VALUES (?1, 1, ?2, ?2, 'succeeded')",
-        )
-        .and_then(|mut s| s.execute(params![id, now]))
-        .map_err(|e| e.to_string())?;
+        )?
+        .execute(params![id, now])?;
         Ok(id)
     };
     exec_cached(conn, "SAVEPOINT inline").ok()?;
@@ -586,8 +581,7 @@ pub fn count_by_state(conn: &Connection, states: &[JobState]) -> rusqlite::Resul
     let mut counts = std::collections::HashMap::new();
     for &state in states {
         let sql = match state {
-            JobState::Available => "SELECT COUNT(*) FROM jobs WHERE state = ?1",
-            JobState::Retryable => "SELECT COUNT(*) FROM jobs WHERE state = ?1",
+            JobState::Available | JobState::Retryable => "SELECT COUNT(*) FROM jobs WHERE state = ?1",
             JobState::Running => {
                 "SELECT COUNT(*) FROM jobs INDEXED BY jobs_lane_active \
                  WHERE state IN ('available','running','retryable') AND state = ?1"

@@ -10,19 +10,16 @@ use serde_json::{Value, json};
 
 use crate::util::{TempDir, WorkerProcess, free_port, vl};
 
-/// A small deterministic generator (xorshift64*): failures reproduce from the seed printed.
-struct Rng(u64);
+/// fastrand's generator, seeded: a failing case reproduces from its number.
+struct Rng(fastrand::Rng);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    fn seeded(seed: u64) -> Rng {
+        Rng(fastrand::Rng::with_seed(seed))
     }
 
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        self.0.usize(..n.max(1))
     }
 }
 
@@ -105,7 +102,7 @@ fn http_routes_survive_mutated_bodies() {
         ("/api/vibelearn/sync", "analysis.json"),
         ("/api/jobs/replay", "replay.json"),
     ];
-    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    let mut rng = Rng::seeded(0x5eed_1234_abcd_0001);
     for case in 0..240 {
         let (route, seed_name) = routes[case % routes.len()];
         let body = mutate_bytes(&mut rng, &seed(seed_name));
@@ -127,7 +124,7 @@ fn hooks_survive_mutated_stdin() {
     let port = free_port(); // no worker: every delivery takes the direct-enqueue path
     std::fs::write(dir.path().join("worker-spawn.stamp"), "fuzz\n").unwrap(); // no worker spawns
     let events = ["session-init", "observation", "file-edit", "summarize", "session-complete"];
-    let mut rng = Rng(0x5eed_4321_dcba_0002);
+    let mut rng = Rng::seeded(0x5eed_4321_dcba_0002);
     for case in 0..40 {
         let (platform, seed_name) = if case % 2 == 0 { ("claude-code", "hook-claude.json") } else { ("cursor", "hook-cursor.json") };
         let event = events[case % events.len()];

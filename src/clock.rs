@@ -20,10 +20,7 @@ pub struct SystemClock;
 impl Clock for SystemClock {
     fn now_ms(&self) -> Millis {
         // A clock before 1970 is a broken machine, not a user error; 0 keeps arithmetic sane.
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis() as Millis)
-            .unwrap_or(0)
+        SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as Millis).unwrap_or(0)
     }
 }
 

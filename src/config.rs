@@ -85,9 +85,7 @@ impl Env for BTreeMap<String, String> {
 /// Expands a leading `~` with the home directory.
 pub fn expand_home(raw: &str, home: Option<&Path>) -> PathBuf {
     match (raw.strip_prefix('~'), home) {
-        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
-            home.join(rest.trim_start_matches('/'))
-        }
+        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => home.join(rest.trim_start_matches('/')),
         _ => PathBuf::from(raw),
     }
 }
@@ -328,10 +326,8 @@ mod tests {
 
     #[test]
     fn kind_timeouts_can_be_overridden() {
-        let config = Config::resolve(&env(&[
-            ("HOME", "/nonexistent-home"),
-            ("VIBELEARN_TIMEOUT_ANALYZE_CONCEPTS_SECS", "7"),
-        ]));
+        let config =
+            Config::resolve(&env(&[("HOME", "/nonexistent-home"), ("VIBELEARN_TIMEOUT_ANALYZE_CONCEPTS_SECS", "7")]));
         assert_eq!(config.kind_timeout("analyze_concepts", Duration::from_secs(120)), Duration::from_secs(7));
         assert_eq!(config.kind_timeout("ingest", Duration::from_secs(10)), Duration::from_secs(10));
     }

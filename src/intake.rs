@@ -8,7 +8,10 @@ use serde_json::{Value, json};
 
 use crate::hook::exclude::is_excluded;
 use crate::hook::privacy::{is_entirely_private, strip_private_json};
-use crate::jobs::{self, ingest::{EventKind, InvalidEvent, optional_str, required_str}};
+use crate::jobs::{
+    self,
+    ingest::{EventKind, InvalidEvent, optional_str, required_str},
+};
 use crate::queue::{NewJob, Queue, QueueError, UniqueScope};
 
 /// The settings intake needs, taken from the resolved config once.
@@ -42,7 +45,9 @@ pub enum Reply {
 impl Reply {
     pub fn to_json(&self) -> Value {
         match self {
-            Reply::Queued { job_id, deduplicated } => json!({"status": "queued", "jobId": job_id, "deduplicated": deduplicated}),
+            Reply::Queued { job_id, deduplicated } => {
+                json!({"status": "queued", "jobId": job_id, "deduplicated": deduplicated})
+            }
             Reply::Skipped { reason } => json!({"status": "skipped", "reason": reason}),
         }
     }
@@ -114,14 +119,19 @@ impl<'a> PrivateTurns<'a> {
 }
 
 /// Validates, strips and enqueues one session event as an `ingest` job.
-pub fn submit_event(queue: &Queue, settings: &IntakeSettings, kind: EventKind, mut body: Value) -> Result<Reply, IntakeError> {
+pub fn submit_event(
+    queue: &Queue,
+    settings: &IntakeSettings,
+    kind: EventKind,
+    mut body: Value,
+) -> Result<Reply, IntakeError> {
     if !body.is_object() {
         return Err(IntakeError::Invalid("the body must be a JSON object".into()));
     }
     // Whether the prompt is entirely private must be judged before stripping; then strip
     // before anything else looks at the body: nothing private may reach a log line or the queue.
-    let prompt_is_private = kind == EventKind::Init
-        && body.get("prompt").and_then(Value::as_str).is_some_and(is_entirely_private);
+    let prompt_is_private =
+        kind == EventKind::Init && body.get("prompt").and_then(Value::as_str).is_some_and(is_entirely_private);
     strip_private_json(&mut body);
     let session_id = required_str(&body, "contentSessionId")?.to_owned();
     match kind {
@@ -134,9 +144,10 @@ pub fn submit_event(queue: &Queue, settings: &IntakeSettings, kind: EventKind, m
         EventKind::Init | EventKind::Complete => {}
     }
     if let Some(cwd) = optional_str(&body, "cwd")?
-        && is_excluded(&cwd, &settings.excluded_projects, settings.home.as_deref()) {
-            return Ok(Reply::Skipped { reason: "project_excluded" });
-        }
+        && is_excluded(&cwd, &settings.excluded_projects, settings.home.as_deref())
+    {
+        return Ok(Reply::Skipped { reason: "project_excluded" });
+    }
     let turns = PrivateTurns::new(&settings.private_dir);
     match kind {
         EventKind::Init => {
@@ -153,9 +164,10 @@ pub fn submit_event(queue: &Queue, settings: &IntakeSettings, kind: EventKind, m
                 return Ok(Reply::Skipped { reason: "private" });
             }
             if let Some(tool) = body.get("tool_name").and_then(Value::as_str)
-                && settings.skip_tools.iter().any(|t| t == tool) {
-                    return Ok(Reply::Skipped { reason: "tool_excluded" });
-                }
+                && settings.skip_tools.iter().any(|t| t == tool)
+            {
+                return Ok(Reply::Skipped { reason: "tool_excluded" });
+            }
         }
         EventKind::Complete => {}
     }
@@ -188,9 +200,10 @@ pub fn submit_analysis(queue: &Queue, kind: &str, mut body: Value) -> Result<Rep
     let session_id = required_str(&body, "contentSessionId")?.to_owned();
     let mut payload = json!({ "contentSessionId": session_id });
     if kind == jobs::ANALYZE_CONCEPTS
-        && let Some(message) = optional_str(&body, "last_assistant_message")? {
-            payload["last_assistant_message"] = json!(message);
-        }
+        && let Some(message) = optional_str(&body, "last_assistant_message")?
+    {
+        payload["last_assistant_message"] = json!(message);
+    }
     let enqueued = queue.enqueue(jobs::analysis_job(kind, &session_id, payload))?;
     Ok(Reply::Queued { job_id: enqueued.id.0, deduplicated: enqueued.deduplicated })
 }

@@ -52,7 +52,10 @@ fn open(path: &Path) -> Option<(File, u64)> {
 impl FileLogger {
     fn rotate(&self) {
         for n in (1..KEEP_FILES).rev() {
-            let _ = std::fs::rename(self.path.with_extension(format!("log.{n}")), self.path.with_extension(format!("log.{}", n + 1)));
+            let _ = std::fs::rename(
+                self.path.with_extension(format!("log.{n}")),
+                self.path.with_extension(format!("log.{}", n + 1)),
+            );
         }
         let _ = std::fs::rename(&self.path, self.path.with_extension("log.1"));
     }
@@ -82,9 +85,10 @@ impl Log for FileLogger {
             *guard = open(&self.path);
         }
         if let Some((file, size)) = guard.as_mut()
-            && file.write_all(line.as_bytes()).is_ok() {
-                *size += line.len() as u64;
-            }
+            && file.write_all(line.as_bytes()).is_ok()
+        {
+            *size += line.len() as u64;
+        }
     }
 
     fn flush(&self) {
@@ -144,11 +148,30 @@ mod tests {
             file: Mutex::new(open(&path)),
         };
         for n in 0..200 {
-            logger.log(&Record::builder().args(format_args!("line {n} key=sk-secret-0123456789")).level(Level::Info).target("t").build());
+            logger.log(
+                &Record::builder()
+                    .args(format_args!("line {n} key=sk-secret-0123456789"))
+                    .level(Level::Info)
+                    .target("t")
+                    .build(),
+            );
         }
-        let mut names: Vec<String> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         names.sort();
-        assert_eq!(names, ["vibelearn.log", "vibelearn.log.1", "vibelearn.log.2", "vibelearn.log.3", "vibelearn.log.4", "vibelearn.log.5"]);
+        assert_eq!(
+            names,
+            [
+                "vibelearn.log",
+                "vibelearn.log.1",
+                "vibelearn.log.2",
+                "vibelearn.log.3",
+                "vibelearn.log.4",
+                "vibelearn.log.5"
+            ]
+        );
         for name in names {
             let text = std::fs::read_to_string(dir.path().join(&name)).unwrap();
             assert!(text.len() <= 1000, "{name} is {} bytes", text.len());

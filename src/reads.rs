@@ -232,8 +232,11 @@ pub fn activity(conn: &Connection, now: Millis, days: usize) -> rusqlite::Result
     let today = now.div_euclid(DAY_MS);
     let first = today - days + 1;
     let mut counts = std::collections::HashMap::new();
-    let mut stmt = conn.prepare_cached("SELECT day, answers, correct FROM daily_streaks WHERE day BETWEEN ?1 AND ?2")?;
-    for row in stmt.query_map(params![first, today], |r| Ok((r.get::<_, i64>(0)?, (r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))))? {
+    let mut stmt =
+        conn.prepare_cached("SELECT day, answers, correct FROM daily_streaks WHERE day BETWEEN ?1 AND ?2")?;
+    for row in stmt
+        .query_map(params![first, today], |r| Ok((r.get::<_, i64>(0)?, (r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))))?
+    {
         let (day, answers) = row?;
         counts.insert(day, answers);
     }
@@ -291,8 +294,11 @@ mod tests {
     fn activity_is_zero_filled_by_utc_day() {
         let (_dir, conn) = db();
         let today = NOW / DAY_MS;
-        conn.execute("INSERT INTO daily_streaks (day, answers, correct) VALUES (?1, 4, 3), (?2, 2, 0), (?3, 9, 9)", params![today, today - 2, today - 30])
-            .unwrap();
+        conn.execute(
+            "INSERT INTO daily_streaks (day, answers, correct) VALUES (?1, 4, 3), (?2, 2, 0), (?3, 9, 9)",
+            params![today, today - 2, today - 30],
+        )
+        .unwrap();
         let body = activity(&conn, NOW, 3).unwrap();
         let days = body["days"].as_array().unwrap();
         assert_eq!(days.len(), 3);

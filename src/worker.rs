@@ -75,9 +75,10 @@ pub fn try_lock(data_dir: &Path) -> Result<Option<InstanceLock>, WorkerError> {
 pub fn admin_token(data_dir: &Path) -> Result<String, WorkerError> {
     let path = data_dir.join("admin.token");
     if let Ok(token) = std::fs::read_to_string(&path)
-        && !token.trim().is_empty() {
-            return Ok(token.trim().to_owned());
-        }
+        && !token.trim().is_empty()
+    {
+        return Ok(token.trim().to_owned());
+    }
     let token = random_hex(32);
     write_private_file(&path, &token).map_err(|e| WorkerError(format!("cannot write {}: {e}", path.display())))?;
     Ok(token)
@@ -143,8 +144,9 @@ impl Worker {
         let db_path = config.db_path();
         let conn = db::open_and_migrate(&db_path, config.synchronous())
             .map_err(|e| WorkerError(format!("cannot open the database at {}: {e}", db_path.display())))?;
-        let (queue, queue_thread) = Queue::start(conn, &db_path, config.synchronous(), WriterConfig::default(), crate::clock::system())
-            .map_err(|e| WorkerError(e.to_string()))?;
+        let (queue, queue_thread) =
+            Queue::start(conn, &db_path, config.synchronous(), WriterConfig::default(), crate::clock::system())
+                .map_err(|e| WorkerError(e.to_string()))?;
         let admin_token = admin_token(&config.data_dir)?;
         let (shutdown_tx, shutdown_rx) = crossbeam_channel::bounded(1);
         let port = config.worker_port();
@@ -172,8 +174,9 @@ impl Worker {
             succeeded_ms: config.retention_succeeded().as_millis() as i64,
             dead_ms: config.retention_dead().as_millis() as i64,
         };
-        let maintainer = Maintainer::spawn(MaintainerConfig { retention, ..MaintainerConfig::default() }, queue.writer().clone())
-            .map_err(|e| WorkerError(format!("cannot start the maintenance thread: {e}")))?;
+        let maintainer =
+            Maintainer::spawn(MaintainerConfig { retention, ..MaintainerConfig::default() }, queue.writer().clone())
+                .map_err(|e| WorkerError(format!("cannot start the maintenance thread: {e}")))?;
         let pid_file = config.data_dir.join("worker.pid");
         let _ = std::fs::write(&pid_file, format!("{}\n", std::process::id()));
         ctx.ready.store(true, Ordering::SeqCst);

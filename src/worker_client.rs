@@ -43,7 +43,10 @@ impl WorkerClient {
     /// A client whose every call (connect + response) is bounded by `timeout`.
     pub fn new(config: &Config, timeout: Duration) -> WorkerClient {
         let token = std::fs::read_to_string(config.data_dir.join("admin.token")).ok().map(|t| t.trim().to_owned());
-        WorkerClient { token, ..WorkerClient::at(&format!("{}:{}", config.worker_host(), config.worker_port()), timeout) }
+        WorkerClient {
+            token,
+            ..WorkerClient::at(&format!("{}:{}", config.worker_host(), config.worker_port()), timeout)
+        }
     }
 
     /// A client for a worker at `addr` (`host:port`), without the admin token.

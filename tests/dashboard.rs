@@ -69,7 +69,17 @@ impl Driver {
     fn start(url: &str, token: &str, out: &Path, dead_job: i64) -> Driver {
         let mut child = Command::new("node")
             .current_dir(manifest_dir().join("tests/browser"))
-            .args(["dashboard.mjs", "--url", url, "--token", token, "--dead-job", &dead_job.to_string(), "--bulk", "--restart"])
+            .args([
+                "dashboard.mjs",
+                "--url",
+                url,
+                "--token",
+                token,
+                "--dead-job",
+                &dead_job.to_string(),
+                "--bulk",
+                "--restart",
+            ])
             .arg("--out")
             .arg(out)
             .stdin(Stdio::null())
@@ -96,7 +106,9 @@ impl Driver {
         loop {
             let event = match self.events.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
                 Ok(event) => event,
-                Err(RecvTimeoutError::Timeout) => panic!("the browser script sent no {name:?} event within {EVENT_TIMEOUT:?}"),
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("the browser script sent no {name:?} event within {EVENT_TIMEOUT:?}")
+                }
                 Err(RecvTimeoutError::Disconnected) => {
                     let status = self.child.wait().ok();
                     panic!("the browser script ended ({status:?}) before its {name:?} event");
@@ -105,7 +117,10 @@ impl Driver {
             match event["event"].as_str() {
                 Some(got) if got == name => return event,
                 Some("text") => eprintln!("dashboard.mjs: {}", event["line"]),
-                _ => panic!("the browser script failed while waiting for {name:?}: {}", event["message"].as_str().unwrap_or(&event.to_string())),
+                _ => panic!(
+                    "the browser script failed while waiting for {name:?}: {}",
+                    event["message"].as_str().unwrap_or(&event.to_string())
+                ),
             }
         }
     }
@@ -153,7 +168,8 @@ fn analysed_session(http: &Http, session: &str, project: &Path) {
         "tool_input": {"file_path": format!("{cwd}/src/cart.ts"), "content": content}});
     assert_eq!(http.post("/api/sessions/observations", &write).unwrap().0, 202);
     for step in ["stack", "static", "concepts", "quiz"] {
-        let (status, reply) = http.post(&format!("/api/vibelearn/analyze/{step}"), &json!({"contentSessionId": session})).unwrap();
+        let (status, reply) =
+            http.post(&format!("/api/vibelearn/analyze/{step}"), &json!({"contentSessionId": session})).unwrap();
         assert_eq!(status, 202, "{step}: {reply}");
     }
 }
@@ -161,13 +177,20 @@ fn analysed_session(http: &Http, session: &str, project: &Path) {
 fn step_state(http: &Http, session: &str, kind: &str) -> (String, i64) {
     let path = format!("/api/vibelearn/sessions/{}/pipeline", percent_encode(session));
     let (_, pipeline) = http.get(&path).unwrap();
-    let step = pipeline["steps"].as_array().and_then(|s| s.iter().find(|s| s["kind"] == kind).cloned()).unwrap_or_default();
+    let step =
+        pipeline["steps"].as_array().and_then(|s| s.iter().find(|s| s["kind"] == kind).cloned()).unwrap_or_default();
     (step["state"].as_str().unwrap_or("").to_owned(), step["job_id"].as_i64().unwrap_or(0))
 }
 
 fn percent_encode(text: &str) -> String {
     text.bytes()
-        .map(|b| if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") })
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
         .collect()
 }
 
@@ -233,12 +256,17 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
     let mut worker = offline_worker(dir.path(), port);
     let http = worker.http();
     analysed_session(&http, GOOD_SESSION, project.path());
-    wait_for("the good session's quiz step", Duration::from_secs(30), || step_state(&http, GOOD_SESSION, "analyze_quiz").0 == "succeeded");
+    wait_for("the good session's quiz step", Duration::from_secs(30), || {
+        step_state(&http, GOOD_SESSION, "analyze_quiz").0 == "succeeded"
+    });
     let today = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64 / 86_400;
     // `vl quiz` keeps `daily_streaks`; rows stand in for a few days of answers.
     rusqlite::Connection::open(dir.path().join("vibelearn.db"))
         .unwrap()
-        .execute("INSERT INTO daily_streaks (day, answers, correct) VALUES (?1, 6, 5), (?2, 4, 1), (?3, 3, 3)", [today, today - 1, today - 6])
+        .execute(
+            "INSERT INTO daily_streaks (day, answers, correct) VALUES (?1, 6, 5), (?2, 4, 1), (?3, 3, 3)",
+            [today, today - 1, today - 6],
+        )
         .unwrap();
     // Likewise answers: one concept answered 3 right of 4.
     let answered = rusqlite::Connection::open(dir.path().join("vibelearn.db"))
@@ -263,10 +291,17 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
     assert_counts_match(&loaded["counts"], &stats);
     assert_eq!(loaded["status"], "ok");
     let failures = loaded["failures"].as_array().unwrap();
-    assert_eq!(failures.iter().map(|f| f["id"].as_i64().unwrap()).collect::<Vec<_>>(), [dead_jobs[1], dead_jobs[0]], "newest first");
+    assert_eq!(
+        failures.iter().map(|f| f["id"].as_i64().unwrap()).collect::<Vec<_>>(),
+        [dead_jobs[1], dead_jobs[0]],
+        "newest first"
+    );
     let failure = failures.iter().find(|f| f["id"] == dead_job).cloned().unwrap_or_default();
     assert_eq!((failure["state"].as_str(), failure["replay_button"].as_bool()), (Some("dead"), Some(true)), "{loaded}");
-    assert!(failure["error"].as_str().unwrap().contains("<img src=x onerror="), "the error is shown as text: {failure}");
+    assert!(
+        failure["error"].as_str().unwrap().contains("<img src=x onerror="),
+        "the error is shown as text: {failure}"
+    );
     assert_eq!(loaded["injected_script_ran"], false, "markup from user data ran");
     let sessions = loaded["sessions"].as_array().unwrap();
     assert!(sessions.iter().any(|s| s["id"] == XSS_SESSION), "the markup session id is listed as text: {sessions:?}");

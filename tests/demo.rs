@@ -15,11 +15,21 @@ fn vl_demo_runs_the_whole_pipeline_offline_and_prints_stack_concepts_and_questio
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "vl demo failed: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
-    for expected in ["Detected stack", "framework   Next.js", "orm         Prisma", "Tailwind CSS", "Concepts met", "sync              succeeded (skipped: no_api_key)"] {
+    for expected in [
+        "Detected stack",
+        "framework   Next.js",
+        "orm         Prisma",
+        "Tailwind CSS",
+        "Concepts met",
+        "sync              succeeded (skipped: no_api_key)",
+    ] {
         assert!(stdout.contains(expected), "missing {expected:?} in:\n{stdout}");
     }
     for step in ["analyze_stack", "analyze_static", "analyze_concepts", "analyze_quiz"] {
-        assert!(stdout.lines().any(|l| l.trim_start().starts_with(step) && l.contains("succeeded")), "{step} did not succeed:\n{stdout}");
+        assert!(
+            stdout.lines().any(|l| l.trim_start().starts_with(step) && l.contains("succeeded")),
+            "{step} did not succeed:\n{stdout}"
+        );
     }
     let concepts = stdout.lines().filter(|l| l.starts_with("  • ")).count();
     assert!((3..=8).contains(&concepts), "{concepts} concepts:\n{stdout}");

@@ -11,7 +11,12 @@ use std::time::Duration;
 /// One scripted answer.
 #[derive(Clone, Debug)]
 pub enum Reply {
-    Respond { status: u16, headers: Vec<(String, String)>, body: String, delay: Duration },
+    Respond {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: String,
+        delay: Duration,
+    },
     /// Close the connection without answering.
     Drop,
 }
@@ -144,7 +149,10 @@ fn serve(stream: TcpStream, state: &Mutex<State>) {
             Reply::Drop => return,
             Reply::Respond { status, headers, body, delay } => {
                 std::thread::sleep(delay);
-                let mut head = format!("HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n", body.len());
+                let mut head = format!(
+                    "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
+                    body.len()
+                );
                 for (k, v) in headers {
                     head.push_str(&format!("{k}: {v}\r\n"));
                 }

@@ -126,7 +126,8 @@ fn hooks_survive_mutated_stdin() {
     let events = ["session-init", "observation", "file-edit", "summarize", "session-complete"];
     let mut rng = Rng::seeded(0x5eed_4321_dcba_0002);
     for case in 0..40 {
-        let (platform, seed_name) = if case % 2 == 0 { ("claude-code", "hook-claude.json") } else { ("cursor", "hook-cursor.json") };
+        let (platform, seed_name) =
+            if case % 2 == 0 { ("claude-code", "hook-claude.json") } else { ("cursor", "hook-cursor.json") };
         let event = events[case % events.len()];
         let input = mutate_bytes(&mut rng, &seed(seed_name));
         let mut child = vl(dir.path(), port)

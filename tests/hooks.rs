@@ -37,7 +37,14 @@ pub fn hook(dir: &Path, port: u16, platform: &str, event: &str, stdin: &[u8], en
     serde_json::from_str(lines[0]).expect("stdout is JSON")
 }
 
-pub fn replay(session: &str, platform: &str, dir: &Path, project: &Path, port: u16, env: &[(&str, &str)]) -> Vec<Value> {
+pub fn replay(
+    session: &str,
+    platform: &str,
+    dir: &Path,
+    project: &Path,
+    port: u16,
+    env: &[(&str, &str)],
+) -> Vec<Value> {
     let session = SampleSession::parse(session).unwrap();
     session.materialize(project).unwrap();
     session
@@ -74,7 +81,10 @@ fn wait_for_ingest(http: &Http, dir: &Path) {
     wait_for("every ingest job to finish", Duration::from_secs(20), || {
         let (_, stats) = http.get("/api/jobs/stats").unwrap();
         let ingest = &stats["by_kind"]["ingest"];
-        ingest["available"].as_i64().unwrap_or(0) + ingest["running"].as_i64().unwrap_or(0) + ingest["retryable"].as_i64().unwrap_or(0) == 0
+        ingest["available"].as_i64().unwrap_or(0)
+            + ingest["running"].as_i64().unwrap_or(0)
+            + ingest["retryable"].as_i64().unwrap_or(0)
+            == 0
             && ingest["succeeded"].as_i64().unwrap_or(0) > 0
     });
     let _ = dir;
@@ -90,11 +100,31 @@ fn a_claude_code_session_with_the_worker_up_is_recorded_typed_and_private_free()
     assert!(lines[1..].iter().all(|l| *l == json!({"continue": true})));
     let http = worker.http();
     wait_for_ingest(&http, dir.path());
-    let observations = db_rows(dir.path(), "SELECT obs_type, tool_name, action, file_path, content, packages FROM observations ORDER BY id");
+    let observations = db_rows(
+        dir.path(),
+        "SELECT obs_type, tool_name, action, file_path, content, packages FROM observations ORDER BY id",
+    );
     let tools: Vec<&str> = observations.iter().map(|r| r[1].as_str().unwrap()).collect();
-    assert_eq!(tools, ["Read", "Write", "Edit", "Write", "Write", "MultiEdit", "Write", "Bash", "mcp__github__search_code"], "TodoWrite is skipped");
+    assert_eq!(
+        tools,
+        ["Read", "Write", "Edit", "Write", "Write", "MultiEdit", "Write", "Bash", "mcp__github__search_code"],
+        "TodoWrite is skipped"
+    );
     let types: Vec<&str> = observations.iter().map(|r| r[0].as_str().unwrap()).collect();
-    assert_eq!(types, ["mcp_tool", "file_edit", "file_edit", "file_edit", "file_edit", "file_edit", "file_edit", "bash_command", "mcp_tool"]);
+    assert_eq!(
+        types,
+        [
+            "mcp_tool",
+            "file_edit",
+            "file_edit",
+            "file_edit",
+            "file_edit",
+            "file_edit",
+            "file_edit",
+            "bash_command",
+            "mcp_tool"
+        ]
+    );
     assert_eq!(observations[1][2], "create");
     assert_eq!(observations[2][2], "modify");
     // The Edit captured the whole file as it was right after the edit, not just new_string.
@@ -112,7 +142,10 @@ fn a_claude_code_session_with_the_worker_up_is_recorded_typed_and_private_free()
     let kinds: Vec<&str> = kinds.iter().map(|r| r[0].as_str().unwrap()).collect();
     assert_eq!(kinds, ["analyze_stack", "analyze_static", "analyze_concepts", "analyze_quiz", "sync"]);
     let concepts_job = db_rows(dir.path(), "SELECT payload FROM jobs WHERE kind = 'analyze_concepts'");
-    assert!(concepts_job[0][0].as_str().unwrap().contains("useCart hook"), "last assistant message read from the transcript");
+    assert!(
+        concepts_job[0][0].as_str().unwrap().contains("useCart hook"),
+        "last assistant message read from the transcript"
+    );
     let ended = db_rows(dir.path(), "SELECT ended_at IS NOT NULL, end_reason, project FROM sessions");
     assert_eq!(ended[0][0], json!(1));
     assert_eq!(ended[0][1], "exit");
@@ -129,14 +162,19 @@ fn with_the_worker_down_events_land_in_the_database_and_a_worker_is_started() {
     for step in session.steps.iter().filter(|s| s.event == "observation").take(3) {
         let input = session.prepare_step(step, project.path()).unwrap();
         let started = Instant::now();
-        assert_eq!(hook(dir.path(), port, "claude-code", "observation", input.to_string().as_bytes(), &[]), json!({"continue": true}));
+        assert_eq!(
+            hook(dir.path(), port, "claude-code", "observation", input.to_string().as_bytes(), &[]),
+            json!({"continue": true})
+        );
         assert!(started.elapsed() < Duration::from_secs(3), "a hook with the worker down must stay fast");
     }
     let queued = db_rows(dir.path(), "SELECT COUNT(*) FROM jobs WHERE kind = 'ingest'");
     assert_eq!(queued[0][0], json!(3), "the events must be in the database");
     // One of the hooks spawned a worker; it runs the queued jobs.
     let http = Http::new(port).with_token(dir.path());
-    wait_for("the spawned worker", Duration::from_secs(20), || http.get("/api/readiness").map(|r| r.0 == 200).unwrap_or(false));
+    wait_for("the spawned worker", Duration::from_secs(20), || {
+        http.get("/api/readiness").map(|r| r.0 == 200).unwrap_or(false)
+    });
     let http = Http::new(port).with_token(dir.path());
     wait_for_ingest(&http, dir.path());
     assert_eq!(db_rows(dir.path(), "SELECT COUNT(*) FROM observations")[0][0], json!(3));
@@ -155,7 +193,9 @@ fn garbage_empty_and_huge_stdin_exit_zero_and_record_nothing() {
         }
     }
     assert_eq!(hook(dir.path(), port, "nonsense", "observation", b"{}", &[]), json!({"continue": true}));
-    assert!(!dir.path().join("vibelearn.db").exists() || db_rows(dir.path(), "SELECT COUNT(*) FROM jobs")[0][0] == json!(0));
+    assert!(
+        !dir.path().join("vibelearn.db").exists() || db_rows(dir.path(), "SELECT COUNT(*) FROM jobs")[0][0] == json!(0)
+    );
 }
 
 #[test]
@@ -188,7 +228,8 @@ fn excluded_projects_and_skipped_tools_record_nothing() {
     let lines = replay(CLAUDE_SESSION, "claude-code", dir.path(), project.path(), worker.port, &env);
     assert_eq!(lines[0], json!({"continue": true, "suppressOutput": true}));
     assert_eq!(db_rows(dir.path(), "SELECT COUNT(*) FROM jobs")[0][0], json!(0));
-    let skipped = json!({"session_id": "s", "cwd": "/tmp/elsewhere", "tool_name": "Skill", "tool_input": {}, "tool_use_id": "x"});
+    let skipped =
+        json!({"session_id": "s", "cwd": "/tmp/elsewhere", "tool_name": "Skill", "tool_input": {}, "tool_use_id": "x"});
     hook(dir.path(), worker.port, "claude-code", "observation", skipped.to_string().as_bytes(), &[]);
     assert_eq!(db_rows(dir.path(), "SELECT COUNT(*) FROM jobs")[0][0], json!(0));
 }
@@ -199,19 +240,39 @@ fn a_private_turn_and_nested_tags_leave_no_byte_in_the_database() {
     let worker = WorkerProcess::start(dir.path());
     let port = worker.port;
     let marker = "MARKER-7f3a9c-PRIVATE";
-    let send = |event: &str, input: Value| hook(dir.path(), port, "claude-code", event, input.to_string().as_bytes(), &[]);
+    let send =
+        |event: &str, input: Value| hook(dir.path(), port, "claude-code", event, input.to_string().as_bytes(), &[]);
     // An entirely private prompt (case-insensitive, attributes, nested) and its tool calls.
-    send("session-init", json!({"session_id": "p1", "cwd": "/tmp/p", "prompt": format!("  <PRIVATE reason=\"x\">{marker} <private>{marker}</private></Private>  ")}));
-    send("observation", json!({"session_id": "p1", "cwd": "/tmp/p", "tool_name": "Bash", "tool_use_id": "t1", "tool_input": {"command": format!("echo {marker}")}}));
+    send(
+        "session-init",
+        json!({"session_id": "p1", "cwd": "/tmp/p", "prompt": format!("  <PRIVATE reason=\"x\">{marker} <private>{marker}</private></Private>  ")}),
+    );
+    send(
+        "observation",
+        json!({"session_id": "p1", "cwd": "/tmp/p", "tool_name": "Bash", "tool_use_id": "t1", "tool_input": {"command": format!("echo {marker}")}}),
+    );
     // A normal prompt ends the private turn; private parts inside strings are removed.
-    send("session-init", json!({"session_id": "p1", "cwd": "/tmp/p", "prompt": format!("fix the bug <system-instruction>{marker}</system-instruction> please")}));
-    send("observation", json!({"session_id": "p1", "cwd": "/tmp/p", "tool_name": "mcp__notes__save", "tool_use_id": "t2",
+    send(
+        "session-init",
+        json!({"session_id": "p1", "cwd": "/tmp/p", "prompt": format!("fix the bug <system-instruction>{marker}</system-instruction> please")}),
+    );
+    send(
+        "observation",
+        json!({"session_id": "p1", "cwd": "/tmp/p", "tool_name": "mcp__notes__save", "tool_use_id": "t2",
         "tool_input": {"text": format!("keep <vibelearn-context>{marker}</vibelearn-context> this"), "nested": [format!("<private>{marker}")]},
-        "tool_response": {"echo": format!("<System_Instruction>{marker}</System_Instruction>ok")}}));
-    send("summarize", json!({"session_id": "p1", "cwd": "/tmp/p", "last_assistant_message": format!("done <private>{marker}</private>")}));
+        "tool_response": {"echo": format!("<System_Instruction>{marker}</System_Instruction>ok")}}),
+    );
+    send(
+        "summarize",
+        json!({"session_id": "p1", "cwd": "/tmp/p", "last_assistant_message": format!("done <private>{marker}</private>")}),
+    );
     let http = worker.http();
     wait_for_ingest(&http, dir.path());
-    assert_eq!(db_rows(dir.path(), "SELECT COUNT(*) FROM observations")[0][0], json!(1), "the private turn's tool call must not be recorded");
+    assert_eq!(
+        db_rows(dir.path(), "SELECT COUNT(*) FROM observations")[0][0],
+        json!(1),
+        "the private turn's tool call must not be recorded"
+    );
     assert_eq!(db_rows(dir.path(), "SELECT text FROM prompts")[0][0], json!("fix the bug  please"));
     drop(worker);
     for file in ["vibelearn.db", "vibelearn.db-wal"] {
@@ -255,7 +316,14 @@ fn stop_hook_active_and_auto_sync_off_are_respected() {
     hook(dir.path(), worker.port, "claude-code", "summarize", stop.to_string().as_bytes(), &[]);
     assert_eq!(db_rows(dir.path(), "SELECT COUNT(*) FROM jobs")[0][0], json!(0));
     let stop = json!({"session_id": "s", "cwd": "/tmp/s", "transcript_path": "/nonexistent"});
-    hook(dir.path(), worker.port, "claude-code", "summarize", stop.to_string().as_bytes(), &[("VIBELEARN_AUTO_SYNC", "false")]);
+    hook(
+        dir.path(),
+        worker.port,
+        "claude-code",
+        "summarize",
+        stop.to_string().as_bytes(),
+        &[("VIBELEARN_AUTO_SYNC", "false")],
+    );
     let kinds = db_rows(dir.path(), "SELECT kind FROM jobs ORDER BY id");
     assert_eq!(kinds.len(), 4);
     assert!(kinds.iter().all(|k| k[0] != "sync"));

@@ -18,7 +18,8 @@ use crate::util::{Http, TempDir, VL, WorkerProcess, free_port, start_queue, star
 const CURSOR_SESSION: &str = include_str!("fixtures/sessions/cursor-fastapi.json");
 
 /// A worker whose LLM provider is a program that does not exist.
-const BROKEN_PROVIDER: &[(&str, &str)] = &[("VIBELEARN_PROVIDER", "command"), ("VIBELEARN_LLM_COMMAND", "/nonexistent/llm-tool")];
+const BROKEN_PROVIDER: &[(&str, &str)] =
+    &[("VIBELEARN_PROVIDER", "command"), ("VIBELEARN_LLM_COMMAND", "/nonexistent/llm-tool")];
 
 /// Runs `vl args…` against a data dir and port.
 fn run(dir: &Path, port: u16, args: &[&str], env: &[(&str, &str)]) -> Output {
@@ -37,7 +38,8 @@ fn stderr(output: &Output) -> String {
 fn run_json(dir: &Path, port: u16, args: &[&str]) -> Value {
     let output = run(dir, port, args, &[]);
     assert!(output.status.success(), "vl {args:?}: {}{}", stdout(&output), stderr(&output));
-    serde_json::from_str(stdout(&output).trim()).unwrap_or_else(|e| panic!("vl {args:?} printed no JSON ({e}): {}", stdout(&output)))
+    serde_json::from_str(stdout(&output).trim())
+        .unwrap_or_else(|e| panic!("vl {args:?} printed no JSON ({e}): {}", stdout(&output)))
 }
 
 /// Replays the recorded Cursor session under `session_id` through real hook processes
@@ -110,7 +112,8 @@ fn dead_jobs_are_listed_with_their_errors_and_replayed_through_the_worker() {
     record_session(dir.path(), broken.port, project.path(), "s-b", true);
     dead_concepts(&broken.http(), 2);
 
-    let page = run_json(dir.path(), broken.port, &["jobs", "list", "--state", "dead", "--kind", "analyze_concepts", "--json"]);
+    let page =
+        run_json(dir.path(), broken.port, &["jobs", "list", "--state", "dead", "--kind", "analyze_concepts", "--json"]);
     assert_eq!(page.as_object().unwrap().keys().collect::<Vec<_>>(), ["jobs", "next_before"]);
     assert!(page["next_before"].is_null());
     let jobs = page["jobs"].as_array().unwrap();
@@ -118,7 +121,11 @@ fn dead_jobs_are_listed_with_their_errors_and_replayed_through_the_worker() {
     for job in jobs {
         assert_job_shape(job);
         assert_eq!((job["kind"].as_str(), job["state"].as_str()), (Some("analyze_concepts"), Some("dead")));
-        assert_eq!((job["attempt"].as_i64(), job["max_attempts"].as_i64()), (Some(1), Some(6)), "permanent: dead at once");
+        assert_eq!(
+            (job["attempt"].as_i64(), job["max_attempts"].as_i64()),
+            (Some(1), Some(6)),
+            "permanent: dead at once"
+        );
         assert!(job["last_error"].as_str().unwrap().contains("exit 127"), "{job}");
         assert!(job.get("attempts").is_none(), "attempts only in the single-job view");
     }
@@ -139,7 +146,10 @@ fn dead_jobs_are_listed_with_their_errors_and_replayed_through_the_worker() {
     let table = run(dir.path(), broken.port, &["jobs", "list", "--state", "dead"], &[]);
     let text = stdout(&table);
     assert!(text.starts_with("ID  "), "{text}");
-    assert!(text.lines().filter(|l| l.contains("analyze_concepts") && l.contains("dead") && l.contains("1/6")).count() == 2, "{text}");
+    assert!(
+        text.lines().filter(|l| l.contains("analyze_concepts") && l.contains("dead") && l.contains("1/6")).count() == 2,
+        "{text}"
+    );
     assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
     let human = stdout(&run(dir.path(), broken.port, &["jobs", "show", &id.to_string()], &[]));
     assert!(human.contains("analyze_concepts") && human.contains("exit 127") && human.contains("failed"), "{human}");
@@ -149,13 +159,17 @@ fn dead_jobs_are_listed_with_their_errors_and_replayed_through_the_worker() {
     assert_eq!(synced.status.code(), Some(1), "{}{}", stdout(&synced), stderr(&synced));
     let text = stdout(&synced);
     assert!(text.contains("analyze_concepts failed") && text.contains("vl jobs replay"), "{text}");
-    assert!(text.lines().any(|l| l.contains("analyze_stack") && l.contains("succeeded")), "one line per change in a pipe: {text}");
+    assert!(
+        text.lines().any(|l| l.contains("analyze_stack") && l.contains("succeeded")),
+        "one line per change in a pipe: {text}"
+    );
     let dead = dead_concepts(&broken.http(), 3);
 
     // A working provider, and one command brings every dead analyze_concepts job back.
     broken.terminate();
     let worker = WorkerProcess::start(dir.path());
-    let replay = run(dir.path(), worker.port, &["jobs", "replay", "--state", "dead", "--kind", "analyze_concepts"], &[]);
+    let replay =
+        run(dir.path(), worker.port, &["jobs", "replay", "--state", "dead", "--kind", "analyze_concepts"], &[]);
     assert!(replay.status.success(), "{}", stderr(&replay));
     assert!(stdout(&replay).starts_with("replayed 3 jobs"), "{}", stdout(&replay));
     assert!(stderr(&replay).is_empty(), "the worker ran the replay: {}", stderr(&replay));
@@ -191,11 +205,13 @@ fn dead_jobs_are_replayed_on_the_database_while_the_worker_is_down() {
     }
     assert_eq!(stats, expected);
 
-    let replay = run(dir.path(), port, &["jobs", "replay", "--state", "dead", "--kind", "analyze_concepts", "--json"], &[]);
+    let replay =
+        run(dir.path(), port, &["jobs", "replay", "--state", "dead", "--kind", "analyze_concepts", "--json"], &[]);
     assert!(replay.status.success(), "{}", stderr(&replay));
     assert_eq!(serde_json::from_str::<Value>(&stdout(&replay)).unwrap(), json!({"replayed": dead}));
     assert!(stderr(&replay).contains("the worker is not running"), "{}", stderr(&replay));
-    let available = run_json(dir.path(), port, &["jobs", "list", "--state", "available", "--kind", "analyze_concepts", "--json"]);
+    let available =
+        run_json(dir.path(), port, &["jobs", "list", "--state", "available", "--kind", "analyze_concepts", "--json"]);
     assert_eq!(available["jobs"][0]["id"], dead[0]);
     assert_eq!(available["jobs"][0]["attempt"], 0);
 
@@ -209,7 +225,10 @@ fn show_cancel_and_unknown_ids_in_both_modes() {
     let port = free_port();
     let (queue, thread) = start_queue(&dir);
     let later = queue.now() + 3_600_000;
-    let waiting = |session: &str| NewJob { run_at: Some(later), ..NewJob::new("ingest", json!({"contentSessionId": session}), 5).lane(format!("session:{session}")) };
+    let waiting = |session: &str| NewJob {
+        run_at: Some(later),
+        ..NewJob::new("ingest", json!({"contentSessionId": session}), 5).lane(format!("session:{session}"))
+    };
     let first = queue.enqueue(waiting("x")).unwrap().id.0;
     let second = queue.enqueue(waiting("y")).unwrap().id.0;
     thread.stop();
@@ -234,7 +253,11 @@ fn show_cancel_and_unknown_ids_in_both_modes() {
     assert_eq!((shown["state"].as_str(), shown["attempt"].as_i64()), (Some("available"), Some(0)));
     let waiting_job = run(dir.path(), port, &["jobs", "replay", &second.to_string()], &[]);
     assert_eq!(waiting_job.status.code(), Some(1));
-    assert!(stderr(&waiting_job).contains("is available; only dead, cancelled or succeeded jobs can be replayed"), "{}", stderr(&waiting_job));
+    assert!(
+        stderr(&waiting_job).contains("is available; only dead, cancelled or succeeded jobs can be replayed"),
+        "{}",
+        stderr(&waiting_job)
+    );
 
     // The replayed job is due now; cancel it again so the worker does not run it.
     assert!(run(dir.path(), port, &["jobs", "cancel", &first.to_string()], &[]).status.success());
@@ -262,14 +285,19 @@ fn stats_and_prune_in_both_modes() {
     let retention = [("VIBELEARN_RETENTION_SUCCEEDED_HOURS", "0")];
     let (queue, thread) = start_queue(&dir);
     let later = queue.now() + 3_600_000;
-    queue.enqueue(NewJob { run_at: Some(later), ..NewJob::new("analyze_stack", json!({"contentSessionId": "a"}), 3) }).unwrap();
+    queue
+        .enqueue(NewJob { run_at: Some(later), ..NewJob::new("analyze_stack", json!({"contentSessionId": "a"}), 3) })
+        .unwrap();
     let doomed = queue.enqueue(NewJob::new("sync", json!({"contentSessionId": "b"}), 12)).unwrap().id;
     queue.cancel(vec![doomed]).unwrap();
     thread.stop();
     drop(queue);
 
     let stats = run_json(dir.path(), port, &["jobs", "stats", "--json"]);
-    assert_eq!(stats["by_state"], json!({"available": 1, "running": 0, "succeeded": 0, "retryable": 0, "dead": 0, "cancelled": 1}));
+    assert_eq!(
+        stats["by_state"],
+        json!({"available": 1, "running": 0, "succeeded": 0, "retryable": 0, "dead": 0, "cancelled": 1})
+    );
     assert_eq!(stats["by_kind"], json!({"analyze_stack": {"available": 1}, "sync": {"cancelled": 1}}));
     assert!(stats["oldest_available_age_ms"].is_null(), "the available job is not due for an hour: {stats}");
     assert_eq!(stats["finished_last_hour"]["cancelled"], 1);
@@ -281,7 +309,8 @@ fn stats_and_prune_in_both_modes() {
 
     let worker = WorkerProcess::start_with(dir.path(), port, &retention);
     let http = worker.http();
-    let (_, reply) = http.post("/api/sessions/init", &json!({"contentSessionId": "s1", "prompt": "hi", "cwd": "/tmp/s1"})).unwrap();
+    let (_, reply) =
+        http.post("/api/sessions/init", &json!({"contentSessionId": "s1", "prompt": "hi", "cwd": "/tmp/s1"})).unwrap();
     let id = reply["jobId"].as_i64().unwrap();
     wait_for_state(&http, &[id], "succeeded");
     let stats = run_json(dir.path(), port, &["jobs", "stats", "--json"]);
@@ -308,7 +337,9 @@ fn since_filters_lists_and_replays() {
     thread.stop();
     drop(queue);
 
-    let ids = |page: Value| -> Vec<JobId> { page["jobs"].as_array().unwrap().iter().map(|j| JobId(j["id"].as_i64().unwrap())).collect() };
+    let ids = |page: Value| -> Vec<JobId> {
+        page["jobs"].as_array().unwrap().iter().map(|j| JobId(j["id"].as_i64().unwrap())).collect()
+    };
     assert_eq!(ids(run_json(dir.path(), port, &["jobs", "list", "--since", "1h", "--json"])), [new]);
     assert_eq!(ids(run_json(dir.path(), port, &["jobs", "list", "--since", "4h", "--json"])), [new, old]);
     let future = (now + 3_600_000).to_string();
@@ -326,7 +357,11 @@ fn bad_states_and_kinds_name_the_valid_ones() {
     let port = free_port();
     let state = run(dir.path(), port, &["jobs", "list", "--state", "failed"], &[]);
     assert_eq!(state.status.code(), Some(2));
-    assert!(stderr(&state).contains("valid states: available, running, succeeded, retryable, dead, cancelled"), "{}", stderr(&state));
+    assert!(
+        stderr(&state).contains("valid states: available, running, succeeded, retryable, dead, cancelled"),
+        "{}",
+        stderr(&state)
+    );
     let kind = run(dir.path(), port, &["jobs", "replay", "--state", "dead", "--kind", "concepts"], &[]);
     assert_eq!(kind.status.code(), Some(2));
     assert!(stderr(&kind).contains("valid kinds: ingest, analyze_stack"), "{}", stderr(&kind));
@@ -340,8 +375,18 @@ fn bad_states_and_kinds_name_the_valid_ones() {
 fn every_new_command_explains_itself_with_an_example() {
     let dir = TempDir::new();
     for args in [
-        &["jobs", "list"][..], &["jobs", "show"], &["jobs", "replay"], &["jobs", "cancel"], &["jobs", "stats"],
-        &["jobs", "prune"], &["jobs"], &["sync"], &["login"], &["install"], &["install", "claude-code"], &["install", "cursor"],
+        &["jobs", "list"][..],
+        &["jobs", "show"],
+        &["jobs", "replay"],
+        &["jobs", "cancel"],
+        &["jobs", "stats"],
+        &["jobs", "prune"],
+        &["jobs"],
+        &["sync"],
+        &["login"],
+        &["install"],
+        &["install", "claude-code"],
+        &["install", "cursor"],
     ] {
         let output = run(dir.path(), 1, &[args, &["--help"]].concat(), &[]);
         assert!(output.status.success(), "{args:?}");
@@ -378,7 +423,10 @@ fn sync_enqueues_the_pipeline_with_the_worker_down_then_up() {
     assert!(down.status.success(), "{text}{}", stderr(&down));
     assert!(text.contains("the worker was not running, starting it"), "{text}");
     assert!(text.contains("finished in") && text.contains("5 succeeded"), "{text}");
-    assert!(text.lines().any(|l| l.contains("sync") && l.contains("(skipped: no_api_key)")), "a manual sync ignores AUTO_SYNC=false: {text}");
+    assert!(
+        text.lines().any(|l| l.contains("sync") && l.contains("(skipped: no_api_key)")),
+        "a manual sync ignores AUTO_SYNC=false: {text}"
+    );
     let http = Http::new(port).with_token(dir.path());
     assert_eq!(http.get("/api/readiness").unwrap().0, 200, "vl sync started the worker");
 
@@ -413,7 +461,8 @@ fn login_stores_the_key_privately_and_shows_it_masked() {
 
     // `-` reads the key from stdin; other fields survive; logout removes only the key.
     std::fs::write(&path, r#"{"api_key":"old","team":"blue"}"#).unwrap();
-    let mut child = vl(dir.path(), port).args(["login", "-"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child =
+        vl(dir.path(), port).args(["login", "-"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
     child.stdin.take().unwrap().write_all(b"vl_live_fromstdin_9876\n").unwrap();
     assert!(child.wait_with_output().unwrap().status.success());
     let config: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
@@ -444,9 +493,20 @@ fn install_merges_with_existing_hooks_and_is_idempotent() {
     let merged: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(merged["model"], "opus");
     assert_eq!(merged["hooks"]["PostToolUse"][0]["hooks"][0]["command"], "echo mine");
-    for (event, vl_event) in [("SessionStart", "session-start"), ("UserPromptSubmit", "session-init"), ("PostToolUse", "observation"),
-                              ("Stop", "summarize"), ("SessionEnd", "session-complete")] {
-        let ours: Vec<&Value> = merged["hooks"][event].as_array().unwrap().iter().flat_map(|g| g["hooks"].as_array().unwrap()).filter(|h| h["command"] != "echo mine").collect();
+    for (event, vl_event) in [
+        ("SessionStart", "session-start"),
+        ("UserPromptSubmit", "session-init"),
+        ("PostToolUse", "observation"),
+        ("Stop", "summarize"),
+        ("SessionEnd", "session-complete"),
+    ] {
+        let ours: Vec<&Value> = merged["hooks"][event]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|g| g["hooks"].as_array().unwrap())
+            .filter(|h| h["command"] != "echo mine")
+            .collect();
         assert_eq!(ours.len(), 1, "{event}: {merged}");
         assert_eq!(ours[0]["command"], format!("{VL} hook claude-code {vl_event}"));
         assert!(ours[0]["timeout"].is_i64());
@@ -464,14 +524,21 @@ fn install_merges_with_existing_hooks_and_is_idempotent() {
     let project_arg = project.path().to_str().unwrap();
     assert!(run(home.path(), port, &["install", "cursor", "--project", project_arg], &[]).status.success());
     let installed = std::fs::read(&hooks).unwrap();
-    assert!(stdout(&run(home.path(), port, &["install", "cursor", "--project", project_arg], &[])).contains("already installed"));
+    assert!(
+        stdout(&run(home.path(), port, &["install", "cursor", "--project", project_arg], &[]))
+            .contains("already installed")
+    );
     assert_eq!(std::fs::read(&hooks).unwrap(), installed);
     let merged: Value = serde_json::from_slice(&installed).unwrap();
     assert_eq!(merged["version"], 1);
-    assert_eq!(merged["hooks"]["stop"], json!([{"command": "./audit.sh"}, {"command": format!("{VL} hook cursor summarize")}]));
+    assert_eq!(
+        merged["hooks"]["stop"],
+        json!([{"command": "./audit.sh"}, {"command": format!("{VL} hook cursor summarize")}])
+    );
     assert_eq!(merged["hooks"]["afterFileEdit"], json!([{"command": format!("{VL} hook cursor file-edit")}]));
     assert!(run(home.path(), port, &["install", "cursor"], &[]).status.success());
-    let user: Value = serde_json::from_str(&std::fs::read_to_string(home.path().join(".cursor/hooks.json")).unwrap()).unwrap();
+    let user: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.path().join(".cursor/hooks.json")).unwrap()).unwrap();
     assert_eq!(user["hooks"].as_object().unwrap().len(), 5);
     let missing = run(home.path(), port, &["install", "cursor", "--project", "/nonexistent/project"], &[]);
     assert_eq!(missing.status.code(), Some(1));

@@ -43,8 +43,20 @@ export async function loadCart(userId: string): Promise<CartItem[]> {\n  try {\n
 /// A session with one written file, through the HTTP API; returns the session id.
 fn seed_session(http: &Http, session: &str, project: &Path) -> String {
     let cwd = project.to_string_lossy().into_owned();
-    std::fs::write(project.join("package.json"), r#"{"dependencies":{"react":"18.0.0"},"devDependencies":{"vitest":"1.0.0"}}"#).unwrap();
-    assert_eq!(http.post("/api/sessions/init", &json!({"contentSessionId": session, "cwd": cwd, "prompt": "write a cart module"})).unwrap().0, 202);
+    std::fs::write(
+        project.join("package.json"),
+        r#"{"dependencies":{"react":"18.0.0"},"devDependencies":{"vitest":"1.0.0"}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        http.post(
+            "/api/sessions/init",
+            &json!({"contentSessionId": session, "cwd": cwd, "prompt": "write a cart module"})
+        )
+        .unwrap()
+        .0,
+        202
+    );
     let write = json!({"contentSessionId": session, "cwd": cwd, "tool_name": "Write", "tool_use_id": format!("{session}-w1"),
         "tool_input": {"file_path": format!("{cwd}/src/cart.ts"), "content": CART}});
     assert_eq!(http.post("/api/sessions/observations", &write).unwrap().0, 202);
@@ -53,7 +65,8 @@ fn seed_session(http: &Http, session: &str, project: &Path) -> String {
 
 fn request_steps(http: &Http, session: &str, steps: &[&str]) {
     for step in steps {
-        let (status, reply) = http.post(&format!("/api/vibelearn/analyze/{step}"), &json!({"contentSessionId": session})).unwrap();
+        let (status, reply) =
+            http.post(&format!("/api/vibelearn/analyze/{step}"), &json!({"contentSessionId": session})).unwrap();
         assert_eq!(status, 202, "{step}: {reply}");
     }
 }
@@ -89,12 +102,19 @@ fn questions_answer() -> Value {
 }
 
 fn anthropic(text: &Value) -> Reply {
-    Reply::json(200, &json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
-        "content": [{"type": "text", "text": format!("```json\n{text}\n```")}], "stop_reason": "end_turn"}))
+    Reply::json(
+        200,
+        &json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+        "content": [{"type": "text", "text": format!("```json\n{text}\n```")}], "stop_reason": "end_turn"}),
+    )
 }
 
 fn llm_worker(dir: &TempDir, fake: &FakeServer, extra: &[(&str, &str)]) -> WorkerProcess {
-    let mut env = vec![("VIBELEARN_PROVIDER", "anthropic"), ("ANTHROPIC_API_KEY", KEY), ("VIBELEARN_ANTHROPIC_BASE_URL", fake.url.as_str())];
+    let mut env = vec![
+        ("VIBELEARN_PROVIDER", "anthropic"),
+        ("ANTHROPIC_API_KEY", KEY),
+        ("VIBELEARN_ANTHROPIC_BASE_URL", fake.url.as_str()),
+    ];
     env.extend_from_slice(extra);
     WorkerProcess::start_with(dir.path(), free_port(), &env)
 }
@@ -140,7 +160,11 @@ fn the_offline_pipeline_stores_stack_patterns_concepts_and_questions_then_skips_
     assert_eq!(db_rows(dir.path(), "SELECT COUNT(*) FROM concepts")[0][0], json!(concepts.len()));
     assert_eq!(db_rows(dir.path(), "SELECT COUNT(*) FROM questions")[0][0], json!(questions));
     // A new observation reopens the session.
-    http.post("/api/sessions/observations", &json!({"contentSessionId": session, "tool_name": "Read", "tool_use_id": "late-read"})).unwrap();
+    http.post(
+        "/api/sessions/observations",
+        &json!({"contentSessionId": session, "tool_name": "Read", "tool_use_id": "late-read"}),
+    )
+    .unwrap();
     wait_for("the session to reopen", Duration::from_secs(10), || {
         http.get("/api/sessions").unwrap().1["sessions"][0]["state"] == "observing"
     });
@@ -150,7 +174,10 @@ fn the_offline_pipeline_stores_stack_patterns_concepts_and_questions_then_skips_
 fn an_llm_provider_answer_is_validated_grounded_and_stored() {
     let dir = TempDir::new();
     let project = TempDir::new();
-    let fake = FakeServer::start(vec![anthropic(&concepts_answer("src/cart.ts")), anthropic(&questions_answer())], Reply::raw(500, "{}"));
+    let fake = FakeServer::start(
+        vec![anthropic(&concepts_answer("src/cart.ts")), anthropic(&questions_answer())],
+        Reply::raw(500, "{}"),
+    );
     let worker = llm_worker(&dir, &fake, &[]);
     let http = worker.http();
     let session = seed_session(&http, "llm-ok", project.path());
@@ -165,7 +192,10 @@ fn an_llm_provider_answer_is_validated_grounded_and_stored() {
     assert_eq!(requests[0].header("x-api-key"), Some(KEY));
     assert!(requests[0].json()["messages"][0]["content"].as_str().unwrap().contains("cartTotal"));
     let categories = db_rows(dir.path(), "SELECT category FROM concepts ORDER BY name");
-    assert_eq!(categories, vec![vec![json!("functional_pattern")], vec![json!("error_handling")], vec![json!("type_system")]]);
+    assert_eq!(
+        categories,
+        vec![vec![json!("functional_pattern")], vec![json!("error_handling")], vec![json!("type_system")]]
+    );
     let log = std::fs::read_to_string(dir.path().join("logs/vibelearn.log")).unwrap();
     assert!(!log.contains(KEY), "the API key must never be logged");
 }
@@ -202,7 +232,8 @@ fn rate_limits_server_errors_and_timeouts_are_retried_then_succeed() {
 fn an_auth_failure_is_dead_at_once_and_pauses_the_provider_in_health() {
     let dir = TempDir::new();
     let project = TempDir::new();
-    let fake = FakeServer::start(vec![], Reply::raw(401, r#"{"type":"error","error":{"type":"authentication_error"}}"#));
+    let fake =
+        FakeServer::start(vec![], Reply::raw(401, r#"{"type":"error","error":{"type":"authentication_error"}}"#));
     let worker = llm_worker(&dir, &fake, &[]);
     let http = worker.http();
     let session = seed_session(&http, "llm-401", project.path());
@@ -225,7 +256,10 @@ fn invalid_answers_get_one_repair_round_trip_and_are_never_a_fake_success() {
     // First job: malformed, then repaired. Second job: cites files that do not exist, twice.
     let fake = FakeServer::start(
         vec![
-            Reply::json(200, &json!({"content": [{"type": "text", "text": "{\"summary\": {\"what_was_built\": \"x\""}]})),
+            Reply::json(
+                200,
+                &json!({"content": [{"type": "text", "text": "{\"summary\": {\"what_was_built\": \"x\""}]}),
+            ),
             anthropic(&concepts_answer("src/cart.ts")),
         ],
         anthropic(&concepts_answer("src/does_not_exist.ts")),
@@ -243,7 +277,10 @@ fn invalid_answers_get_one_repair_round_trip_and_are_never_a_fake_success() {
     request_steps(&http, &other, &STEPS[..3]);
     let job = wait_step(&http, &other, "analyze_concepts", "dead", Duration::from_secs(15));
     assert!(job["last_error"].as_str().unwrap().contains("after one repair"), "{job}");
-    assert_eq!(db_rows(dir.path(), "SELECT COUNT(*) FROM concepts WHERE session_id = 'llm-ungrounded'")[0][0], json!(0));
+    assert_eq!(
+        db_rows(dir.path(), "SELECT COUNT(*) FROM concepts WHERE session_id = 'llm-ungrounded'")[0][0],
+        json!(0)
+    );
 }
 
 mod sync {
@@ -286,11 +323,19 @@ mod sync {
         assert_eq!(request.header("x-vibelearn-version"), Some(env!("CARGO_PKG_VERSION")));
         let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(KEY.as_bytes()).unwrap();
         mac.update(&request.body);
-        assert_eq!(request.header("x-vibelearn-signature"), Some(format!("sha256={}", hex(&mac.finalize().into_bytes()))).as_deref());
+        assert_eq!(
+            request.header("x-vibelearn-signature"),
+            Some(format!("sha256={}", hex(&mac.finalize().into_bytes()))).as_deref()
+        );
         assert_eq!(request.header("idempotency-key"), Some(hex(&Sha256::digest(&request.body)).as_str()));
         let payload = request.json();
         for attempt in payload["quiz_attempts"].as_array().unwrap() {
-            let data = format!("{}:{}:{}", attempt["question_id"].as_str().unwrap(), attempt["correct"], attempt["created_at"]);
+            let data = format!(
+                "{}:{}:{}",
+                attempt["question_id"].as_str().unwrap(),
+                attempt["correct"],
+                attempt["created_at"]
+            );
             let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(KEY.as_bytes()).unwrap();
             mac.update(data.as_bytes());
             assert_eq!(attempt["signature"].as_str(), Some(hex(&mac.finalize().into_bytes()).as_str()));
@@ -319,7 +364,8 @@ mod sync {
         let requests = fake.requests();
         assert_eq!(requests.len(), 5, "{job}");
         requests.iter().for_each(verify);
-        let keys: std::collections::HashSet<_> = requests.iter().map(|r| r.header("idempotency-key").unwrap().to_owned()).collect();
+        let keys: std::collections::HashSet<_> =
+            requests.iter().map(|r| r.header("idempotency-key").unwrap().to_owned()).collect();
         assert_eq!(keys.len(), 1, "every retry carries the same idempotency key");
         assert_eq!(requests[4].json()["quiz_attempts"].as_array().unwrap().len(), 2);
         assert!(requests[4].json()["concepts"][0]["snippet"].is_string());
@@ -352,6 +398,9 @@ mod sync {
         wait_step(&http, "sync-2", "sync", "succeeded", Duration::from_secs(15));
         let delivered = fake.requests().pop().unwrap();
         verify(&delivered);
-        assert!(!String::from_utf8_lossy(&delivered.body).contains("\"snippet\""), "SYNC_SNIPPETS=false leaves snippets out");
+        assert!(
+            !String::from_utf8_lossy(&delivered.body).contains("\"snippet\""),
+            "SYNC_SNIPPETS=false leaves snippets out"
+        );
     }
 }

@@ -220,16 +220,12 @@ fn an_expired_lease_is_rescued_by_the_rescuer() {
     let (queue, _thread) = start_queue_with_clock(&dir, clock.clone());
     let id = queue.enqueue(NewJob::new("work", json!({}), 3)).unwrap().id;
     queue.writer().call(false, Durability::Durable, |conn, now| Ok(store::claim(conn, 1, now, 1000, None)?)).unwrap();
-    let rescued = queue
-        .writer()
-        .call(false, Durability::Durable, vibelearn::queue::maintenance::Rescuer::run_once)
-        .unwrap();
+    let rescued =
+        queue.writer().call(false, Durability::Durable, vibelearn::queue::maintenance::Rescuer::run_once).unwrap();
     assert_eq!(rescued, 0, "a live lease must not be rescued");
     clock.advance(1001);
-    let rescued = queue
-        .writer()
-        .call(false, Durability::Durable, vibelearn::queue::maintenance::Rescuer::run_once)
-        .unwrap();
+    let rescued =
+        queue.writer().call(false, Durability::Durable, vibelearn::queue::maintenance::Rescuer::run_once).unwrap();
     assert_eq!(rescued, 1);
     assert_eq!(state_of(&queue, id), JobState::Available);
 }
@@ -243,11 +239,7 @@ fn a_replayed_dead_job_runs_again_with_its_history_kept() {
     {
         let healthy = healthy.clone();
         registry.register("provider", spec(5000, 1), move |_: &ClaimedJob, _: &_| {
-            if healthy.load(Ordering::SeqCst) == 0 {
-                Outcome::dead("provider down")
-            } else {
-                Outcome::done(json!({}))
-            }
+            if healthy.load(Ordering::SeqCst) == 0 { Outcome::dead("provider down") } else { Outcome::done(json!({})) }
         });
     }
     let id = queue.enqueue(NewJob::new("provider", json!({}), 1)).unwrap().id;
@@ -328,7 +320,10 @@ fn shutdown_releases_running_jobs_without_costing_an_attempt() {
     }
     let id = queue.enqueue(NewJob::new("long", json!({}), 3)).unwrap().id;
     let mut runner = queue
-        .start_runner(RunnerConfig { threads: 1, shutdown_grace: Duration::from_millis(100), ..RunnerConfig::default() }, registry)
+        .start_runner(
+            RunnerConfig { threads: 1, shutdown_grace: Duration::from_millis(100), ..RunnerConfig::default() },
+            registry,
+        )
         .unwrap();
     wait_for("start", WAIT, || started.load(Ordering::SeqCst) == 1);
     assert_eq!(runner.shutdown(), 1);
@@ -401,7 +396,8 @@ fn a_full_write_backlog_is_refused_with_a_clear_error_instead_of_waiting_forever
     let path = dir.db_path();
     let conn = db::open_and_migrate(&path, Synchronous::Normal).unwrap();
     let config = vibelearn::queue::WriterConfig { capacity: 1, max_batch: 1, send_timeout: Duration::from_millis(50) };
-    let (queue, _thread) = vibelearn::queue::Queue::start(conn, &path, Synchronous::Normal, config, vibelearn::clock::system()).unwrap();
+    let (queue, _thread) =
+        vibelearn::queue::Queue::start(conn, &path, Synchronous::Normal, config, vibelearn::clock::system()).unwrap();
     // Another process holds the write lock, so the writer is stuck in BEGIN for the busy timeout.
     let locker = rusqlite::Connection::open(&path).unwrap();
     locker.execute_batch("BEGIN IMMEDIATE; INSERT INTO queue_meta (key, value) VALUES ('x', 'y');").unwrap();
@@ -471,7 +467,10 @@ fn a_clock_jumping_back_does_not_hold_waiting_jobs_and_a_jump_forward_rescues_le
     queue
         .writer()
         .call(false, Durability::Durable, move |conn, now| {
-            Ok(conn.execute("UPDATE jobs SET state = 'retryable', run_at = ?2 WHERE id = ?1", rusqlite::params![retrying, now + 5_000])?)
+            Ok(conn.execute(
+                "UPDATE jobs SET state = 'retryable', run_at = ?2 WHERE id = ?1",
+                rusqlite::params![retrying, now + 5_000],
+            )?)
         })
         .unwrap();
     // The wall clock jumps back an hour.
@@ -487,19 +486,27 @@ fn a_clock_jumping_back_does_not_hold_waiting_jobs_and_a_jump_forward_rescues_le
     assert!(ids.contains(&fresh), "a job enqueued before the jump must stay claimable");
     assert!(ids.contains(&retrying), "a retry an hour ahead cannot be a real backoff (cap 10 min)");
     // A job scheduled for later on purpose keeps its time.
-    let waiting = queue.enqueue(NewJob { run_at: Some(99 * hour + 5_000), ..NewJob::new("z", json!({}), 3) }).unwrap().id;
-    let claimed = queue.writer().call(false, Durability::Relaxed, |conn, now| Ok(store::claim(conn, 10, now, 60_000, None)?)).unwrap();
+    let waiting =
+        queue.enqueue(NewJob { run_at: Some(99 * hour + 5_000), ..NewJob::new("z", json!({}), 3) }).unwrap().id;
+    let claimed = queue
+        .writer()
+        .call(false, Durability::Relaxed, |conn, now| Ok(store::claim(conn, 10, now, 60_000, None)?))
+        .unwrap();
     assert!(claimed.iter().all(|j| j.id != waiting), "a 5 s delay is honoured");
     // The clock jumps forward two hours: the running leases expire and are rescued, at-least-once.
     clock.advance(2 * hour);
-    let rescued = queue.writer().call(false, Durability::Durable, vibelearn::queue::maintenance::Rescuer::run_once).unwrap();
+    let rescued =
+        queue.writer().call(false, Durability::Durable, vibelearn::queue::maintenance::Rescuer::run_once).unwrap();
     assert_eq!(rescued, 2);
     assert_eq!(state_of(&queue, fresh), JobState::Available);
 }
 
 /// The effect both paths of the "step" kind apply: one row per run, in commit order.
 fn record_step(conn: &rusqlite::Connection, lane: &str, n: i64) -> rusqlite::Result<()> {
-    conn.execute("INSERT INTO queue_meta (key, value) VALUES (?1, ?2)", rusqlite::params![format!("step-{lane}-{n}"), n.to_string()])?;
+    conn.execute(
+        "INSERT INTO queue_meta (key, value) VALUES (?1, ?2)",
+        rusqlite::params![format!("step-{lane}-{n}"), n.to_string()],
+    )?;
     Ok(())
 }
 
@@ -556,7 +563,9 @@ fn an_inline_job_runs_in_its_enqueue_transaction_only_when_nothing_would_make_it
         Outcome::Succeeded { result: None, effects: Some(Box::new(move |conn, _| Ok(record_step(conn, &lane, n)?))) }
     });
     let _runner = queue.start_runner(runner_config(2), registry).unwrap();
-    wait_for("the waiting jobs", WAIT, || [b.id, c.id, d.id].iter().all(|id| state_of(&queue, *id) == JobState::Succeeded));
+    wait_for("the waiting jobs", WAIT, || {
+        [b.id, c.id, d.id].iter().all(|id| state_of(&queue, *id) == JobState::Succeeded)
+    });
     let steps = steps(&queue);
     let x: Vec<&String> = steps.iter().filter(|s| s.starts_with("step-x")).collect();
     assert_eq!(x, ["step-x-1", "step-x-2", "step-x-3"]);
@@ -610,7 +619,13 @@ fn a_claim_takes_each_lanes_head_and_unlaned_jobs_in_run_at_order_whatever_the_b
     };
     let job = |n: i64, kind: &str, lane: Option<&str>| {
         let job = NewJob::new(kind, json!({ "n": n }), 3);
-        queue.enqueue(match lane { Some(lane) => job.lane(lane), None => job }).unwrap().id
+        queue
+            .enqueue(match lane {
+                Some(lane) => job.lane(lane),
+                None => job,
+            })
+            .unwrap()
+            .id
     };
     // Lane "deep": a head that will be running, then a backlog of 2,000 behind it.
     job(1, "a", Some("deep"));
@@ -635,9 +650,11 @@ fn a_claim_takes_each_lanes_head_and_unlaned_jobs_in_run_at_order_whatever_the_b
     let (_, deep_head) = queue
         .writer()
         .call(false, Durability::Relaxed, |conn, _| {
-            Ok(conn.query_row("SELECT COUNT(*), MIN(id) FROM jobs WHERE lane = 'deep' AND state = 'running'", [], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
-            })?)
+            Ok(conn.query_row(
+                "SELECT COUNT(*), MIN(id) FROM jobs WHERE lane = 'deep' AND state = 'running'",
+                [],
+                |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)),
+            )?)
         })
         .unwrap();
     queue.cancel(vec![vibelearn::queue::JobId(deep_head)]).unwrap();
@@ -648,7 +665,9 @@ fn a_claim_takes_each_lanes_head_and_unlaned_jobs_in_run_at_order_whatever_the_b
 fn counts_by_state_through_the_indexes_match_a_full_count() {
     let dir = TempDir::new();
     let (queue, _thread) = start_queue(&dir);
-    let ids: Vec<_> = (0..12).map(|n| queue.enqueue(NewJob::new("k", json!({ "n": n }), 3).lane(format!("l{n}"))).unwrap().id).collect();
+    let ids: Vec<_> = (0..12)
+        .map(|n| queue.enqueue(NewJob::new("k", json!({ "n": n }), 3).lane(format!("l{n}"))).unwrap().id)
+        .collect();
     queue.cancel(vec![ids[0], ids[1]]).unwrap();
     queue
         .writer()
@@ -657,9 +676,25 @@ fn counts_by_state_through_the_indexes_match_a_full_count() {
             store::complete_success(conn, claimed[0].id, claimed[0].lease_token, None, now)?;
             store::complete_success(conn, claimed[1].id, claimed[1].lease_token, None, now)?;
             let dead = store::FailureDisposition::Dead;
-            store::fail_attempt(conn, claimed[2].id, claimed[2].lease_token, vibelearn::queue::job::AttemptOutcome::Failed, "x", dead, now)?;
+            store::fail_attempt(
+                conn,
+                claimed[2].id,
+                claimed[2].lease_token,
+                vibelearn::queue::job::AttemptOutcome::Failed,
+                "x",
+                dead,
+                now,
+            )?;
             let later = store::FailureDisposition::RetryAt(now + 60_000);
-            store::fail_attempt(conn, claimed[3].id, claimed[3].lease_token, vibelearn::queue::job::AttemptOutcome::Failed, "y", later, now)?;
+            store::fail_attempt(
+                conn,
+                claimed[3].id,
+                claimed[3].lease_token,
+                vibelearn::queue::job::AttemptOutcome::Failed,
+                "y",
+                later,
+                now,
+            )?;
             Ok(())
         })
         .unwrap();
@@ -696,7 +731,10 @@ fn a_job_whose_outcome_cannot_be_written_is_given_back_once_writes_work_not_a_le
     // The default lease is 60 s; the job must not wait for it.
     wait_for("the job to succeed", WAIT, || state_of(&queue, id) == JobState::Succeeded);
     let attempts = queue.get(id).unwrap().unwrap().attempts.unwrap();
-    assert!(attempts.iter().any(|a| a.error.as_deref().is_some_and(|e| e.contains("could not be written"))), "{attempts:?}");
+    assert!(
+        attempts.iter().any(|a| a.error.as_deref().is_some_and(|e| e.contains("could not be written"))),
+        "{attempts:?}"
+    );
 }
 
 #[test]

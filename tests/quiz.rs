@@ -156,15 +156,14 @@ fn run(dir: &Path, args: &[&str], stdin: &str) -> (i32, String, String) {
 /// (answer, correct, quality) of a question's attempts, oldest first.
 fn attempts(dir: &TempDir, id: &str) -> Vec<(String, bool, i64)> {
     let conn = db(dir);
-    let mut stmt = conn.prepare("SELECT answer, correct, quality FROM quiz_attempts WHERE question_id = ?1 ORDER BY id").unwrap();
+    let mut stmt =
+        conn.prepare("SELECT answer, correct, quality FROM quiz_attempts WHERE question_id = ?1 ORDER BY id").unwrap();
     stmt.query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
 }
 
 /// The concept a new test question hangs off: one the template has, at `level`.
 fn concept_id(dir: &TempDir, normalized_name: &str) -> String {
-    db(dir)
-        .query_row("SELECT id FROM concepts WHERE normalized_name = ?1", [normalized_name], |r| r.get(0))
-        .unwrap()
+    db(dir).query_row("SELECT id FROM concepts WHERE normalized_name = ?1", [normalized_name], |r| r.get(0)).unwrap()
 }
 
 /// Inserts a question directly. Used only for the types the offline pipeline does not write
@@ -218,7 +217,11 @@ fn every_question_type_accepts_its_forgiving_forms() {
                 (format!("  \"{}\" ", q.correct), true, 4),
                 ("toEqual".into(), false, 1),
             ],
-            _ => vec![("it captures the variable\n4".into(), true, 4), ("\n0".into(), false, 0), ("no idea\n2".into(), false, 2)],
+            _ => vec![
+                ("it captures the variable\n4".into(), true, 4),
+                ("\n0".into(), false, 0),
+                ("no idea\n2".into(), false, 2),
+            ],
         };
         for (stdin, correct, quality) in cases {
             only_due(&dir, &q.id);
@@ -285,7 +288,14 @@ fn the_sm2_schedule_follows_a_sequence_of_answers() {
     let mut expected_interval = Vec::new();
     // (answer, repetitions, interval, ease) after each: quality 4 keeps the ease, a wrong
     // answer (quality 1) costs 0.54 and restarts at 1 day; then 1, 6, round(6 × 1.96) = 12.
-    let steps = [("d", 1, 1, 2.5), ("D", 2, 6, 2.5), ("a", 0, 1, 1.96), ("d", 1, 1, 1.96), ("d", 2, 6, 1.96), ("d", 3, 12, 1.96)];
+    let steps = [
+        ("d", 1, 1, 2.5),
+        ("D", 2, 6, 2.5),
+        ("a", 0, 1, 1.96),
+        ("d", 1, 1, 1.96),
+        ("d", 2, 6, 1.96),
+        ("d", 3, 12, 1.96),
+    ];
     for (answer, repetitions, interval, ease) in steps {
         // Time passes: the question is due again (its schedule is otherwise untouched).
         db(&dir).execute("UPDATE questions SET due_at = 1 WHERE id = ?1", [&q.id]).unwrap();
@@ -450,7 +460,8 @@ fn a_whole_quiz_runs_through_a_pipe_and_end_of_input_keeps_what_was_answered() {
         .map(|q| q["id"].as_str().unwrap().to_owned())
         .collect();
     let all = questions(&dir);
-    let scripts: Vec<String> = order.iter().map(|id| script_for(&dir, all.iter().find(|q| &q.id == id).unwrap())).collect();
+    let scripts: Vec<String> =
+        order.iter().map(|id| script_for(&dir, all.iter().find(|q| &q.id == id).unwrap())).collect();
     let follow_ups = scripts.iter().filter(|s| s.contains("my follow-up answer")).count();
     assert!(follow_ups >= 3, "the sample has junior questions with follow-ups");
 
@@ -463,11 +474,15 @@ fn a_whole_quiz_runs_through_a_pipe_and_end_of_input_keeps_what_was_answered() {
 
     let out = quiz(&dir, &["--limit", "50"], &scripts.concat());
     let total = order.len() + follow_ups;
-    assert!(out.starts_with(&format!("VibeLearn quiz — {} questions: 0 due for review, {} new.", order.len(), order.len())), "{out}");
+    assert!(
+        out.starts_with(&format!("VibeLearn quiz — {} questions: 0 due for review, {} new.", order.len(), order.len())),
+        "{out}"
+    );
     assert!(out.contains(&format!("Done: {total} answered, {total} correct · streak 1 day")), "{out}");
     assert!(!out.contains("End of input"), "{out}");
-    let (count, right): (i64, i64) =
-        db(&dir).query_row("SELECT COUNT(*), SUM(correct) FROM quiz_attempts", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    let (count, right): (i64, i64) = db(&dir)
+        .query_row("SELECT COUNT(*), SUM(correct) FROM quiz_attempts", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap();
     assert_eq!((count as usize, right as usize), (total, total));
     // Nothing is due any more.
     let out = quiz(&dir, &[], "");
@@ -494,7 +509,10 @@ fn ctrl_c_keeps_the_answers_already_given() {
     let mc = of_kind(&dir, "multiple_choice").unwrap();
     let fill = of_kind(&dir, "fill_in_blank").unwrap();
     db(&dir)
-        .execute("UPDATE questions SET due_at = CASE WHEN id IN (?1, ?2) THEN 1 ELSE ?3 END", params![mc.id, fill.id, FAR_FUTURE])
+        .execute(
+            "UPDATE questions SET due_at = CASE WHEN id IN (?1, ?2) THEN 1 ELSE ?3 END",
+            params![mc.id, fill.id, FAR_FUTURE],
+        )
         .unwrap();
     let mut child = vl(dir.path(), free_port())
         .args(["quiz"])
@@ -562,15 +580,26 @@ fn status_and_gaps_summarise_the_learning() {
     assert_eq!(code, 0);
     let lines: Vec<&str> = gaps.lines().collect();
     assert_eq!(lines[0], "6 concepts under 50 % mastery, weakest first", "{gaps}");
-    let names: Vec<&str> = lines[1..7].iter().map(|l| l.split("%  ").nth(1).unwrap().split("  ").next().unwrap()).collect();
+    let names: Vec<&str> =
+        lines[1..7].iter().map(|l| l.split("%  ").nth(1).unwrap().split("  ").next().unwrap()).collect();
     assert_eq!(
         names,
-        ["Closures", "Exception handling with try/catch", "Handling async failures", "Higher-order functions", "Local component state", "Unit tests"],
+        [
+            "Closures",
+            "Exception handling with try/catch",
+            "Handling async failures",
+            "Higher-order functions",
+            "Local component state",
+            "Unit tests"
+        ],
         "{gaps}"
     );
     assert!(lines[1].starts_with("  ░░░░░░░░░░   0%  Closures") && lines[1].ends_with("0/3 right"), "{gaps}");
     assert!(lines[2].ends_with("not quizzed yet"), "{gaps}");
-    assert!(lines[6].starts_with("  ████░░░░░░  40%  Unit tests") && lines[6].ends_with("testing · junior · 2/5 right"), "{gaps}");
+    assert!(
+        lines[6].starts_with("  ████░░░░░░  40%  Unit tests") && lines[6].ends_with("testing · junior · 2/5 right"),
+        "{gaps}"
+    );
     assert!(!gaps.contains("ORM") && !gaps.contains("Async/await"), "{gaps}");
 }
 
@@ -584,7 +613,8 @@ fn quiz_and_status_work_next_to_a_running_worker() {
     assert!(text.contains("worker running, no notices"), "{text}");
     let mc = of_kind(&dir, "multiple_choice").unwrap();
     only_due(&dir, &mc.id);
-    let mut child = vl(dir.path(), worker.port).arg("quiz").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child =
+        vl(dir.path(), worker.port).arg("quiz").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
     child.stdin.take().unwrap().write_all(b"d\n").unwrap();
     assert!(child.wait_with_output().unwrap().status.success());
     assert_eq!(attempts(&dir, &mc.id).len(), 1, "the quiz writes while the worker holds the database open");
@@ -596,7 +626,11 @@ fn without_a_database_every_learning_command_says_how_to_start() {
     for command in [&["status"][..], &["gaps"], &["quiz"], &["quiz", "--session"]] {
         let (code, out, err) = run(dir.path(), command, "");
         assert_eq!((code, err.as_str()), (0, ""), "{command:?}");
-        assert_eq!(out.trim(), "no sessions yet — run vl demo or install the hooks (vl install claude-code)", "{command:?}");
+        assert_eq!(
+            out.trim(),
+            "no sessions yet — run vl demo or install the hooks (vl install claude-code)",
+            "{command:?}"
+        );
     }
     assert!(!dir.db_path().exists(), "reading must not create the database");
     // A database with the schema but no session yet.
@@ -620,8 +654,8 @@ fn every_learning_command_has_help_with_an_example() {
 
 #[test]
 fn a_fast_answer_at_the_terminal_scores_five_and_a_slow_one_four() {
-    use vibelearn::clock::ManualClock;
     use vibelearn::cli::quiz::{QuizOptions, run_quiz, term::Style};
+    use vibelearn::clock::ManualClock;
 
     /// stdin that takes `delay` ms of the manual clock to deliver its text.
     struct Typist {
@@ -638,7 +672,8 @@ fn a_fast_answer_at_the_terminal_scores_five_and_a_slow_one_four() {
 
     let dir = analysed();
     let mc = of_kind(&dir, "multiple_choice").unwrap();
-    let options = QuizOptions { session: None, limit: 1, interactive: true, style: Style { color: true }, grader: None };
+    let options =
+        QuizOptions { session: None, limit: 1, interactive: true, style: Style { color: true }, grader: None };
     for (delay, quality) in [(2_000, 5), (12_000, 4)] {
         only_due(&dir, &mc.id);
         let clock = ManualClock::new(now_ms());
@@ -692,7 +727,10 @@ fn free_text_answers_are_graded_by_the_llm_rubric_and_fall_back_to_a_self_grade(
     // 0.40·4 + 0.20·3 + 0.15·3 + 0.10·3 + 0.15·4 = 3.55 → quality 4, correct.
     assert_eq!(last_attempt(&dir, "t-rubric"), ("it waits for fetch and reads the body".to_owned(), true, 4));
     let prompt = fake.requests()[0].json()["messages"][0]["content"].as_str().unwrap().to_owned();
-    assert!(prompt.contains("It awaits the fetch, then parses JSON.") && prompt.contains("it waits for fetch"), "{prompt}");
+    assert!(
+        prompt.contains("It awaits the fetch, then parses JSON.") && prompt.contains("it waits for fetch"),
+        "{prompt}"
+    );
 
     // The provider fails: the developer grades themself instead; nothing is lost.
     only_due(&dir, "t-rubric");

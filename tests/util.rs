@@ -154,9 +154,10 @@ impl Http {
     ) -> Result<(u16, serde_json::Value), ureq::Error> {
         let mut builder = ureq::http::Request::builder().method(method).uri(format!("{}{path}", self.base));
         if let Some(token) = &self.token
-            && !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("authorization")) {
-                builder = builder.header("Authorization", format!("Bearer {token}"));
-            }
+            && !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+        {
+            builder = builder.header("Authorization", format!("Bearer {token}"));
+        }
         for (k, v) in headers {
             builder = builder.header(*k, *v);
         }

@@ -45,7 +45,10 @@ fn session_events_are_queued_ingested_and_visible() {
     let worker = WorkerProcess::start(dir.path());
     let http = worker.http();
     let (status, reply) = http
-        .post("/api/sessions/init", &json!({"contentSessionId": "s1", "prompt": "build a cart", "cwd": "/home/dev/shop"}))
+        .post(
+            "/api/sessions/init",
+            &json!({"contentSessionId": "s1", "prompt": "build a cart", "cwd": "/home/dev/shop"}),
+        )
         .unwrap();
     assert_eq!(status, 202, "{reply}");
     assert_eq!(reply["status"], "queued");
@@ -63,8 +66,11 @@ fn session_events_are_queued_ingested_and_visible() {
     let (_, again) = http.post("/api/sessions/observations", &observation("s1", "toolu_1")).unwrap();
     assert_eq!((again["jobId"].clone(), again["deduplicated"].clone()), (first["jobId"].clone(), json!(true)));
     let (status, _) = http
-        .post("/api/sessions/file-edit", &json!({"contentSessionId": "s1", "file_path": "/home/dev/shop/cart.ts",
-            "edits": [{"old_string": "a", "new_string": "export const total = 1;"}]}))
+        .post(
+            "/api/sessions/file-edit",
+            &json!({"contentSessionId": "s1", "file_path": "/home/dev/shop/cart.ts",
+            "edits": [{"old_string": "a", "new_string": "export const total = 1;"}]}),
+        )
         .unwrap();
     assert_eq!(status, 202);
     let (status, done) = http.post("/api/sessions/complete", &json!({"contentSessionId": "s1"})).unwrap();
@@ -89,7 +95,10 @@ fn skipped_events_say_why() {
     let http = worker.http();
     let mut excluded = observation("s1", "t1");
     excluded["cwd"] = json!("/secret/repo");
-    assert_eq!(http.post("/api/sessions/observations", &excluded).unwrap(), (200, json!({"status": "skipped", "reason": "project_excluded"})));
+    assert_eq!(
+        http.post("/api/sessions/observations", &excluded).unwrap(),
+        (200, json!({"status": "skipped", "reason": "project_excluded"}))
+    );
     let mut skipped = observation("s1", "t2");
     skipped["tool_name"] = json!("TodoWrite");
     assert_eq!(http.post("/api/sessions/observations", &skipped).unwrap().1["reason"], "tool_excluded");
@@ -97,7 +106,10 @@ fn skipped_events_say_why() {
     assert_eq!(http.post("/api/sessions/init", &private).unwrap().1["reason"], "private");
     // The tool calls of that private turn are not recorded either, until a normal prompt.
     assert_eq!(http.post("/api/sessions/observations", &observation("s2", "t3")).unwrap().1["reason"], "private");
-    assert_eq!(http.post("/api/sessions/init", &json!({"contentSessionId": "s2", "prompt": "now normal"})).unwrap().0, 202);
+    assert_eq!(
+        http.post("/api/sessions/init", &json!({"contentSessionId": "s2", "prompt": "now normal"})).unwrap().0,
+        202
+    );
     assert_eq!(http.post("/api/sessions/observations", &observation("s2", "t4")).unwrap().0, 202);
 }
 
@@ -154,10 +166,28 @@ fn bad_input_gets_a_clear_json_error() {
         ("POST", "/api/sessions/init", Some("{}".into()), json_header.to_vec(), 400),
         ("POST", "/api/sessions/init", Some("[1,2]".into()), json_header.to_vec(), 400),
         ("POST", "/api/sessions/observations", Some(r#"{"contentSessionId":"s"}"#.into()), json_header.to_vec(), 400),
-        ("POST", "/api/sessions/observations", Some(r#"{"contentSessionId":7,"tool_name":"X"}"#.into()), json_header.to_vec(), 400),
+        (
+            "POST",
+            "/api/sessions/observations",
+            Some(r#"{"contentSessionId":7,"tool_name":"X"}"#.into()),
+            json_header.to_vec(),
+            400,
+        ),
         ("POST", "/api/sessions/file-edit", Some(r#"{"contentSessionId":"s"}"#.into()), json_header.to_vec(), 400),
-        ("POST", "/api/sessions/init", Some(r#"{"contentSessionId":"s"}"#.into()), vec![("Content-Type", "text/plain")], 415),
-        ("POST", "/api/sessions/init", Some(format!(r#"{{"contentSessionId":"s","prompt":"{}"}}"#, "x".repeat(1_100_000))), json_header.to_vec(), 413),
+        (
+            "POST",
+            "/api/sessions/init",
+            Some(r#"{"contentSessionId":"s"}"#.into()),
+            vec![("Content-Type", "text/plain")],
+            415,
+        ),
+        (
+            "POST",
+            "/api/sessions/init",
+            Some(format!(r#"{{"contentSessionId":"s","prompt":"{}"}}"#, "x".repeat(1_100_000))),
+            json_header.to_vec(),
+            413,
+        ),
         ("GET", "/api/nothing/here", None, vec![], 404),
         ("GET", "/favicon.ico", None, vec![], 404),
         ("DELETE", "/api/health", None, vec![], 405),
@@ -170,7 +200,10 @@ fn bad_input_gets_a_clear_json_error() {
     for (method, path, body, headers, expected) in cases {
         let (status, reply) = http.request(method, path, body, &headers).unwrap();
         assert_eq!(status, expected, "{method} {path}: {reply}");
-        assert!(reply["error"].is_string() && reply["message"].is_string(), "{method} {path}: not a JSON error: {reply}");
+        assert!(
+            reply["error"].is_string() && reply["message"].is_string(),
+            "{method} {path}: not a JSON error: {reply}"
+        );
     }
     // Still healthy after all that.
     assert_eq!(http.get("/api/health").unwrap().0, 200);
@@ -183,9 +216,13 @@ fn guards_refuse_foreign_origins_hosts_and_missing_tokens() {
     let http = worker.http();
     let body = Some(r#"{"contentSessionId":"s"}"#.to_owned());
     let json_header = ("Content-Type", "application/json");
-    let (status, reply) = http.request("POST", "/api/sessions/init", body.clone(), &[json_header, ("Origin", "https://evil.example")]).unwrap();
+    let (status, reply) = http
+        .request("POST", "/api/sessions/init", body.clone(), &[json_header, ("Origin", "https://evil.example")])
+        .unwrap();
     assert_eq!((status, reply["error"].as_str()), (403, Some("forbidden")));
-    let (status, _) = http.request("POST", "/api/sessions/init", body.clone(), &[json_header, ("Origin", "http://localhost:3000")]).unwrap();
+    let (status, _) = http
+        .request("POST", "/api/sessions/init", body.clone(), &[json_header, ("Origin", "http://localhost:3000")])
+        .unwrap();
     assert_eq!(status, 202);
     let (status, _) = http.request("GET", "/api/health", None, &[("Host", "evil.example:37778")]).unwrap();
     assert_eq!(status, 403);
@@ -300,7 +337,9 @@ fn many_keep_alive_connections_opened_at_once_see_no_stall() {
                 let mut worst = Duration::ZERO;
                 for n in 0..20 {
                     let started = std::time::Instant::now();
-                    let (status, _) = http.post("/api/sessions/observations", &observation(&format!("k{c}"), &format!("k{c}-{n}"))).unwrap();
+                    let (status, _) = http
+                        .post("/api/sessions/observations", &observation(&format!("k{c}"), &format!("k{c}-{n}")))
+                        .unwrap();
                     assert_eq!(status, 202);
                     worst = worst.max(started.elapsed());
                 }
@@ -337,7 +376,11 @@ fn a_locked_database_turns_health_degraded_and_enqueues_into_clear_503s() {
     assert!(degraded["problems"][0].as_str().unwrap().contains("cannot be written"), "{degraded}");
     locker.execute_batch("ROLLBACK").unwrap();
     wait_for("health to recover", Duration::from_secs(10), || http.get("/api/health").unwrap().0 == 200);
-    assert_eq!(http.post("/api/sessions/observations", &observation("s1", "locked-2")).unwrap().0, 202, "nothing stays broken");
+    assert_eq!(
+        http.post("/api/sessions/observations", &observation("s1", "locked-2")).unwrap().0,
+        202,
+        "nothing stays broken"
+    );
 }
 
 #[test]
@@ -349,7 +392,10 @@ fn the_dashboard_is_one_html_page_with_a_strict_policy() {
     let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
     assert_eq!(header("content-type"), "text/html; charset=utf-8");
     let csp = header("content-security-policy");
-    assert!(csp.contains("script-src 'sha256-") && csp.contains("connect-src 'self'") && !csp.contains("unsafe-inline"), "{csp}");
+    assert!(
+        csp.contains("script-src 'sha256-") && csp.contains("connect-src 'self'") && !csp.contains("unsafe-inline"),
+        "{csp}"
+    );
     let html = response.body_mut().read_to_string().unwrap();
     assert!(html.starts_with("<!doctype html>") && html.contains("/api/jobs/stats"), "the page must carry its script");
     assert!(!html.contains("src=\"http") && !html.contains("href=\"http"), "no external assets");
@@ -365,7 +411,9 @@ fn throughput_counts_finished_jobs_per_minute() {
     let http = worker.http();
     let mut last = 0;
     for n in 0..3 {
-        last = http.post("/api/sessions/observations", &observation("s1", &format!("t{n}"))).unwrap().1["jobId"].as_i64().unwrap();
+        last = http.post("/api/sessions/observations", &observation("s1", &format!("t{n}"))).unwrap().1["jobId"]
+            .as_i64()
+            .unwrap();
     }
     wait_for("ingest", Duration::from_secs(10), || job_state(&http, last) == "succeeded");
     let (status, body) = http.get("/api/jobs/throughput?minutes=5").unwrap();
@@ -401,7 +449,11 @@ fn activity_lists_quiz_answers_per_day() {
     assert_eq!((days[6]["answers"].as_i64(), days[6]["correct"].as_i64()), (Some(5), Some(4)), "{body}");
     assert!(days[6]["day"].as_str().unwrap().len() == 10, "an ISO date: {body}");
     assert_eq!(body["total_answers"], 5);
-    assert_eq!(http.get("/api/vibelearn/activity").unwrap().1["days"].as_array().unwrap().len(), 30, "30 days by default");
+    assert_eq!(
+        http.get("/api/vibelearn/activity").unwrap().1["days"].as_array().unwrap().len(),
+        30,
+        "30 days by default"
+    );
     assert_eq!(http.get("/api/vibelearn/activity?days=-1").unwrap().0, 400);
     assert_eq!(http.request("DELETE", "/api/vibelearn/activity", None, &[]).unwrap().0, 405);
 }

@@ -45,24 +45,12 @@ pub const fn sig(
     langs: &'static [&'static str],
     weight: u32,
 ) -> Signal {
-    Signal {
-        pattern_type,
-        hints,
-        langs,
-        weight,
-        name_test: None,
-    }
+    Signal { pattern_type, hints, langs, weight, name_test: None }
 }
 
 /// A signal that fires when the pattern's name passes `test`.
 pub const fn named(pattern_type: &'static str, test: fn(&str) -> bool, weight: u32) -> Signal {
-    Signal {
-        pattern_type,
-        hints: &[],
-        langs: &[],
-        weight,
-        name_test: Some(test),
-    }
+    Signal { pattern_type, hints: &[], langs: &[], weight, name_test: Some(test) }
 }
 
 /// A small edit that turns correct code into plausibly buggy code, for spot_the_bug.
@@ -184,19 +172,11 @@ mod tests {
         assert!(entries.len() >= 40, "{}", entries.len());
         let mut per_category = BTreeMap::new();
         for e in &entries {
-            assert!(
-                CATEGORIES.contains(&e.category),
-                "{}: {}",
-                e.name,
-                e.category
-            );
+            assert!(CATEGORIES.contains(&e.category), "{}: {}", e.name, e.category);
             *per_category.entry(e.category).or_insert(0) += 1;
         }
         for c in CATEGORIES {
-            assert!(
-                per_category.get(c).copied().unwrap_or(0) >= 2,
-                "{c}: {per_category:?}"
-            );
+            assert!(per_category.get(c).copied().unwrap_or(0) >= 2, "{c}: {per_category:?}");
         }
         assert!(entries.iter().filter(|e| e.generic).count() >= 3);
     }
@@ -224,17 +204,10 @@ mod tests {
                 assert!((1..=5).contains(&s.weight), "{}", e.name);
                 assert!(s.hints.iter().all(|h| *h == h.to_lowercase()), "{}", e.name);
             }
-            assert!(
-                e.signals.len() + usize::from(e.generic) > 0,
-                "{} has no way in",
-                e.name
-            );
+            assert!(e.signals.len() + usize::from(e.generic) > 0, "{} has no way in", e.name);
         }
         for t in PATTERN_TYPES {
-            assert!(
-                all().any(|e| e.signals.iter().any(|s| s.pattern_type == *t)),
-                "{t}"
-            );
+            assert!(all().any(|e| e.signals.iter().any(|s| s.pattern_type == *t)), "{t}");
         }
     }
 
@@ -243,30 +216,14 @@ mod tests {
         for e in all() {
             let n = e.name;
             assert!(!e.description.is_empty() && !e.follow_up.is_empty(), "{n}");
-            assert!(
-                e.tokens.iter().any(|t| find_token(e.example, t).is_some()),
-                "{n}: no token"
-            );
-            assert!(
-                !e.bugs.is_empty() && e.example.contains(e.bugs[0].from),
-                "{n}: bug edit"
-            );
-            assert!(
-                e.bugs
-                    .iter()
-                    .all(|b| b.from != b.to && !b.answer.is_empty()),
-                "{n}"
-            );
+            assert!(e.tokens.iter().any(|t| find_token(e.example, t).is_some()), "{n}: no token");
+            assert!(!e.bugs.is_empty() && e.example.contains(e.bugs[0].from), "{n}: bug edit");
+            assert!(e.bugs.iter().all(|b| b.from != b.to && !b.answer.is_empty()), "{n}");
             assert!((4..=6).contains(&e.steps.len()), "{n}: steps");
             let distinct = |xs: &[&str]| xs.iter().collect::<HashSet<_>>().len() == xs.len();
             assert!(distinct(e.steps), "{n}: steps repeat");
-            let options = [
-                e.facts[0], e.facts[1], e.facts[2], e.myths[0], e.myths[1], e.myths[2],
-            ];
-            assert!(
-                distinct(&options) && options.iter().all(|o| !o.is_empty()),
-                "{n}"
-            );
+            let options = [e.facts[0], e.facts[1], e.facts[2], e.myths[0], e.myths[1], e.myths[2]];
+            assert!(distinct(&options) && options.iter().all(|o| !o.is_empty()), "{n}");
             assert!(e.stack_hints.iter().all(|h| *h == h.to_lowercase()), "{n}");
             assert!(!e.example.contains("___"), "{n}");
         }

@@ -66,9 +66,7 @@ impl Level {
     pub fn parse(raw: &str) -> Option<Level> {
         match raw.trim().to_lowercase().as_str() {
             "junior" | "beginner" | "basic" | "easy" | "entry" | "novice" => Some(Level::Junior),
-            "mid" | "middle" | "intermediate" | "medium" | "mid-level" | "mid level" => {
-                Some(Level::Mid)
-            }
+            "mid" | "middle" | "intermediate" | "medium" | "mid-level" | "mid level" => Some(Level::Mid),
             "senior" | "advanced" | "expert" | "hard" => Some(Level::Senior),
             _ => None,
         }
@@ -102,13 +100,10 @@ fn lenient_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Erro
     use serde::de::Error;
     match serde_json::Value::deserialize(d)? {
         serde_json::Value::Number(n) => n.as_f64().ok_or_else(|| D::Error::custom("bad number")),
-        serde_json::Value::String(s) => s
-            .trim()
-            .parse()
-            .map_err(|_| D::Error::custom(format!("confidence {s:?} is not a number"))),
-        other => Err(D::Error::custom(format!(
-            "confidence {other} is not a number"
-        ))),
+        serde_json::Value::String(s) => {
+            s.trim().parse().map_err(|_| D::Error::custom(format!("confidence {s:?} is not a number")))
+        }
+        other => Err(D::Error::custom(format!("confidence {other} is not a number"))),
     }
 }
 
@@ -186,10 +181,7 @@ pub enum ConceptsError {
     /// nothing (developer_intent and decisions may legitimately be thin).
     EmptySummary,
     /// Fewer than `MIN_CONCEPTS` survived; `dropped` says what went wrong with the rest.
-    TooFewConcepts {
-        kept: usize,
-        dropped: Vec<DroppedConcept>,
-    },
+    TooFewConcepts { kept: usize, dropped: Vec<DroppedConcept> },
 }
 
 impl fmt::Display for ConceptsError {
@@ -197,10 +189,7 @@ impl fmt::Display for ConceptsError {
         match self {
             ConceptsError::EmptySummary => write!(f, "the summary's what_was_built is empty"),
             ConceptsError::TooFewConcepts { kept, dropped } => {
-                write!(
-                    f,
-                    "only {kept} concept(s) passed validation, {MIN_CONCEPTS} needed"
-                )?;
+                write!(f, "only {kept} concept(s) passed validation, {MIN_CONCEPTS} needed")?;
                 for (i, d) in dropped.iter().enumerate() {
                     let sep = if i == 0 { "; dropped: " } else { ", " };
                     write!(f, "{sep}{:?} ({})", d.name, d.reason)?;
@@ -220,10 +209,7 @@ impl std::error::Error for ConceptsError {}
 /// file (whitespace-insensitively), and a name not seen before. The category is normalised,
 /// never a reason to drop. If more than `MAX_CONCEPTS` pass, the highest-confidence ones are
 /// kept (ties: earlier first) in their original order.
-pub fn validate_concepts(
-    answer: ConceptsAnswer,
-    files: &[SourceFile],
-) -> Result<ValidatedConcepts, ConceptsError> {
+pub fn validate_concepts(answer: ConceptsAnswer, files: &[SourceFile]) -> Result<ValidatedConcepts, ConceptsError> {
     let summary = SessionSummary {
         what_was_built: answer.summary.what_was_built.trim().to_string(),
         developer_intent: answer.summary.developer_intent.trim().to_string(),
@@ -239,20 +225,16 @@ pub fn validate_concepts(
         return Err(ConceptsError::EmptySummary);
     }
     // Collapsed once per file rather than once per concept: contents can be large.
-    let collapsed: Vec<String> = files
-        .iter()
-        .map(|f| collapse_whitespace(&f.content))
-        .collect();
+    let collapsed: Vec<String> = files.iter().map(|f| collapse_whitespace(&f.content)).collect();
     let mut seen = HashSet::new();
     let mut kept = Vec::new();
     let mut dropped = Vec::new();
     for concept in answer.concepts {
         let name = concept.name.clone();
         match check_concept(concept, files, &collapsed) {
-            Ok(c) if !seen.insert(normalize_name(&c.name)) => dropped.push(DroppedConcept {
-                name: c.name,
-                reason: DropReason::Duplicate,
-            }),
+            Ok(c) if !seen.insert(normalize_name(&c.name)) => {
+                dropped.push(DroppedConcept { name: c.name, reason: DropReason::Duplicate })
+            }
             Ok(c) => kept.push(c),
             Err(reason) => dropped.push(DroppedConcept { name, reason }),
         }
@@ -267,40 +249,25 @@ pub fn validate_concepts(
             if keep.contains(&i) {
                 limited.push(c);
             } else {
-                dropped.push(DroppedConcept {
-                    name: c.name,
-                    reason: DropReason::OverLimit,
-                });
+                dropped.push(DroppedConcept { name: c.name, reason: DropReason::OverLimit });
             }
         }
         kept = limited;
     }
     if kept.len() < MIN_CONCEPTS {
-        return Err(ConceptsError::TooFewConcepts {
-            kept: kept.len(),
-            dropped,
-        });
+        return Err(ConceptsError::TooFewConcepts { kept: kept.len(), dropped });
     }
-    Ok(ValidatedConcepts {
-        summary,
-        concepts: kept,
-        dropped,
-    })
+    Ok(ValidatedConcepts { summary, concepts: kept, dropped })
 }
 
 /// One concept's checks; returns it cleaned up (trimmed, canonical category and difficulty,
 /// `source_file` set to the captured path).
-fn check_concept(
-    mut c: Concept,
-    files: &[SourceFile],
-    collapsed: &[String],
-) -> Result<Concept, DropReason> {
+fn check_concept(mut c: Concept, files: &[SourceFile], collapsed: &[String]) -> Result<Concept, DropReason> {
     c.name = c.name.trim().to_string();
     if c.name.is_empty() {
         return Err(DropReason::EmptyName);
     }
-    let level = Level::parse(&c.difficulty)
-        .ok_or_else(|| DropReason::BadDifficulty(c.difficulty.clone()))?;
+    let level = Level::parse(&c.difficulty).ok_or_else(|| DropReason::BadDifficulty(c.difficulty.clone()))?;
     c.difficulty = level.as_str().to_string();
     if !(0.0..=1.0).contains(&c.confidence) {
         return Err(DropReason::BadConfidence(c.confidence));
@@ -313,9 +280,7 @@ fn check_concept(
     if needle.is_empty() {
         return Err(DropReason::EmptySnippet);
     }
-    let candidates: Vec<usize> = (0..files.len())
-        .filter(|&i| path_matches(&files[i].path, &c.source_file))
-        .collect();
+    let candidates: Vec<usize> = (0..files.len()).filter(|&i| path_matches(&files[i].path, &c.source_file)).collect();
     if candidates.is_empty() {
         return Err(DropReason::UnknownFile(c.source_file));
     }

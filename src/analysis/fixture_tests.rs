@@ -13,14 +13,8 @@ use std::path::{Path, PathBuf};
 const FIXTURES_DIR: &str = "tests/fixtures/projects";
 
 /// Every fixture project must be present; a renamed directory should fail loudly.
-const FIXTURES: [&str; 6] = [
-    "nextjs-prisma-tailwind",
-    "fastapi-sqlalchemy",
-    "go-gin",
-    "rust-axum",
-    "rails-app",
-    "monorepo",
-];
+const FIXTURES: [&str; 6] =
+    ["nextjs-prisma-tailwind", "fastapi-sqlalchemy", "go-gin", "rust-axum", "rails-app", "monorepo"];
 
 fn fixtures_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXTURES_DIR)
@@ -38,37 +32,25 @@ fn load(root: &Path, dir: &Path, out: &mut Vec<SourceFile>) {
             load(root, &path, out);
             continue;
         }
-        let rel = path
-            .strip_prefix(root)
-            .expect("under root")
-            .to_string_lossy()
-            .replace('\\', "/");
+        let rel = path.strip_prefix(root).expect("under root").to_string_lossy().replace('\\', "/");
         if rel == "expected.json" {
             continue;
         }
-        let content =
-            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {rel}: {e}"));
+        let content = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {rel}: {e}"));
         out.push(SourceFile { path: rel, content });
     }
 }
 
 /// Arrays in `expected` must be contained in `actual`; other values must be equal.
 fn check_stack(project: &str, expected: &Value, actual: &Value) {
-    let Some(fields) = expected.as_object() else {
-        panic!("{project}: stack must be an object")
-    };
+    let Some(fields) = expected.as_object() else { panic!("{project}: stack must be an object") };
     for (key, want) in fields {
         let got = &actual[key];
         match want {
             Value::Array(items) => {
-                let got_items = got
-                    .as_array()
-                    .unwrap_or_else(|| panic!("{project}: stack.{key} is not a list: {got}"));
+                let got_items = got.as_array().unwrap_or_else(|| panic!("{project}: stack.{key} is not a list: {got}"));
                 for item in items {
-                    assert!(
-                        got_items.contains(item),
-                        "{project}: stack.{key} lacks {item}; got {got}"
-                    );
+                    assert!(got_items.contains(item), "{project}: stack.{key} lacks {item}; got {got}");
                 }
             }
             _ => assert_eq!(got, want, "{project}: stack.{key}"),
@@ -88,25 +70,15 @@ fn fixture_projects_match_expected() {
         .unwrap_or_else(|e| panic!("{project}/expected.json: {e}"));
         let mut files = Vec::new();
         load(&dir, &dir, &mut files);
-        let manifests: Vec<SourceFile> = files
-            .iter()
-            .filter(|f| is_manifest(&f.path))
-            .cloned()
-            .collect();
+        let manifests: Vec<SourceFile> = files.iter().filter(|f| is_manifest(&f.path)).cloned().collect();
         let touched: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
 
-        let stack =
-            serde_json::to_value(detect_stack(&manifests, &touched)).expect("profile serialises");
+        let stack = serde_json::to_value(detect_stack(&manifests, &touched)).expect("profile serialises");
         check_stack(project, &expected["stack"], &stack);
 
         let patterns = analyze_files(&files);
-        let want = expected["patterns"]
-            .as_array()
-            .unwrap_or_else(|| panic!("{project}: patterns must be a list"));
-        assert!(
-            want.len() >= 5,
-            "{project}: expected.json should sample at least 5 patterns"
-        );
+        let want = expected["patterns"].as_array().unwrap_or_else(|| panic!("{project}: patterns must be a list"));
+        assert!(want.len() >= 5, "{project}: expected.json should sample at least 5 patterns");
         for w in want {
             let found = patterns.iter().any(|p| {
                 w["pattern_type"] == p.pattern_type.as_str()
@@ -117,10 +89,7 @@ fn fixture_projects_match_expected() {
         }
         // Every snippet is original text around a real line.
         for p in &patterns {
-            assert!(
-                p.line >= 1 && !p.snippet.is_empty(),
-                "{project}: bad pattern {p:?}"
-            );
+            assert!(p.line >= 1 && !p.snippet.is_empty(), "{project}: bad pattern {p:?}");
         }
     }
 }
@@ -150,7 +119,8 @@ fn offline_provider_yields_grounded_concepts_and_valid_questions_for_every_fixtu
             let questions = offline_questions(&pairs).questions;
             assert_eq!(questions.len(), pairs.len(), "{project}: one question per concept");
             for question in &questions {
-                validate_question(question, &names).unwrap_or_else(|e| panic!("{project} {level:?}: {e}: {question:?}"));
+                validate_question(question, &names)
+                    .unwrap_or_else(|e| panic!("{project} {level:?}: {e}: {question:?}"));
             }
         }
     }

@@ -120,13 +120,7 @@ pub fn mask(src: &str, lits: &[Literal]) -> String {
 
 /// Finds every comment and string literal of `src`, in order.
 pub fn literals(src: &str, lang: Lang) -> Vec<Literal> {
-    let mut s = Scanner {
-        b: src.as_bytes(),
-        lang,
-        out: Vec::new(),
-        prev_sig: 0,
-        prev_sig_at: 0,
-    };
+    let mut s = Scanner { b: src.as_bytes(), lang, out: Vec::new(), prev_sig: 0, prev_sig_at: 0 };
     s.run();
     s.out
 }
@@ -161,10 +155,7 @@ impl Scanner<'_> {
     }
 
     fn line_end(&self, i: usize) -> usize {
-        self.b[i..]
-            .iter()
-            .position(|&c| c == b'\n')
-            .map_or(self.b.len(), |p| i + p)
+        self.b[i..].iter().position(|&c| c == b'\n').map_or(self.b.len(), |p| i + p)
     }
 
     fn at_line_start(&self, i: usize) -> bool {
@@ -335,11 +326,7 @@ impl Scanner<'_> {
                 let end = self.template_end(i);
                 // `template_end` stops after the closing backtick, or at EOF if there is none.
                 let terminated = end > i + 1 && end <= self.b.len() && self.b[end - 1] == b'`';
-                self.push(
-                    LiteralKind::Str,
-                    i + 1,
-                    if terminated { end - 1 } else { end },
-                );
+                self.push(LiteralKind::Str, i + 1, if terminated { end - 1 } else { end });
                 self.after_literal(end)
             }
             b'`' if lang == Lang::Go => self.delimited(i + 1, b"`", false),
@@ -480,10 +467,7 @@ impl Scanner<'_> {
         if is_ident(p) {
             // `return /x/` vs `a / b`: only a keyword before the slash allows a regex.
             let end = self.prev_sig_at + 1;
-            let start = self.b[..end]
-                .iter()
-                .rposition(|&c| !is_ident(c))
-                .map_or(0, |s| s + 1);
+            let start = self.b[..end].iter().rposition(|&c| !is_ident(c)).map_or(0, |s| s + 1);
             let word = &self.b[start..end.min(i)];
             return matches!(
                 word,
@@ -580,10 +564,7 @@ impl Scanner<'_> {
     }
 
     fn ruby_regex_allowed(&self) -> bool {
-        matches!(
-            self.prev_sig,
-            0 | b'(' | b',' | b'=' | b'[' | b'!' | b'&' | b'|' | b'{' | b';' | b'~'
-        )
+        matches!(self.prev_sig, 0 | b'(' | b',' | b'=' | b'[' | b'!' | b'&' | b'|' | b'{' | b';' | b'~')
     }
 
     /// `"..."` and backticks with `#{...}` interpolation (masked whole); may span lines.
@@ -607,10 +588,7 @@ impl Scanner<'_> {
     /// `%w[...]`, `%i(...)`, `%q{...}`, `%Q<...>`: only with the letter, because a bare
     /// `%(` is too often a modulo.
     fn percent_literal(&mut self, i: usize) -> Option<usize> {
-        if !matches!(
-            self.at(i + 1),
-            b'q' | b'Q' | b'w' | b'W' | b'i' | b'I' | b'r' | b's' | b'x'
-        ) {
+        if !matches!(self.at(i + 1), b'q' | b'Q' | b'w' | b'W' | b'i' | b'I' | b'r' | b's' | b'x') {
             return None;
         }
         let open = self.at(i + 2);
@@ -662,10 +640,8 @@ impl Scanner<'_> {
             j += 1;
         }
         let id = &self.b[id_start..j];
-        let plausible = !id.is_empty()
-            && (squiggly
-                || quote.is_some()
-                || id.iter().all(|c| c.is_ascii_uppercase() || *c == b'_'));
+        let plausible =
+            !id.is_empty() && (squiggly || quote.is_some() || id.iter().all(|c| c.is_ascii_uppercase() || *c == b'_'));
         if !plausible || id[0].is_ascii_digit() {
             return None;
         }
@@ -699,11 +675,7 @@ impl Scanner<'_> {
             }
         }
         self.push(LiteralKind::Str, body_start, body_end);
-        let resume = if body_end < self.b.len() {
-            self.line_end(body_end)
-        } else {
-            body_end
-        };
+        let resume = if body_end < self.b.len() { self.line_end(body_end) } else { body_end };
         Some(resume)
     }
 }
@@ -719,14 +691,8 @@ fn utf8_len(lead: u8) -> usize {
 }
 
 fn trim_ascii(s: &[u8]) -> &[u8] {
-    let start = s
-        .iter()
-        .position(|c| !c.is_ascii_whitespace())
-        .unwrap_or(s.len());
-    let end = s
-        .iter()
-        .rposition(|c| !c.is_ascii_whitespace())
-        .map_or(start, |e| e + 1);
+    let start = s.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(s.len());
+    let end = s.iter().rposition(|c| !c.is_ascii_whitespace()).map_or(start, |e| e + 1);
     &s[start..end]
 }
 
@@ -747,53 +713,32 @@ mod tests {
 
     #[test]
     fn js_line_and_block_comments_are_blanked_whole() {
-        assert_eq!(
-            m("a(); // useEffect(x)\nb();", Lang::TypeScript),
-            "a();                \nb();"
-        );
+        assert_eq!(m("a(); // useEffect(x)\nb();", Lang::TypeScript), "a();                \nb();");
         assert_eq!(m("a /* x\ny */ b", Lang::JavaScript), "a     \n     b");
     }
 
     #[test]
     fn strings_keep_their_quotes() {
-        assert_eq!(
-            m(r#"f("a\"b", 'c')"#, Lang::JavaScript),
-            r#"f("    ", ' ')"#
-        );
+        assert_eq!(m(r#"f("a\"b", 'c')"#, Lang::JavaScript), r#"f("    ", ' ')"#);
         assert_eq!(m("s = \"x # y\" # c", Lang::Python), "s = \"     \"    ");
     }
 
     #[test]
     fn js_template_literal_is_masked_whole_including_nested_templates() {
         let src = "const q = `a ${b ? `c` : \"}\"} d`; x()";
-        assert_eq!(
-            m(src, Lang::TypeScript),
-            format!("const q = `{}`; x()", " ".repeat(20))
-        );
+        assert_eq!(m(src, Lang::TypeScript), format!("const q = `{}`; x()", " ".repeat(20)));
     }
 
     #[test]
     fn js_regex_vs_division() {
-        assert_eq!(
-            m("x = a / b; y = c / d", Lang::JavaScript),
-            "x = a / b; y = c / d"
-        );
-        assert_eq!(
-            m("s.replace(/'/g, '')", Lang::JavaScript),
-            "s.replace(/ /g, '')"
-        );
-        assert_eq!(
-            m("return /a\"b/.test(s)", Lang::JavaScript),
-            "return /   /.test(s)"
-        );
+        assert_eq!(m("x = a / b; y = c / d", Lang::JavaScript), "x = a / b; y = c / d");
+        assert_eq!(m("s.replace(/'/g, '')", Lang::JavaScript), "s.replace(/ /g, '')");
+        assert_eq!(m("return /a\"b/.test(s)", Lang::JavaScript), "return /   /.test(s)");
     }
 
     #[test]
     fn unterminated_js_string_stops_at_line_end() {
-        assert_eq!(
-            m("<p>Don't</p>\nuseState(1)", Lang::TypeScript),
-            "<p>Don'     \nuseState(1)"
-        );
+        assert_eq!(m("<p>Don't</p>\nuseState(1)", Lang::TypeScript), "<p>Don'     \nuseState(1)");
     }
 
     #[test]
@@ -806,38 +751,21 @@ mod tests {
 
     #[test]
     fn ruby_begin_end_heredoc_and_interpolation() {
-        let src = "=begin\nclass X\n=end\nsql = <<~SQL.strip\n  SELECT 1\nSQL\nputs \"#{a ? \"b\" : 'c'} d\" # rescue\nx = 1";
+        let src =
+            "=begin\nclass X\n=end\nsql = <<~SQL.strip\n  SELECT 1\nSQL\nputs \"#{a ? \"b\" : 'c'} d\" # rescue\nx = 1";
         let out = m(src, Lang::Ruby);
-        assert!(
-            !out.contains("class X") && !out.contains("SELECT") && !out.contains("rescue"),
-            "{out}"
-        );
-        assert!(
-            out.contains("sql = <<~SQL.strip") && out.contains("\nSQL\n") && out.ends_with("x = 1"),
-            "{out}"
-        );
+        assert!(!out.contains("class X") && !out.contains("SELECT") && !out.contains("rescue"), "{out}");
+        assert!(out.contains("sql = <<~SQL.strip") && out.contains("\nSQL\n") && out.ends_with("x = 1"), "{out}");
         assert_eq!(m("a << b # c", Lang::Ruby), "a << b    ");
         assert_eq!(m("%w[a b] + x", Lang::Ruby), "%w[   ] + x");
     }
 
     #[test]
     fn rust_raw_strings_chars_and_lifetimes() {
-        assert_eq!(
-            m(r##"let s = r#"a "quoted" b"#; x"##, Lang::Rust),
-            r##"let s = r#"            "#; x"##
-        );
-        assert_eq!(
-            m("fn f<'a>(x: &'a str) -> char { 'x' }", Lang::Rust),
-            "fn f<'a>(x: &'a str) -> char { ' ' }"
-        );
-        assert_eq!(
-            m(r"let c = '\''; let d = b'}';", Lang::Rust),
-            r"let c = '  '; let d = b' ';"
-        );
-        assert_eq!(
-            m("let e = 'é'; 'outer: loop {}", Lang::Rust),
-            "let e = '  '; 'outer: loop {}"
-        );
+        assert_eq!(m(r##"let s = r#"a "quoted" b"#; x"##, Lang::Rust), r##"let s = r#"            "#; x"##);
+        assert_eq!(m("fn f<'a>(x: &'a str) -> char { 'x' }", Lang::Rust), "fn f<'a>(x: &'a str) -> char { ' ' }");
+        assert_eq!(m(r"let c = '\''; let d = b'}';", Lang::Rust), r"let c = '  '; let d = b' ';");
+        assert_eq!(m("let e = 'é'; 'outer: loop {}", Lang::Rust), "let e = '  '; 'outer: loop {}");
         assert_eq!(m("/* a /* b */ c */ d", Lang::Rust), "                  d");
     }
 
@@ -851,26 +779,14 @@ mod tests {
 
     #[test]
     fn csharp_verbatim_interpolated_and_raw() {
-        assert_eq!(
-            m(r#"var a = @"c:\x""y"; b()"#, Lang::CSharp),
-            r#"var a = @"       "; b()"#
-        );
-        assert_eq!(
-            m(r#"var s = $"{d["k"]} x"; c()"#, Lang::CSharp),
-            r#"var s = $"          "; c()"#
-        );
-        assert_eq!(
-            m("var r = \"\"\"\n a \"q\" \n\"\"\";", Lang::CSharp),
-            "var r = \"\"\"\n       \n\"\"\";"
-        );
+        assert_eq!(m(r#"var a = @"c:\x""y"; b()"#, Lang::CSharp), r#"var a = @"       "; b()"#);
+        assert_eq!(m(r#"var s = $"{d["k"]} x"; c()"#, Lang::CSharp), r#"var s = $"          "; c()"#);
+        assert_eq!(m("var r = \"\"\"\n a \"q\" \n\"\"\";", Lang::CSharp), "var r = \"\"\"\n       \n\"\"\";");
     }
 
     #[test]
     fn java_text_block() {
-        assert_eq!(
-            m("String q = \"\"\"\n  try {\n  \"\"\";", Lang::Java),
-            "String q = \"\"\"\n       \n  \"\"\";"
-        );
+        assert_eq!(m("String q = \"\"\"\n  try {\n  \"\"\";", Lang::Java), "String q = \"\"\"\n       \n  \"\"\";");
     }
 
     #[test]
@@ -892,18 +808,8 @@ mod tests {
 
     #[test]
     fn garbage_never_panics() {
-        for src in [
-            "'", "\"", "`", "/*", "r#\"", "<<~X", "=begin", "%w[", "$\"{", "'\\", "b'", "'é",
-        ] {
-            for lang in [
-                Lang::TypeScript,
-                Lang::Python,
-                Lang::Go,
-                Lang::Rust,
-                Lang::Ruby,
-                Lang::CSharp,
-                Lang::Java,
-            ] {
+        for src in ["'", "\"", "`", "/*", "r#\"", "<<~X", "=begin", "%w[", "$\"{", "'\\", "b'", "'é"] {
+            for lang in [Lang::TypeScript, Lang::Python, Lang::Go, Lang::Rust, Lang::Ruby, Lang::CSharp, Lang::Java] {
                 let _ = m(src, lang);
             }
         }

@@ -18,26 +18,13 @@ use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
 
 /// The seven question types, in wire form.
-pub const QUESTION_TYPES: [&str; 7] = [
-    "multiple_choice",
-    "true_false",
-    "fill_in_blank",
-    "ordering",
-    "code_reading",
-    "spot_the_bug",
-    "open_ended",
-];
+pub const QUESTION_TYPES: [&str; 7] =
+    ["multiple_choice", "true_false", "fill_in_blank", "ordering", "code_reading", "spot_the_bug", "open_ended"];
 
 /// The five dimensions an open-ended answer is graded on, each present as a `rubric:` tag:
 /// correctness (is it right), depth (explains why, not only what), trade_offs (alternatives
 /// and their costs), real_world (ties it to production or this codebase), clarity.
-pub const RUBRIC_DIMENSIONS: [&str; 5] = [
-    "correctness",
-    "depth",
-    "trade_offs",
-    "real_world",
-    "clarity",
-];
+pub const RUBRIC_DIMENSIONS: [&str; 5] = ["correctness", "depth", "trade_offs", "real_world", "clarity"];
 
 /// Prefix of the tags that carry the rubric.
 pub const RUBRIC_TAG_PREFIX: &str = "rubric:";
@@ -122,13 +109,7 @@ fn lenient_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Er
     }
     Ok(match Value::deserialize(d)? {
         Value::Null => None,
-        Value::Array(items) => Some(
-            items
-                .iter()
-                .filter_map(scalar)
-                .collect::<Vec<_>>()
-                .join(","),
-        ),
+        Value::Array(items) => Some(items.iter().filter_map(scalar).collect::<Vec<_>>().join(",")),
         other => scalar(&other),
     })
 }
@@ -199,16 +180,13 @@ impl std::error::Error for QuestionError {}
 
 /// Checks one question against the structural rules of SPEC §6.4. `concept_names` are the
 /// names given to the provider; the question's concept must equal one after `normalize_name`.
-pub fn validate_question(
-    q: &GeneratedQuestion,
-    concept_names: &[String],
-) -> Result<(), QuestionError> {
+pub fn validate_question(q: &GeneratedQuestion, concept_names: &[String]) -> Result<(), QuestionError> {
     let concept = normalize_name(&q.concept);
     if concept.is_empty() || !concept_names.iter().any(|n| normalize_name(n) == concept) {
         return Err(QuestionError::UnknownConcept(q.concept.clone()));
     }
-    let qtype = QuestionType::parse(&q.question_type)
-        .ok_or_else(|| QuestionError::UnknownType(q.question_type.clone()))?;
+    let qtype =
+        QuestionType::parse(&q.question_type).ok_or_else(|| QuestionError::UnknownType(q.question_type.clone()))?;
     let level = match q.difficulty.as_str() {
         "junior" => Level::Junior,
         "mid" => Level::Mid,
@@ -251,10 +229,7 @@ fn model_answer(q: &GeneratedQuestion) -> Result<(), QuestionError> {
 }
 
 fn bad_correct(expected: &'static str, q: &GeneratedQuestion) -> QuestionError {
-    QuestionError::BadCorrect {
-        expected,
-        got: q.correct.clone().unwrap_or_default(),
-    }
+    QuestionError::BadCorrect { expected, got: q.correct.clone().unwrap_or_default() }
 }
 
 /// Options must be non-empty and pairwise distinct (ignoring case and surrounding space).
@@ -274,10 +249,7 @@ fn check_options(options: &[String]) -> Result<(), QuestionError> {
 fn check_multiple_choice(q: &GeneratedQuestion) -> Result<(), QuestionError> {
     let options = q.options.as_deref().unwrap_or_default();
     if options.len() != 4 {
-        return Err(QuestionError::OptionCount {
-            expected: "exactly 4",
-            got: options.len(),
-        });
+        return Err(QuestionError::OptionCount { expected: "exactly 4", got: options.len() });
     }
     check_options(options)?;
     match q.correct.as_deref() {
@@ -306,17 +278,9 @@ fn check_fill_in_blank(q: &GeneratedQuestion) -> Result<(), QuestionError> {
     if answer.is_empty() || answer.chars().all(|c| c == '_') {
         return Err(bad_correct("the missing text", q));
     }
-    let holder = if count_blanks(snippet) == 1 {
-        snippet
-    } else {
-        q.question.as_str()
-    };
+    let holder = if count_blanks(snippet) == 1 { snippet } else { q.question.as_str() };
     let completed = replace_blank(holder, answer);
-    let same = |a: &str, b: &str| {
-        a.to_lowercase()
-            .split_whitespace()
-            .eq(b.to_lowercase().split_whitespace())
-    };
+    let same = |a: &str, b: &str| a.to_lowercase().split_whitespace().eq(b.to_lowercase().split_whitespace());
     if same(&completed, &q.question) {
         return Err(QuestionError::BlankGivesNothingAway);
     }
@@ -326,19 +290,11 @@ fn check_fill_in_blank(q: &GeneratedQuestion) -> Result<(), QuestionError> {
 fn check_ordering(q: &GeneratedQuestion) -> Result<(), QuestionError> {
     let steps = q.options.as_deref().unwrap_or_default();
     if !ORDERING_STEPS.contains(&steps.len()) {
-        return Err(QuestionError::OptionCount {
-            expected: "4 to 6",
-            got: steps.len(),
-        });
+        return Err(QuestionError::OptionCount { expected: "4 to 6", got: steps.len() });
     }
     check_options(steps)?;
-    let order: Option<Vec<usize>> = q
-        .correct
-        .as_deref()
-        .unwrap_or_default()
-        .split(',')
-        .map(|s| s.trim().parse().ok())
-        .collect();
+    let order: Option<Vec<usize>> =
+        q.correct.as_deref().unwrap_or_default().split(',').map(|s| s.trim().parse().ok()).collect();
     let expected = "a comma-separated 1-based permutation of the steps";
     let Some(order) = order else {
         return Err(bad_correct(expected, q));
@@ -360,10 +316,8 @@ fn check_open_ended(q: &GeneratedQuestion, level: Level) -> Result<(), QuestionE
         return Err(QuestionError::OpenEndedNotSenior);
     }
     model_answer(q)?;
-    let missing: Vec<&'static str> = RUBRIC_DIMENSIONS
-        .into_iter()
-        .filter(|d| !q.tags.iter().any(|t| *t == rubric_tag(d)))
-        .collect();
+    let missing: Vec<&'static str> =
+        RUBRIC_DIMENSIONS.into_iter().filter(|d| !q.tags.iter().any(|t| *t == rubric_tag(d))).collect();
     if !missing.is_empty() {
         return Err(QuestionError::MissingRubric(missing));
     }
@@ -425,11 +379,7 @@ pub fn fnv1a64(data: &[u8]) -> u64 {
 /// Stable key for "the same question": FNV-1a 64 of the lowercased text with whitespace
 /// collapsed, as 16 lowercase hex digits.
 pub fn normalized_text_hash(question: &str) -> String {
-    let text = question
-        .to_lowercase()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let text = question.to_lowercase().split_whitespace().collect::<Vec<_>>().join(" ");
     format!("{:016x}", fnv1a64(text.as_bytes()))
 }
 

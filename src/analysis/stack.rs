@@ -88,9 +88,8 @@ pub fn detect_stack(manifests: &[SourceFile], touched_paths: &[String]) -> Stack
     for path in touched_paths.iter().filter(|p| seen.insert(p.as_str())) {
         let path = path.replace('\\', "/");
         let name = file_name(&path);
-        if let Some(lang) = name
-            .rsplit_once('.')
-            .and_then(|(_, ext)| catalog::language_of_extension(&ext.to_ascii_lowercase()))
+        if let Some(lang) =
+            name.rsplit_once('.').and_then(|(_, ext)| catalog::language_of_extension(&ext.to_ascii_lowercase()))
         {
             ev.language(lang, 1, false);
         }
@@ -134,36 +133,21 @@ struct Evidence {
 
 impl Evidence {
     fn item(&mut self, category: Category, name: &'static str, confidence: f64) {
-        match self
-            .items
-            .iter_mut()
-            .find(|i| i.category == category && i.name == name)
-        {
+        match self.items.iter_mut().find(|i| i.category == category && i.name == name) {
             Some(i) => i.confidence = i.confidence.max(confidence),
-            None => self.items.push(Item {
-                category,
-                name,
-                confidence,
-            }),
+            None => self.items.push(Item { category, name, confidence }),
         }
     }
 
     fn has(&self, category: Category, name: &str) -> bool {
-        self.items
-            .iter()
-            .any(|i| i.category == category && i.name == name)
+        self.items.iter().any(|i| i.category == category && i.name == name)
     }
 
     fn language(&mut self, name: &'static str, score: usize, from_manifest: bool) {
         let entry = match self.languages.iter_mut().position(|l| l.name == name) {
             Some(p) => &mut self.languages[p],
             None => {
-                self.languages.push(LangEvidence {
-                    name,
-                    score: 0,
-                    from_manifest: false,
-                    from_extension: false,
-                });
+                self.languages.push(LangEvidence { name, score: 0, from_manifest: false, from_extension: false });
                 let last = self.languages.len() - 1;
                 &mut self.languages[last]
             }
@@ -175,11 +159,7 @@ impl Evidence {
 
     /// Items of a category, strongest first (stable: ties keep first-seen order).
     fn ranked(&self, category: Category) -> Vec<&Item> {
-        let mut v: Vec<&Item> = self
-            .items
-            .iter()
-            .filter(|i| i.category == category)
-            .collect();
+        let mut v: Vec<&Item> = self.items.iter().filter(|i| i.category == category).collect();
         v.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
         v
     }
@@ -198,39 +178,20 @@ impl Evidence {
         }
         let mut frameworks = self.ranked(Category::Framework);
         let present: HashSet<&str> = frameworks.iter().map(|i| i.name).collect();
-        frameworks.retain(|f| {
-            !META_OVER_BASE
-                .iter()
-                .any(|(meta, base)| *base == f.name && present.contains(meta))
-        });
+        frameworks.retain(|f| !META_OVER_BASE.iter().any(|(meta, base)| *base == f.name && present.contains(meta)));
         // Among equally confident frameworks a meta-framework comes first.
         let is_meta = |n: &str| META_OVER_BASE.iter().any(|(meta, _)| *meta == n);
-        frameworks.sort_by(|a, b| {
-            b.confidence
-                .total_cmp(&a.confidence)
-                .then(is_meta(b.name).cmp(&is_meta(a.name)))
-        });
+        frameworks.sort_by(|a, b| b.confidence.total_cmp(&a.confidence).then(is_meta(b.name).cmp(&is_meta(a.name))));
         p.frameworks = frameworks.iter().map(|i| i.name.to_string()).collect();
         p.framework = p.frameworks.first().cloned();
         let first = |c| self.ranked(c).first().map(|i| i.name.to_string());
         p.orm = first(Category::Orm);
         p.state_management = first(Category::State);
         p.auth = first(Category::Auth);
-        p.testing = self
-            .ranked(Category::Testing)
-            .iter()
-            .map(|i| i.name.to_string())
-            .collect();
-        p.styling = self
-            .ranked(Category::Styling)
-            .iter()
-            .map(|i| i.name.to_string())
-            .collect();
-        let conf: BTreeMap<String, f64> = self
-            .items
-            .iter()
-            .map(|i| (i.name.to_string(), round2(i.confidence)))
-            .collect();
+        p.testing = self.ranked(Category::Testing).iter().map(|i| i.name.to_string()).collect();
+        p.styling = self.ranked(Category::Styling).iter().map(|i| i.name.to_string()).collect();
+        let conf: BTreeMap<String, f64> =
+            self.items.iter().map(|i| (i.name.to_string(), round2(i.confidence))).collect();
         for (k, v) in conf {
             let slot = p.confidence.entry(k).or_insert(0.0);
             *slot = slot.max(v);
@@ -248,10 +209,7 @@ mod tests {
     use super::*;
 
     fn f(path: &str, content: &str) -> SourceFile {
-        SourceFile {
-            path: path.into(),
-            content: content.into(),
-        }
+        SourceFile { path: path.into(), content: content.into() }
     }
 
     fn paths(p: &[&str]) -> Vec<String> {
@@ -279,14 +237,7 @@ mod tests {
         ] {
             assert!(is_manifest(n), "{n}");
         }
-        for n in [
-            "package-lock.json",
-            "Gemfile.lock",
-            "go.sum",
-            "requirements.in",
-            "Cargo.lock",
-            "tsconfig.json",
-        ] {
+        for n in ["package-lock.json", "Gemfile.lock", "go.sum", "requirements.in", "Cargo.lock", "tsconfig.json"] {
             assert!(!is_manifest(n), "{n}");
         }
     }
@@ -295,10 +246,8 @@ mod tests {
     fn nextjs_beats_react_and_categories_fill() {
         let pkg = r#"{"dependencies":{"next":"14","react":"18","@prisma/client":"5","zustand":"4","next-auth":"4","tailwindcss":"3"},
                      "devDependencies":{"typescript":"5","vitest":"1","@playwright/test":"1","prisma":"5"}}"#;
-        let p = detect_stack(
-            &[f("package.json", pkg)],
-            &paths(&["app/page.tsx", "app/layout.tsx", "styles/a.module.css"]),
-        );
+        let p =
+            detect_stack(&[f("package.json", pkg)], &paths(&["app/page.tsx", "app/layout.tsx", "styles/a.module.css"]));
         assert_eq!(p.framework.as_deref(), Some("Next.js"));
         assert_eq!(p.frameworks, vec!["Next.js"]);
         assert_eq!(p.orm.as_deref(), Some("Prisma"));
@@ -309,11 +258,7 @@ mod tests {
         assert_eq!(p.styling, vec!["Tailwind CSS", "CSS Modules"]);
         assert_eq!(p.languages, vec!["typescript"]);
         assert_eq!(p.confidence.get("Next.js"), Some(&0.95));
-        assert_eq!(
-            p.confidence.get("React"),
-            Some(&0.95),
-            "base stays in the confidence map"
-        );
+        assert_eq!(p.confidence.get("React"), Some(&0.95), "base stays in the confidence map");
         assert_eq!(p.confidence.get("Vitest"), Some(&0.9));
         assert_eq!(p.confidence.get("CSS Modules"), Some(&0.6));
         assert_eq!(p.confidence.get("typescript"), Some(&0.95));
@@ -325,34 +270,16 @@ mod tests {
         let web = r#"{"dependencies":{"next":"14","react":"18"}}"#;
         let api = "[project]\nname='api'\ndependencies=['fastapi','sqlalchemy>=2']\n[project.optional-dependencies]\ndev=['pytest']\n";
         let p = detect_stack(
-            &[
-                f("apps/web/package.json", web),
-                f("services/api/pyproject.toml", api),
-            ],
-            &paths(&[
-                "services/api/main.py",
-                "services/api/models.py",
-                "services/api/db.py",
-                "apps/web/app/page.tsx",
-            ]),
+            &[f("apps/web/package.json", web), f("services/api/pyproject.toml", api)],
+            &paths(&["services/api/main.py", "services/api/models.py", "services/api/db.py", "apps/web/app/page.tsx"]),
         );
-        assert_eq!(
-            p.manifests,
-            vec!["apps/web/package.json", "services/api/pyproject.toml"]
-        );
+        assert_eq!(p.manifests, vec!["apps/web/package.json", "services/api/pyproject.toml"]);
         assert_eq!(p.frameworks, vec!["Next.js", "FastAPI"]);
         assert_eq!(p.framework.as_deref(), Some("Next.js"));
         assert_eq!(p.orm.as_deref(), Some("SQLAlchemy"));
         assert_eq!(p.testing, vec!["pytest"]);
-        assert_eq!(
-            p.languages[0], "python",
-            "most evidence first: {:?}",
-            p.languages
-        );
-        assert!(
-            p.languages.contains(&"javascript".to_string())
-                && p.languages.contains(&"typescript".to_string())
-        );
+        assert_eq!(p.languages[0], "python", "most evidence first: {:?}", p.languages);
+        assert!(p.languages.contains(&"javascript".to_string()) && p.languages.contains(&"typescript".to_string()));
     }
 
     #[test]
@@ -374,12 +301,7 @@ mod tests {
     fn paths_alone_give_weak_evidence() {
         let p = detect_stack(
             &[],
-            &paths(&[
-                "app/users.rb",
-                "config/routes.rb",
-                "spec/user_spec.rb",
-                "x/tailwind.config.ts",
-            ]),
+            &paths(&["app/users.rb", "config/routes.rb", "spec/user_spec.rb", "x/tailwind.config.ts"]),
         );
         assert_eq!(p.framework.as_deref(), Some("Rails"));
         assert_eq!(p.orm.as_deref(), Some("ActiveRecord"), "implied by Rails");
@@ -391,12 +313,10 @@ mod tests {
 
     #[test]
     fn ecosystems_map_to_items() {
-        let gomod = "module x\nrequire (\n github.com/gin-gonic/gin v1\n gorm.io/gorm v1\n github.com/stretchr/testify v1\n)\n";
+        let gomod =
+            "module x\nrequire (\n github.com/gin-gonic/gin v1\n gorm.io/gorm v1\n github.com/stretchr/testify v1\n)\n";
         let p = detect_stack(&[f("go.mod", gomod)], &[]);
-        assert_eq!(
-            (p.framework.as_deref(), p.orm.as_deref()),
-            (Some("Gin"), Some("GORM"))
-        );
+        assert_eq!((p.framework.as_deref(), p.orm.as_deref()), (Some("Gin"), Some("GORM")));
         assert_eq!(p.testing, vec!["testify"]);
 
         let gem = "gem 'rails'\ngem 'devise'\ngroup :test do\n gem 'rspec-rails'\nend\n";
@@ -421,13 +341,9 @@ mod tests {
             (Some("Django"), Some("Django ORM"), Some("django-allauth"))
         );
 
-        let composer =
-            r#"{"require":{"laravel/framework":"^11"},"require-dev":{"phpunit/phpunit":"^10"}}"#;
+        let composer = r#"{"require":{"laravel/framework":"^11"},"require-dev":{"phpunit/phpunit":"^10"}}"#;
         let p = detect_stack(&[f("composer.json", composer)], &[]);
-        assert_eq!(
-            (p.framework.as_deref(), p.languages.clone()),
-            (Some("Laravel"), vec!["php".to_string()])
-        );
+        assert_eq!((p.framework.as_deref(), p.languages.clone()), (Some("Laravel"), vec!["php".to_string()]));
     }
 
     #[test]

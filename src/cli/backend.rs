@@ -87,7 +87,11 @@ impl<'a> Backend<'a> {
     /// The worker when its readiness route answers (waiting briefly while it starts), else
     /// the database.
     pub fn connect(config: &'a Config) -> Backend<'a> {
-        if worker_answers(config) { Backend::Worker(WorkerClient::new(config, CALL_TIMEOUT)) } else { Backend::Database(config) }
+        if worker_answers(config) {
+            Backend::Worker(WorkerClient::new(config, CALL_TIMEOUT))
+        } else {
+            Backend::Database(config)
+        }
     }
 
     pub fn is_worker(&self) -> bool {
@@ -162,13 +166,20 @@ impl<'a> Backend<'a> {
     }
 
     /// Replays every job in `state` (of `kind`, finished since `since`).
-    pub fn replay_matching(&self, state: JobState, kind: Option<&str>, since: Option<Millis>) -> Result<Vec<JobId>, CliError> {
+    pub fn replay_matching(
+        &self,
+        state: JobState,
+        kind: Option<&str>,
+        since: Option<Millis>,
+    ) -> Result<Vec<JobId>, CliError> {
         match self {
             Backend::Worker(client) => {
                 let body = json!({ "state": state.as_str(), "kind": kind, "since": since });
                 ids_of(&expect_ok(client.post("/api/jobs/replay", &body))?, "replayed")
             }
-            Backend::Database(config) => write(config, |queue| queue.replay_matching(state, kind.map(str::to_owned), since)),
+            Backend::Database(config) => {
+                write(config, |queue| queue.replay_matching(state, kind.map(str::to_owned), since))
+            }
         }
     }
 
@@ -202,10 +213,9 @@ impl<'a> Backend<'a> {
     pub fn enqueue_analysis(&self, session_id: &str, kinds: &[&'static str]) -> Result<Vec<Value>, CliError> {
         let body = json!({ "contentSessionId": session_id });
         match self {
-            Backend::Worker(client) => kinds
-                .iter()
-                .map(|kind| expect_status(client.post(&Route::Analysis(kind).path(), &body), 202))
-                .collect(),
+            Backend::Worker(client) => {
+                kinds.iter().map(|kind| expect_status(client.post(&Route::Analysis(kind).path(), &body), 202)).collect()
+            }
             Backend::Database(config) => write(config, |queue| {
                 let mut replies = Vec::new();
                 for kind in kinds {
@@ -223,7 +233,9 @@ impl<'a> Backend<'a> {
     /// `{"steps":[…]}` of `GET /api/vibelearn/sessions/:id/pipeline`.
     pub fn pipeline(&self, session_id: &str) -> Result<Value, CliError> {
         match self {
-            Backend::Worker(client) => expect_ok(client.get(&format!("/api/vibelearn/sessions/{}/pipeline", encode(session_id)))),
+            Backend::Worker(client) => {
+                expect_ok(client.get(&format!("/api/vibelearn/sessions/{}/pipeline", encode(session_id))))
+            }
             Backend::Database(config) => {
                 let empty = json!({ "steps": crate::jobs::PIPELINE.iter().map(|kind| json!({
                     "kind": kind, "job_id": null, "state": null, "attempt": 0, "last_error": null, "result": null,
@@ -250,12 +262,17 @@ pub fn worker_answers(config: &Config) -> bool {
 }
 
 /// Runs a read on a read-only connection; `empty` when there is no database yet.
-pub fn read<T>(config: &Config, empty: T, query: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, CliError> {
+pub fn read<T>(
+    config: &Config,
+    empty: T,
+    query: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+) -> Result<T, CliError> {
     let path = config.db_path();
     if !path.exists() {
         return Ok(empty);
     }
-    let failed = |e: &dyn std::fmt::Display| CliError::Failed(format!("cannot read the database at {}: {e}", path.display()));
+    let failed =
+        |e: &dyn std::fmt::Display| CliError::Failed(format!("cannot read the database at {}: {e}", path.display()));
     let conn = db::open_read_only(&path).map_err(|e| failed(&e))?;
     let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| failed(&e))?;
     if version == 0 {
@@ -266,13 +283,18 @@ pub fn read<T>(config: &Config, empty: T, query: impl FnOnce(&Connection) -> rus
 
 /// Runs changes through a queue writer started on the database (created and migrated if
 /// needed), then stops the writer (its `stop` checkpoints).
-pub fn write<T: Send + 'static>(config: &Config, change: impl FnOnce(&Queue) -> Result<T, QueueError>) -> Result<T, CliError> {
+pub fn write<T: Send + 'static>(
+    config: &Config,
+    change: impl FnOnce(&Queue) -> Result<T, QueueError>,
+) -> Result<T, CliError> {
     let path = config.db_path();
-    let failed = |e: &dyn std::fmt::Display| CliError::Failed(format!("cannot change the database at {}: {e}", path.display()));
+    let failed =
+        |e: &dyn std::fmt::Display| CliError::Failed(format!("cannot change the database at {}: {e}", path.display()));
     std::fs::create_dir_all(&config.data_dir).map_err(|e| failed(&e))?;
     let conn = db::open_and_migrate(&path, config.synchronous()).map_err(|e| failed(&e))?;
-    let (queue, thread) = Queue::start(conn, &path, config.synchronous(), WriterConfig::default(), crate::clock::system())
-        .map_err(|e| failed(&e))?;
+    let (queue, thread) =
+        Queue::start(conn, &path, config.synchronous(), WriterConfig::default(), crate::clock::system())
+            .map_err(|e| failed(&e))?;
     let result = change(&queue);
     thread.stop();
     result.map_err(|e| failed(&e))
@@ -310,7 +332,11 @@ fn expect_status(result: Result<WorkerResponse, Unreachable>, expected: u16) -> 
         return Ok(response.body);
     }
     let message = response.body["message"].as_str().map(str::to_owned).unwrap_or_else(|| response.body.to_string());
-    let hint = if response.status == 403 { " — the admin token in the data directory does not match this worker's" } else { "" };
+    let hint = if response.status == 403 {
+        " — the admin token in the data directory does not match this worker's"
+    } else {
+        ""
+    };
     let error = CliError::Failed(format!("the worker refused ({}): {message}{hint}", response.status));
     Err(if response.status == 400 { CliError::Usage(message) } else { error })
 }

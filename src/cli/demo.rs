@@ -38,7 +38,8 @@ pub fn run(home: Option<std::path::PathBuf>) -> ExitCode {
 }
 
 fn demo(home: Option<std::path::PathBuf>) -> Result<(), String> {
-    let scratch = ScratchDir(std::env::temp_dir().join(format!("vibelearn-demo-{}-{}", std::process::id(), fastrand::u32(..))));
+    let scratch =
+        ScratchDir(std::env::temp_dir().join(format!("vibelearn-demo-{}-{}", std::process::id(), fastrand::u32(..))));
     let data_dir = scratch.0.join("data");
     let project = scratch.0.join("shop");
     std::fs::create_dir_all(&project).map_err(|e| format!("cannot create {}: {e}", project.display()))?;
@@ -73,7 +74,8 @@ fn demo(home: Option<std::path::PathBuf>) -> Result<(), String> {
         if let Some(id) = input.get("session_id").and_then(Value::as_str) {
             session_id = id.to_owned();
         }
-        let event = HookEvent::parse(&step.event).ok_or_else(|| format!("unknown hook event {:?} in the sample", step.event))?;
+        let event = HookEvent::parse(&step.event)
+            .ok_or_else(|| format!("unknown hook event {:?} in the sample", step.event))?;
         crate::hook::run(Platform::ClaudeCode, event, &input, &config);
     }
     println!("hooks     {} events replayed through the hook code and the HTTP API", session.steps.len());
@@ -83,13 +85,17 @@ fn demo(home: Option<std::path::PathBuf>) -> Result<(), String> {
     println!("pipeline  finished in {} ms:", started.elapsed().as_millis());
     for step in pipeline["steps"].as_array().into_iter().flatten() {
         let result = &step["result"];
-        let note = result.get("skipped").and_then(Value::as_str).map(|s| format!(" (skipped: {s})")).unwrap_or_default();
+        let note =
+            result.get("skipped").and_then(Value::as_str).map(|s| format!(" (skipped: {s})")).unwrap_or_default();
         println!("  {:<17} {}{}", step["kind"].as_str().unwrap_or("?"), step["state"].as_str().unwrap_or("?"), note);
     }
 
     let summary = client.get(&format!("/api/vibelearn/sessions/{session_id}/summary")).map_err(|e| e.to_string())?.body;
     print_summary(&summary);
-    let questions = client.get(&format!("/api/vibelearn/questions/due?session={session_id}&limit=50")).map_err(|e| e.to_string())?.body;
+    let questions = client
+        .get(&format!("/api/vibelearn/questions/due?session={session_id}&limit=50"))
+        .map_err(|e| e.to_string())?
+        .body;
     print_questions(&questions);
     println!("\nNext: `vl install claude-code` to record your own sessions, then `vl quiz`.");
     worker.stop();
@@ -100,7 +106,8 @@ fn demo(home: Option<std::path::PathBuf>) -> Result<(), String> {
 fn wait_for_pipeline(client: &WorkerClient, session_id: &str) -> Result<Value, String> {
     let deadline = Instant::now() + PIPELINE_WAIT;
     loop {
-        let pipeline = client.get(&format!("/api/vibelearn/sessions/{session_id}/pipeline")).map_err(|e| e.to_string())?.body;
+        let pipeline =
+            client.get(&format!("/api/vibelearn/sessions/{session_id}/pipeline")).map_err(|e| e.to_string())?.body;
         let steps = pipeline["steps"].as_array().cloned().unwrap_or_default();
         let finished = !steps.is_empty()
             && steps.iter().all(|s| matches!(s["state"].as_str(), Some("succeeded" | "dead" | "cancelled")));
@@ -124,7 +131,9 @@ fn wait_for_pipeline(client: &WorkerClient, session_id: &str) -> Result<Value, S
 
 fn list(value: &Value) -> String {
     match value {
-        Value::Array(items) if !items.is_empty() => items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "),
+        Value::Array(items) if !items.is_empty() => {
+            items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")
+        }
         Value::String(s) => s.clone(),
         _ => "—".into(),
     }
@@ -157,7 +166,13 @@ fn print_questions(questions: &Value) {
     let items = questions["questions"].as_array().cloned().unwrap_or_default();
     println!("\nQuiz questions ({})", items.len());
     for (n, q) in items.iter().enumerate() {
-        println!("\n  {}. [{} · {}] {}", n + 1, q["question_type"].as_str().unwrap_or("?"), q["concept"].as_str().unwrap_or("?"), q["question"].as_str().unwrap_or("?"));
+        println!(
+            "\n  {}. [{} · {}] {}",
+            n + 1,
+            q["question_type"].as_str().unwrap_or("?"),
+            q["concept"].as_str().unwrap_or("?"),
+            q["question"].as_str().unwrap_or("?")
+        );
         if let Some(snippet) = q["snippet"].as_str() {
             const SHOWN: usize = 8;
             for line in snippet.lines().take(SHOWN) {

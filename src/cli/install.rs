@@ -41,7 +41,8 @@ pub fn run(target: InstallTarget, config: &Config) -> ExitCode {
 fn install(target: InstallTarget, config: &Config) -> Result<(), CliError> {
     let exe = std::env::current_exe().map_err(|e| CliError::Failed(format!("cannot find the vl executable: {e}")))?;
     let program = shell_quote(&exe.to_string_lossy());
-    let home = || config.home.clone().ok_or_else(|| CliError::Failed("HOME is not set; cannot find your settings".into()));
+    let home =
+        || config.home.clone().ok_or_else(|| CliError::Failed("HOME is not set; cannot find your settings".into()));
     let (path, platform, ide) = match target {
         InstallTarget::ClaudeCode => (home()?.join(".claude").join("settings.json"), "claude-code", "Claude Code"),
         InstallTarget::Cursor { project: Some(dir) } => {
@@ -83,7 +84,10 @@ fn read_document(path: &Path) -> Result<Value, CliError> {
         Ok(text) => match serde_json::from_str::<Value>(&text) {
             Ok(value @ Value::Object(_)) => Ok(value),
             Ok(_) => Err(CliError::Failed(format!("{} does not hold a JSON object; nothing changed", path.display()))),
-            Err(e) => Err(CliError::Failed(format!("{} is not valid JSON ({e}); fix it first, nothing changed", path.display()))),
+            Err(e) => Err(CliError::Failed(format!(
+                "{} is not valid JSON ({e}); fix it first, nothing changed",
+                path.display()
+            ))),
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(json!({})),
         Err(e) => Err(CliError::Failed(format!("cannot read {}: {e}", path.display()))),
@@ -92,7 +96,8 @@ fn read_document(path: &Path) -> Result<Value, CliError> {
 
 /// Backs up an existing file, then writes beside it and renames; returns the backup's path.
 fn write_document(path: &Path, document: &Value) -> Result<Option<PathBuf>, CliError> {
-    let failed = |what: &str, p: &Path, e: std::io::Error| CliError::Failed(format!("cannot {what} {}: {e}", p.display()));
+    let failed =
+        |what: &str, p: &Path, e: std::io::Error| CliError::Failed(format!("cannot {what} {}: {e}", p.display()));
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| failed("create", dir, e))?;
     let with_suffix = |suffix: &str| {
@@ -120,11 +125,7 @@ fn write_document(path: &Path, document: &Value) -> Result<Option<PathBuf>, CliE
 /// Quotes a path for `sh` when it holds anything but safe characters.
 pub fn shell_quote(raw: &str) -> String {
     let safe = |c: char| c.is_ascii_alphanumeric() || "/._-+@%:,=".contains(c);
-    if !raw.is_empty() && raw.chars().all(safe) {
-        raw.to_owned()
-    } else {
-        format!("'{}'", raw.replace('\'', r"'\''"))
-    }
+    if !raw.is_empty() && raw.chars().all(safe) { raw.to_owned() } else { format!("'{}'", raw.replace('\'', r"'\''")) }
 }
 
 /// The `<platform> <event>` a plugin command ends with.
@@ -144,7 +145,8 @@ pub fn is_ours(command: &str, platform: &str, event: &str) -> bool {
 
 /// Our command for a plugin command.
 fn our_command(plugin_command: &str, program: &str) -> Result<(String, String, String), String> {
-    let (platform, event) = plugin_target(plugin_command).ok_or_else(|| format!("unreadable plugin command {plugin_command:?}"))?;
+    let (platform, event) =
+        plugin_target(plugin_command).ok_or_else(|| format!("unreadable plugin command {plugin_command:?}"))?;
     Ok((format!("{program} hook {platform} {event}"), platform, event))
 }
 
@@ -172,7 +174,8 @@ pub fn merge_claude(settings: &mut Value, plugin: &Value, program: &str) -> Resu
         for plugin_group in plugin_groups.as_array().into_iter().flatten() {
             let mut missing = Vec::new();
             for plugin_hook in plugin_group["hooks"].as_array().into_iter().flatten() {
-                let (command, platform, vl_event) = our_command(plugin_hook["command"].as_str().unwrap_or(""), program)?;
+                let (command, platform, vl_event) =
+                    our_command(plugin_hook["command"].as_str().unwrap_or(""), program)?;
                 let mut hook = plugin_hook.clone();
                 hook["command"] = json!(command);
                 let installed = groups
@@ -271,7 +274,10 @@ mod tests {
         let once = document.clone();
         merge_cursor(&mut document, &plugin, "/bin/vl").unwrap();
         assert_eq!(document, once);
-        assert_eq!(document["hooks"]["stop"], json!([{"command": "./audit.sh"}, {"command": "/bin/vl hook cursor summarize"}]));
+        assert_eq!(
+            document["hooks"]["stop"],
+            json!([{"command": "./audit.sh"}, {"command": "/bin/vl hook cursor summarize"}])
+        );
         assert_eq!(document["hooks"]["afterMCPExecution"], json!([{"command": "/bin/vl hook cursor observation"}]));
         let mut empty = json!({});
         merge_cursor(&mut empty, &plugin, "/bin/vl").unwrap();

@@ -74,7 +74,11 @@ fn execute(action: JobsAction, config: &Config) -> Result<ExitCode, CliError> {
             if json {
                 println!("{}", serde_json::json!({ "replayed": moved }));
             } else if moved.is_empty() {
-                println!("no {} {}jobs to replay", state.as_str(), kind.as_deref().map(|k| format!("{k} ")).unwrap_or_default());
+                println!(
+                    "no {} {}jobs to replay",
+                    state.as_str(),
+                    kind.as_deref().map(|k| format!("{k} ")).unwrap_or_default()
+                );
             } else {
                 print_moved(false, "replayed", &moved);
             }

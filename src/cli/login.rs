@@ -41,7 +41,9 @@ pub fn run(args: LoginArgs, config: &Config) -> ExitCode {
 
 fn read_stdin_key() -> Result<String, CliError> {
     let mut key = String::new();
-    std::io::stdin().read_to_string(&mut key).map_err(|e| CliError::Failed(format!("cannot read the key from stdin: {e}")))?;
+    std::io::stdin()
+        .read_to_string(&mut key)
+        .map_err(|e| CliError::Failed(format!("cannot read the key from stdin: {e}")))?;
     Ok(key)
 }
 
@@ -101,7 +103,9 @@ fn read_config(path: &Path) -> Result<Option<Map<String, Value>>, CliError> {
     }
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(object)) => Ok(Some(object)),
-        _ => Err(CliError::Failed(format!("{} is not a JSON object; fix or remove it, then try again", path.display()))),
+        _ => {
+            Err(CliError::Failed(format!("{} is not a JSON object; fix or remove it, then try again", path.display())))
+        }
     }
 }
 

@@ -193,7 +193,10 @@ fn open(config: &Config) -> Result<Connection, db::DbError> {
 
 /// `--session` absent: every session; `--session` alone: the latest with questions;
 /// `--session ID`: that one, which must exist. The inner `Err` is a message for the user.
-pub fn resolve_session(conn: &Connection, arg: Option<&Option<String>>) -> rusqlite::Result<Result<Option<String>, String>> {
+pub fn resolve_session(
+    conn: &Connection,
+    arg: Option<&Option<String>>,
+) -> rusqlite::Result<Result<Option<String>, String>> {
     Ok(match arg {
         None => Ok(None),
         Some(None) => match store::latest_session_with_questions(conn)? {
@@ -252,7 +255,8 @@ pub fn run_quiz(
             writeln!(out, "{}", s.dim("End of input — stopping here."))?;
             break;
         };
-        let answer = Answer { question_id: &q.id, text: &judged.text, correct: judged.correct, quality: judged.quality };
+        let answer =
+            Answer { question_id: &q.id, text: &judged.text, correct: judged.correct, quality: judged.quality };
         let Some(recorded) = store::record_answer(conn, &answer, clock.now_ms())? else {
             writeln!(out, "{}", s.yellow("This question was deleted meanwhile; the answer was not recorded."))?;
             continue;
@@ -304,7 +308,8 @@ fn show_question(out: &mut dyn Write, s: Style, q: &Question, number: usize, tot
     } else {
         "review"
     };
-    let heading = format!("Question {number} of {total} · {kind} · {} · {}", q.question_type.replace('_', " "), q.difficulty);
+    let heading =
+        format!("Question {number} of {total} · {kind} · {} · {}", q.question_type.replace('_', " "), q.difficulty);
     writeln!(out, "\n{}", s.bold(&heading))?;
     writeln!(out, "{} {}", s.dim("Concept:"), q.concept)?;
     writeln!(out, "{}", q.question)?;
@@ -351,7 +356,13 @@ struct Judged {
 
 /// Reads one line after a prompt; echoes it when input is not a terminal, so a transcript
 /// of a piped quiz reads naturally. `None` at end of input.
-fn prompt(out: &mut dyn Write, input: &mut dyn BufRead, s: Style, label: &str, echo: bool) -> io::Result<Option<String>> {
+fn prompt(
+    out: &mut dyn Write,
+    input: &mut dyn BufRead,
+    s: Style,
+    label: &str,
+    echo: bool,
+) -> io::Result<Option<String>> {
     write!(out, "{} ", s.cyan(label))?;
     out.flush()?;
     let line = read_line(input)?;
@@ -364,7 +375,14 @@ fn prompt(out: &mut dyn Write, input: &mut dyn BufRead, s: Style, label: &str, e
 }
 
 /// Asks until the answer can be judged; `None` at end of input (nothing is recorded).
-fn ask(q: &Question, input: &mut dyn BufRead, out: &mut dyn Write, clock: &dyn Clock, opts: &QuizOptions, shown_at: Millis) -> io::Result<Option<Judged>> {
+fn ask(
+    q: &Question,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+    clock: &dyn Clock,
+    opts: &QuizOptions,
+    shown_at: Millis,
+) -> io::Result<Option<Judged>> {
     let s = opts.style;
     let correct = q.correct.as_deref().unwrap_or("");
     let mut last = String::new();
@@ -390,11 +408,23 @@ fn ask(q: &Question, input: &mut dyn BufRead, out: &mut dyn Write, clock: &dyn C
         }
         last = line;
     }
-    Ok(Some(Judged { text: last, correct: false, quality: sm2::objective_quality(false, false), grade: None, gave_up: true }))
+    Ok(Some(Judged {
+        text: last,
+        correct: false,
+        quality: sm2::objective_quality(false, false),
+        grade: None,
+        gave_up: true,
+    }))
 }
 
 /// Shows the model answer and reads a grade 0–5.
-fn self_grade(q: &Question, answer: String, input: &mut dyn BufRead, out: &mut dyn Write, opts: &QuizOptions) -> io::Result<Option<Judged>> {
+fn self_grade(
+    q: &Question,
+    answer: String,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+    opts: &QuizOptions,
+) -> io::Result<Option<Judged>> {
     let s = opts.style;
     match q.correct.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
         Some(model) => {
@@ -417,13 +447,26 @@ fn self_grade(q: &Question, answer: String, input: &mut dyn BufRead, out: &mut d
                     .iter()
                     .map(|(name, _)| format!("{name} {}", grade.scores.get(*name).copied().unwrap_or(0.0)))
                     .collect();
-                writeln!(out, "{} {} → {quality}/5", s.bold(&format!("Rubric grade ({}):", grader.provider.name())), scores.join(", "))?;
+                writeln!(
+                    out,
+                    "{} {} → {quality}/5",
+                    s.bold(&format!("Rubric grade ({}):", grader.provider.name())),
+                    scores.join(", ")
+                )?;
                 if !grade.feedback.trim().is_empty() {
                     writeln!(out, "  {}", grade.feedback.trim())?;
                 }
-                return Ok(Some(Judged { text: answer, correct: quality >= PASS_GRADE, quality, grade: Some(quality), gave_up: false }));
+                return Ok(Some(Judged {
+                    text: answer,
+                    correct: quality >= PASS_GRADE,
+                    quality,
+                    grade: Some(quality),
+                    gave_up: false,
+                }));
             }
-            Err(why) => writeln!(out, "{}", s.yellow(&format!("The rubric grader is unavailable ({why}); grade yourself.")))?,
+            Err(why) => {
+                writeln!(out, "{}", s.yellow(&format!("The rubric grader is unavailable ({why}); grade yourself.")))?
+            }
         }
     }
     let label = "Grade yourself 0–5 (0 = no idea, 3 = right with gaps, 5 = perfect):";
@@ -432,13 +475,25 @@ fn self_grade(q: &Question, answer: String, input: &mut dyn BufRead, out: &mut d
             return Ok(None);
         };
         if let Some(grade) = parse_grade(&line) {
-            return Ok(Some(Judged { text: answer, correct: grade >= PASS_GRADE, quality: grade, grade: Some(grade), gave_up: false }));
+            return Ok(Some(Judged {
+                text: answer,
+                correct: grade >= PASS_GRADE,
+                quality: grade,
+                grade: Some(grade),
+                gave_up: false,
+            }));
         }
         let left = MAX_TRIES - attempt;
         let again = if left == 0 { String::new() } else { format!(" ({left} left)") };
         writeln!(out, "{}", s.yellow(&format!("Type a whole number from 0 to 5{again}.")))?;
     }
-    Ok(Some(Judged { text: answer, correct: false, quality: sm2::objective_quality(false, false), grade: None, gave_up: true }))
+    Ok(Some(Judged {
+        text: answer,
+        correct: false,
+        quality: sm2::objective_quality(false, false),
+        grade: None,
+        gave_up: true,
+    }))
 }
 
 /// The expected answer in words: the option letter and text, the steps in order.
@@ -447,7 +502,10 @@ fn expected(q: &Question) -> String {
     let options = q.options.as_deref().unwrap_or_default();
     match q.question_type.as_str() {
         "multiple_choice" => {
-            let index = correct.chars().next().filter(|c| correct.len() == 1 && c.is_ascii_alphabetic())
+            let index = correct
+                .chars()
+                .next()
+                .filter(|c| correct.len() == 1 && c.is_ascii_alphabetic())
                 .map(|c| usize::from(c.to_ascii_uppercase() as u8 - b'A'));
             match index.and_then(|i| options.get(i).map(|o| (i, o))) {
                 Some((i, option)) => format!("{}) {option}", letter(i)),
@@ -488,7 +546,11 @@ fn feedback(out: &mut dyn Write, s: Style, q: &Question, judged: &Judged, record
     }
     if recorded.after.level != recorded.before.level {
         let arrow = if recorded.after.level > recorded.before.level { "up" } else { "down" };
-        writeln!(out, "  {}", s.yellow(&format!("Level {arrow} for {}: {} → {}", q.concept, recorded.before.level, recorded.after.level)))?;
+        writeln!(
+            out,
+            "  {}",
+            s.yellow(&format!("Level {arrow} for {}: {} → {}", q.concept, recorded.before.level, recorded.after.level))
+        )?;
     }
     Ok(())
 }

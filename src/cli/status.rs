@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use rusqlite::{Connection, params};
 
+use crate::cli::quiz::NO_SESSIONS;
 use crate::cli::quiz::store::{self, Streak};
 use crate::cli::quiz::term::{Style, days};
-use crate::cli::quiz::NO_SESSIONS;
 use crate::clock::{Clock, Millis, SystemClock};
 use crate::config::Config;
 use crate::db;
@@ -84,7 +84,9 @@ pub fn report(conn: &Connection, now: Millis) -> rusqlite::Result<StatusReport> 
             "SELECT category, COUNT(DISTINCT normalized_name) AS n FROM concepts GROUP BY category \
              ORDER BY n DESC, category LIMIT {TOP_CATEGORIES}"
         ))?,
-        dead_jobs: pairs("SELECT kind, COUNT(*) AS n FROM jobs WHERE state = 'dead' GROUP BY kind ORDER BY n DESC, kind")?,
+        dead_jobs: pairs(
+            "SELECT kind, COUNT(*) AS n FROM jobs WHERE state = 'dead' GROUP BY kind ORDER BY n DESC, kind",
+        )?,
     })
 }
 
@@ -128,7 +130,11 @@ fn open(config: &Config) -> Result<Option<Connection>, String> {
 }
 
 /// Runs `body` on the database, turning a missing database into the friendly first-run line.
-fn with_db(command: &str, config: &Config, body: impl FnOnce(&Connection, &mut dyn Write) -> rusqlite::Result<()>) -> ExitCode {
+fn with_db(
+    command: &str,
+    config: &Config,
+    body: impl FnOnce(&Connection, &mut dyn Write) -> rusqlite::Result<()>,
+) -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match open(config) {
@@ -206,9 +212,17 @@ pub fn print_status(out: &mut dyn Write, s: Style, r: &StatusReport, provider: &
     writeln!(out, "{}", s.bold("VibeLearn status"))?;
     row(out, "sessions", r.sessions.to_string())?;
     row(out, "concepts", r.concepts.to_string())?;
-    row(out, "due now", format!("{} questions ({} reviews, {} new)", r.reviews_due + r.new_questions, r.reviews_due, r.new_questions))?;
+    row(
+        out,
+        "due now",
+        format!("{} questions ({} reviews, {} new)", r.reviews_due + r.new_questions, r.reviews_due, r.new_questions),
+    )?;
     row(out, "mastered", format!("{} of {} concepts", r.mastered, r.concepts))?;
-    let accuracy = if r.answers > 0 { format!(" ({} % correct)", (r.correct_answers * 100 + r.answers / 2) / r.answers) } else { String::new() };
+    let accuracy = if r.answers > 0 {
+        format!(" ({} % correct)", (r.correct_answers * 100 + r.answers / 2) / r.answers)
+    } else {
+        String::new()
+    };
     row(out, "answers", format!("{}{accuracy}", r.answers))?;
     row(out, "streak", format!("{} (longest {})", days(r.streak.current), days(r.streak.longest)))?;
     let categories: Vec<String> = r.top_categories.iter().map(|(c, n)| format!("{c} {n}")).collect();
@@ -238,10 +252,15 @@ pub fn print_gaps(out: &mut dyn Write, s: Style, sessions: i64, gaps: &[Gap]) ->
         return writeln!(out, "No gaps: every concept is at {} % mastery or more.", percent(GAP_SCORE));
     }
     let plural = if gaps.len() == 1 { "" } else { "s" };
-    writeln!(out, "{}", s.bold(&format!("{} concept{plural} under {} % mastery, weakest first", gaps.len(), percent(GAP_SCORE))))?;
+    writeln!(
+        out,
+        "{}",
+        s.bold(&format!("{} concept{plural} under {} % mastery, weakest first", gaps.len(), percent(GAP_SCORE)))
+    )?;
     let width = gaps.iter().map(|g| g.name.chars().count()).max().unwrap_or(0).min(40);
     for g in gaps {
-        let record = if g.attempts == 0 { "not quizzed yet".to_owned() } else { format!("{}/{} right", g.correct, g.attempts) };
+        let record =
+            if g.attempts == 0 { "not quizzed yet".to_owned() } else { format!("{}/{} right", g.correct, g.attempts) };
         writeln!(
             out,
             "  {} {:>3}%  {:<width$}  {}",

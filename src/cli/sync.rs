@@ -77,7 +77,9 @@ fn known_session(config: &Config, id: String) -> Result<String, CliError> {
     if known {
         Ok(id)
     } else {
-        Err(CliError::NotFound(format!("no session {id:?} has been recorded; `vl sync` alone picks the latest one with code changes")))
+        Err(CliError::NotFound(format!(
+            "no session {id:?} has been recorded; `vl sync` alone picks the latest one with code changes"
+        )))
     }
 }
 
@@ -85,8 +87,12 @@ fn known_session(config: &Config, id: String) -> Result<String, CliError> {
 fn latest_session_with_code(config: &Config) -> Result<String, CliError> {
     let latest: Option<String> = backend::read(config, None, |conn| {
         use rusqlite::OptionalExtension;
-        conn.query_row("SELECT session_id FROM observations WHERE obs_type = 'file_edit' ORDER BY id DESC LIMIT 1", [], |r| r.get(0))
-            .optional()
+        conn.query_row(
+            "SELECT session_id FROM observations WHERE obs_type = 'file_edit' ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .optional()
     })?;
     latest.ok_or_else(|| {
         CliError::NotFound(

@@ -125,7 +125,10 @@ fn status(config: &Config) -> ExitCode {
             println!("  port    {}", config.worker_port());
             println!("  uptime  {} s", h["uptime_ms"].as_u64().unwrap_or(0) / 1000);
             let q = &h["queue"];
-            println!("  queue   {} available, {} running, {} retryable, {} dead", q["available"], q["running"], q["retryable"], q["dead"]);
+            println!(
+                "  queue   {} available, {} running, {} retryable, {} dead",
+                q["available"], q["running"], q["retryable"], q["dead"]
+            );
             for notice in h["notices"].as_array().into_iter().flatten() {
                 println!("  notice  {}", notice.as_str().unwrap_or_default());
             }

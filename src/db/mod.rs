@@ -97,8 +97,7 @@ impl From<rusqlite::Error> for DbError {
 
 /// Opens (creating if needed) a read-write connection with the house pragmas, checked.
 pub fn open(path: &Path, synchronous: Synchronous) -> Result<Connection, DbError> {
-    let conn = Connection::open(path)
-        .map_err(|source| DbError::Open { path: path.to_owned(), source })?;
+    let conn = Connection::open(path).map_err(|source| DbError::Open { path: path.to_owned(), source })?;
     configure(&conn, synchronous)?;
     Ok(conn)
 }
@@ -106,8 +105,8 @@ pub fn open(path: &Path, synchronous: Synchronous) -> Result<Connection, DbError
 /// Opens a read-only connection (CLI reads, the HTTP read pool uses [`configure`] directly).
 pub fn open_read_only(path: &Path) -> Result<Connection, DbError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(path, flags)
-        .map_err(|source| DbError::Open { path: path.to_owned(), source })?;
+    let conn =
+        Connection::open_with_flags(path, flags).map_err(|source| DbError::Open { path: path.to_owned(), source })?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     conn.pragma_update(None, "foreign_keys", true)?;
@@ -161,11 +160,7 @@ fn sync_name(level: i64) -> String {
 }
 
 fn expect_pragma(pragma: &'static str, wanted: &str, got: &str) -> Result<(), DbError> {
-    if wanted == got {
-        Ok(())
-    } else {
-        Err(DbError::PragmaMismatch { pragma, wanted: wanted.into(), got: got.into() })
-    }
+    if wanted == got { Ok(()) } else { Err(DbError::PragmaMismatch { pragma, wanted: wanted.into(), got: got.into() }) }
 }
 
 /// Opens the database read-write and migrates it: what every process that writes does first.

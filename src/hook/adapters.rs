@@ -148,7 +148,12 @@ fn from_raw(raw: &Value) -> HookInput {
 }
 
 fn from_cursor(raw: &Value) -> HookInput {
-    let cwd = raw.get("workspace_roots").and_then(Value::as_array).and_then(|r| r.first()).and_then(Value::as_str).map(str::to_owned);
+    let cwd = raw
+        .get("workspace_roots")
+        .and_then(Value::as_array)
+        .and_then(|r| r.first())
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     let mut input = HookInput {
         session_id: text(raw, &["conversation_id", "generation_id"]),
         cwd,
@@ -183,8 +188,11 @@ mod tests {
 
     #[test]
     fn claude_code_fields_are_read() {
-        let input = normalize(Platform::ClaudeCode, &json!({"session_id":"s","cwd":"/p","tool_name":"Write",
-            "tool_input":{"file_path":"/p/a"},"tool_response":{"ok":true},"tool_use_id":"t","stop_hook_active":true}));
+        let input = normalize(
+            Platform::ClaudeCode,
+            &json!({"session_id":"s","cwd":"/p","tool_name":"Write",
+            "tool_input":{"file_path":"/p/a"},"tool_response":{"ok":true},"tool_use_id":"t","stop_hook_active":true}),
+        );
         assert_eq!(input.session_id.as_deref(), Some("s"));
         assert_eq!(input.tool_name.as_deref(), Some("Write"));
         assert_eq!(input.tool_use_id.as_deref(), Some("t"));
@@ -193,12 +201,27 @@ mod tests {
 
     #[test]
     fn cursor_shell_mcp_and_edits_are_read() {
-        let shell = normalize(Platform::Cursor, &json!({"conversation_id":"c","workspace_roots":["/w"],"command":"ls","output":"a"}));
-        assert_eq!((shell.session_id.as_deref(), shell.cwd.as_deref(), shell.tool_name.as_deref()), (Some("c"), Some("/w"), Some("Bash")));
+        let shell = normalize(
+            Platform::Cursor,
+            &json!({"conversation_id":"c","workspace_roots":["/w"],"command":"ls","output":"a"}),
+        );
+        assert_eq!(
+            (shell.session_id.as_deref(), shell.cwd.as_deref(), shell.tool_name.as_deref()),
+            (Some("c"), Some("/w"), Some("Bash"))
+        );
         assert_eq!(shell.tool_input, json!({"command":"ls"}));
-        let mcp = normalize(Platform::Cursor, &json!({"generation_id":"g","tool_name":"search","tool_input":"{\"q\":1}","result_json":"{\"hits\":2}"}));
-        assert_eq!((mcp.session_id.as_deref(), mcp.tool_input.clone(), mcp.tool_response.clone()), (Some("g"), json!({"q":1}), json!({"hits":2})));
-        let edit = normalize(Platform::Cursor, &json!({"conversation_id":"c","file_path":"/w/a.ts","edits":[{"old_string":"a","new_string":"b"}]}));
+        let mcp = normalize(
+            Platform::Cursor,
+            &json!({"generation_id":"g","tool_name":"search","tool_input":"{\"q\":1}","result_json":"{\"hits\":2}"}),
+        );
+        assert_eq!(
+            (mcp.session_id.as_deref(), mcp.tool_input.clone(), mcp.tool_response.clone()),
+            (Some("g"), json!({"q":1}), json!({"hits":2}))
+        );
+        let edit = normalize(
+            Platform::Cursor,
+            &json!({"conversation_id":"c","file_path":"/w/a.ts","edits":[{"old_string":"a","new_string":"b"}]}),
+        );
         assert_eq!(edit.file_path.as_deref(), Some("/w/a.ts"));
         assert!(edit.edits.is_array());
     }

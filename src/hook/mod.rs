@@ -43,10 +43,9 @@ pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -
         return continue_line();
     }
     let input = adapters::normalize(platform, raw);
-    let excluded = input
-        .cwd
-        .as_deref()
-        .is_some_and(|cwd| exclude::is_excluded(cwd, config.excluded_projects(), config.home.as_deref().and_then(|h| h.to_str())));
+    let excluded = input.cwd.as_deref().is_some_and(|cwd| {
+        exclude::is_excluded(cwd, config.excluded_projects(), config.home.as_deref().and_then(|h| h.to_str()))
+    });
     if excluded {
         log::debug!(target: "hook", "project excluded; nothing recorded");
         return match event {
@@ -108,9 +107,10 @@ pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -
             for kind in steps {
                 let mut body = json!({ "contentSessionId": session_id });
                 if kind == crate::jobs::ANALYZE_CONCEPTS
-                    && let Some(message) = &message {
-                        body["last_assistant_message"] = json!(truncate_capture(message).0);
-                    }
+                    && let Some(message) = &message
+                {
+                    body["last_assistant_message"] = json!(truncate_capture(message).0);
+                }
                 transport.send(Route::Analysis(kind), body);
             }
         }
@@ -139,7 +139,13 @@ fn event_id() -> String {
 }
 
 /// The body of an observation or Cursor file edit, or `None` when the tool is skipped.
-fn observation_body(event: HookEvent, input: &HookInput, session_id: &str, platform: Platform, config: &Config) -> Option<Value> {
+fn observation_body(
+    event: HookEvent,
+    input: &HookInput,
+    session_id: &str,
+    platform: Platform,
+    config: &Config,
+) -> Option<Value> {
     let mut body = session_body(input, session_id, platform);
     if event == HookEvent::FileEdit {
         let file_path = input.file_path.clone()?;
@@ -163,7 +169,11 @@ fn observation_body(event: HookEvent, input: &HookInput, session_id: &str, platf
             // The edit's response repeats the whole file; the captured content replaces it.
             body["tool_response"] = Value::Null;
             if tool != "Write" {
-                let path = input.tool_input.get("file_path").or_else(|| input.tool_input.get("notebook_path")).and_then(Value::as_str);
+                let path = input
+                    .tool_input
+                    .get("file_path")
+                    .or_else(|| input.tool_input.get("notebook_path"))
+                    .and_then(Value::as_str);
                 if let Some((text, cut)) = path.and_then(read_captured) {
                     body["file_content"] = json!(text);
                     truncated |= cut;

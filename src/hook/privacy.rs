@@ -32,12 +32,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 /// Names of the blocks we remove, lowercase; the index is the slot in the depth counters.
-const TAGS: [&str; 4] = [
-    "private",
-    "vibelearn-context",
-    "system-instruction",
-    "system_instruction",
-];
+const TAGS: [&str; 4] = ["private", "vibelearn-context", "system-instruction", "system_instruction"];
 
 /// First letters of [`TAGS`], checked before the full comparison.
 const FIRST_LETTERS: [u8; 3] = [b'p', b'v', b's'];
@@ -72,9 +67,7 @@ pub fn strip_private_json(value: &mut Value) {
             }
             Value::Array(items) => stack.extend(items.iter_mut()),
             Value::Object(map) => {
-                let dirty = map
-                    .keys()
-                    .any(|k| matches!(strip_private(k), Cow::Owned(_)));
+                let dirty = map.keys().any(|k| matches!(strip_private(k), Cow::Owned(_)));
                 if dirty {
                     let old = std::mem::take(map);
                     for (k, item) in old {
@@ -186,10 +179,9 @@ fn parse_tag(text: &str, lt: usize, no_gt_left: &mut bool) -> Scan {
     if closing {
         i += 1;
     }
-    let Some(name) = TAGS.iter().position(|t| {
-        b.get(i..i + t.len())
-            .is_some_and(|s| s.eq_ignore_ascii_case(t.as_bytes()))
-    }) else {
+    let Some(name) =
+        TAGS.iter().position(|t| b.get(i..i + t.len()).is_some_and(|s| s.eq_ignore_ascii_case(t.as_bytes())))
+    else {
         return Scan::NotATag;
     };
     i += TAGS[name].len();
@@ -206,11 +198,7 @@ fn parse_tag(text: &str, lt: usize, no_gt_left: &mut bool) -> Scan {
         }
         // `str::find` for std's memchr; `i` is just past ASCII name bytes, a char boundary.
         return match text[i..].find('>') {
-            Some(off) => Scan::Tag {
-                kind: Kind::Close,
-                name,
-                end: i + off + 1,
-            },
+            Some(off) => Scan::Tag { kind: Kind::Close, name, end: i + off + 1 },
             None => {
                 *no_gt_left = true;
                 Scan::NotATag
@@ -236,16 +224,8 @@ fn scan_opener_end(b: &[u8], from: usize, name: usize) -> Scan {
         }
         match c {
             b'>' => {
-                let kind = if last == b'/' {
-                    Kind::Empty
-                } else {
-                    Kind::Open
-                };
-                return Scan::Tag {
-                    kind,
-                    name,
-                    end: j + 1,
-                };
+                let kind = if last == b'/' { Kind::Empty } else { Kind::Open };
+                return Scan::Tag { kind, name, end: j + 1 };
             }
             b'"' | b'\'' if last == b'=' => quote = Some(c),
             _ if c.is_ascii_whitespace() => {}
@@ -266,18 +246,8 @@ mod tests {
 
     #[test]
     fn text_without_tags_is_borrowed_unchanged() {
-        for text in [
-            "",
-            "hello",
-            "a < b && c > d",
-            "Vec<T>",
-            "<privateer>x</privateer>",
-            "<",
-        ] {
-            assert!(
-                matches!(strip_private(text), Cow::Borrowed(t) if t == text),
-                "{text}"
-            );
+        for text in ["", "hello", "a < b && c > d", "Vec<T>", "<privateer>x</privateer>", "<"] {
+            assert!(matches!(strip_private(text), Cow::Borrowed(t) if t == text), "{text}");
         }
     }
 
@@ -307,12 +277,7 @@ mod tests {
 
     #[test]
     fn all_four_tag_kinds_are_removed() {
-        for t in [
-            "private",
-            "vibelearn-context",
-            "system-instruction",
-            "system_instruction",
-        ] {
+        for t in ["private", "vibelearn-context", "system-instruction", "system_instruction"] {
             assert_eq!(s(&format!("1<{t}>x</{t}>2")), "12", "{t}");
         }
     }
@@ -349,10 +314,7 @@ mod tests {
     #[test]
     fn nested_blocks_are_removed_whole() {
         assert_eq!(s("<private><private>a</private>b</private>c"), "c");
-        assert_eq!(
-            s("x<private>1<private>2<private>3</private>4</private>5</private>y"),
-            "xy"
-        );
+        assert_eq!(s("x<private>1<private>2<private>3</private>4</private>5</private>y"), "xy");
         assert_eq!(s("<private><private>a</private>b"), "");
     }
 
@@ -397,8 +359,7 @@ mod tests {
 
     #[test]
     fn multiple_blocks() {
-        let t =
-            "1<private>a</private>2<private>b</private>3<vibelearn-context>c</vibelearn-context>4";
+        let t = "1<private>a</private>2<private>b</private>3<vibelearn-context>c</vibelearn-context>4";
         assert_eq!(s(t), "1234");
     }
 
@@ -426,13 +387,9 @@ mod tests {
     #[test]
     fn entirely_private_prompts() {
         assert!(is_entirely_private("<private>x</private>"));
-        assert!(is_entirely_private(
-            "  <private>x</private>\n<PRIVATE a=1>y</PRIVATE>  "
-        ));
+        assert!(is_entirely_private("  <private>x</private>\n<PRIVATE a=1>y</PRIVATE>  "));
         assert!(is_entirely_private("<private>never closed"));
-        assert!(is_entirely_private(
-            "<vibelearn-context>ctx</vibelearn-context>"
-        ));
+        assert!(is_entirely_private("<vibelearn-context>ctx</vibelearn-context>"));
         assert!(!is_entirely_private(""));
         assert!(!is_entirely_private("   "));
         assert!(!is_entirely_private("hello"));
@@ -486,19 +443,10 @@ mod tests {
         let start = std::time::Instant::now();
         let out = strip_private(&big);
         assert!(!out.contains("SECRET"));
-        assert_eq!(
-            out,
-            "some text a < b Vec<T>  x ".repeat(big.len() / unit.len())
-        );
+        assert_eq!(out, "some text a < b Vec<T>  x ".repeat(big.len() / unit.len()));
         // Adversarial shapes: closers without `>`, near-miss names, bare `<` (2 MB each, to
         // keep debug test runs short; a quadratic scan would still take minutes).
-        for unit in [
-            "</private ",
-            "<private-x ",
-            "<<<<",
-            "</PRIVATE",
-            "<private-x>",
-        ] {
+        for unit in ["</private ", "<private-x ", "<<<<", "</PRIVATE", "<private-x>"] {
             let text = unit.repeat(2 * 1024 * 1024 / unit.len());
             assert_eq!(strip_private(&text), text.as_str());
         }
@@ -537,15 +485,12 @@ mod tests {
         "i<<2 ",
         "",
     ];
-    const CASES: &[fn(&str) -> String] =
-        &[|t| t.to_string(), |t| t.to_uppercase(), |t| capitalise(t)];
+    const CASES: &[fn(&str) -> String] = &[|t| t.to_string(), |t| t.to_uppercase(), |t| capitalise(t)];
     const ATTRS: &[&str] = &["", " ", " reason=\"a>b\"", " x='y z'", " data-x=1", "\n"];
 
     fn capitalise(t: &str) -> String {
         let mut c = t.chars();
-        c.next()
-            .map(|f| f.to_uppercase().chain(c).collect())
-            .unwrap_or_default()
+        c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
     }
 
     fn name(rng: &mut Rng, kind: usize) -> String {
@@ -554,13 +499,7 @@ mod tests {
 
     /// Appends random items; returns nothing, but adds to `expected` the text that must
     /// survive. `open` lists the kinds open around this point (empty at top level).
-    fn gen_items(
-        rng: &mut Rng,
-        depth: usize,
-        open: &mut Vec<usize>,
-        doc: &mut String,
-        expected: &mut String,
-    ) {
+    fn gen_items(rng: &mut Rng, depth: usize, open: &mut Vec<usize>, doc: &mut String, expected: &mut String) {
         let inside = !open.is_empty();
         for _ in 0..rng.below(6) {
             match rng.below(10) {
@@ -609,11 +548,7 @@ mod tests {
         gen_items(rng, depth, open, doc, expected);
         open.pop();
         if close {
-            doc.push_str(&format!(
-                "</{}{}>",
-                name(rng, kind),
-                if rng.below(3) == 0 { " " } else { "" }
-            ));
+            doc.push_str(&format!("</{}{}>", name(rng, kind), if rng.below(3) == 0 { " " } else { "" }));
         }
     }
 
@@ -665,10 +600,7 @@ mod tests {
         let mut rng = Rng(fastrand::Rng::with_seed(42));
         for _ in 0..20_000 {
             let text: String = (0..rng.below(40)).map(|_| rng.pick(ALPHABET)).collect();
-            assert!(
-                matches!(strip_private(&text), Cow::Borrowed(t) if t == text),
-                "{text:?}"
-            );
+            assert!(matches!(strip_private(&text), Cow::Borrowed(t) if t == text), "{text:?}");
         }
     }
 }

@@ -91,10 +91,12 @@ impl<'a> Transport<'a> {
     fn enqueue_directly(&mut self, route: Route, body: Value) -> Result<Reply, String> {
         if self.direct.is_none() {
             let path = self.config.db_path();
-            std::fs::create_dir_all(&self.config.data_dir).map_err(|e| format!("cannot create {}: {e}", self.config.data_dir.display()))?;
+            std::fs::create_dir_all(&self.config.data_dir)
+                .map_err(|e| format!("cannot create {}: {e}", self.config.data_dir.display()))?;
             let conn = db::open_and_migrate(&path, self.config.synchronous()).map_err(|e| e.to_string())?;
-            let started = Queue::start(conn, &path, self.config.synchronous(), WriterConfig::default(), crate::clock::system())
-                .map_err(|e| e.to_string())?;
+            let started =
+                Queue::start(conn, &path, self.config.synchronous(), WriterConfig::default(), crate::clock::system())
+                    .map_err(|e| e.to_string())?;
             self.direct = Some(started);
         }
         let Some((queue, _)) = &self.direct else { return Err("the database is not open".into()) };

@@ -25,12 +25,12 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::error::{ApiError, json_response};
-use super::wire::{self, ReadError, Request, Response};
 use super::routes;
+use super::wire::{self, ReadError, Request, Response};
 use crate::config::Config;
 use crate::intake::IntakeSettings;
-use crate::queue::runner::RunnerProbe;
 use crate::queue::Queue;
+use crate::queue::runner::RunnerProbe;
 
 /// Request bodies above this are refused with 413 (SPEC §4).
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -219,14 +219,19 @@ fn serve_connection(stream: TcpStream, ctx: &AppContext, lifecycle: &Lifecycle) 
             Ok(request) => request,
             Err(ReadError::Closed) | Err(ReadError::Io(_)) => return,
             Err(ReadError::TooLarge(length)) => {
-                let error = ApiError::new(413, "payload_too_large", format!("the request body is over {MAX_BODY_BYTES} bytes"));
+                let error =
+                    ApiError::new(413, "payload_too_large", format!("the request body is over {MAX_BODY_BYTES} bytes"));
                 count(ctx, "guard", 413);
                 let _ = wire::write_response(&mut writer, &error.into_response(), true);
                 wire::drain(&mut reader, length);
                 return;
             }
             Err(ReadError::LengthRequired) => {
-                let error = ApiError::new(411, "length_required", "send the body with a Content-Length (chunked bodies are not read)");
+                let error = ApiError::new(
+                    411,
+                    "length_required",
+                    "send the body with a Content-Length (chunked bodies are not read)",
+                );
                 count(ctx, "guard", 411);
                 let _ = wire::write_response(&mut writer, &error.into_response(), true);
                 return;
@@ -279,9 +284,10 @@ fn handle(ctx: &AppContext, request: &Request) -> Response {
 fn guard_and_parse<'a>(ctx: &AppContext, request: &'a Request) -> Result<ApiRequest<'a>, ApiError> {
     check_host(request.header("Host"), ctx.port)?;
     if let Some(origin) = request.header("Origin")
-        && !is_local_origin(origin) {
-            return Err(ApiError::forbidden(format!("requests from the origin {origin:?} are not allowed")));
-        }
+        && !is_local_origin(origin)
+    {
+        return Err(ApiError::forbidden(format!("requests from the origin {origin:?} are not allowed")));
+    }
     let authorized = request
         .header("Authorization")
         .and_then(|h| h.strip_prefix("Bearer "))

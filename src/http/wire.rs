@@ -78,7 +78,11 @@ pub enum ReadError {
 }
 
 /// Reads one request. `writer` is used only for `100 Continue`.
-pub fn read_request<R: Read, W: Write>(reader: &mut BufReader<R>, writer: &mut W, max_body: usize) -> Result<Request, ReadError> {
+pub fn read_request<R: Read, W: Write>(
+    reader: &mut BufReader<R>,
+    writer: &mut W,
+    max_body: usize,
+) -> Result<Request, ReadError> {
     let mut head_bytes = 0;
     let mut line = String::new();
     // Tolerate blank lines between pipelined requests (RFC 9112 §2.2).
@@ -87,8 +91,12 @@ pub fn read_request<R: Read, W: Write>(reader: &mut BufReader<R>, writer: &mut W
         match reader.read_line(&mut line) {
             Ok(0) => return Err(ReadError::Closed),
             Ok(n) => head_bytes += n,
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => return Err(ReadError::Closed),
-            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => return Err(ReadError::Malformed("the request line is not UTF-8".into())),
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                return Err(ReadError::Closed);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                return Err(ReadError::Malformed("the request line is not UTF-8".into()));
+            }
             Err(e) => return Err(ReadError::Io(e)),
         }
         if !line.trim().is_empty() {
@@ -124,7 +132,8 @@ pub fn read_request<R: Read, W: Write>(reader: &mut BufReader<R>, writer: &mut W
         if header.is_empty() {
             break;
         }
-        let (name, value) = header.split_once(':').ok_or_else(|| ReadError::Malformed(format!("bad header {header:?}")))?;
+        let (name, value) =
+            header.split_once(':').ok_or_else(|| ReadError::Malformed(format!("bad header {header:?}")))?;
         headers.push((name.trim().to_owned(), value.trim().to_owned()));
     }
     let find = |name: &str| headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str());
@@ -138,7 +147,9 @@ pub fn read_request<R: Read, W: Write>(reader: &mut BufReader<R>, writer: &mut W
         return Err(ReadError::LengthRequired);
     }
     let length = match find("Content-Length") {
-        Some(raw) => raw.trim().parse::<usize>().map_err(|_| ReadError::Malformed(format!("bad Content-Length {raw:?}")))?,
+        Some(raw) => {
+            raw.trim().parse::<usize>().map_err(|_| ReadError::Malformed(format!("bad Content-Length {raw:?}")))?
+        }
         None => 0,
     };
     if length > max_body {
@@ -149,7 +160,9 @@ pub fn read_request<R: Read, W: Write>(reader: &mut BufReader<R>, writer: &mut W
         writer.flush().map_err(ReadError::Io)?;
     }
     let mut body = vec![0u8; length];
-    reader.read_exact(&mut body).map_err(|_| ReadError::Malformed("the body is shorter than its Content-Length".into()))?;
+    reader
+        .read_exact(&mut body)
+        .map_err(|_| ReadError::Malformed("the body is shorter than its Content-Length".into()))?;
     let (raw_path, raw_query) = target.split_once('?').unwrap_or((&target, ""));
     let query = raw_query
         .split('&')
@@ -262,7 +275,8 @@ mod tests {
 
     #[test]
     fn reads_a_request_with_query_and_body() {
-        let (request, _) = parse(b"POST /api/x%20y?limit=5&session=a%2Fb&flag HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\n{}");
+        let (request, _) =
+            parse(b"POST /api/x%20y?limit=5&session=a%2Fb&flag HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\n{}");
         let request = request.unwrap();
         assert_eq!((request.method.as_str(), request.path.as_str()), ("POST", "/api/x%20y"));
         assert_eq!(request.param("limit"), Some("5"));
@@ -293,7 +307,10 @@ mod tests {
         assert!(matches!(parse(b"GET / SPDY/3\r\n\r\n").0, Err(ReadError::Malformed(_))));
         assert!(matches!(parse(b"POST / HTTP/1.1\r\nContent-Length: 999\r\n\r\n").0, Err(ReadError::TooLarge(999))));
         assert!(matches!(parse(b"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nab").0, Err(ReadError::Malformed(_))));
-        assert!(matches!(parse(b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n").0, Err(ReadError::LengthRequired)));
+        assert!(matches!(
+            parse(b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n").0,
+            Err(ReadError::LengthRequired)
+        ));
         assert!(matches!(parse(b"GET / HTTP/1.1\r\nno colon\r\n\r\n").0, Err(ReadError::Malformed(_))));
         assert!(matches!(parse(b"GET / HTTP/1.1\r\nContent-Length: x\r\n\r\n").0, Err(ReadError::Malformed(_))));
     }
@@ -312,6 +329,10 @@ mod tests {
         write_response(&mut out, &Response::new(202, "application/json", "{}"), false).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.starts_with("HTTP/1.1 202 Accepted\r\n"));
-        assert!(text.contains("Content-Length: 2\r\n") && text.contains("Connection: keep-alive") && text.ends_with("\r\n\r\n{}"));
+        assert!(
+            text.contains("Content-Length: 2\r\n")
+                && text.contains("Connection: keep-alive")
+                && text.ends_with("\r\n\r\n{}")
+        );
     }
 }

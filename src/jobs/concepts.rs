@@ -10,8 +10,8 @@ use rusqlite::{Connection, params};
 use serde_json::json;
 
 use super::session_data::{self, hash_of};
-use super::{missing_session, session_id_of};
 use super::{llm_call, prompts};
+use super::{missing_session, session_id_of};
 use crate::analysis::concepts::{ValidatedConcepts, normalize_name, parse_concepts_json, validate_concepts};
 use crate::llm::Selected;
 use crate::llm::offline::offline_concepts;
@@ -108,7 +108,13 @@ impl Handler for ConceptsHandler {
 }
 
 /// Stores the summary, upserts the concepts and refreshes their learner profiles.
-fn store(conn: &Connection, session_id: &str, validated: &ValidatedConcepts, stats: (i64, i64, i64), now: i64) -> rusqlite::Result<()> {
+fn store(
+    conn: &Connection,
+    session_id: &str,
+    validated: &ValidatedConcepts,
+    stats: (i64, i64, i64),
+    now: i64,
+) -> rusqlite::Result<()> {
     let summary = &validated.summary;
     conn.prepare_cached(
         "INSERT INTO session_summaries (session_id, what_was_built, developer_intent, architecture_decisions, \

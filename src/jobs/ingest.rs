@@ -127,10 +127,8 @@ pub fn parse_event(payload: &Value, fallback_key: &str) -> Result<Envelope, Inva
     let kind = EventKind::parse(kind_name).ok_or_else(|| InvalidEvent(format!("unknown event {kind_name:?}")))?;
     let session_id = required_str(payload, "contentSessionId")?.to_owned();
     let tool_use_id = optional_str(payload, "tool_use_id")?;
-    let event_key = tool_use_id
-        .clone()
-        .or(optional_str(payload, "event_id")?)
-        .unwrap_or_else(|| fallback_key.to_owned());
+    let event_key =
+        tool_use_id.clone().or(optional_str(payload, "event_id")?).unwrap_or_else(|| fallback_key.to_owned());
     let event = match kind {
         EventKind::Init => Event::Init { prompt: optional_str(payload, "prompt")?.filter(|p| !p.trim().is_empty()) },
         EventKind::Complete => Event::Complete { reason: optional_str(payload, "reason")? },
@@ -169,11 +167,8 @@ fn classify_tool_call(payload: &Value, tool_use_id: Option<String>) -> Result<Ob
     if EDIT_TOOLS.contains(&tool_name.as_str()) {
         observation.obs_type = "file_edit";
         observation.action = Some(if tool_name == "Write" { "create" } else { "modify" });
-        observation.file_path = input
-            .get("file_path")
-            .or_else(|| input.get("notebook_path"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        observation.file_path =
+            input.get("file_path").or_else(|| input.get("notebook_path")).and_then(Value::as_str).map(str::to_owned);
         // Content captured at event time: the hook's read of the file right after the edit,
         // else what Write wrote, else the edit's replacement text.
         let captured = payload
@@ -265,7 +260,8 @@ pub fn installed_packages(command: &str) -> Vec<String> {
             _ => &[],
         };
         // Flags that take a value consume the next word (`--features full`, `-r reqs.txt`).
-        const VALUE_FLAGS: [&str; 9] = ["--features", "-F", "-r", "--requirement", "-i", "--index-url", "-c", "--registry", "--rename"];
+        const VALUE_FLAGS: [&str; 9] =
+            ["--features", "-F", "-r", "--requirement", "-i", "--index-url", "-c", "--registry", "--rename"];
         let mut skip_next = false;
         for arg in args {
             if std::mem::take(&mut skip_next) {
@@ -455,7 +451,10 @@ mod tests {
         assert_eq!(o.obs_type, "bash_command");
         assert_eq!(o.packages, vec!["@prisma/client", "zod", "fastapi"]);
         assert!(installed_packages("ls -la").is_empty());
-        assert_eq!(installed_packages("cargo add tokio --features full; go get github.com/gin-gonic/gin@v1"), vec!["tokio", "github.com/gin-gonic/gin"]);
+        assert_eq!(
+            installed_packages("cargo add tokio --features full; go get github.com/gin-gonic/gin@v1"),
+            vec!["tokio", "github.com/gin-gonic/gin"]
+        );
     }
 
     #[test]
@@ -478,7 +477,8 @@ mod tests {
     fn missing_and_mistyped_fields_are_clear_errors() {
         let missing = parse_event(&json!({"event":"init"}), "k").unwrap_err();
         assert!(missing.0.contains("contentSessionId"));
-        let mistyped = parse_event(&json!({"event":"observation","contentSessionId":"s","tool_name":5}), "k").unwrap_err();
+        let mistyped =
+            parse_event(&json!({"event":"observation","contentSessionId":"s","tool_name":5}), "k").unwrap_err();
         assert!(mistyped.0.contains("tool_name"));
         let no_path = parse_event(&json!({"event":"file_edit","contentSessionId":"s"}), "k").unwrap_err();
         assert!(no_path.0.contains("file_path"));
@@ -486,7 +486,8 @@ mod tests {
 
     #[test]
     fn the_event_key_prefers_tool_use_id_then_event_id() {
-        let a = parse_event(&json!({"event":"init","contentSessionId":"s","tool_use_id":"t","event_id":"e"}), "job:9").unwrap();
+        let a = parse_event(&json!({"event":"init","contentSessionId":"s","tool_use_id":"t","event_id":"e"}), "job:9")
+            .unwrap();
         let b = parse_event(&json!({"event":"init","contentSessionId":"s","event_id":"e"}), "job:9").unwrap();
         let c = parse_event(&json!({"event":"init","contentSessionId":"s"}), "job:9").unwrap();
         assert_eq!((a.event_key.as_str(), b.event_key.as_str(), c.event_key.as_str()), ("t", "e", "job:9"));

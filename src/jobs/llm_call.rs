@@ -37,11 +37,19 @@ pub fn ask_with_repair<T>(
     };
     let second = complete(provider, &repair, llm_timeout, cancel)?;
     accept(&second).map_err(|reason| {
-        Outcome::dead(format!("the {} answer did not match the expected JSON after one repair: {reason}", provider.name()))
+        Outcome::dead(format!(
+            "the {} answer did not match the expected JSON after one repair: {reason}",
+            provider.name()
+        ))
     })
 }
 
-fn complete(provider: &dyn Provider, request: &LlmRequest, llm_timeout: Duration, cancel: &CancelToken) -> Result<String, Outcome> {
+fn complete(
+    provider: &dyn Provider,
+    request: &LlmRequest,
+    llm_timeout: Duration,
+    cancel: &CancelToken,
+) -> Result<String, Outcome> {
     let budget = llm_timeout.min(cancel.remaining().saturating_sub(STORE_MARGIN));
     if budget.is_zero() {
         return Err(Outcome::retry("no time left in this attempt for an LLM call"));

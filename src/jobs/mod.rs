@@ -95,7 +95,11 @@ pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::R
     registry.register(
         ANALYZE_CONCEPTS,
         spec_of(ANALYZE_CONCEPTS),
-        concepts::ConceptsHandler { queue: queue.clone(), provider: provider.clone(), llm_timeout: config.llm_timeout() },
+        concepts::ConceptsHandler {
+            queue: queue.clone(),
+            provider: provider.clone(),
+            llm_timeout: config.llm_timeout(),
+        },
     );
     registry.register(
         ANALYZE_QUIZ,
@@ -153,7 +157,9 @@ pub fn notices(queue: &crate::queue::Queue) -> Vec<String> {
                                AND s.finished_at > j.finished_at) \
                GROUP BY kind";
     let Ok(mut stmt) = conn.prepare_cached(sql) else { return Vec::new() };
-    stmt.query_map([AUTH_ERROR_PREFIX], |r| Ok(format!("{} paused: {}", r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-        .map(|rows| rows.filter_map(Result::ok).collect())
-        .unwrap_or_default()
+    stmt.query_map([AUTH_ERROR_PREFIX], |r| {
+        Ok(format!("{} paused: {}", r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+    })
+    .map(|rows| rows.filter_map(Result::ok).collect())
+    .unwrap_or_default()
 }

@@ -25,7 +25,13 @@ fn clip(text: &str, max: usize) -> String {
     format!("{}\n… (cut)", &text[..end])
 }
 
-pub fn concepts_request(stack: &StackProfile, patterns: &[Pattern], files: &[SourceFile], prompts: &[String], last_message: Option<&str>) -> LlmRequest {
+pub fn concepts_request(
+    stack: &StackProfile,
+    patterns: &[Pattern],
+    files: &[SourceFile],
+    prompts: &[String],
+    last_message: Option<&str>,
+) -> LlmRequest {
     let mut prompt = String::new();
     prompt.push_str("Extract the programming concepts this session's code demonstrates.\n\n");
     prompt.push_str(&format!("Stack: {}\n\n", serde_json::to_string(stack).unwrap_or_default()));

@@ -10,10 +10,12 @@ use serde_json::json;
 
 use super::concepts::ProviderChoice;
 use super::session_data::{self, hash_of};
-use super::{missing_session, session_id_of};
 use super::{llm_call, prompts};
+use super::{missing_session, session_id_of};
 use crate::analysis::concepts::{Concept, Level, normalize_name};
-use crate::analysis::questions::{GeneratedQuestion, normalize_question, normalized_text_hash, parse_questions_json, validate_question};
+use crate::analysis::questions::{
+    GeneratedQuestion, normalize_question, normalized_text_hash, parse_questions_json, validate_question,
+};
 use crate::llm::Selected;
 use crate::llm::offline::offline_questions;
 use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome, Queue};
@@ -84,7 +86,10 @@ fn targets(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<Target>>
 }
 
 /// Normalises and validates each question; returns the valid ones with their concept's row id.
-fn keep_valid(questions: Vec<GeneratedQuestion>, targets: &[Target]) -> (Vec<(String, GeneratedQuestion)>, Vec<String>) {
+fn keep_valid(
+    questions: Vec<GeneratedQuestion>,
+    targets: &[Target],
+) -> (Vec<(String, GeneratedQuestion)>, Vec<String>) {
     let names: Vec<String> = targets.iter().map(|t| t.concept.name.clone()).collect();
     let mut kept = Vec::new();
     let mut dropped = Vec::new();
@@ -130,14 +135,19 @@ impl Handler for QuizHandler {
         let hash = hash_of(&(selected.name(), &targets));
         let mark_analyzed = |session_id: String| -> Effects {
             Box::new(move |conn, _now| {
-                conn.prepare_cached("UPDATE sessions SET state = 'analyzed' WHERE id = ?1 AND state IN ('initialized','observing')")?
-                    .execute([&session_id])?;
+                conn.prepare_cached(
+                    "UPDATE sessions SET state = 'analyzed' WHERE id = ?1 AND state IN ('initialized','observing')",
+                )?
+                .execute([&session_id])?;
                 Ok(())
             })
         };
         if targets.is_empty() || last_hash.as_deref() == Some(hash.as_str()) {
             let reason = if targets.is_empty() { "no_concepts" } else { "unchanged" };
-            return Outcome::Succeeded { result: Some(json!({ "skipped": reason })), effects: Some(mark_analyzed(session_id)) };
+            return Outcome::Succeeded {
+                result: Some(json!({ "skipped": reason })),
+                effects: Some(mark_analyzed(session_id)),
+            };
         }
         let pairs: Vec<(Concept, Level)> = targets.iter().map(|t| (t.concept.clone(), t.level)).collect();
         let (kept, dropped) = match selected {
@@ -176,7 +186,13 @@ impl Handler for QuizHandler {
 }
 
 /// Inserts a question unless the same (concept, type, text) exists already.
-fn store_question(conn: &Connection, session_id: &str, concept_id: &str, q: &GeneratedQuestion, now: i64) -> rusqlite::Result<()> {
+fn store_question(
+    conn: &Connection,
+    session_id: &str,
+    concept_id: &str,
+    q: &GeneratedQuestion,
+    now: i64,
+) -> rusqlite::Result<()> {
     let text_hash = normalized_text_hash(&q.question);
     let id = session_data::stable_id("q", &format!("{concept_id}\n{}\n{text_hash}", q.question_type));
     conn.prepare_cached(

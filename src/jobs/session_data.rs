@@ -21,19 +21,21 @@ pub struct SessionInfo {
 }
 
 pub fn session(conn: &Connection, id: &str) -> rusqlite::Result<Option<SessionInfo>> {
-    conn.prepare_cached("SELECT id, project, cwd, platform, started_at, updated_at, ended_at FROM sessions WHERE id = ?1")?
-        .query_row([id], |r| {
-            Ok(SessionInfo {
-                id: r.get(0)?,
-                project: r.get(1)?,
-                cwd: r.get(2)?,
-                platform: r.get(3)?,
-                started_at: r.get(4)?,
-                updated_at: r.get(5)?,
-                ended_at: r.get(6)?,
-            })
+    conn.prepare_cached(
+        "SELECT id, project, cwd, platform, started_at, updated_at, ended_at FROM sessions WHERE id = ?1",
+    )?
+    .query_row([id], |r| {
+        Ok(SessionInfo {
+            id: r.get(0)?,
+            project: r.get(1)?,
+            cwd: r.get(2)?,
+            platform: r.get(3)?,
+            started_at: r.get(4)?,
+            updated_at: r.get(5)?,
+            ended_at: r.get(6)?,
         })
-        .optional()
+    })
+    .optional()
 }
 
 /// The latest captured content of every file the session wrote, in path order, with paths
@@ -117,7 +119,13 @@ pub fn last_input_hash(conn: &Connection, session_id: &str, step: &str) -> rusql
 }
 
 /// Effect: records a step's input hash (in the same transaction as its outputs).
-pub fn record_input_hash(conn: &Connection, session_id: &str, step: &str, hash: &str, now: i64) -> rusqlite::Result<()> {
+pub fn record_input_hash(
+    conn: &Connection,
+    session_id: &str,
+    step: &str,
+    hash: &str,
+    now: i64,
+) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO analysis_inputs (session_id, step, input_hash, updated_at) VALUES (?1, ?2, ?3, ?4) \
          ON CONFLICT (session_id, step) DO UPDATE SET input_hash = excluded.input_hash, updated_at = excluded.updated_at",

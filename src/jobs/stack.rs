@@ -14,7 +14,18 @@ use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome, Queue};
 
 /// Directories never searched for manifests: dependencies and build output.
 const SKIP_DIRS: [&str; 12] = [
-    "node_modules", ".git", "target", "vendor", "dist", "build", ".next", ".venv", "venv", "__pycache__", ".cache", "coverage",
+    "node_modules",
+    ".git",
+    "target",
+    "vendor",
+    "dist",
+    "build",
+    ".next",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".cache",
+    "coverage",
 ];
 /// How deep under the cwd manifests are looked for (monorepos: apps/web/package.json).
 const MAX_DEPTH: usize = 3;
@@ -120,7 +131,12 @@ mod tests {
     #[test]
     fn manifests_are_found_in_a_monorepo_but_not_in_dependencies() {
         let dir = tempfile::tempdir().unwrap();
-        for (path, text) in [("package.json", "{}"), ("apps/web/package.json", "{}"), ("node_modules/x/package.json", "{}"), ("services/api/pyproject.toml", "")] {
+        for (path, text) in [
+            ("package.json", "{}"),
+            ("apps/web/package.json", "{}"),
+            ("node_modules/x/package.json", "{}"),
+            ("services/api/pyproject.toml", ""),
+        ] {
             let full = dir.path().join(path);
             std::fs::create_dir_all(full.parent().unwrap()).unwrap();
             std::fs::write(full, text).unwrap();

@@ -46,7 +46,15 @@ impl Handler for StaticHandler {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?;
             for p in &patterns {
-                insert.execute(rusqlite::params![session_id, p.pattern_type, p.name, p.file, p.line, p.snippet, p.language])?;
+                insert.execute(rusqlite::params![
+                    session_id,
+                    p.pattern_type,
+                    p.name,
+                    p.file,
+                    p.line,
+                    p.snippet,
+                    p.language
+                ])?;
             }
             session_data::record_input_hash(conn, &session_id, super::ANALYZE_STATIC, &hash, now)?;
             Ok(())

@@ -42,7 +42,12 @@ pub fn sign(key: &str, data: &[u8]) -> String {
 }
 
 /// The payload of SPEC §8 and the ids of the attempts it carries.
-fn build_payload(conn: &Connection, session_id: &str, key: &str, include_snippets: bool) -> rusqlite::Result<Option<(Value, Vec<i64>)>> {
+fn build_payload(
+    conn: &Connection,
+    session_id: &str,
+    key: &str,
+    include_snippets: bool,
+) -> rusqlite::Result<Option<(Value, Vec<i64>)>> {
     let Some(session) = session_data::session(conn, session_id)? else { return Ok(None) };
     let (created, edited) = session_data::file_counts(conn, session_id)?;
     let stack: Option<Value> = session_data::stack_profile(conn, session_id)?.map(|s| json!(s));
@@ -85,7 +90,13 @@ fn build_payload(conn: &Connection, session_id: &str, key: &str, include_snippet
          JOIN questions q ON q.id = a.question_id WHERE q.session_id = ?1 AND a.synced_at IS NULL ORDER BY a.id",
     )?;
     for row in stmt.query_map([session_id], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, bool>(2)?, r.get::<_, i64>(3)?, r.get::<_, i64>(4)?))
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, bool>(2)?,
+            r.get::<_, i64>(3)?,
+            r.get::<_, i64>(4)?,
+        ))
     })? {
         let (id, question_id, correct, quality, created_at) = row?;
         let signature = sign(key, format!("{question_id}:{correct}:{created_at}").as_bytes());
@@ -123,7 +134,8 @@ fn mark_synced(session_id: String, content_hash: Option<String>, attempt_ids: Ve
             )?
             .execute(params![session_id, now, hash])?;
         }
-        let mut mark = conn.prepare_cached("UPDATE quiz_attempts SET synced_at = ?2 WHERE id = ?1 AND synced_at IS NULL")?;
+        let mut mark =
+            conn.prepare_cached("UPDATE quiz_attempts SET synced_at = ?2 WHERE id = ?1 AND synced_at IS NULL")?;
         for id in &attempt_ids {
             mark.execute(params![id, now])?;
         }
@@ -139,10 +151,16 @@ impl Handler for SyncHandler {
             Err(outcome) => return outcome,
         };
         let Some(key) = api_key(&self.data_dir) else {
-            return Outcome::Succeeded { result: Some(json!({"skipped": "no_api_key"})), effects: Some(mark_synced(session_id, None, Vec::new())) };
+            return Outcome::Succeeded {
+                result: Some(json!({"skipped": "no_api_key"})),
+                effects: Some(mark_synced(session_id, None, Vec::new())),
+            };
         };
         let built = self.queue.read().and_then(|conn| {
-            Ok((build_payload(&conn, &session_id, &key, self.include_snippets)?, last_content_hash(&conn, &session_id)?))
+            Ok((
+                build_payload(&conn, &session_id, &key, self.include_snippets)?,
+                last_content_hash(&conn, &session_id)?,
+            ))
         });
         let (payload, last_hash) = match built {
             Ok((Some(payload), last_hash)) => (payload, last_hash),
@@ -157,7 +175,10 @@ impl Handler for SyncHandler {
         content.as_object_mut().map(|o| o.remove("quiz_attempts"));
         let content_hash = session_data::hash_of(&content);
         if attempt_ids.is_empty() && last_hash.as_deref() == Some(content_hash.as_str()) {
-            return Outcome::Succeeded { result: Some(json!({"skipped": "unchanged"})), effects: Some(mark_synced(session_id, None, Vec::new())) };
+            return Outcome::Succeeded {
+                result: Some(json!({"skipped": "unchanged"})),
+                effects: Some(mark_synced(session_id, None, Vec::new())),
+            };
         }
         let timeout = Duration::from_secs(30).min(cancel.remaining().saturating_sub(Duration::from_secs(1)));
         let agent: ureq::Agent = ureq::Agent::config_builder()
@@ -179,15 +200,22 @@ impl Handler for SyncHandler {
             Err(e) => return Outcome::retry(crate::config::redact(&format!("upstream unreachable: {e}"), &[key])),
         };
         let status = response.status().as_u16();
-        let retry_after = response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
+        let retry_after =
+            response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
         let _ = response.body_mut().read_to_string();
         match status {
             200..=299 => Outcome::Succeeded {
-                result: Some(json!({"status": status, "attempts": attempt_ids.len(), "idempotency_key": idempotency_key})),
+                result: Some(
+                    json!({"status": status, "attempts": attempt_ids.len(), "idempotency_key": idempotency_key}),
+                ),
                 effects: Some(mark_synced(session_id, Some(content_hash), attempt_ids)),
             },
-            401 | 403 => Outcome::dead(format!("{} — run vl login (upstream answered {status})", super::AUTH_ERROR_PREFIX)),
-            408 | 425 | 429 | 500..=599 => Outcome::Retry { error: format!("upstream answered {status}"), after: retry_after },
+            401 | 403 => {
+                Outcome::dead(format!("{} — run vl login (upstream answered {status})", super::AUTH_ERROR_PREFIX))
+            }
+            408 | 425 | 429 | 500..=599 => {
+                Outcome::Retry { error: format!("upstream answered {status}"), after: retry_after }
+            }
             other => Outcome::dead(format!("upstream refused the payload with {other}")),
         }
     }

@@ -54,11 +54,7 @@ pub fn check_answer(
     given: &str,
 ) -> Result<Verdict, AnswerError> {
     let verdict = |right: bool| {
-        if right {
-            Verdict::Correct
-        } else {
-            Verdict::Wrong
-        }
+        if right { Verdict::Correct } else { Verdict::Wrong }
     };
     match question_type.trim().to_ascii_lowercase().as_str() {
         "multiple_choice" => check_choice(options, correct, given).map(verdict),
@@ -66,9 +62,7 @@ pub fn check_answer(
         "ordering" => check_ordering(options, correct, given).map(verdict),
         "fill_in_blank" => check_fill_in(correct, given).map(verdict),
         "code_reading" | "spot_the_bug" | "open_ended" => Ok(Verdict::NeedsSelfGrade),
-        other => Err(AnswerError::BadQuestion(format!(
-            "unknown question type {other:?}"
-        ))),
+        other => Err(AnswerError::BadQuestion(format!("unknown question type {other:?}"))),
     }
 }
 
@@ -76,12 +70,7 @@ pub fn check_answer(
 /// collapsed to one space, trimmed. Applied to both sides, so `don't` still equals `dont`.
 pub fn normalize(s: &str) -> String {
     let lower = s.to_lowercase();
-    let unquoted = lower.replace(
-        [
-            '"', '\'', '`', '\u{201c}', '\u{201d}', '\u{2018}', '\u{2019}',
-        ],
-        "",
-    );
+    let unquoted = lower.replace(['"', '\'', '`', '\u{201c}', '\u{201d}', '\u{2018}', '\u{2019}'], "");
     unquoted.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -93,28 +82,16 @@ fn bad(why: impl Into<String>) -> AnswerError {
     AnswerError::BadQuestion(why.into())
 }
 
-fn check_choice(
-    options: Option<&[String]>,
-    correct: &str,
-    given: &str,
-) -> Result<bool, AnswerError> {
-    let options = options
-        .filter(|o| !o.is_empty())
-        .ok_or_else(|| bad("multiple-choice question without options"))?;
+fn check_choice(options: Option<&[String]>, correct: &str, given: &str) -> Result<bool, AnswerError> {
+    let options = options.filter(|o| !o.is_empty()).ok_or_else(|| bad("multiple-choice question without options"))?;
     if options.len() > 26 {
-        return Err(bad(format!(
-            "{} options; letters only go up to Z",
-            options.len()
-        )));
+        return Err(bad(format!("{} options; letters only go up to Z", options.len())));
     }
-    let right = option_index(options, correct)
-        .ok_or_else(|| bad(format!("correct answer {correct:?} names no option")))?;
+    let right =
+        option_index(options, correct).ok_or_else(|| bad(format!("correct answer {correct:?} names no option")))?;
     let last = char::from(b'A' + (options.len() - 1) as u8);
-    let chosen = option_index(options, given).ok_or_else(|| {
-        unreadable(format!(
-            "answer with a letter A–{last} or the text of one of the options"
-        ))
-    })?;
+    let chosen = option_index(options, given)
+        .ok_or_else(|| unreadable(format!("answer with a letter A–{last} or the text of one of the options")))?;
     Ok(chosen == right)
 }
 
@@ -128,13 +105,9 @@ fn option_index(options: &[String], answer: &str) -> Option<usize> {
     if given.is_empty() {
         return None;
     }
-    let stripped =
-        |s: &str| letter_prefix(s).map_or_else(|| normalize(s), |(_, rest)| normalize(rest));
+    let stripped = |s: &str| letter_prefix(s).map_or_else(|| normalize(s), |(_, rest)| normalize(rest));
     let find = |want: &str| {
-        options
-            .iter()
-            .position(|o| normalize(o) == want)
-            .or_else(|| options.iter().position(|o| stripped(o) == want))
+        options.iter().position(|o| normalize(o) == want).or_else(|| options.iter().position(|o| stripped(o) == want))
     };
     find(&given).or_else(|| {
         let (letter, rest) = letter_prefix(answer)?;
@@ -148,9 +121,7 @@ fn bare_letter(s: &str) -> Option<usize> {
     let s = s.strip_suffix([')', '.', ':']).unwrap_or(s);
     let mut chars = s.chars();
     match (chars.next(), chars.next()) {
-        (Some(c), None) if c.is_ascii_alphabetic() => {
-            Some(usize::from(c.to_ascii_lowercase() as u8 - b'a'))
-        }
+        (Some(c), None) if c.is_ascii_alphabetic() => Some(usize::from(c.to_ascii_lowercase() as u8 - b'a')),
         _ => None,
     }
 }
@@ -178,20 +149,14 @@ fn parse_bool(s: &str) -> Option<bool> {
 
 fn check_true_false(correct: &str, given: &str) -> Result<bool, AnswerError> {
     let right = parse_bool(correct).ok_or_else(|| bad(format!("true/false answer {correct:?}")))?;
-    let got = parse_bool(given)
-        .ok_or_else(|| unreadable("answer true or false (t/f, yes/no and y/n work too)"))?;
+    let got = parse_bool(given).ok_or_else(|| unreadable("answer true or false (t/f, yes/no and y/n work too)"))?;
     Ok(got == right)
 }
 
-fn check_ordering(
-    options: Option<&[String]>,
-    correct: &str,
-    given: &str,
-) -> Result<bool, AnswerError> {
+fn check_ordering(options: Option<&[String]>, correct: &str, given: &str) -> Result<bool, AnswerError> {
     let steps = options.map_or(0, <[String]>::len);
     let n = if steps > 0 { Some(steps) } else { None };
-    let right =
-        parse_order(correct, n).map_err(|e| bad(format!("ordering answer {correct:?}: {e}")))?;
+    let right = parse_order(correct, n).map_err(|e| bad(format!("ordering answer {correct:?}: {e}")))?;
     let got = parse_order(given, Some(right.len())).map_err(unreadable)?;
     Ok(got == right)
 }
@@ -199,19 +164,11 @@ fn check_ordering(
 /// Parses a permutation of 1..=n (n = `expected_len`, or the count found when unknown).
 /// The error is a hint for the developer.
 fn parse_order(s: &str, expected_len: Option<usize>) -> Result<Vec<usize>, String> {
-    let parts: Vec<&str> = s
-        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '>' | '-'))
-        .filter(|p| !p.is_empty())
-        .collect();
+    let parts: Vec<&str> =
+        s.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '>' | '-')).filter(|p| !p.is_empty()).collect();
     let n = expected_len.unwrap_or(parts.len());
-    let example: Vec<String> = (2..=n)
-        .chain((n >= 1).then_some(1))
-        .map(|i| i.to_string())
-        .collect();
-    let how = format!(
-        "type the {n} step numbers in your order, e.g. {}",
-        example.join(",")
-    );
+    let example: Vec<String> = (2..=n).chain((n >= 1).then_some(1)).map(|i| i.to_string()).collect();
+    let how = format!("type the {n} step numbers in your order, e.g. {}", example.join(","));
     // "2413": digits run together, unambiguous only while every step is one digit.
     let run_together = parts.len() == 1 && n > 1 && n <= 9 && parts[0].len() == n;
     let numbers: Vec<&str> = if run_together && parts[0].bytes().all(|b| b.is_ascii_digit()) {
@@ -222,9 +179,7 @@ fn parse_order(s: &str, expected_len: Option<usize>) -> Result<Vec<usize>, Strin
     let mut seen = vec![false; n + 1];
     let mut order = Vec::with_capacity(n);
     for p in &numbers {
-        let k: usize = p
-            .parse()
-            .map_err(|_| format!("{p:?} is not a step number; {how}"))?;
+        let k: usize = p.parse().map_err(|_| format!("{p:?} is not a step number; {how}"))?;
         if k == 0 || k > n {
             return Err(format!("there is no step {k} (steps are 1–{n}); {how}"));
         }
@@ -234,10 +189,7 @@ fn parse_order(s: &str, expected_len: Option<usize>) -> Result<Vec<usize>, Strin
         order.push(k);
     }
     if order.len() != n || n == 0 {
-        return Err(format!(
-            "got {} step numbers, expected {n}; {how}",
-            order.len()
-        ));
+        return Err(format!("got {} step numbers, expected {n}; {how}", order.len()));
     }
     Ok(order)
 }
@@ -273,10 +225,7 @@ mod tests {
     #[test]
     fn normalize_folds_case_quotes_and_whitespace() {
         assert_eq!(normalize("  `Arc<Mutex<T>>`  "), "arc<mutex<t>>");
-        assert_eq!(
-            normalize("\"tokio::spawn\"\n\t( fut )"),
-            "tokio::spawn ( fut )"
-        );
+        assert_eq!(normalize("\"tokio::spawn\"\n\t( fut )"), "tokio::spawn ( fut )");
         assert_eq!(normalize("‘Don’t’ “Panic”"), "dont panic");
         assert_eq!(normalize("ÉCOLE"), "école");
     }
@@ -294,14 +243,7 @@ mod tests {
     #[test]
     fn multiple_choice_accepts_option_text_with_or_without_prefix() {
         let o = opts(&["A) Box<T>", "B. Rc<T>", "(C) Arc<T>", "D) Cell<T>"]);
-        for given in [
-            "arc<t>",
-            "  ARC<T> ",
-            "`Arc<T>`",
-            "(C) Arc<T>",
-            "c) arc<t>",
-            "C. Arc<T>",
-        ] {
+        for given in ["arc<t>", "  ARC<T> ", "`Arc<T>`", "(C) Arc<T>", "c) arc<t>", "C. Arc<T>"] {
             assert_eq!(mc(&o, "C", given), Ok(Verdict::Correct), "{given}");
         }
         assert_eq!(mc(&o, "C", "rc<t>"), Ok(Verdict::Wrong));
@@ -342,62 +284,30 @@ mod tests {
     fn multiple_choice_malformed_questions() {
         let o = opts(&["A) Box", "B) Rc"]);
         assert!(matches!(mc(&o, "Q", "a"), Err(AnswerError::BadQuestion(_))));
-        assert!(matches!(
-            mc(&[], "A", "a"),
-            Err(AnswerError::BadQuestion(_))
-        ));
-        assert!(matches!(
-            check_answer("multiple_choice", None, "A", "a"),
-            Err(AnswerError::BadQuestion(_))
-        ));
+        assert!(matches!(mc(&[], "A", "a"), Err(AnswerError::BadQuestion(_))));
+        assert!(matches!(check_answer("multiple_choice", None, "A", "a"), Err(AnswerError::BadQuestion(_))));
     }
 
     #[test]
     fn true_false_forms() {
         for given in ["t", "T", "true", "TRUE", "True", "yes", "Y", "y", " yes. "] {
-            assert_eq!(
-                check_answer("true_false", None, "true", given),
-                Ok(Verdict::Correct),
-                "{given}"
-            );
-            assert_eq!(
-                check_answer("true_false", None, "false", given),
-                Ok(Verdict::Wrong),
-                "{given}"
-            );
+            assert_eq!(check_answer("true_false", None, "true", given), Ok(Verdict::Correct), "{given}");
+            assert_eq!(check_answer("true_false", None, "false", given), Ok(Verdict::Wrong), "{given}");
         }
         for given in ["f", "F", "false", "No", "n", "N"] {
-            assert_eq!(
-                check_answer("true_false", None, "false", given),
-                Ok(Verdict::Correct),
-                "{given}"
-            );
+            assert_eq!(check_answer("true_false", None, "false", given), Ok(Verdict::Correct), "{given}");
         }
         for given in ["maybe", "", "tru", "1"] {
-            assert!(
-                is_unreadable(check_answer("true_false", None, "true", given)),
-                "{given}"
-            );
+            assert!(is_unreadable(check_answer("true_false", None, "true", given)), "{given}");
         }
-        assert!(matches!(
-            check_answer("true_false", None, "perhaps", "t"),
-            Err(AnswerError::BadQuestion(_))
-        ));
+        assert!(matches!(check_answer("true_false", None, "perhaps", "t"), Err(AnswerError::BadQuestion(_))));
     }
 
     #[test]
     fn ordering_forms() {
         let steps = opts(&["parse", "validate", "store", "reply"]);
         let ord = |given: &str| check_answer("ordering", Some(&steps), "2,4,1,3", given);
-        for given in [
-            "2,4,1,3",
-            "2 4 1 3",
-            "2, 4, 1, 3",
-            " 2  4,1 ,3 ",
-            "2413",
-            "2 -> 4 -> 1 -> 3",
-            "2;4;1;3",
-        ] {
+        for given in ["2,4,1,3", "2 4 1 3", "2, 4, 1, 3", " 2  4,1 ,3 ", "2413", "2 -> 4 -> 1 -> 3", "2;4;1;3"] {
             assert_eq!(ord(given), Ok(Verdict::Correct), "{given}");
         }
         assert_eq!(ord("1,2,3,4"), Ok(Verdict::Wrong));
@@ -423,13 +333,8 @@ mod tests {
 
     #[test]
     fn ordering_without_options_uses_the_answer_length() {
-        assert_eq!(
-            check_answer("ordering", None, "3,1,2", "3 1 2"),
-            Ok(Verdict::Correct)
-        );
-        assert!(is_unreadable(check_answer(
-            "ordering", None, "3,1,2", "3 1 2 4"
-        )));
+        assert_eq!(check_answer("ordering", None, "3,1,2", "3 1 2"), Ok(Verdict::Correct));
+        assert!(is_unreadable(check_answer("ordering", None, "3,1,2", "3 1 2 4")));
     }
 
     #[test]
@@ -439,10 +344,7 @@ mod tests {
             check_answer("ordering", Some(&steps), "2,4,1,3", "2,4,1,3"),
             Err(AnswerError::BadQuestion(_))
         ));
-        assert!(matches!(
-            check_answer("ordering", None, "1,1", "1,2"),
-            Err(AnswerError::BadQuestion(_))
-        ));
+        assert!(matches!(check_answer("ordering", None, "1,1", "1,2"), Err(AnswerError::BadQuestion(_))));
     }
 
     #[test]
@@ -461,14 +363,8 @@ mod tests {
     #[test]
     fn free_text_types_need_a_self_grade() {
         for t in ["code_reading", "spot_the_bug", "open_ended", " Open_Ended "] {
-            assert_eq!(
-                check_answer(t, None, "model answer", "anything"),
-                Ok(Verdict::NeedsSelfGrade)
-            );
-            assert_eq!(
-                check_answer(t, None, "model answer", ""),
-                Ok(Verdict::NeedsSelfGrade)
-            );
+            assert_eq!(check_answer(t, None, "model answer", "anything"), Ok(Verdict::NeedsSelfGrade));
+            assert_eq!(check_answer(t, None, "model answer", ""), Ok(Verdict::NeedsSelfGrade));
         }
     }
 

@@ -26,9 +26,7 @@ pub const MASTERED_SCORE: f64 = 0.85;
 pub const MASTERED_MIN_ATTEMPTS: u32 = 3;
 
 /// The level questions about a concept are written at.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     #[default]
@@ -73,11 +71,7 @@ pub struct UnknownLevel(pub String);
 
 impl fmt::Display for UnknownLevel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown level {:?} (expected junior, mid or senior)",
-            self.0
-        )
+        write!(f, "unknown level {:?} (expected junior, mid or senior)", self.0)
     }
 }
 
@@ -110,10 +104,7 @@ pub struct Mastery {
 impl Mastery {
     /// A concept not yet answered, seeded at `seed` (capped at mid, see the module doc).
     pub fn new(seed: Level) -> Mastery {
-        Mastery {
-            level: seed.min(Level::Mid),
-            ..Mastery::default()
-        }
+        Mastery { level: seed.min(Level::Mid), ..Mastery::default() }
     }
 
     /// correct / attempts, in [0, 1]; 0 before any attempt.
@@ -157,29 +148,18 @@ mod tests {
     use super::*;
 
     fn run(answers: &[bool]) -> Mastery {
-        answers
-            .iter()
-            .fold(Mastery::default(), |m, &c| record(&m, c))
+        answers.iter().fold(Mastery::default(), |m, &c| record(&m, c))
     }
 
     #[test]
     fn level_names_round_trip() {
         for l in [Level::Junior, Level::Mid, Level::Senior] {
             assert_eq!(l.as_str().parse::<Level>(), Ok(l));
-            assert_eq!(
-                serde_json::to_string(&l).unwrap_or_default(),
-                format!("\"{l}\"")
-            );
-            assert_eq!(
-                serde_json::from_str::<Level>(&format!("\"{l}\"")).ok(),
-                Some(l)
-            );
+            assert_eq!(serde_json::to_string(&l).unwrap_or_default(), format!("\"{l}\""));
+            assert_eq!(serde_json::from_str::<Level>(&format!("\"{l}\"")).ok(), Some(l));
         }
         assert_eq!(Level::from_str(" Senior "), Ok(Level::Senior));
-        assert_eq!(
-            Level::from_str("expert"),
-            Err(UnknownLevel("expert".into()))
-        );
+        assert_eq!(Level::from_str("expert"), Err(UnknownLevel("expert".into())));
     }
 
     #[test]
@@ -218,20 +198,13 @@ mod tests {
 
     #[test]
     fn first_answer_never_lands_past_mid() {
-        let seeded = Mastery {
-            level: Level::Senior,
-            ..Mastery::default()
-        };
+        let seeded = Mastery { level: Level::Senior, ..Mastery::default() };
         assert_eq!(record(&seeded, true).level, Level::Mid);
         assert_eq!(record(&seeded, false).level, Level::Mid);
         assert_eq!(Mastery::new(Level::Senior).level, Level::Mid);
         assert_eq!(Mastery::new(Level::Junior).level, Level::Junior);
         // Even a streak carried in a corrupt row cannot land the first answer at senior.
-        let odd = Mastery {
-            streak: 2,
-            level: Level::Mid,
-            ..Mastery::default()
-        };
+        let odd = Mastery { streak: 2, level: Level::Mid, ..Mastery::default() };
         assert_eq!(record(&odd, true).level, Level::Mid);
     }
 
@@ -247,12 +220,7 @@ mod tests {
 
     #[test]
     fn counters_saturate_instead_of_overflowing() {
-        let m = Mastery {
-            attempts: u32::MAX,
-            correct: u32::MAX,
-            streak: u32::MAX,
-            level: Level::Senior,
-        };
+        let m = Mastery { attempts: u32::MAX, correct: u32::MAX, streak: u32::MAX, level: Level::Senior };
         let n = record(&m, true);
         assert_eq!((n.attempts, n.correct), (u32::MAX, u32::MAX));
         assert!(n.score() <= 1.0);

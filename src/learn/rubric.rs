@@ -52,9 +52,10 @@ pub fn request(question: &str, snippet: Option<&str>, model_answer: &str, answer
 /// dimension is scored within 0–5.
 pub fn parse(text: &str) -> Result<RubricGrade, RubricError> {
     let start = text.find('{').ok_or_else(|| RubricError("the grade has no JSON object".into()))?;
-    let end = text.rfind('}').filter(|end| *end > start).ok_or_else(|| RubricError("the grade's JSON is cut off".into()))?;
-    let grade: RubricGrade =
-        serde_json::from_str(&text[start..=end]).map_err(|e| RubricError(format!("the grade is not the expected JSON: {e}")))?;
+    let end =
+        text.rfind('}').filter(|end| *end > start).ok_or_else(|| RubricError("the grade's JSON is cut off".into()))?;
+    let grade: RubricGrade = serde_json::from_str(&text[start..=end])
+        .map_err(|e| RubricError(format!("the grade is not the expected JSON: {e}")))?;
     for (name, _) in DIMENSIONS {
         match grade.scores.get(name) {
             Some(score) if (0.0..=5.0).contains(score) => {}
@@ -102,7 +103,12 @@ mod tests {
         assert_eq!((quality(&parsed), parsed.feedback.as_str()), (4, "Good."));
         assert!(parse("no json").is_err());
         assert!(parse("{\"scores\":{\"correctness\":4}}").unwrap_err().0.contains("depth"));
-        assert!(parse("{\"scores\":{\"correctness\":9,\"depth\":3,\"trade_offs\":2,\"real_world\":3,\"clarity\":5}}").unwrap_err().0.contains("outside"));
+        assert!(
+            parse("{\"scores\":{\"correctness\":9,\"depth\":3,\"trade_offs\":2,\"real_world\":3,\"clarity\":5}}")
+                .unwrap_err()
+                .0
+                .contains("outside")
+        );
         assert!(parse("{\"scores\":").is_err());
     }
 

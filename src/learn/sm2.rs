@@ -38,12 +38,7 @@ pub struct Schedule {
 impl Schedule {
     /// A card never reviewed: starting ease, due at once.
     pub fn new_card(now_ms: i64) -> Schedule {
-        Schedule {
-            ease: START_EASE,
-            interval_days: 0,
-            repetitions: 0,
-            due_at_ms: now_ms,
-        }
+        Schedule { ease: START_EASE, interval_days: 0, repetitions: 0, due_at_ms: now_ms }
     }
 }
 
@@ -60,10 +55,7 @@ pub fn review(prev: &Schedule, quality: u8, now_ms: i64) -> Schedule {
             // `as` saturates on overflow; the cap below keeps the result sensible anyway.
             _ => (f64::from(prev.interval_days.max(1)) * ease).round() as u32,
         };
-        (
-            prev.repetitions.saturating_add(1),
-            interval.min(MAX_INTERVAL_DAYS),
-        )
+        (prev.repetitions.saturating_add(1), interval.min(MAX_INTERVAL_DAYS))
     };
     let miss = f64::from(5 - q);
     let new_ease = (ease + 0.1 - miss * (0.08 + miss * 0.02)).max(MIN_EASE);
@@ -85,11 +77,7 @@ pub fn objective_quality(correct: bool, fast: bool) -> u8 {
 }
 
 fn sane_ease(ease: f64) -> f64 {
-    if ease.is_finite() {
-        ease.max(MIN_EASE)
-    } else {
-        START_EASE
-    }
+    if ease.is_finite() { ease.max(MIN_EASE) } else { START_EASE }
 }
 
 #[cfg(test)]
@@ -105,15 +93,7 @@ mod tests {
     #[test]
     fn new_card_is_due_now_with_starting_ease() {
         let s = Schedule::new_card(T0);
-        assert_eq!(
-            s,
-            Schedule {
-                ease: 2.5,
-                interval_days: 0,
-                repetitions: 0,
-                due_at_ms: T0
-            }
-        );
+        assert_eq!(s, Schedule { ease: 2.5, interval_days: 0, repetitions: 0, due_at_ms: T0 });
     }
 
     #[test]
@@ -192,21 +172,11 @@ mod tests {
 
     #[test]
     fn corrupt_stored_values_do_not_propagate() {
-        let bad = Schedule {
-            ease: f64::NAN,
-            interval_days: 0,
-            repetitions: 7,
-            due_at_ms: 0,
-        };
+        let bad = Schedule { ease: f64::NAN, interval_days: 0, repetitions: 7, due_at_ms: 0 };
         let s = review(&bad, 4, T0);
         assert!(s.ease.is_finite());
         assert_eq!(s.interval_days, 3); // max(0, 1) × 2.5 rounded
-        let huge = Schedule {
-            ease: 1e300,
-            interval_days: u32::MAX,
-            repetitions: 9,
-            due_at_ms: 0,
-        };
+        let huge = Schedule { ease: 1e300, interval_days: u32::MAX, repetitions: 9, due_at_ms: 0 };
         let s = review(&huge, 5, i64::MAX - 1);
         assert_eq!(s.interval_days, MAX_INTERVAL_DAYS);
         assert_eq!(s.due_at_ms, i64::MAX);

@@ -21,25 +21,13 @@ pub struct StreakState {
 /// change would punish the user for something they did not do.
 pub fn update_streak(prev: Option<StreakState>, today: i64) -> StreakState {
     let Some(prev) = prev else {
-        return StreakState {
-            current: 1,
-            longest: 1,
-            last_day: today,
-        };
+        return StreakState { current: 1, longest: 1, last_day: today };
     };
     if today <= prev.last_day {
         return prev;
     }
-    let current = if today == prev.last_day + 1 {
-        prev.current.saturating_add(1)
-    } else {
-        1
-    };
-    StreakState {
-        current,
-        longest: prev.longest.max(current),
-        last_day: today,
-    }
+    let current = if today == prev.last_day + 1 { prev.current.saturating_add(1) } else { 1 };
+    StreakState { current, longest: prev.longest.max(current), last_day: today }
 }
 
 /// The streak to display on `today`: the stored one while it is still alive (the last
@@ -60,59 +48,27 @@ mod tests {
         for &d in list {
             s = Some(update_streak(s, d));
         }
-        s.unwrap_or(StreakState {
-            current: 0,
-            longest: 0,
-            last_day: 0,
-        })
+        s.unwrap_or(StreakState { current: 0, longest: 0, last_day: 0 })
     }
 
     #[test]
     fn first_day_starts_at_one() {
-        assert_eq!(
-            update_streak(None, 100),
-            StreakState {
-                current: 1,
-                longest: 1,
-                last_day: 100
-            }
-        );
+        assert_eq!(update_streak(None, 100), StreakState { current: 1, longest: 1, last_day: 100 });
     }
 
     #[test]
     fn consecutive_days_extend_and_same_day_is_idempotent() {
-        assert_eq!(
-            days(&[100, 100, 101, 101, 102]),
-            StreakState {
-                current: 3,
-                longest: 3,
-                last_day: 102
-            }
-        );
+        assert_eq!(days(&[100, 100, 101, 101, 102]), StreakState { current: 3, longest: 3, last_day: 102 });
     }
 
     #[test]
     fn a_gap_restarts_but_keeps_longest() {
-        assert_eq!(
-            days(&[1, 2, 3, 4, 6, 7]),
-            StreakState {
-                current: 2,
-                longest: 4,
-                last_day: 7
-            }
-        );
+        assert_eq!(days(&[1, 2, 3, 4, 6, 7]), StreakState { current: 2, longest: 4, last_day: 7 });
     }
 
     #[test]
     fn going_back_in_time_changes_nothing() {
-        assert_eq!(
-            days(&[10, 11, 9]),
-            StreakState {
-                current: 2,
-                longest: 2,
-                last_day: 11
-            }
-        );
+        assert_eq!(days(&[10, 11, 9]), StreakState { current: 2, longest: 2, last_day: 11 });
     }
 
     #[test]

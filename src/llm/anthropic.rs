@@ -15,10 +15,7 @@ use super::{LlmError, LlmRequest, Provider};
 /// The API version pinned in every request; the response shape below is this version's.
 const API_VERSION: &str = "2023-06-01";
 
-const CALLER: Caller = Caller {
-    name: "anthropic",
-    key_setting: "ANTHROPIC_API_KEY",
-};
+const CALLER: Caller = Caller { name: "anthropic", key_setting: "ANTHROPIC_API_KEY" };
 
 /// Calls Anthropic's Messages API with one API key and model.
 pub struct Anthropic {
@@ -46,12 +43,8 @@ impl Anthropic {
             "system": request.system,
             "messages": [{"role": "user", "content": request.prompt}],
         });
-        let headers = [
-            ("x-api-key", self.api_key.as_str()),
-            ("anthropic-version", API_VERSION),
-        ];
-        let answer =
-            transport::post_json(&self.agent, CALLER, &self.url, &headers, &body, timeout)?;
+        let headers = [("x-api-key", self.api_key.as_str()), ("anthropic-version", API_VERSION)];
+        let answer = transport::post_json(&self.agent, CALLER, &self.url, &headers, &body, timeout)?;
         extract_text(answer)
     }
 }
@@ -62,8 +55,7 @@ impl Provider for Anthropic {
     }
 
     fn complete(&self, request: &LlmRequest, timeout: Duration) -> Result<String, LlmError> {
-        self.call(request, timeout)
-            .map_err(|e| e.redact(&self.api_key))
+        self.call(request, timeout).map_err(|e| e.redact(&self.api_key))
     }
 }
 
@@ -85,17 +77,11 @@ struct ContentBlock {
 fn extract_text(answer: serde_json::Value) -> Result<String, LlmError> {
     let response: MessagesResponse = serde_json::from_value(answer)
         .map_err(|e| LlmError::Permanent(format!("anthropic: unexpected answer shape ({e})")))?;
-    let text: String = response
-        .content
-        .into_iter()
-        .filter(|block| block.kind == "text")
-        .filter_map(|block| block.text)
-        .collect();
+    let text: String =
+        response.content.into_iter().filter(|block| block.kind == "text").filter_map(|block| block.text).collect();
     if text.trim().is_empty() {
         let reason = response.stop_reason.as_deref().unwrap_or("none given");
-        return Err(LlmError::Permanent(format!(
-            "anthropic: the answer has no text (stop_reason: {reason})"
-        )));
+        return Err(LlmError::Permanent(format!("anthropic: the answer has no text (stop_reason: {reason})")));
     }
     Ok(text)
 }
@@ -118,9 +104,6 @@ mod tests {
     fn refusal_without_text_is_permanent_and_names_the_reason() {
         let answer = json!({"content": [], "stop_reason": "refusal"});
         let err = extract_text(answer).unwrap_err();
-        assert!(
-            matches!(&err, LlmError::Permanent(m) if m.contains("refusal")),
-            "{err:?}"
-        );
+        assert!(matches!(&err, LlmError::Permanent(m) if m.contains("refusal")), "{err:?}");
     }
 }

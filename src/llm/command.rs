@@ -56,19 +56,13 @@ pub struct CommandProvider {
 impl CommandProvider {
     /// The `command` provider for `VIBELEARN_LLM_COMMAND`.
     pub fn new(command_line: &str) -> Self {
-        CommandProvider {
-            command_line: command_line.to_string(),
-            label: "VIBELEARN_LLM_COMMAND",
-        }
+        CommandProvider { command_line: command_line.to_string(), label: "VIBELEARN_LLM_COMMAND" }
     }
 
     /// The `claude` CLI at `path`, in print mode.
     pub fn claude_cli(path: &Path) -> Self {
         let quoted = format!("'{}'", path.to_string_lossy().replace('\'', r"'\''"));
-        CommandProvider {
-            command_line: format!("{quoted} -p --output-format text"),
-            label: "the claude CLI",
-        }
+        CommandProvider { command_line: format!("{quoted} -p --output-format text"), label: "the claude CLI" }
     }
 
     /// The shell command line run per completion.
@@ -94,9 +88,7 @@ impl Provider for CommandProvider {
             .stderr(Stdio::piped())
             .process_group(0)
             .spawn()
-            .map_err(|e| {
-                LlmError::Permanent(format!("command: could not start sh for {label}: {e}"))
-            })?;
+            .map_err(|e| LlmError::Permanent(format!("command: could not start sh for {label}: {e}")))?;
 
         let input = match request.system.is_empty() {
             true => request.prompt.clone(),
@@ -106,14 +98,8 @@ impl Provider for CommandProvider {
             // A command that ignores stdin closes the pipe early; that broken pipe is fine.
             thread::spawn(move || stdin.write_all(input.as_bytes()));
         }
-        let stdout = child
-            .stdout
-            .take()
-            .map(|s| read_in_thread(s, Keep::Head(MAX_STDOUT_BYTES)));
-        let stderr = child
-            .stderr
-            .take()
-            .map(|s| read_in_thread(s, Keep::Tail(STDERR_KEEP_BYTES)));
+        let stdout = child.stdout.take().map(|s| read_in_thread(s, Keep::Head(MAX_STDOUT_BYTES)));
+        let stderr = child.stderr.take().map(|s| read_in_thread(s, Keep::Tail(STDERR_KEEP_BYTES)));
 
         let timed_out = || {
             LlmError::transient(format!(
@@ -126,8 +112,7 @@ impl Provider for CommandProvider {
             return Err(timed_out());
         };
         // The shell has exited, but a background child may still hold the pipes open.
-        let (Some(stdout), Some(stderr)) = (collect(stdout, deadline), collect(stderr, deadline))
-        else {
+        let (Some(stdout), Some(stderr)) = (collect(stdout, deadline), collect(stderr, deadline)) else {
             kill_group(&mut child);
             return Err(timed_out());
         };
@@ -135,33 +120,22 @@ impl Provider for CommandProvider {
     }
 }
 
-fn interpret(
-    label: &str,
-    status: ExitStatus,
-    stdout: &[u8],
-    stderr: &[u8],
-) -> Result<String, LlmError> {
+fn interpret(label: &str, status: ExitStatus, stdout: &[u8], stderr: &[u8]) -> Result<String, LlmError> {
     let stderr = String::from_utf8_lossy(stderr);
     let tail = stderr_tail(&stderr);
     match status.code() {
         Some(0) => {
             let text = String::from_utf8_lossy(stdout).trim().to_string();
             if text.is_empty() {
-                return Err(LlmError::Permanent(format!(
-                    "command: {label} printed nothing{tail}"
-                )));
+                return Err(LlmError::Permanent(format!("command: {label} printed nothing{tail}")));
             }
             Ok(text)
         }
-        Some(code @ (126 | 127)) => Err(LlmError::Permanent(format!(
-            "command: sh could not find or run {label} (exit {code}){tail}"
-        ))),
-        Some(code) => Err(LlmError::transient(format!(
-            "command: {label} exited with {code}{tail}"
-        ))),
-        None => Err(LlmError::transient(format!(
-            "command: {label} was killed by a signal{tail}"
-        ))),
+        Some(code @ (126 | 127)) => {
+            Err(LlmError::Permanent(format!("command: sh could not find or run {label} (exit {code}){tail}")))
+        }
+        Some(code) => Err(LlmError::transient(format!("command: {label} exited with {code}{tail}"))),
+        None => Err(LlmError::transient(format!("command: {label} was killed by a signal{tail}"))),
     }
 }
 
@@ -247,9 +221,7 @@ fn collect(reader: Option<Receiver<Vec<u8>>>, deadline: Instant) -> Option<Vec<u
     let Some(reader) = reader else {
         return Some(Vec::new());
     };
-    reader
-        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-        .ok()
+    reader.recv_timeout(deadline.saturating_duration_since(Instant::now())).ok()
 }
 
 #[cfg(test)]
@@ -261,20 +233,13 @@ mod tests {
         let long = format!("{}END", "x".repeat(1000));
         let tail = stderr_tail(&long);
         assert!(tail.ends_with("END"));
-        assert!(
-            tail.chars().count() <= STDERR_MESSAGE_CHARS + 3,
-            "{}",
-            tail.len()
-        );
+        assert!(tail.chars().count() <= STDERR_MESSAGE_CHARS + 3, "{}", tail.len());
         assert_eq!(stderr_tail("  \n"), "");
     }
 
     #[test]
     fn claude_path_is_shell_quoted() {
         let p = CommandProvider::claude_cli(Path::new("/opt/it's here/claude"));
-        assert_eq!(
-            p.command_line(),
-            r"'/opt/it'\''s here/claude' -p --output-format text"
-        );
+        assert_eq!(p.command_line(), r"'/opt/it'\''s here/claude' -p --output-format text");
     }
 }

@@ -14,10 +14,7 @@ pub enum LlmError {
     /// cut short, a command that failed or hung. `retry_after` is the server's `Retry-After`
     /// (seconds form only, capped at [`MAX_RETRY_AFTER`]); the runner prefers it to its own
     /// backoff.
-    Transient {
-        message: String,
-        retry_after: Option<Duration>,
-    },
+    Transient { message: String, retry_after: Option<Duration> },
     /// HTTP 401/403. The message names the provider and the setting holding its key; the
     /// runner pauses that provider's jobs until a later success.
     Auth(String),
@@ -32,10 +29,7 @@ pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(600);
 
 impl LlmError {
     pub(super) fn transient(message: impl Into<String>) -> Self {
-        LlmError::Transient {
-            message: message.into(),
-            retry_after: None,
-        }
+        LlmError::Transient { message: message.into(), retry_after: None }
     }
 
     /// Replaces every occurrence of `secret` in the message. Applied once per call by each
@@ -43,20 +37,12 @@ impl LlmError {
     /// error) can leak the key into logs or `last_error`.
     pub(super) fn redact(self, secret: &str) -> Self {
         let clean = |m: String| {
-            if secret.len() < 4 {
-                m
-            } else {
-                m.replace(secret, "[redacted]")
-            }
+            if secret.len() < 4 { m } else { m.replace(secret, "[redacted]") }
         };
         match self {
-            LlmError::Transient {
-                message,
-                retry_after,
-            } => LlmError::Transient {
-                message: clean(message),
-                retry_after,
-            },
+            LlmError::Transient { message, retry_after } => {
+                LlmError::Transient { message: clean(message), retry_after }
+            }
             LlmError::Auth(m) => LlmError::Auth(clean(m)),
             LlmError::Permanent(m) => LlmError::Permanent(clean(m)),
         }
@@ -66,16 +52,10 @@ impl LlmError {
 impl fmt::Display for LlmError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LlmError::Transient {
-                message,
-                retry_after: Some(wait),
-            } => {
+            LlmError::Transient { message, retry_after: Some(wait) } => {
                 write!(f, "{message} (retry after {} s)", wait.as_secs())
             }
-            LlmError::Transient {
-                message,
-                retry_after: None,
-            } => f.write_str(message),
+            LlmError::Transient { message, retry_after: None } => f.write_str(message),
             LlmError::Auth(m) | LlmError::Permanent(m) => f.write_str(m),
         }
     }

@@ -13,10 +13,7 @@ use serde_json::json;
 use super::transport::{self, Caller};
 use super::{LlmError, LlmRequest, Provider};
 
-const CALLER: Caller = Caller {
-    name: "gemini",
-    key_setting: "GEMINI_API_KEY",
-};
+const CALLER: Caller = Caller { name: "gemini", key_setting: "GEMINI_API_KEY" };
 
 /// Calls Gemini's `generateContent` with one API key and model.
 pub struct Gemini {
@@ -31,10 +28,7 @@ impl Gemini {
     pub fn new(base_url: &str, api_key: &str, model: &str) -> Self {
         let model = model.trim().trim_start_matches("models/");
         Gemini {
-            url: format!(
-                "{}/models/{model}:generateContent",
-                base_url.trim_end_matches('/')
-            ),
+            url: format!("{}/models/{model}:generateContent", base_url.trim_end_matches('/')),
             api_key: api_key.trim().to_string(),
             agent: transport::agent(),
         }
@@ -50,8 +44,7 @@ impl Gemini {
             },
         });
         let headers = [("x-goog-api-key", self.api_key.as_str())];
-        let answer =
-            transport::post_json(&self.agent, CALLER, &self.url, &headers, &body, timeout)?;
+        let answer = transport::post_json(&self.agent, CALLER, &self.url, &headers, &body, timeout)?;
         extract_text(answer)
     }
 }
@@ -62,8 +55,7 @@ impl Provider for Gemini {
     }
 
     fn complete(&self, request: &LlmRequest, timeout: Duration) -> Result<String, LlmError> {
-        self.call(request, timeout)
-            .map_err(|e| e.redact(&self.api_key))
+        self.call(request, timeout).map_err(|e| e.redact(&self.api_key))
     }
 }
 
@@ -112,13 +104,9 @@ fn extract_text(answer: serde_json::Value) -> Result<String, LlmError> {
         .map_err(|e| LlmError::Permanent(format!("gemini: unexpected answer shape ({e})")))?;
     let Some(candidate) = response.candidates.and_then(|c| c.into_iter().next()) else {
         let Some(reason) = response.prompt_feedback.and_then(|f| f.block_reason) else {
-            return Err(LlmError::Permanent(
-                "gemini: unexpected answer shape (no candidates)".to_string(),
-            ));
+            return Err(LlmError::Permanent("gemini: unexpected answer shape (no candidates)".to_string()));
         };
-        return Err(LlmError::Permanent(format!(
-            "gemini: the prompt was blocked ({reason})"
-        )));
+        return Err(LlmError::Permanent(format!("gemini: the prompt was blocked ({reason})")));
     };
     let text: String = candidate
         .content
@@ -130,9 +118,7 @@ fn extract_text(answer: serde_json::Value) -> Result<String, LlmError> {
         .collect();
     if text.trim().is_empty() {
         let reason = candidate.finish_reason.as_deref().unwrap_or("none given");
-        return Err(LlmError::Permanent(format!(
-            "gemini: the answer has no text (finishReason: {reason})"
-        )));
+        return Err(LlmError::Permanent(format!("gemini: the answer has no text (finishReason: {reason})")));
     }
     Ok(text)
 }
@@ -153,18 +139,12 @@ mod tests {
     fn a_blocked_prompt_is_permanent_and_says_why() {
         let answer = json!({"promptFeedback": {"blockReason": "SAFETY"}});
         let err = extract_text(answer).unwrap_err();
-        assert!(
-            matches!(&err, LlmError::Permanent(m) if m.contains("SAFETY")),
-            "{err:?}"
-        );
+        assert!(matches!(&err, LlmError::Permanent(m) if m.contains("SAFETY")), "{err:?}");
     }
 
     #[test]
     fn model_prefix_is_not_doubled() {
         let g = Gemini::new("http://h/v1beta/", "k", "models/gemini-2.0-flash");
-        assert_eq!(
-            g.url,
-            "http://h/v1beta/models/gemini-2.0-flash:generateContent"
-        );
+        assert_eq!(g.url, "http://h/v1beta/models/gemini-2.0-flash:generateContent");
     }
 }

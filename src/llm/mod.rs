@@ -16,11 +16,11 @@ mod anthropic;
 mod command;
 mod error;
 mod gemini;
+/// The deterministic offline provider (§6.5); `select` returns `Selected::Offline` for it.
+pub mod offline;
 mod openai;
 mod select;
 mod transport;
-/// The deterministic offline provider (§6.5); `select` returns `Selected::Offline` for it.
-pub mod offline;
 
 #[cfg(test)]
 mod tests;

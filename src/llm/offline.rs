@@ -34,10 +34,7 @@ pub fn offline_concepts(
         fill_from_stack(&mut picked, stack, patterns, files);
     }
     let concepts: Vec<Concept> = picked.iter().map(Pick::to_concept).collect();
-    ConceptsAnswer {
-        summary: summary::summary(stack, patterns, files, prompts, &concepts),
-        concepts,
-    }
+    ConceptsAnswer { summary: summary::summary(stack, patterns, files, prompts, &concepts), concepts }
 }
 
 /// One question per concept at its level (see the module doc). Concepts are expected to be
@@ -49,11 +46,7 @@ pub fn offline_questions(concepts: &[(Concept, Level)]) -> QuestionsAnswer {
         .enumerate()
         .map(|(i, (concept, level))| {
             let qtype = question_type_for(&concept.name, i, *level);
-            let evidence = Evidence {
-                concept: &concept.name,
-                file: &concept.source_file,
-                snippet: &concept.snippet,
-            };
+            let evidence = Evidence { concept: &concept.name, file: &concept.source_file, snippet: &concept.snippet };
             match catalogue::find(&concept.name) {
                 Some(entry) => render(entry, qtype, *level, &evidence),
                 None => unknown_concept_question(concept, *level),
@@ -67,11 +60,7 @@ pub fn offline_questions(concepts: &[(Concept, Level)]) -> QuestionsAnswer {
 /// starting type and the index rotates from there, so neighbours differ. Open-ended (last in
 /// `QuestionType::ALL`) is only in the rotation at senior level.
 pub fn question_type_for(name: &str, index: usize, level: Level) -> QuestionType {
-    let types = if level == Level::Senior {
-        &QuestionType::ALL[..]
-    } else {
-        &QuestionType::ALL[..6]
-    };
+    let types = if level == Level::Senior { &QuestionType::ALL[..] } else { &QuestionType::ALL[..6] };
     let start = fnv1a64(normalize_name(name).as_bytes()) % types.len() as u64;
     types[(start as usize + index) % types.len()]
 }
@@ -79,11 +68,7 @@ pub fn question_type_for(name: &str, index: usize, level: Level) -> QuestionType
 fn unknown_concept_question(concept: &Concept, level: Level) -> GeneratedQuestion {
     let name = concept.name.trim();
     let why = concept.why_it_matters.trim();
-    let answer = if why.is_empty() {
-        format!("The code relies on {name}.")
-    } else {
-        why.to_string()
-    };
+    let answer = if why.is_empty() { format!("The code relies on {name}.") } else { why.to_string() };
     GeneratedQuestion {
         concept: concept.name.clone(),
         question_type: QuestionType::CodeReading.as_str().to_string(),
@@ -96,12 +81,8 @@ fn unknown_concept_question(concept: &Concept, level: Level) -> GeneratedQuestio
         options: None,
         correct: Some(answer.clone()),
         explanation: answer,
-        follow_up: (level == Level::Junior)
-            .then(|| format!("How would this code change without {name}?")),
-        tags: vec![
-            concept.category.clone(),
-            normalize_name(name).replace(' ', "-"),
-        ],
+        follow_up: (level == Level::Junior).then(|| format!("How would this code change without {name}?")),
+        tags: vec![concept.category.clone(), normalize_name(name).replace(' ', "-")],
     }
 }
 

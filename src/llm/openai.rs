@@ -40,30 +40,12 @@ impl OpenAiCompatible {
     /// `select` only allows that with a non-default `base_url`.
     pub fn openai(base_url: &str, api_key: &str, model: &str) -> Self {
         let json_mode = is_openai_default(base_url);
-        Self::build(
-            Caller {
-                name: "openai",
-                key_setting: "OPENAI_API_KEY",
-            },
-            base_url,
-            api_key,
-            model,
-            json_mode,
-        )
+        Self::build(Caller { name: "openai", key_setting: "OPENAI_API_KEY" }, base_url, api_key, model, json_mode)
     }
 
     /// The `openrouter` provider (OpenRouter speaks the same protocol).
     pub fn openrouter(base_url: &str, api_key: &str, model: &str) -> Self {
-        Self::build(
-            Caller {
-                name: "openrouter",
-                key_setting: "OPENROUTER_API_KEY",
-            },
-            base_url,
-            api_key,
-            model,
-            false,
-        )
+        Self::build(Caller { name: "openrouter", key_setting: "OPENROUTER_API_KEY" }, base_url, api_key, model, false)
     }
 
     fn build(caller: Caller, base_url: &str, api_key: &str, model: &str, json_mode: bool) -> Self {
@@ -94,14 +76,10 @@ impl OpenAiCompatible {
 
     fn call(&self, request: &LlmRequest, timeout: Duration) -> Result<String, LlmError> {
         let bearer = format!("Bearer {}", self.api_key);
-        let headers: &[(&str, &str)] = if self.api_key.is_empty() {
-            &[]
-        } else {
-            &[("authorization", bearer.as_str())]
-        };
+        let headers: &[(&str, &str)] =
+            if self.api_key.is_empty() { &[] } else { &[("authorization", bearer.as_str())] };
         let body = self.request_body(request);
-        let answer =
-            transport::post_json(&self.agent, self.caller, &self.url, headers, &body, timeout)?;
+        let answer = transport::post_json(&self.agent, self.caller, &self.url, headers, &body, timeout)?;
         extract_text(self.caller, answer)
     }
 }
@@ -117,8 +95,7 @@ impl Provider for OpenAiCompatible {
     }
 
     fn complete(&self, request: &LlmRequest, timeout: Duration) -> Result<String, LlmError> {
-        self.call(request, timeout)
-            .map_err(|e| e.redact(&self.api_key))
+        self.call(request, timeout).map_err(|e| e.redact(&self.api_key))
     }
 }
 
@@ -150,10 +127,7 @@ fn extract_text(caller: Caller, answer: serde_json::Value) -> Result<String, Llm
         && let Some(error) = answer.get("error")
     {
         let code = error.get("code").and_then(|c| c.as_u64()).unwrap_or(0);
-        let message = error
-            .get("message")
-            .and_then(|m| m.as_str())
-            .unwrap_or("no message");
+        let message = error.get("message").and_then(|m| m.as_str()).unwrap_or("no message");
         let message = format!("{name}: the upstream model failed (code {code}): {message}");
         return Err(match code {
             408 | 425 | 429 | 500..=599 => LlmError::transient(message),
@@ -163,9 +137,7 @@ fn extract_text(caller: Caller, answer: serde_json::Value) -> Result<String, Llm
     let response: ChatResponse = serde_json::from_value(answer)
         .map_err(|e| LlmError::Permanent(format!("{name}: unexpected answer shape ({e})")))?;
     let Some(choice) = response.choices.into_iter().next() else {
-        return Err(LlmError::Permanent(format!(
-            "{name}: the answer has no choices"
-        )));
+        return Err(LlmError::Permanent(format!("{name}: the answer has no choices")));
     };
     match choice.message.content {
         Some(text) if !text.trim().is_empty() => Ok(text),
@@ -175,9 +147,7 @@ fn extract_text(caller: Caller, answer: serde_json::Value) -> Result<String, Llm
                 (None, Some(reason)) => format!("finish_reason: {reason}"),
                 (None, None) => "no reason given".to_string(),
             };
-            Err(LlmError::Permanent(format!(
-                "{name}: the answer has no text ({why})"
-            )))
+            Err(LlmError::Permanent(format!("{name}: the answer has no text ({why})")))
         }
     }
 }
@@ -187,65 +157,33 @@ mod tests {
     use super::*;
 
     fn request() -> LlmRequest {
-        LlmRequest {
-            system: "sys".into(),
-            prompt: "hi".into(),
-            max_tokens: 9,
-        }
+        LlmRequest { system: "sys".into(), prompt: "hi".into(), max_tokens: 9 }
     }
 
     #[test]
     fn json_mode_only_for_the_real_openai_endpoint() {
         let real = OpenAiCompatible::openai("https://api.openai.com/v1/", "k", "m");
-        assert_eq!(
-            real.request_body(&request())["response_format"]["type"],
-            "json_object"
-        );
+        assert_eq!(real.request_body(&request())["response_format"]["type"], "json_object");
         let local = OpenAiCompatible::openai("http://localhost:11434/v1", "", "m");
-        assert!(
-            local
-                .request_body(&request())
-                .get("response_format")
-                .is_none()
-        );
+        assert!(local.request_body(&request()).get("response_format").is_none());
         let router = OpenAiCompatible::openrouter("https://openrouter.ai/api/v1", "k", "m");
-        assert!(
-            router
-                .request_body(&request())
-                .get("response_format")
-                .is_none()
-        );
+        assert!(router.request_body(&request()).get("response_format").is_none());
     }
 
     #[test]
     fn openrouter_error_in_a_200_is_classified_by_its_code() {
-        let caller = Caller {
-            name: "openrouter",
-            key_setting: "OPENROUTER_API_KEY",
-        };
+        let caller = Caller { name: "openrouter", key_setting: "OPENROUTER_API_KEY" };
         let busy = json!({"error": {"code": 502, "message": "upstream down"}});
-        assert!(matches!(
-            extract_text(caller, busy),
-            Err(LlmError::Transient { .. })
-        ));
+        assert!(matches!(extract_text(caller, busy), Err(LlmError::Transient { .. })));
         let bad = json!({"error": {"code": 400, "message": "bad model"}});
-        assert!(matches!(
-            extract_text(caller, bad),
-            Err(LlmError::Permanent(_))
-        ));
+        assert!(matches!(extract_text(caller, bad), Err(LlmError::Permanent(_))));
     }
 
     #[test]
     fn null_content_with_a_refusal_is_permanent() {
-        let caller = Caller {
-            name: "openai",
-            key_setting: "OPENAI_API_KEY",
-        };
+        let caller = Caller { name: "openai", key_setting: "OPENAI_API_KEY" };
         let answer = json!({"choices": [{"message": {"content": null, "refusal": "no"}}]});
         let err = extract_text(caller, answer).unwrap_err();
-        assert!(
-            matches!(&err, LlmError::Permanent(m) if m.contains("refusal")),
-            "{err:?}"
-        );
+        assert!(matches!(&err, LlmError::Permanent(m) if m.contains("refusal")), "{err:?}");
     }
 }

@@ -81,24 +81,13 @@ pub fn select(settings: &ProviderSettings) -> Result<Selected, String> {
     let remote = |p: Box<dyn Provider>| Ok(Selected::Remote(p));
     match s.provider.trim().to_ascii_lowercase().as_str() {
         "" | "auto" => Ok(auto(s)),
-        "anthropic" => remote(Box::new(anthropic(
-            s,
-            need(&s.anthropic_key, "anthropic", "ANTHROPIC_API_KEY")?,
-        ))),
+        "anthropic" => remote(Box::new(anthropic(s, need(&s.anthropic_key, "anthropic", "ANTHROPIC_API_KEY")?))),
         "openai" => remote(Box::new(openai(s)?)),
-        "gemini" => remote(Box::new(gemini(
-            s,
-            need(&s.gemini_key, "gemini", "GEMINI_API_KEY")?,
-        ))),
-        "openrouter" => remote(Box::new(openrouter(
-            s,
-            need(&s.openrouter_key, "openrouter", "OPENROUTER_API_KEY")?,
-        ))),
+        "gemini" => remote(Box::new(gemini(s, need(&s.gemini_key, "gemini", "GEMINI_API_KEY")?))),
+        "openrouter" => remote(Box::new(openrouter(s, need(&s.openrouter_key, "openrouter", "OPENROUTER_API_KEY")?))),
         "command" => match given(&s.llm_command) {
             Some(line) => remote(Box::new(CommandProvider::new(line))),
-            None => {
-                Err("VIBELEARN_PROVIDER=command but VIBELEARN_LLM_COMMAND is not set".to_string())
-            }
+            None => Err("VIBELEARN_PROVIDER=command but VIBELEARN_LLM_COMMAND is not set".to_string()),
         },
         "offline" => Ok(Selected::Offline),
         other => Err(format!(
@@ -114,20 +103,12 @@ fn auto(s: &ProviderSettings) -> Selected {
     let provider: Box<dyn Provider> = if let Some(key) = given(&s.anthropic_key) {
         Box::new(anthropic(s, key))
     } else if let Some(key) = given(&s.openai_key) {
-        Box::new(OpenAiCompatible::openai(
-            &s.openai_base_url,
-            key,
-            &s.openai_model,
-        ))
+        Box::new(OpenAiCompatible::openai(&s.openai_base_url, key, &s.openai_model))
     } else if let Some(key) = given(&s.gemini_key) {
         Box::new(gemini(s, key))
     } else if let Some(key) = given(&s.openrouter_key) {
         Box::new(openrouter(s, key))
-    } else if let Some(claude) = s
-        .path_var
-        .as_deref()
-        .and_then(|p| find_executable(p, "claude"))
-    {
+    } else if let Some(claude) = s.path_var.as_deref().and_then(|p| find_executable(p, "claude")) {
         Box::new(CommandProvider::claude_cli(&claude))
     } else {
         return Selected::Offline;
@@ -154,18 +135,12 @@ fn openai(s: &ProviderSettings) -> Result<OpenAiCompatible, String> {
         Some(key) => key,
         None if !is_openai_default(&s.openai_base_url) => "",
         None => {
-            return Err(
-                "VIBELEARN_PROVIDER=openai but OPENAI_API_KEY is not set (a key is \
+            return Err("VIBELEARN_PROVIDER=openai but OPENAI_API_KEY is not set (a key is \
                         optional only with a custom VIBELEARN_OPENAI_BASE_URL)"
-                    .to_string(),
-            );
+                .to_string());
         }
     };
-    Ok(OpenAiCompatible::openai(
-        &s.openai_base_url,
-        key,
-        &s.openai_model,
-    ))
+    Ok(OpenAiCompatible::openai(&s.openai_base_url, key, &s.openai_model))
 }
 
 /// A setting's value, with blank counting as unset (an empty `KEY=` in a shell profile).
@@ -185,9 +160,5 @@ fn find_executable(path_var: &str, name: &str) -> Option<PathBuf> {
         .split(':')
         .filter(|dir| !dir.is_empty())
         .map(|dir| Path::new(dir).join(name))
-        .find(|candidate| {
-            candidate
-                .metadata()
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+        .find(|candidate| candidate.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
 }

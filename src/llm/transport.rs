@@ -72,21 +72,11 @@ pub(super) fn post_json(
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
-    let mut response = request
-        .send(body.to_string())
-        .map_err(|e| transport_error(caller, &e, timeout))?;
+    let mut response = request.send(body.to_string()).map_err(|e| transport_error(caller, &e, timeout))?;
 
     let status = response.status().as_u16();
-    let retry_after = response
-        .headers()
-        .get("retry-after")
-        .and_then(|v| v.to_str().ok())
-        .and_then(parse_retry_after);
-    let bytes = response
-        .body_mut()
-        .with_config()
-        .limit(MAX_BODY_BYTES)
-        .read_to_vec();
+    let retry_after = response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
+    let bytes = response.body_mut().with_config().limit(MAX_BODY_BYTES).read_to_vec();
 
     if (200..300).contains(&status) {
         let bytes = bytes.map_err(|e| transport_error(caller, &e, timeout))?;
@@ -104,25 +94,19 @@ pub(super) fn post_json(
 }
 
 /// Sorts a non-2xx status into the three classes (SPEC §5.3).
-fn classify_status(
-    caller: Caller,
-    status: u16,
-    detail: &str,
-    retry_after: Option<Duration>,
-) -> LlmError {
+fn classify_status(caller: Caller, status: u16, detail: &str, retry_after: Option<Duration>) -> LlmError {
     let name = caller.name;
     match status {
         401 | 403 => LlmError::Auth(format!(
             "{name} rejected the credentials (HTTP {status}): {detail}; check {}",
             caller.key_setting
         )),
-        408 | 425 | 429 | 500..=599 => LlmError::Transient {
-            message: format!("{name} answered HTTP {status}: {detail}"),
-            retry_after,
-        },
-        300..=399 => LlmError::Permanent(format!(
-            "{name} answered with a redirect (HTTP {status}); check its base URL setting"
-        )),
+        408 | 425 | 429 | 500..=599 => {
+            LlmError::Transient { message: format!("{name} answered HTTP {status}: {detail}"), retry_after }
+        }
+        300..=399 => {
+            LlmError::Permanent(format!("{name} answered with a redirect (HTTP {status}); check its base URL setting"))
+        }
         _ => LlmError::Permanent(format!("{name} answered HTTP {status}: {detail}")),
     }
 }
@@ -139,26 +123,18 @@ fn error_detail(body: &[u8]) -> String {
             .and_then(|m| m.as_str())
     });
     let detail = clip(message.unwrap_or(&text), ERROR_SNIPPET_CHARS);
-    if detail.is_empty() {
-        "(empty body)".to_string()
-    } else {
-        detail
-    }
+    if detail.is_empty() { "(empty body)".to_string() } else { detail }
 }
 
 /// Classifies a failure before a complete answer arrived.
 fn transport_error(caller: Caller, error: &ureq::Error, timeout: Duration) -> LlmError {
     let name = caller.name;
     match error {
-        ureq::Error::Timeout(_) => LlmError::transient(format!(
-            "{name}: no complete answer within {:.1} s (timeout)",
-            timeout.as_secs_f64()
-        )),
+        ureq::Error::Timeout(_) => {
+            LlmError::transient(format!("{name}: no complete answer within {:.1} s (timeout)", timeout.as_secs_f64()))
+        }
         ureq::Error::Io(e) if e.kind() == std::io::ErrorKind::TimedOut => {
-            LlmError::transient(format!(
-                "{name}: no complete answer within {:.1} s (timeout)",
-                timeout.as_secs_f64()
-            ))
+            LlmError::transient(format!("{name}: no complete answer within {:.1} s (timeout)", timeout.as_secs_f64()))
         }
         ureq::Error::BadUri(_)
         | ureq::Error::Http(_)
@@ -177,10 +153,7 @@ fn transport_error(caller: Caller, error: &ureq::Error, timeout: Duration) -> Ll
 mod tests {
     use super::*;
 
-    const CALLER: Caller = Caller {
-        name: "p",
-        key_setting: "P_KEY",
-    };
+    const CALLER: Caller = Caller { name: "p", key_setting: "P_KEY" };
 
     #[test]
     fn statuses_map_to_classes() {
@@ -202,15 +175,9 @@ mod tests {
 
     #[test]
     fn error_detail_prefers_the_provider_message() {
-        assert_eq!(
-            error_detail(br#"{"error":{"message":"slow down"}}"#),
-            "slow down"
-        );
+        assert_eq!(error_detail(br#"{"error":{"message":"slow down"}}"#), "slow down");
         assert_eq!(error_detail(br#"{"error":"nope"}"#), "nope");
-        assert_eq!(
-            error_detail(b"<html>bad gateway</html>"),
-            "<html>bad gateway</html>"
-        );
+        assert_eq!(error_detail(b"<html>bad gateway</html>"), "<html>bad gateway</html>");
         assert_eq!(error_detail(b""), "(empty body)");
     }
 }

@@ -149,8 +149,10 @@ pub enum UniqueScope {
 /// Work a job may do inside its own enqueue transaction instead of waiting for the runner (see
 /// [`NewJob::inline`]). Called with the new job's id; returns the result the admin API shows.
 /// An error rolls the work back and the job is enqueued as usual, for the runner to retry.
-pub type InlineRun =
-    Box<dyn FnOnce(&rusqlite::Connection, JobId, Millis) -> Result<Option<serde_json::Value>, super::runner::EffectError> + Send>;
+pub type InlineRun = Box<
+    dyn FnOnce(&rusqlite::Connection, JobId, Millis) -> Result<Option<serde_json::Value>, super::runner::EffectError>
+        + Send,
+>;
 
 /// A request to enqueue one job.
 #[derive(Debug)]

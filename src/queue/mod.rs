@@ -145,13 +145,17 @@ impl Queue {
             c.set_prepared_statement_cache_capacity(db::STATEMENT_CACHE);
             c.pragma_update(None, "foreign_keys", true)
         });
-        let reads = r2d2::Pool::builder()
-            .max_size(READ_POOL_SIZE)
-            .min_idle(Some(1))
-            .build(manager)?;
+        let reads = r2d2::Pool::builder().max_size(READ_POOL_SIZE).min_idle(Some(1)).build(manager)?;
         let (writer, join) = writer::spawn(conn, synchronous, config, Arc::clone(&clock), waker.clone())
             .map_err(|e| QueueError::Database(format!("cannot start the writer thread: {e}")))?;
-        let queue = Queue { writer: writer.clone(), reads, clock, waker, metrics: Arc::default(), enqueue_failed_at: Arc::default() };
+        let queue = Queue {
+            writer: writer.clone(),
+            reads,
+            clock,
+            waker,
+            metrics: Arc::default(),
+            enqueue_failed_at: Arc::default(),
+        };
         Ok((queue, QueueThread { writer, join: Some(join) }))
     }
 
@@ -162,8 +166,15 @@ impl Queue {
         if rescued > 0 {
             log::warn!(target: "queue", "rescued {rescued} jobs left running by a previous process");
         }
-        Runner::spawn(config, registry, self.writer.clone(), self.waker.clone(), Arc::clone(&self.clock), Arc::clone(&self.metrics))
-            .map_err(|e| QueueError::Database(format!("cannot start the job threads: {e}")))
+        Runner::spawn(
+            config,
+            registry,
+            self.writer.clone(),
+            self.waker.clone(),
+            Arc::clone(&self.clock),
+            Arc::clone(&self.metrics),
+        )
+        .map_err(|e| QueueError::Database(format!("cannot start the job threads: {e}")))
     }
 
     pub fn writer(&self) -> &WriterHandle {
@@ -189,7 +200,9 @@ impl Queue {
         let kind = job.kind.clone();
         let may_run_inline = job.inline.is_some();
         let job = job.prepare();
-        let enqueued = self.writer.call(!may_run_inline, Durability::Durable, move |conn, now| Ok(store::enqueue(conn, job, now)?));
+        let enqueued = self
+            .writer
+            .call(!may_run_inline, Durability::Durable, move |conn, now| Ok(store::enqueue(conn, job, now)?));
         self.note_enqueue(&enqueued);
         let enqueued = enqueued?;
         self.count(&kind, &enqueued);
@@ -244,7 +257,12 @@ impl Queue {
         self.writer.call(true, Durability::Durable, move |conn, now| Ok(store::replay(conn, &ids, now)?))
     }
 
-    pub fn replay_matching(&self, state: JobState, kind: Option<String>, since: Option<Millis>) -> Result<Vec<JobId>, QueueError> {
+    pub fn replay_matching(
+        &self,
+        state: JobState,
+        kind: Option<String>,
+        since: Option<Millis>,
+    ) -> Result<Vec<JobId>, QueueError> {
         self.writer.call(true, Durability::Durable, move |conn, now| {
             Ok(store::replay_matching(conn, state, kind.as_deref(), since, now)?)
         })
@@ -255,9 +273,8 @@ impl Queue {
     }
 
     pub fn prune(&self, retention: Retention) -> Result<usize, QueueError> {
-        self.writer.call(false, Durability::Durable, move |conn, now| {
-            maintenance::Pruner { retention }.run_once(conn, now)
-        })
+        self.writer
+            .call(false, Durability::Durable, move |conn, now| maintenance::Pruner { retention }.run_once(conn, now))
     }
 
     pub fn list(&self, filter: &ListFilter) -> Result<(Vec<Job>, Option<JobId>), QueueError> {

@@ -586,7 +586,10 @@ fn rescue_when_writable(shared: &Shared, attempts: Vec<(JobId, i64)>) {
     while Instant::now() < give_up && !shared.stopping.load(Ordering::SeqCst) {
         std::thread::sleep(ORPHAN_RETRY);
         let attempts = attempts.clone();
-        if let Ok(rescued) = shared.writer.call(true, Durability::Durable, move |conn, now| Ok(store::rescue_orphans(conn, &attempts, now)?)) {
+        if let Ok(rescued) = shared
+            .writer
+            .call(true, Durability::Durable, move |conn, now| Ok(store::rescue_orphans(conn, &attempts, now)?))
+        {
             log::info!(target: "queue", "{} jobs whose outcome could not be recorded are available again", rescued.len());
             return;
         }
@@ -594,7 +597,14 @@ fn rescue_when_writable(shared: &Shared, attempts: Vec<(JobId, i64)>) {
 }
 
 /// Runs in the writer: records an attempt's outcome, fenced by its lease token.
-fn apply_outcome(conn: &Connection, id: JobId, token: i64, attempt: u32, outcome: Outcome, now: Millis) -> Result<(), QueueError> {
+fn apply_outcome(
+    conn: &Connection,
+    id: JobId,
+    token: i64,
+    attempt: u32,
+    outcome: Outcome,
+    now: Millis,
+) -> Result<(), QueueError> {
     match outcome {
         Outcome::Succeeded { result, effects } => {
             super::writer::exec_cached(conn, "SAVEPOINT effects")?;
@@ -604,8 +614,9 @@ fn apply_outcome(conn: &Connection, id: JobId, token: i64, attempt: u32, outcome
                 return Ok(());
             }
             let applied = match effects {
-                Some(effects) => catch_unwind(AssertUnwindSafe(|| effects(conn, now)))
-                    .unwrap_or_else(|panic| Err(format!("storing the results panicked: {}", panic_message(&panic)).into())),
+                Some(effects) => catch_unwind(AssertUnwindSafe(|| effects(conn, now))).unwrap_or_else(|panic| {
+                    Err(format!("storing the results panicked: {}", panic_message(&panic)).into())
+                }),
                 None => Ok(()),
             };
             match applied {
@@ -614,7 +625,15 @@ fn apply_outcome(conn: &Connection, id: JobId, token: i64, attempt: u32, outcome
                     conn.execute_batch("ROLLBACK TO effects; RELEASE effects")?;
                     let error = format!("could not store the job's results: {e}");
                     let at = now + backoff_jittered(attempt).as_millis() as Millis;
-                    store::fail_attempt(conn, id, token, AttemptOutcome::Failed, &error, FailureDisposition::RetryAt(at), now)?;
+                    store::fail_attempt(
+                        conn,
+                        id,
+                        token,
+                        AttemptOutcome::Failed,
+                        &error,
+                        FailureDisposition::RetryAt(at),
+                        now,
+                    )?;
                 }
             }
         }
@@ -664,7 +683,15 @@ fn time_out_expired(shared: &Arc<Shared>) -> usize {
         log::warn!(target: "queue", "job {id} ({}) {error}; its thread is replaced", flight.kind);
         let record = move |conn: &Connection, now| {
             let at = now + backoff_jittered(attempt).as_millis() as Millis;
-            store::fail_attempt(conn, id, token, AttemptOutcome::TimedOut, &error, FailureDisposition::RetryAt(at), now)?;
+            store::fail_attempt(
+                conn,
+                id,
+                token,
+                AttemptOutcome::TimedOut,
+                &error,
+                FailureDisposition::RetryAt(at),
+                now,
+            )?;
             Ok(())
         };
         // If the database refuses the record, give the job back once it takes writes (on a

@@ -8,7 +8,10 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use super::job::{Attempt, AttemptOutcome, ClaimedJob, Enqueued, Inline, InlineRun, Job, JobId, JobState, NewJob, PreparedJob, UniqueScope};
+use super::job::{
+    Attempt, AttemptOutcome, ClaimedJob, Enqueued, Inline, InlineRun, Job, JobId, JobState, NewJob, PreparedJob,
+    UniqueScope,
+};
 use super::runner::EffectError;
 use super::writer::exec_cached;
 use crate::clock::Millis;
@@ -31,9 +34,7 @@ pub fn enqueue(conn: &Connection, prepared: PreparedJob, now: Millis) -> rusqlit
                 .query_row(params![key, job.kind], |r| r.get(0))
                 .optional()?,
             UniqueScope::Ever => conn
-                .prepare_cached(
-                    "SELECT id FROM jobs WHERE unique_key = ?1 AND kind = ?2 ORDER BY id LIMIT 1",
-                )?
+                .prepare_cached("SELECT id FROM jobs WHERE unique_key = ?1 AND kind = ?2 ORDER BY id LIMIT 1")?
                 .query_row(params![key, job.kind], |r| r.get(0))
                 .optional()?,
         };
@@ -81,7 +82,8 @@ fn run_inline(conn: &Connection, job: &NewJob, payload: &str, run: InlineRun, no
         let id = JobId(conn.last_insert_rowid());
         let result = catch_unwind(AssertUnwindSafe(|| run(conn, id, now))).map_err(|_| "the inline run panicked")??;
         if let Some(result) = result {
-            conn.prepare_cached("UPDATE jobs SET result = ?2 WHERE id = ?1")?.execute(params![id, result.to_string()])?;
+            conn.prepare_cached("UPDATE jobs SET result = ?2 WHERE id = ?1")?
+                .execute(params![id, result.to_string()])?;
         }
         conn.prepare_cached(
             "INSERT INTO job_attempts (job_id, attempt, started_at, finished_at, outcome) VALUES (?1, 1, ?2, ?2, 'succeeded')",
@@ -122,7 +124,13 @@ pub fn promote_due_retryable(conn: &Connection, now: Millis) -> rusqlite::Result
 /// keeps its wall-clock time. Each claim opens an attempt row whose id becomes the lease token.
 /// `kind`, when given, restricts the claim to jobs of that kind. Candidates are taken in
 /// `(run_at, id)` order.
-pub fn claim(conn: &Connection, max: usize, now: Millis, lease_ms: Millis, kind: Option<&str>) -> rusqlite::Result<Vec<ClaimedJob>> {
+pub fn claim(
+    conn: &Connection,
+    max: usize,
+    now: Millis,
+    lease_ms: Millis,
+    kind: Option<&str>,
+) -> rusqlite::Result<Vec<ClaimedJob>> {
     if max == 0 {
         return Ok(Vec::new());
     }
@@ -319,7 +327,9 @@ pub fn rescue(conn: &Connection, scope: RescueScope, now: Millis) -> rusqlite::R
     let mut stmt = conn.prepare_cached(sql)?;
     let rows: Vec<(JobId, Option<i64>)> = match scope {
         RescueScope::AllRunning => stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?,
-        RescueScope::ExpiredLeases => stmt.query_map([now], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?,
+        RescueScope::ExpiredLeases => {
+            stmt.query_map([now], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?
+        }
     };
     let error = match scope {
         RescueScope::AllRunning => "the process running this attempt stopped before it finished",
@@ -332,7 +342,9 @@ pub fn rescue(conn: &Connection, scope: RescueScope, now: Millis) -> rusqlite::R
 /// once rather than a lease later. Fenced like a completion: a job that moved on meanwhile is
 /// left alone. Returns the ids rescued.
 pub fn rescue_orphans(conn: &Connection, attempts: &[(JobId, i64)], now: Millis) -> rusqlite::Result<Vec<JobId>> {
-    let mut owned = conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM jobs WHERE id = ?1 AND lease_token = ?2 AND state = 'running')")?;
+    let mut owned = conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM jobs WHERE id = ?1 AND lease_token = ?2 AND state = 'running')",
+    )?;
     let mut rows = Vec::new();
     for &(id, token) in attempts {
         if owned.query_row(params![id, token], |r| r.get(0))? {
@@ -343,7 +355,12 @@ pub fn rescue_orphans(conn: &Connection, attempts: &[(JobId, i64)], now: Millis)
 }
 
 /// Ends each attempt as `lost` and makes its job available again, or dead when out of attempts.
-fn rescue_rows(conn: &Connection, rows: Vec<(JobId, Option<i64>)>, error: &str, now: Millis) -> rusqlite::Result<Vec<JobId>> {
+fn rescue_rows(
+    conn: &Connection,
+    rows: Vec<(JobId, Option<i64>)>,
+    error: &str,
+    now: Millis,
+) -> rusqlite::Result<Vec<JobId>> {
     for (id, token) in &rows {
         conn.prepare_cached(
             "UPDATE jobs SET \
@@ -557,9 +574,7 @@ pub fn stats(conn: &Connection, now: Millis) -> rusqlite::Result<Stats> {
         *stats.by_kind.entry(kind).or_default().entry(state).or_default() += count;
     }
     let oldest: Option<Millis> = conn
-        .prepare_cached(
-            "SELECT MIN(run_at) FROM jobs WHERE state = 'available' AND run_at <= ?1",
-        )?
+        .prepare_cached("SELECT MIN(run_at) FROM jobs WHERE state = 'available' AND run_at <= ?1")?
         .query_row([now], |r| r.get(0))?;
     stats.oldest_available_age_ms = oldest.map(|t| now - t);
     for state in [JobState::Succeeded, JobState::Dead, JobState::Cancelled] {
@@ -577,7 +592,10 @@ pub fn stats(conn: &Connection, now: Millis) -> rusqlite::Result<Stats> {
 /// `jobs_finished`) instead of one `GROUP BY` over the table, which read every row: measured
 /// ~100 ms per health check at 100,000 jobs. Counting the finished states still walks their
 /// index entries, so callers ask only for the states they show.
-pub fn count_by_state(conn: &Connection, states: &[JobState]) -> rusqlite::Result<std::collections::HashMap<JobState, i64>> {
+pub fn count_by_state(
+    conn: &Connection,
+    states: &[JobState],
+) -> rusqlite::Result<std::collections::HashMap<JobState, i64>> {
     let mut counts = std::collections::HashMap::new();
     for &state in states {
         let sql = match state {
@@ -616,7 +634,6 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<Job> {
 
 fn parse_json_column(r: &Row<'_>, index: usize) -> rusqlite::Result<serde_json::Value> {
     let text: String = r.get(index)?;
-    serde_json::from_str(&text).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e))
-    })
+    serde_json::from_str(&text)
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e)))
 }

@@ -67,7 +67,11 @@ type Responder = Box<dyn FnOnce(Result<(), QueueError>) + Send>;
 type Work = Box<dyn FnOnce(Result<&Connection, QueueError>, Millis) -> (bool, Responder) + Send>;
 
 enum Request {
-    Work { work: Work, wakes: bool, durability: Durability },
+    Work {
+        work: Work,
+        wakes: bool,
+        durability: Durability,
+    },
     /// Checkpoint the WAL and end the thread; answered when done.
     Stop(Sender<()>),
 }

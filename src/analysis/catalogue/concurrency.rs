@@ -154,14 +154,7 @@ pub const ENTRIES: &[Entry] = &[
         difficulty: Level::Mid,
         description: "Spawning a task or thread lets work continue in the background, but the spawner must still collect its result and its failure. Fire-and-forget work is where errors and panics disappear.",
         signals: &[sig("spawned_task", &[], &[], 4)],
-        stack_hints: &[
-            "rust",
-            "python",
-            "java",
-            "csharp",
-            "typescript",
-            "javascript",
-        ],
+        stack_hints: &["rust", "python", "java", "csharp", "typescript", "javascript"],
         tokens: &["spawn", "move", "create_task", "Thread"],
         example: "let handle = tokio::spawn(async move {\n    sync_user(user_id).await\n});\nlet outcome = handle.await?;",
         facts: [

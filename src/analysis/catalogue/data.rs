@@ -5,9 +5,7 @@ use super::{BugEdit, Entry, sig};
 use crate::analysis::concepts::Level;
 
 /// Hints that a query is built by pasting values into its text.
-const STRING_BUILT_SQL: &[&str] = &[
-    "${", "f\"", "+ \"", "\" +", "format!(", "%s\" %", "#{", "sprintf",
-];
+const STRING_BUILT_SQL: &[&str] = &["${", "f\"", "+ \"", "\" +", "format!(", "%s\" %", "#{", "sprintf"];
 
 pub const ENTRIES: &[Entry] = &[
     Entry {
@@ -71,21 +69,8 @@ pub const ENTRIES: &[Entry] = &[
         category: "database_pattern",
         difficulty: Level::Mid,
         description: "A transaction makes several writes all-or-nothing, so a failure halfway cannot leave data inconsistent, like money debited but never credited. Its scope and isolation decide what concurrent requests can see.",
-        signals: &[sig(
-            "db_query",
-            &["transaction", "begin", "commit", "rollback", "atomic"],
-            &[],
-            4,
-        )],
-        stack_hints: &[
-            "prisma",
-            "sqlalchemy",
-            "django orm",
-            "activerecord",
-            "gorm",
-            "sqlx",
-            "diesel",
-        ],
+        signals: &[sig("db_query", &["transaction", "begin", "commit", "rollback", "atomic"], &[], 4)],
+        stack_hints: &["prisma", "sqlalchemy", "django orm", "activerecord", "gorm", "sqlx", "diesel"],
         tokens: &["$transaction", "tx", "transaction", "commit", "rollback"],
         example: "await prisma.$transaction(async (tx) => {\n  await tx.account.update({ where: { id: from }, data: { balance: { decrement: amount } } });\n  await tx.account.update({ where: { id: to }, data: { balance: { increment: amount } } });\n});",
         facts: [
@@ -143,15 +128,7 @@ pub const ENTRIES: &[Entry] = &[
             &[],
             2,
         )],
-        stack_hints: &[
-            "prisma",
-            "sqlalchemy",
-            "django orm",
-            "activerecord",
-            "gorm",
-            "typeorm",
-            "sequelize",
-        ],
+        stack_hints: &["prisma", "sqlalchemy", "django orm", "activerecord", "gorm", "typeorm", "sequelize"],
         tokens: &["include", "findMany", "true"],
         example: "const users = await prisma.user.findMany({\n  include: { posts: true },\n});",
         facts: [
@@ -194,15 +171,7 @@ pub const ENTRIES: &[Entry] = &[
         description: "Writing SQL by hand gives full control over joins, indexes and locking, for the price of mapping columns to fields yourself. Placeholders keep user input out of the SQL text.",
         signals: &[sig(
             "db_query",
-            &[
-                "select ",
-                "insert into",
-                "update ",
-                "delete from",
-                "$1",
-                "execute(",
-                "queryrow",
-            ],
+            &["select ", "insert into", "update ", "delete from", "$1", "execute(", "queryrow"],
             &[],
             3,
         )],
@@ -248,19 +217,8 @@ pub const ENTRIES: &[Entry] = &[
         category: "security",
         difficulty: Level::Mid,
         description: "SQL injection happens when input is pasted into the SQL text and can change what the query does. Parameterised queries remove the whole class of bug, which is still among the most exploited on the web.",
-        signals: &[
-            sig("db_query", STRING_BUILT_SQL, &[], 4),
-            sig("db_query", &["%s", "?", "$1"], &[], 1),
-        ],
-        stack_hints: &[
-            "python",
-            "go",
-            "php",
-            "java",
-            "psycopg",
-            "sqlx",
-            "database/sql",
-        ],
+        signals: &[sig("db_query", STRING_BUILT_SQL, &[], 4), sig("db_query", &["%s", "?", "$1"], &[], 1)],
+        stack_hints: &["python", "go", "php", "java", "psycopg", "sqlx", "database/sql"],
         tokens: &["%s", "execute", "?", "$1"],
         example: "cursor.execute(\n    \"SELECT * FROM orders WHERE customer_id = %s\",\n    (customer_id,),\n)",
         facts: [
@@ -303,39 +261,11 @@ pub const ENTRIES: &[Entry] = &[
         difficulty: Level::Mid,
         description: "Authentication says who the caller is; authorization says whether they may do this to this record. Both must run on the server for every request, or any logged-in user can touch anyone's data.",
         signals: &[
-            sig(
-                "api_route",
-                &[
-                    "auth",
-                    "session",
-                    "token",
-                    "jwt",
-                    "current_user",
-                    "401",
-                    "403",
-                    "permission",
-                ],
-                &[],
-                3,
-            ),
+            sig("api_route", &["auth", "session", "token", "jwt", "current_user", "401", "403", "permission"], &[], 3),
             sig("server_action", &["auth", "session"], &[], 3),
-            sig(
-                "decorator",
-                &["login_required", "authenticate", "auth", "permission"],
-                &[],
-                3,
-            ),
+            sig("decorator", &["login_required", "authenticate", "auth", "permission"], &[], 3),
         ],
-        stack_hints: &[
-            "next-auth",
-            "nextauth",
-            "auth.js",
-            "clerk",
-            "devise",
-            "passport",
-            "lucia",
-            "supabase",
-        ],
+        stack_hints: &["next-auth", "nextauth", "auth.js", "clerk", "devise", "passport", "lucia", "supabase"],
         tokens: &["session", "403", "401", "auth"],
         example: "export async function DELETE(req: Request, { params }: { params: { id: string } }) {\n  const session = await auth();\n  if (!session) return new Response(\"Unauthorized\", { status: 401 });\n  const post = await db.post.findUnique({ where: { id: params.id } });\n  if (post?.authorId !== session.user.id) return new Response(\"Forbidden\", { status: 403 });\n  await db.post.delete({ where: { id: params.id } });\n  return new Response(null, { status: 204 });\n}",
         facts: [
@@ -377,19 +307,7 @@ pub const ENTRIES: &[Entry] = &[
         category: "security",
         difficulty: Level::Junior,
         description: "API keys and passwords belong in the environment or a secret manager, never in source code. A committed secret stays in git history and must be rotated, not just deleted.",
-        signals: &[sig(
-            "*",
-            &[
-                "process.env",
-                "os.environ",
-                "getenv",
-                "env::var",
-                "env[",
-                "env.fetch",
-            ],
-            &[],
-            2,
-        )],
+        signals: &[sig("*", &["process.env", "os.environ", "getenv", "env::var", "env[", "env.fetch"], &[], 2)],
         stack_hints: &["dotenv", "next.js", "nextjs", "vite"],
         tokens: &["process.env", "os.environ", "getenv", "env"],
         example: "const stripe = new Stripe(process.env.STRIPE_SECRET_KEY!, {\n  apiVersion: \"2024-06-20\",\n});",

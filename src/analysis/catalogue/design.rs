@@ -62,14 +62,7 @@ pub const ENTRIES: &[Entry] = &[
         difficulty: Level::Mid,
         description: "A decorator wraps a function or class to add behaviour (caching, retries, auth, routing) without changing its body. It keeps cross-cutting concerns in one place, at the cost of some hidden control flow.",
         signals: &[sig("decorator", &[], &[], 4)],
-        stack_hints: &[
-            "python",
-            "typescript",
-            "fastapi",
-            "flask",
-            "django",
-            "nestjs",
-        ],
+        stack_hints: &["python", "typescript", "fastapi", "flask", "django", "nestjs"],
         tokens: &["wraps", "@", "return"],
         example: "def retry(times):\n    def decorate(fn):\n        @functools.wraps(fn)\n        def wrapper(*args, **kwargs):\n            for attempt in range(times):\n                try:\n                    return fn(*args, **kwargs)\n                except TimeoutError:\n                    if attempt == times - 1:\n                        raise\n        return wrapper\n    return decorate",
         facts: [
@@ -119,23 +112,11 @@ pub const ENTRIES: &[Entry] = &[
         difficulty: Level::Mid,
         description: "With dependency injection a component receives its collaborators instead of constructing them, so they can be swapped, most usefully for fakes in tests. It also makes a component's dependencies visible in its signature.",
         signals: &[
-            sig(
-                "layered_class",
-                &["constructor(", "__init__", "inject", "depends"],
-                &[],
-                2,
-            ),
+            sig("layered_class", &["constructor(", "__init__", "inject", "depends"], &[], 2),
             sig("api_route", &["depends("], &[], 3),
             sig("decorator", &["inject", "depends"], &[], 3),
         ],
-        stack_hints: &[
-            "nestjs",
-            "fastapi",
-            "spring",
-            "typescript",
-            "java",
-            "csharp",
-        ],
+        stack_hints: &["nestjs", "fastapi", "spring", "typescript", "java", "csharp"],
         tokens: &["constructor", "readonly", "Depends", "private"],
         example: "class OrderService {\n  constructor(\n    private readonly repo: OrderRepository,\n    private readonly mailer: Mailer,\n  ) {}\n}",
         facts: [
@@ -219,15 +200,8 @@ pub const ENTRIES: &[Entry] = &[
         category: "architecture_pattern",
         difficulty: Level::Mid,
         description: "Splitting code into controllers, services and repositories gives each layer one job: HTTP, business rules, data access. Rules then live in one place and can be reused and tested without a web server.",
-        signals: &[sig(
-            "layered_class",
-            &["service", "controller", "handler", "usecase"],
-            &[],
-            4,
-        )],
-        stack_hints: &[
-            "nestjs", "spring", "java", "csharp", "rails", "django", "express",
-        ],
+        signals: &[sig("layered_class", &["service", "controller", "handler", "usecase"], &[], 4)],
+        stack_hints: &["nestjs", "spring", "java", "csharp", "rails", "django", "express"],
         tokens: &["Service", "Controller", "class"],
         example: "export class UserController {\n  constructor(private readonly users: UserService) {}\n\n  async show(id: string) {\n    return this.users.findById(id);\n  }\n}",
         facts: [
@@ -270,23 +244,10 @@ pub const ENTRIES: &[Entry] = &[
         difficulty: Level::Mid,
         description: "A repository hides how data is stored behind methods named in domain terms, such as by_email or save. Callers stop depending on the ORM, and tests can use an in-memory version.",
         signals: &[
-            sig(
-                "layered_class",
-                &["repository", "repo", "dao", "store"],
-                &[],
-                4,
-            ),
+            sig("layered_class", &["repository", "repo", "dao", "store"], &[], 4),
             sig("db_query", &["repository", "repo"], &[], 2),
         ],
-        stack_hints: &[
-            "sqlalchemy",
-            "typeorm",
-            "spring",
-            "java",
-            "csharp",
-            "python",
-            "go",
-        ],
+        stack_hints: &["sqlalchemy", "typeorm", "spring", "java", "csharp", "python", "go"],
         tokens: &["Repository", "session", "first"],
         example: "class UserRepository:\n    def __init__(self, session: Session):\n        self.session = session\n\n    def by_email(self, email: str) -> User | None:\n        return self.session.query(User).filter_by(email=email).first()",
         facts: [
@@ -328,10 +289,7 @@ pub const ENTRIES: &[Entry] = &[
         category: "architecture_pattern",
         difficulty: Level::Mid,
         description: "Frameworks like the Next.js App Router split components into server ones, which can reach databases and secrets, and client ones, which run in the browser. Where the line sits decides what is shipped to users and what stays private.",
-        signals: &[
-            sig("client_component", &[], &[], 4),
-            sig("server_action", &[], &[], 2),
-        ],
+        signals: &[sig("client_component", &[], &[], 4), sig("server_action", &[], &[], 2)],
         stack_hints: &["next.js", "nextjs", "remix", "react"],
         tokens: &["use client", "useState"],
         example: "\"use client\";\n\nimport { useState } from \"react\";\n\nexport function LikeButton({ initial }: { initial: number }) {\n  const [likes, setLikes] = useState(initial);\n  return <button onClick={() => setLikes(likes + 1)}>{likes}</button>;\n}",

@@ -32,9 +32,7 @@ const BUILT_IN_HOOKS: &[&str] = &[
 /// `useSomething` (a capital after "use") that React does not ship itself.
 fn is_custom_hook(name: &str) -> bool {
     let name = name.trim();
-    name.strip_prefix("use")
-        .and_then(|rest| rest.chars().next())
-        .is_some_and(char::is_uppercase)
+    name.strip_prefix("use").and_then(|rest| rest.chars().next()).is_some_and(char::is_uppercase)
         && !BUILT_IN_HOOKS.contains(&name)
 }
 
@@ -87,12 +85,7 @@ pub const ENTRIES: &[Entry] = &[
         category: "state_management",
         difficulty: Level::Mid,
         description: "useMemo and useCallback keep a computed value or function between renders until their dependencies change. Used where it matters they save work and re-renders; everywhere else they only add complexity.",
-        signals: &[sig(
-            "react_hook",
-            &["usememo", "usecallback", "memo("],
-            &[],
-            4,
-        )],
+        signals: &[sig("react_hook", &["usememo", "usecallback", "memo("], &[], 4)],
         stack_hints: REACT_STACK,
         tokens: &["useMemo", "useCallback", "showDone"],
         example: "const visible = useMemo(\n  () => todos.filter((t) => (showDone ? true : !t.done)),\n  [todos, showDone],\n);",
@@ -136,22 +129,10 @@ pub const ENTRIES: &[Entry] = &[
         difficulty: Level::Mid,
         description: "Context and stores (Zustand, Redux, Pinia) share state across components without passing props through every level. They trade explicit data flow for convenience, and careless use re-renders large parts of the tree.",
         signals: &[
-            sig(
-                "react_hook",
-                &["usecontext", "usestore", "useselector", "useatom"],
-                &[],
-                4,
-            ),
-            sig(
-                "*",
-                &["createcontext", "zustand", "redux", "pinia", "createslice"],
-                &[],
-                3,
-            ),
+            sig("react_hook", &["usecontext", "usestore", "useselector", "useatom"], &[], 4),
+            sig("*", &["createcontext", "zustand", "redux", "pinia", "createslice"], &[], 3),
         ],
-        stack_hints: &[
-            "zustand", "redux", "jotai", "recoil", "mobx", "pinia", "valtio",
-        ],
+        stack_hints: &["zustand", "redux", "jotai", "recoil", "mobx", "pinia", "valtio"],
         tokens: &["useContext", "createContext"],
         example: "const ThemeContext = createContext<Theme>(\"light\");\n\nexport function Toolbar() {\n  const theme = useContext(ThemeContext);\n  return <div className={theme}>…</div>;\n}",
         facts: [

@@ -11,9 +11,7 @@
 use super::Entry;
 use super::tokens::{blank_in, find_token};
 use crate::analysis::concepts::{Level, normalize_name};
-use crate::analysis::questions::{
-    GeneratedQuestion, QuestionType, RUBRIC_DIMENSIONS, fnv1a64, rubric_tag,
-};
+use crate::analysis::questions::{GeneratedQuestion, QuestionType, RUBRIC_DIMENSIONS, fnv1a64, rubric_tag};
 
 /// Where a question's code comes from.
 #[derive(Debug, Clone, Copy)]
@@ -28,32 +26,12 @@ pub struct Evidence<'a> {
 }
 
 /// A question of type `qtype` at `level` about `entry`, over the evidence's code.
-pub fn render(
-    entry: &Entry,
-    qtype: QuestionType,
-    level: Level,
-    ev: &Evidence<'_>,
-) -> GeneratedQuestion {
+pub fn render(entry: &Entry, qtype: QuestionType, level: Level, ev: &Evidence<'_>) -> GeneratedQuestion {
     let from_developer = !ev.snippet.trim().is_empty();
-    let code = if from_developer {
-        ev.snippet
-    } else {
-        entry.example
-    };
-    let place = if from_developer && !ev.file.is_empty() {
-        ev.file
-    } else {
-        "an example"
-    };
+    let code = if from_developer { ev.snippet } else { entry.example };
+    let place = if from_developer && !ev.file.is_empty() { ev.file } else { "an example" };
     let seed = seed(entry, qtype, level);
-    let ctx = Ctx {
-        entry,
-        level,
-        code,
-        from_developer,
-        place,
-        seed,
-    };
+    let ctx = Ctx { entry, level, code, from_developer, place, seed };
     let mut q = match qtype {
         QuestionType::MultipleChoice => multiple_choice(&ctx),
         QuestionType::TrueFalse => true_false(&ctx),
@@ -69,11 +47,8 @@ pub fn render(
     if level == Level::Junior {
         q.follow_up = Some(entry.follow_up.to_string());
     }
-    let mut tags = vec![
-        entry.category.to_string(),
-        normalize_name(entry.name).replace(' ', "-"),
-        q.question_type.clone(),
-    ];
+    let mut tags =
+        vec![entry.category.to_string(), normalize_name(entry.name).replace(' ', "-"), q.question_type.clone()];
     tags.append(&mut q.tags);
     q.tags = tags;
     q
@@ -115,10 +90,7 @@ fn multiple_choice(c: &Ctx<'_>) -> GeneratedQuestion {
     let fact = c.entry.facts[l];
     let question = match c.level {
         Level::Junior => format!("Which statement about {name} is true?"),
-        Level::Mid => format!(
-            "Looking at this code from {}, which statement about {name} holds?",
-            c.place
-        ),
+        Level::Mid => format!("Looking at this code from {}, which statement about {name} holds?", c.place),
         Level::Senior => {
             format!("Which statement about {name} would an experienced reviewer agree with?")
         }
@@ -139,11 +111,7 @@ fn multiple_choice(c: &Ctx<'_>) -> GeneratedQuestion {
 fn true_false(c: &Ctx<'_>) -> GeneratedQuestion {
     let l = c.level.index();
     let truth = (c.seed >> 8).is_multiple_of(2);
-    let statement = if truth {
-        c.entry.facts[l]
-    } else {
-        c.entry.myths[l]
-    };
+    let statement = if truth { c.entry.facts[l] } else { c.entry.myths[l] };
     let explanation = if truth {
         format!("True. {}", c.entry.description)
     } else {
@@ -160,19 +128,10 @@ fn true_false(c: &Ctx<'_>) -> GeneratedQuestion {
 /// as twisted facts, so this is usually the correction. Ties go to the earlier fact.
 fn closest_fact(entry: &Entry, myth: &str) -> &'static str {
     let words = |s: &str| -> Vec<String> {
-        normalize_name(s)
-            .split(' ')
-            .filter(|w| w.len() >= 4)
-            .map(str::to_string)
-            .collect()
+        normalize_name(s).split(' ').filter(|w| w.len() >= 4).map(str::to_string).collect()
     };
     let myth_words = words(myth);
-    let shared = |fact: &str| {
-        words(fact)
-            .iter()
-            .filter(|w| myth_words.contains(w))
-            .count()
-    };
+    let shared = |fact: &str| words(fact).iter().filter(|w| myth_words.contains(w)).count();
     let mut best = entry.facts[0];
     for fact in entry.facts {
         if shared(fact) > shared(best) {
@@ -202,9 +161,7 @@ fn fill_in_blank(c: &Ctx<'_>) -> GeneratedQuestion {
             format!("Fill in the blank so this code from {place} does what it did before.")
         }
         Level::Senior => {
-            format!(
-                "Fill in the blank in this code from {place}, and think about what would break without it."
-            )
+            format!("Fill in the blank in this code from {place}, and think about what would break without it.")
         }
     };
     let explanation = format!("`{token}` belongs in the blank. {}", c.entry.description);
@@ -256,16 +213,10 @@ fn code_reading(c: &Ctx<'_>) -> GeneratedQuestion {
     let (name, facts) = (c.entry.name, c.entry.facts);
     let (question, answer) = if c.code == c.entry.example {
         // The catalogue's own question was written for its example.
-        (
-            c.entry.reading[0].to_string(),
-            c.entry.reading[1].to_string(),
-        )
+        (c.entry.reading[0].to_string(), c.entry.reading[1].to_string())
     } else {
         let question = match c.level {
-            Level::Junior => format!(
-                "Read this code from {}. What does it do, and where does it use {name}?",
-                c.place
-            ),
+            Level::Junior => format!("Read this code from {}. What does it do, and where does it use {name}?", c.place),
             Level::Mid => format!(
                 "Read this code from {}. How does it use {name}, and what would go wrong if that part were removed or done naively?",
                 c.place
@@ -282,32 +233,21 @@ fn code_reading(c: &Ctx<'_>) -> GeneratedQuestion {
             .find(|t| find_token(c.code, t).is_some())
             .map(|t| format!(" (look at `{t}`)"))
             .unwrap_or_default();
-        let mut answer = format!(
-            "It relies on {name}{pointer}. A good answer makes these points: {} {}",
-            facts[0], facts[1]
-        );
+        let mut answer =
+            format!("It relies on {name}{pointer}. A good answer makes these points: {} {}", facts[0], facts[1]);
         if c.level == Level::Senior {
             answer = format!("{answer} {}", facts[2]);
         }
         (question, answer)
     };
-    let mut q = blank_question(
-        QuestionType::CodeReading,
-        question,
-        c.entry.description.to_string(),
-    );
+    let mut q = blank_question(QuestionType::CodeReading, question, c.entry.description.to_string());
     q.snippet = Some(c.code.to_string());
     q.correct = Some(answer);
     q
 }
 
 fn spot_the_bug(c: &Ctx<'_>) -> GeneratedQuestion {
-    let applied = c
-        .entry
-        .bugs
-        .iter()
-        .find(|b| c.code.contains(b.from))
-        .map(|b| (c.code, b));
+    let applied = c.entry.bugs.iter().find(|b| c.code.contains(b.from)).map(|b| (c.code, b));
     let (base, bug) = match applied.or_else(|| c.entry.bugs.first().map(|b| (c.entry.example, b))) {
         Some(found) => found,
         // Unreachable for catalogue entries (each has a bug that applies to its example),
@@ -321,10 +261,7 @@ fn spot_the_bug(c: &Ctx<'_>) -> GeneratedQuestion {
             c.place
         )
     } else {
-        format!(
-            "This example of {} contains a bug. What is it, and what happens at runtime?",
-            c.entry.name
-        )
+        format!("This example of {} contains a bug. What is it, and what happens at runtime?", c.entry.name)
     };
     if c.level == Level::Junior {
         question.push_str(&format!(" Hint: look at how {} is used.", c.entry.name));
@@ -334,11 +271,7 @@ fn spot_the_bug(c: &Ctx<'_>) -> GeneratedQuestion {
     } else {
         format!("`{}` became `{}`.", bug.from.trim(), bug.to.trim())
     };
-    let mut q = blank_question(
-        QuestionType::SpotTheBug,
-        question,
-        format!("{change} {}", c.entry.description),
-    );
+    let mut q = blank_question(QuestionType::SpotTheBug, question, format!("{change} {}", c.entry.description));
     q.snippet = Some(buggy);
     q.correct = Some(bug.answer.to_string());
     q
@@ -349,11 +282,7 @@ fn open_ended(c: &Ctx<'_>) -> GeneratedQuestion {
         "Graded on correctness, depth (why, not only what), trade-offs, real-world application and clarity. One point a strong answer includes: {}",
         c.entry.facts[2]
     );
-    let mut q = blank_question(
-        QuestionType::OpenEnded,
-        c.entry.open[0].to_string(),
-        explanation,
-    );
+    let mut q = blank_question(QuestionType::OpenEnded, c.entry.open[0].to_string(), explanation);
     q.snippet = Some(c.code.to_string());
     q.correct = Some(c.entry.open[1].to_string());
     q.tags = RUBRIC_DIMENSIONS.iter().map(|d| rubric_tag(d)).collect();
@@ -371,21 +300,9 @@ mod tests {
         for entry in all() {
             let names = vec![entry.name.to_string()];
             for evidence in [
-                Evidence {
-                    concept: entry.name,
-                    file: "src/x.ts",
-                    snippet: "",
-                },
-                Evidence {
-                    concept: entry.name,
-                    file: "src/x.ts",
-                    snippet: entry.example,
-                },
-                Evidence {
-                    concept: entry.name,
-                    file: "src/x.ts",
-                    snippet: "let x = compute(1);",
-                },
+                Evidence { concept: entry.name, file: "src/x.ts", snippet: "" },
+                Evidence { concept: entry.name, file: "src/x.ts", snippet: entry.example },
+                Evidence { concept: entry.name, file: "src/x.ts", snippet: "let x = compute(1);" },
             ] {
                 for qtype in QuestionType::ALL {
                     for level in Level::ALL {
@@ -408,11 +325,7 @@ mod tests {
     fn fill_in_blank_uses_the_developers_token() {
         let entry = super::super::find("Async/await").expect("catalogue entry");
         let code = "const user = await api.get(id);";
-        let ev = Evidence {
-            concept: "Async/await",
-            file: "src/a.ts",
-            snippet: code,
-        };
+        let ev = Evidence { concept: "Async/await", file: "src/a.ts", snippet: code };
         let q = render(entry, QuestionType::FillInBlank, Level::Mid, &ev);
         assert_eq!(q.snippet.as_deref(), Some("const user = ___ api.get(id);"));
         assert_eq!(q.correct.as_deref(), Some("await"));
@@ -422,17 +335,9 @@ mod tests {
     fn spot_the_bug_edits_the_developers_code_when_it_can() {
         let entry = super::super::find("Explicit error returns in Go").expect("catalogue entry");
         let code = "u, err := load()\nif err != nil {\n    return err\n}";
-        let ev = Evidence {
-            concept: entry.name,
-            file: "main.go",
-            snippet: code,
-        };
+        let ev = Evidence { concept: entry.name, file: "main.go", snippet: code };
         let q = render(entry, QuestionType::SpotTheBug, Level::Junior, &ev);
-        assert!(
-            q.snippet
-                .as_deref()
-                .is_some_and(|s| s.contains("err == nil"))
-        );
+        assert!(q.snippet.as_deref().is_some_and(|s| s.contains("err == nil")));
         assert!(q.question.contains("main.go"));
     }
 

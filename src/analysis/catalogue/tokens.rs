@@ -19,10 +19,7 @@ pub(super) fn blank_in(code: &str, tokens: &[&'static str]) -> Option<(String, &
         .map(|t| (*t, token_positions(code, t).collect::<Vec<_>>()))
         .filter(|(_, at)| !at.is_empty())
         .collect();
-    let (token, at) = found
-        .iter()
-        .find(|(_, at)| at.len() == 1)
-        .or(found.first())?;
+    let (token, at) = found.iter().find(|(_, at)| at.len() == 1).or(found.first())?;
     let blanked = format!("{}{BLANK}{}", &code[..at[0]], &code[at[0] + token.len()..]);
     (count_blanks(&blanked) == 1).then_some((blanked, *token))
 }
@@ -41,9 +38,7 @@ fn token_positions<'a>(text: &'a str, token: &'a str) -> impl Iterator<Item = us
     text.match_indices(token).map(|(i, _)| i).filter(move |&i| {
         let before = text[..i].chars().next_back();
         let after = text[i + token.len()..].chars().next();
-        !(token.is_empty()
-            || starts_ident && before.is_some_and(ident)
-            || ends_ident && after.is_some_and(ident))
+        !(token.is_empty() || starts_ident && before.is_some_and(ident) || ends_ident && after.is_some_and(ident))
     })
 }
 
@@ -62,12 +57,8 @@ mod tests {
     #[test]
     fn blanks_prefer_a_token_that_occurs_once() {
         let code = "const a = await f();\nasync function g() {}";
-        let (blanked, token) =
-            blank_in("await x; await y; async z", &["await", "async"]).expect("a token");
-        assert_eq!(
-            (blanked.as_str(), token),
-            ("await x; await y; ___ z", "async")
-        );
+        let (blanked, token) = blank_in("await x; await y; async z", &["await", "async"]).expect("a token");
+        assert_eq!((blanked.as_str(), token), ("await x; await y; ___ z", "async"));
         assert_eq!(blank_in(code, &["await"]).map(|b| b.1), Some("await"));
         assert_eq!(blank_in("let ___ = 1; await x", &["await"]), None);
         assert_eq!(blank_in("nothing here", &["await"]), None);

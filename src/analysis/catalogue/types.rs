@@ -10,10 +10,7 @@ pub const ENTRIES: &[Entry] = &[
         category: "type_system",
         difficulty: Level::Junior,
         description: "Type aliases and unions name the exact shapes and values data may take, so the compiler rejects typos and forgotten cases. They check code, not incoming data, which still needs runtime validation.",
-        signals: &[
-            sig("type_alias", &[], &[], 3),
-            sig("interface", &[], &[], 2),
-        ],
+        signals: &[sig("type_alias", &[], &[], 3), sig("interface", &[], &[], 2)],
         stack_hints: &["typescript", "python", "rust"],
         tokens: &["Status", "type", "interface"],
         example: "type Status = \"draft\" | \"published\" | \"archived\";\n\ninterface Post {\n  id: string;\n  title: string;\n  status: Status;\n}",
@@ -56,14 +53,7 @@ pub const ENTRIES: &[Entry] = &[
         category: "type_system",
         difficulty: Level::Mid,
         description: "Generics let one function or type work for many types while keeping the link between input and output types. They replace copy-pasted code and unchecked `any` with checked reuse.",
-        signals: &[sig(
-            "*",
-            &[
-                "<t>", "<t,", "<t ", "[t]", "[t any]", "typevar", "impl<t", "<t:", "generic",
-            ],
-            &[],
-            3,
-        )],
+        signals: &[sig("*", &["<t>", "<t,", "<t ", "[t]", "[t any]", "typevar", "impl<t", "<t:", "generic"], &[], 3)],
         stack_hints: &["typescript", "rust", "go", "java", "csharp"],
         tokens: &["T"],
         example: "function first<T>(items: T[]): T | undefined {\n  return items[0];\n}",
@@ -108,12 +98,7 @@ pub const ENTRIES: &[Entry] = &[
         description: "An enum lists every case a value can be, and an exhaustive match makes the compiler point at every place to update when a case is added. Enums that carry data make invalid combinations impossible to represent.",
         signals: &[
             sig("enum", &[], &[], 3),
-            sig(
-                "*",
-                &["match ", "switch (", "when "],
-                &["rust", "typescript", "kotlin"],
-                1,
-            ),
+            sig("*", &["match ", "switch (", "when "], &["rust", "typescript", "kotlin"], 1),
         ],
         stack_hints: &["rust", "typescript", "java", "csharp", "kotlin", "swift"],
         tokens: &["match", "enum", "switch", "case"],

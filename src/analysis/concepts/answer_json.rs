@@ -37,10 +37,7 @@ impl fmt::Display for ParseError {
             ParseError::Empty => write!(f, "the answer is empty"),
             ParseError::NoObject => write!(f, "the answer contains no JSON object"),
             ParseError::Truncated => {
-                write!(
-                    f,
-                    "the JSON object in the answer is cut off (unbalanced braces)"
-                )
+                write!(f, "the JSON object in the answer is cut off (unbalanced braces)")
             }
             ParseError::Malformed(m) => write!(f, "the answer's JSON is malformed: {m}"),
             ParseError::Shape(m) => write!(f, "the answer's JSON has the wrong shape: {m}"),
@@ -60,10 +57,7 @@ pub fn parse_json_answer<T: DeserializeOwned>(text: &str) -> Result<T, ParseErro
         return Err(ParseError::Empty);
     }
     let mut outermost = None;
-    let starts = text
-        .char_indices()
-        .filter(|&(_, c)| c == '{')
-        .map(|(i, _)| i);
+    let starts = text.char_indices().filter(|&(_, c)| c == '{').map(|(i, _)| i);
     for (n, start) in starts.take(MAX_CANDIDATES).enumerate() {
         let end = matching_brace(text, start);
         let attempt = end.map(|end| serde_json::from_str::<T>(&text[start..=end]));
@@ -149,18 +143,9 @@ mod tests {
     #[test]
     fn errors_are_typed() {
         assert_eq!(parse_json_answer::<Answer>("  \n"), Err(ParseError::Empty));
-        assert_eq!(
-            parse_json_answer::<Answer>("no json here"),
-            Err(ParseError::NoObject)
-        );
-        assert_eq!(
-            parse_json_answer::<Answer>("```json\n{\"items\": [\"a\", \"b"),
-            Err(ParseError::Truncated)
-        );
-        assert!(matches!(
-            parse_json_answer::<Answer>(r#"{"items": ["a",]}"#),
-            Err(ParseError::Malformed(_))
-        ));
+        assert_eq!(parse_json_answer::<Answer>("no json here"), Err(ParseError::NoObject));
+        assert_eq!(parse_json_answer::<Answer>("```json\n{\"items\": [\"a\", \"b"), Err(ParseError::Truncated));
+        assert!(matches!(parse_json_answer::<Answer>(r#"{"items": ["a",]}"#), Err(ParseError::Malformed(_))));
         assert!(matches!(
             parse_json_answer::<Answer>(r#"{"things": []}"#),
             Err(ParseError::Shape(m)) if m.contains("items")

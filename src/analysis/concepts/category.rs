@@ -114,10 +114,7 @@ pub fn normalize_category(raw: &str) -> &'static str {
         if let Some(found) = CATEGORIES.iter().find(|c| **c == candidate) {
             return found;
         }
-        if let Some((_, target)) = CATEGORY_ALIASES
-            .iter()
-            .find(|(alias, _)| *alias == candidate)
-        {
+        if let Some((_, target)) = CATEGORY_ALIASES.iter().find(|(alias, _)| *alias == candidate) {
             return target;
         }
     }
@@ -131,9 +128,5 @@ fn category_key(raw: &str) -> String {
 
 /// The lowercase alphanumeric words of `text`, in order.
 pub(super) fn words(text: &str) -> Vec<String> {
-    text.to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect()
+    text.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect()
 }

@@ -8,14 +8,8 @@ const API_TS: &str = "import { db } from \"./db\";\n\nexport async function GET(
 
 fn files() -> Vec<SourceFile> {
     vec![
-        SourceFile {
-            path: "/home/x/proj/src/api.ts".into(),
-            content: API_TS.into(),
-        },
-        SourceFile {
-            path: "src/util.py".into(),
-            content: "def add(a, b):\n    return a + b\n".into(),
-        },
+        SourceFile { path: "/home/x/proj/src/api.ts".into(), content: API_TS.into() },
+        SourceFile { path: "src/util.py".into(), content: "def add(a, b):\n    return a + b\n".into() },
     ]
 }
 
@@ -44,17 +38,9 @@ fn answer(concepts: Vec<Concept>) -> ConceptsAnswer {
 
 fn three_good() -> Vec<Concept> {
     vec![
-        concept(
-            "Async/await",
-            "src/api.ts",
-            "const users = await db.user.findMany();",
-        ),
+        concept("Async/await", "src/api.ts", "const users = await db.user.findMany();"),
         concept("ORM queries", "api.ts", "db.user.findMany()"),
-        concept(
-            "Pure functions",
-            "./src/util.py",
-            "def add(a, b):\n  return a + b",
-        ),
+        concept("Pure functions", "./src/util.py", "def add(a, b):\n  return a + b"),
     ]
 }
 
@@ -99,10 +85,7 @@ fn names_normalise_to_one_key() {
     assert_eq!(normalize_name("  Async/Await "), "async await");
     assert_eq!(normalize_name("async-await"), "async await");
     assert_eq!(normalize_name("ASYNC\t\n await!!"), "async await");
-    assert_eq!(
-        normalize_name("Result and the ? operator"),
-        "result and the operator"
-    );
+    assert_eq!(normalize_name("Result and the ? operator"), "result and the operator");
     assert_eq!(normalize_name("--"), "");
 }
 
@@ -141,16 +124,16 @@ fn good_answer_validates_and_is_cleaned() {
 #[test]
 fn multi_line_snippet_with_other_indentation_passes() {
     let mut cs = three_good();
-    cs[0].snippet = "export async function GET() {\n  const users = await db.user.findMany();\n  return Response.json(users);".into();
+    cs[0].snippet =
+        "export async function GET() {\n  const users = await db.user.findMany();\n  return Response.json(users);"
+            .into();
     assert!(validate_concepts(answer(cs), &files()).is_ok());
 }
 
 fn dropped_reasons(cs: Vec<Concept>) -> Vec<DropReason> {
     match validate_concepts(answer(cs), &files()) {
         Ok(v) => v.dropped.into_iter().map(|d| d.reason).collect(),
-        Err(ConceptsError::TooFewConcepts { dropped, .. }) => {
-            dropped.into_iter().map(|d| d.reason).collect()
-        }
+        Err(ConceptsError::TooFewConcepts { dropped, .. }) => dropped.into_iter().map(|d| d.reason).collect(),
         Err(e) => panic!("unexpected {e}"),
     }
 }
@@ -163,21 +146,12 @@ fn each_rule_drops_with_its_reason() {
     let base = three_good();
     let cases: Vec<(Breakage, DropReason)> = vec![
         (|c| c.name = " ".into(), DropReason::EmptyName),
-        (
-            |c| c.difficulty = "guru".into(),
-            DropReason::BadDifficulty("guru".into()),
-        ),
+        (|c| c.difficulty = "guru".into(), DropReason::BadDifficulty("guru".into())),
         (|c| c.confidence = 1.5, DropReason::BadConfidence(1.5)),
         (|c| c.confidence = 0.39, DropReason::LowConfidence(0.39)),
-        (
-            |c| c.source_file = "src/nope.ts".into(),
-            DropReason::UnknownFile("src/nope.ts".into()),
-        ),
+        (|c| c.source_file = "src/nope.ts".into(), DropReason::UnknownFile("src/nope.ts".into())),
         (|c| c.snippet = " \n".into(), DropReason::EmptySnippet),
-        (
-            |c| c.snippet = "await db.post.findMany()".into(),
-            DropReason::SnippetNotFound("src/api.ts".into()),
-        ),
+        (|c| c.snippet = "await db.post.findMany()".into(), DropReason::SnippetNotFound("src/api.ts".into())),
     ];
     for (mutate, want) in cases {
         let mut cs = base.clone();
@@ -199,11 +173,7 @@ fn confidence_exactly_at_threshold_is_kept() {
 #[test]
 fn duplicates_by_normalised_name_are_dropped() {
     let mut cs = three_good();
-    cs.push(concept(
-        "async-await",
-        "src/api.ts",
-        "await db.user.findMany()",
-    ));
+    cs.push(concept("async-await", "src/api.ts", "await db.user.findMany()"));
     assert_eq!(dropped_reasons(cs), vec![DropReason::Duplicate]);
 }
 
@@ -211,11 +181,7 @@ fn duplicates_by_normalised_name_are_dropped() {
 fn more_than_eight_keeps_the_most_confident_in_order() {
     let mut cs = Vec::new();
     for i in 0..10 {
-        let mut c = concept(
-            &format!("concept {i}"),
-            "src/api.ts",
-            "return Response.json(users);",
-        );
+        let mut c = concept(&format!("concept {i}"), "src/api.ts", "return Response.json(users);");
         c.confidence = if i == 0 || i == 5 { 0.5 } else { 0.9 };
         cs.push(c);
     }
@@ -232,9 +198,7 @@ fn fewer_than_three_is_an_error_that_says_why() {
     let mut cs = three_good();
     cs[2].source_file = "src/gone.py".into();
     let err = validate_concepts(answer(cs), &files()).unwrap_err();
-    assert!(
-        matches!(&err, ConceptsError::TooFewConcepts { kept: 2, dropped } if dropped.len() == 1)
-    );
+    assert!(matches!(&err, ConceptsError::TooFewConcepts { kept: 2, dropped } if dropped.len() == 1));
     assert!(err.to_string().contains("src/gone.py"), "{err}");
     assert!(validate_concepts(answer(vec![]), &files()).is_err());
 }
@@ -243,10 +207,7 @@ fn fewer_than_three_is_an_error_that_says_why() {
 fn empty_summary_is_an_error() {
     let mut a = answer(three_good());
     a.summary.what_was_built = "  ".into();
-    assert_eq!(
-        validate_concepts(a, &files()),
-        Err(ConceptsError::EmptySummary)
-    );
+    assert_eq!(validate_concepts(a, &files()), Err(ConceptsError::EmptySummary));
 }
 
 #[test]
@@ -254,26 +215,14 @@ fn concepts_json_parses_fenced_and_rejects_truncated() {
     let json = serde_json::to_string(&answer(three_good())).unwrap();
     let fenced = format!("Sure! Here is the analysis.\n```json\n{json}\n```\n");
     assert_eq!(parse_concepts_json(&fenced).unwrap(), answer(three_good()));
-    assert_eq!(
-        parse_concepts_json(&json[..json.len() / 2]),
-        Err(ParseError::Truncated)
-    );
-    assert!(matches!(
-        parse_concepts_json(r#"{"summary": {}}"#),
-        Err(ParseError::Shape(_))
-    ));
+    assert_eq!(parse_concepts_json(&json[..json.len() / 2]), Err(ParseError::Truncated));
+    assert!(matches!(parse_concepts_json(r#"{"summary": {}}"#), Err(ParseError::Shape(_))));
 }
 
 #[test]
 fn missing_architecture_decisions_default_to_empty() {
     let text = r#"{"summary":{"what_was_built":"x","developer_intent":"y"},"concepts":[]}"#;
-    assert!(
-        parse_concepts_json(text)
-            .unwrap()
-            .summary
-            .architecture_decisions
-            .is_empty()
-    );
+    assert!(parse_concepts_json(text).unwrap().summary.architecture_decisions.is_empty());
 }
 
 #[test]
@@ -281,13 +230,7 @@ fn quoted_confidence_is_read_as_a_number() {
     let text = r#"{"summary":{"what_was_built":"x","developer_intent":"y"},"concepts":[
         {"name":"n","category":"c","difficulty":"mid","source_file":"f","snippet":"s",
          "why_it_matters":"w","confidence":"0.8"}]}"#;
-    assert_eq!(
-        parse_concepts_json(text).unwrap().concepts[0].confidence,
-        0.8
-    );
+    assert_eq!(parse_concepts_json(text).unwrap().concepts[0].confidence, 0.8);
     let bad = text.replace("\"0.8\"", "\"high\"");
-    assert!(matches!(
-        parse_concepts_json(&bad),
-        Err(ParseError::Shape(_))
-    ));
+    assert!(matches!(parse_concepts_json(&bad), Err(ParseError::Shape(_))));
 }

@@ -25,12 +25,7 @@ pub fn normalize_question(q: &mut GeneratedQuestion) {
     if let Some(options) = &mut q.options {
         options.iter_mut().for_each(|o| *o = o.trim().to_string());
     }
-    q.tags = q
-        .tags
-        .iter()
-        .map(|t| t.trim().to_lowercase())
-        .filter(|t| !t.is_empty())
-        .collect();
+    q.tags = q.tags.iter().map(|t| t.trim().to_lowercase()).filter(|t| !t.is_empty()).collect();
     let Some(correct) = q.correct.as_deref().map(str::trim) else {
         return;
     };
@@ -73,8 +68,6 @@ fn mc_letter(correct: &str, options: Option<&[String]>) -> Option<String> {
     if letter.len() == 1 {
         return Some(letter.to_uppercase());
     }
-    let index = options?
-        .iter()
-        .position(|o| o.eq_ignore_ascii_case(correct))?;
+    let index = options?.iter().position(|o| o.eq_ignore_ascii_case(correct))?;
     Some(["A", "B", "C", "D"].get(index)?.to_string())
 }

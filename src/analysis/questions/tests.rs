@@ -49,8 +49,7 @@ fn good(qtype: QuestionType) -> GeneratedQuestion {
         QuestionType::OpenEnded => {
             q.difficulty = "senior".into();
             q.correct = Some("Run them concurrently when independent.".into());
-            q.tags
-                .extend(RUBRIC_DIMENSIONS.iter().map(|d| rubric_tag(d)));
+            q.tags.extend(RUBRIC_DIMENSIONS.iter().map(|d| rubric_tag(d)));
         }
     }
     q
@@ -82,10 +81,7 @@ fn common_rules() {
     q.concept = "async await".into(); // same concept after normalize_name
     assert_eq!(check(&q), Ok(()));
     q.concept = "Channels".into();
-    assert_eq!(
-        check(&q),
-        Err(QuestionError::UnknownConcept("Channels".into()))
-    );
+    assert_eq!(check(&q), Err(QuestionError::UnknownConcept("Channels".into())));
     let mut q = ok.clone();
     q.question_type = "riddle".into();
     assert_eq!(check(&q), Err(QuestionError::UnknownType("riddle".into())));
@@ -110,15 +106,9 @@ fn multiple_choice_rules() {
     let ok = good(QuestionType::MultipleChoice);
     let mut q = ok.clone();
     q.options = strings(&["a", "b", "c"]);
-    assert!(matches!(
-        check(&q),
-        Err(QuestionError::OptionCount { got: 3, .. })
-    ));
+    assert!(matches!(check(&q), Err(QuestionError::OptionCount { got: 3, .. })));
     q.options = None;
-    assert!(matches!(
-        check(&q),
-        Err(QuestionError::OptionCount { got: 0, .. })
-    ));
+    assert!(matches!(check(&q), Err(QuestionError::OptionCount { got: 0, .. })));
     q.options = strings(&["a", "b", " ", "d"]);
     assert_eq!(check(&q), Err(QuestionError::EmptyOption));
     q.options = strings(&["a", "b", "A ", "d"]);
@@ -126,10 +116,7 @@ fn multiple_choice_rules() {
     for bad in ["E", "c", "", "AB"] {
         let mut q = ok.clone();
         q.correct = Some(bad.into());
-        assert!(
-            matches!(check(&q), Err(QuestionError::BadCorrect { .. })),
-            "{bad}"
-        );
+        assert!(matches!(check(&q), Err(QuestionError::BadCorrect { .. })), "{bad}");
     }
 }
 
@@ -178,29 +165,13 @@ fn ordering_rules() {
     let ok = good(QuestionType::Ordering);
     let mut q = ok.clone();
     q.options = strings(&["s1", "s2", "s3"]);
-    assert!(matches!(
-        check(&q),
-        Err(QuestionError::OptionCount { got: 3, .. })
-    ));
+    assert!(matches!(check(&q), Err(QuestionError::OptionCount { got: 3, .. })));
     q.options = strings(&["1", "2", "3", "4", "5", "6", "7"]);
-    assert!(matches!(
-        check(&q),
-        Err(QuestionError::OptionCount { got: 7, .. })
-    ));
-    for bad in [
-        "2,4,1,3",
-        "2,4,1,3,3",
-        "2,4,1,3,6",
-        "a,b,c,d,e",
-        "0,1,2,3,4",
-        "",
-    ] {
+    assert!(matches!(check(&q), Err(QuestionError::OptionCount { got: 7, .. })));
+    for bad in ["2,4,1,3", "2,4,1,3,3", "2,4,1,3,6", "a,b,c,d,e", "0,1,2,3,4", ""] {
         let mut q = ok.clone();
         q.correct = Some(bad.into());
-        assert!(
-            matches!(check(&q), Err(QuestionError::BadCorrect { .. })),
-            "{bad}"
-        );
+        assert!(matches!(check(&q), Err(QuestionError::BadCorrect { .. })), "{bad}");
     }
     let mut q = ok.clone();
     q.correct = Some("1,2,3,4,5".into());
@@ -229,12 +200,8 @@ fn free_text_rules() {
     q.correct = Some(String::new());
     assert!(matches!(check(&q), Err(QuestionError::BadCorrect { .. })));
     let mut q = ok;
-    q.tags
-        .retain(|t| t != "rubric:depth" && t != "rubric:clarity");
-    assert_eq!(
-        check(&q),
-        Err(QuestionError::MissingRubric(vec!["depth", "clarity"]))
-    );
+    q.tags.retain(|t| t != "rubric:depth" && t != "rubric:clarity");
+    assert_eq!(check(&q), Err(QuestionError::MissingRubric(vec!["depth", "clarity"])));
 }
 
 #[test]
@@ -245,10 +212,7 @@ fn normalize_fixes_near_misses() {
     q.correct = Some("(b)".into());
     q.tags = vec![" Async ".into(), "".into()];
     normalize_question(&mut q);
-    assert_eq!(
-        (q.question_type.as_str(), q.difficulty.as_str()),
-        ("multiple_choice", "mid")
-    );
+    assert_eq!((q.question_type.as_str(), q.difficulty.as_str()), ("multiple_choice", "mid"));
     assert_eq!(q.correct.as_deref(), Some("B"));
     assert_eq!(q.tags, ["async"]);
     q.correct = Some("d".into());
@@ -265,10 +229,7 @@ fn normalize_fixes_near_misses() {
     q.correct = Some("Yes".into());
     q.follow_up = Some(" ".into());
     normalize_question(&mut q);
-    assert_eq!(
-        (q.question_type.as_str(), q.correct.as_deref()),
-        ("true_false", Some("true"))
-    );
+    assert_eq!((q.question_type.as_str(), q.correct.as_deref()), ("true_false", Some("true")));
     assert_eq!(q.follow_up, None);
 
     let mut q = good(QuestionType::Ordering);
@@ -290,10 +251,7 @@ fn questions_json_is_lenient_about_correct() {
     assert_eq!(answer.questions[0].correct.as_deref(), Some("true"));
     assert_eq!(answer.questions[1].correct.as_deref(), Some("2,1,4,3"));
     assert!(answer.questions.iter().all(|q| check(q).is_ok()));
-    assert_eq!(
-        parse_questions_json("{\"questions\": [{\"concept\": "),
-        Err(ParseError::Truncated)
-    );
+    assert_eq!(parse_questions_json("{\"questions\": [{\"concept\": "), Err(ParseError::Truncated));
 }
 
 #[test]

@@ -39,11 +39,7 @@ impl Entry {
             return false;
         }
         // JVM entries name the artifact (or the whole plugin id).
-        let key = if eco == Ecosystem::Jvm {
-            dep.split(':').nth(1).unwrap_or(dep)
-        } else {
-            dep
-        };
+        let key = if eco == Ecosystem::Jvm { dep.split(':').nth(1).unwrap_or(dep) } else { dep };
         match self.pat {
             Match::Exact(p) => key == p || dep == p,
             Match::Prefix(p) => key.starts_with(p) || dep.starts_with(p),
@@ -56,29 +52,11 @@ use Ecosystem::*;
 use Match::*;
 
 const fn e(eco: Ecosystem, pat: Match, category: Category, name: &'static str) -> Entry {
-    Entry {
-        eco,
-        pat,
-        category,
-        name,
-        weight: 1.0,
-    }
+    Entry { eco, pat, category, name, weight: 1.0 }
 }
 
-const fn hint(
-    eco: Ecosystem,
-    pat: Match,
-    category: Category,
-    name: &'static str,
-    weight: f64,
-) -> Entry {
-    Entry {
-        eco,
-        pat,
-        category,
-        name,
-        weight,
-    }
+const fn hint(eco: Ecosystem, pat: Match, category: Category, name: &'static str, weight: f64) -> Entry {
+    Entry { eco, pat, category, name, weight }
 }
 
 pub static CATALOG: &[Entry] = &[
@@ -144,12 +122,7 @@ pub static CATALOG: &[Entry] = &[
     e(Npm, Exact("vuex"), State, "Vuex"),
     e(Npm, Exact("@tanstack/react-query"), State, "TanStack Query"),
     e(Npm, Exact("@tanstack/vue-query"), State, "TanStack Query"),
-    e(
-        Npm,
-        Exact("@tanstack/svelte-query"),
-        State,
-        "TanStack Query",
-    ),
+    e(Npm, Exact("@tanstack/svelte-query"), State, "TanStack Query"),
     e(Npm, Exact("@tanstack/solid-query"), State, "TanStack Query"),
     e(Npm, Exact("react-query"), State, "TanStack Query"),
     e(Npm, Exact("swr"), State, "SWR"),
@@ -193,13 +166,7 @@ pub static CATALOG: &[Entry] = &[
     e(Npm, Prefix("passport-"), Auth, "Passport"),
     e(Npm, Prefix("@supabase/auth-helpers"), Auth, "Supabase Auth"),
     e(Npm, Exact("@supabase/ssr"), Auth, "Supabase Auth"),
-    hint(
-        Npm,
-        Exact("@supabase/supabase-js"),
-        Auth,
-        "Supabase Auth",
-        0.75,
-    ),
+    hint(Npm, Exact("@supabase/supabase-js"), Auth, "Supabase Auth", 0.75),
     hint(Npm, Exact("firebase"), Auth, "Firebase Auth", 0.75),
     hint(Npm, Exact("firebase-admin"), Auth, "Firebase Auth", 0.75),
     e(Npm, Exact("lucia"), Auth, "Lucia"),
@@ -219,23 +186,13 @@ pub static CATALOG: &[Entry] = &[
     hint(RubyGems, Exact("jwt"), Auth, "JWT", 0.85),
     hint(Go, Prefix("github.com/golang-jwt/jwt"), Auth, "JWT", 0.85),
     hint(Cargo, Exact("jsonwebtoken"), Auth, "JWT", 0.85),
-    e(
-        Jvm,
-        Exact("spring-boot-starter-security"),
-        Auth,
-        "Spring Security",
-    ),
+    e(Jvm, Exact("spring-boot-starter-security"), Auth, "Spring Security"),
     e(Jvm, Prefix("spring-security"), Auth, "Spring Security"),
     e(Composer, Exact("laravel/sanctum"), Auth, "Sanctum"),
     // ---- styling
     e(Npm, Exact("tailwindcss"), Styling, "Tailwind CSS"),
     e(Npm, Prefix("@tailwindcss/"), Styling, "Tailwind CSS"),
-    e(
-        Npm,
-        Exact("styled-components"),
-        Styling,
-        "styled-components",
-    ),
+    e(Npm, Exact("styled-components"), Styling, "styled-components"),
     e(Npm, Prefix("@emotion/"), Styling, "Emotion"),
     e(Npm, Exact("sass"), Styling, "Sass"),
     e(Npm, Exact("node-sass"), Styling, "Sass"),
@@ -245,12 +202,7 @@ pub static CATALOG: &[Entry] = &[
     e(Npm, Exact("@chakra-ui/react"), Styling, "Chakra UI"),
     e(Npm, Prefix("@vanilla-extract/"), Styling, "vanilla-extract"),
     e(Npm, Exact("unocss"), Styling, "UnoCSS"),
-    e(
-        RubyGems,
-        Exact("tailwindcss-rails"),
-        Styling,
-        "Tailwind CSS",
-    ),
+    e(RubyGems, Exact("tailwindcss-rails"), Styling, "Tailwind CSS"),
     e(RubyGems, Exact("sassc-rails"), Styling, "Sass"),
     e(RubyGems, Exact("dartsass-rails"), Styling, "Sass"),
     e(RubyGems, Exact("sass-rails"), Styling, "Sass"),
@@ -259,21 +211,13 @@ pub static CATALOG: &[Entry] = &[
 
 /// Items a framework brings with it: Django ships its ORM, Rails ActiveRecord, Laravel
 /// Eloquent. Reported at `IMPLIED_CONFIDENCE`.
-pub static IMPLIED: &[(&str, Category, &str)] = &[
-    ("Django", Orm, "Django ORM"),
-    ("Rails", Orm, "ActiveRecord"),
-    ("Laravel", Orm, "Eloquent"),
-];
+pub static IMPLIED: &[(&str, Category, &str)] =
+    &[("Django", Orm, "Django ORM"), ("Rails", Orm, "ActiveRecord"), ("Laravel", Orm, "Eloquent")];
 
 /// Meta-frameworks and the base they are built on: when both are found the meta-framework is
 /// the framework (a Next.js app declares `react` too).
-pub static META_OVER_BASE: &[(&str, &str)] = &[
-    ("Next.js", "React"),
-    ("Remix", "React"),
-    ("Nuxt", "Vue"),
-    ("SvelteKit", "Svelte"),
-    ("NestJS", "Express"),
-];
+pub static META_OVER_BASE: &[(&str, &str)] =
+    &[("Next.js", "React"), ("Remix", "React"), ("Nuxt", "Vue"), ("SvelteKit", "Svelte"), ("NestJS", "Express")];
 
 /// How a touched path hints at an item.
 #[derive(Debug, Clone, Copy)]
@@ -291,59 +235,24 @@ pub enum PathHint {
 pub static PATH_HINTS: &[(PathHint, Category, &str, f64)] = &[
     (PathHint::FileStem("next.config"), Framework, "Next.js", 0.6),
     (PathHint::FileStem("nuxt.config"), Framework, "Nuxt", 0.6),
-    (
-        PathHint::FileStem("svelte.config"),
-        Framework,
-        "SvelteKit",
-        0.55,
-    ),
-    (
-        PathHint::FileStem("angular.json"),
-        Framework,
-        "Angular",
-        0.6,
-    ),
+    (PathHint::FileStem("svelte.config"), Framework, "SvelteKit", 0.55),
+    (PathHint::FileStem("angular.json"), Framework, "Angular", 0.6),
     (PathHint::FileStem("manage.py"), Framework, "Django", 0.55),
-    (
-        PathHint::Suffix("config/routes.rb"),
-        Framework,
-        "Rails",
-        0.55,
-    ),
+    (PathHint::Suffix("config/routes.rb"), Framework, "Rails", 0.55),
     (PathHint::Suffix(".vue"), Framework, "Vue", 0.5),
     (PathHint::Suffix(".svelte"), Framework, "Svelte", 0.5),
     (PathHint::Suffix("schema.prisma"), Orm, "Prisma", 0.6),
     (PathHint::FileStem("drizzle.config"), Orm, "Drizzle", 0.6),
     (PathHint::FileStem("vitest.config"), Testing, "Vitest", 0.6),
     (PathHint::FileStem("jest.config"), Testing, "Jest", 0.6),
-    (
-        PathHint::FileStem("playwright.config"),
-        Testing,
-        "Playwright",
-        0.6,
-    ),
-    (
-        PathHint::FileStem("cypress.config"),
-        Testing,
-        "Cypress",
-        0.6,
-    ),
+    (PathHint::FileStem("playwright.config"), Testing, "Playwright", 0.6),
+    (PathHint::FileStem("cypress.config"), Testing, "Cypress", 0.6),
     (PathHint::FileStem("conftest.py"), Testing, "pytest", 0.55),
     (PathHint::FilePrefix("test_"), Testing, "pytest", 0.5),
     (PathHint::Suffix("_spec.rb"), Testing, "RSpec", 0.5),
-    (
-        PathHint::FileStem("tailwind.config"),
-        Styling,
-        "Tailwind CSS",
-        0.6,
-    ),
+    (PathHint::FileStem("tailwind.config"), Styling, "Tailwind CSS", 0.6),
     (PathHint::Suffix(".module.css"), Styling, "CSS Modules", 0.6),
-    (
-        PathHint::Suffix(".module.scss"),
-        Styling,
-        "CSS Modules",
-        0.6,
-    ),
+    (PathHint::Suffix(".module.scss"), Styling, "CSS Modules", 0.6),
     (PathHint::Suffix(".scss"), Styling, "Sass", 0.55),
     (PathHint::Suffix(".sass"), Styling, "Sass", 0.55),
 ];
@@ -352,9 +261,7 @@ impl PathHint {
     pub fn matches(self, path: &str, file_name: &str) -> bool {
         match self {
             PathHint::FileStem(s) => {
-                file_name == s
-                    || (file_name.starts_with(s)
-                        && file_name.as_bytes().get(s.len()) == Some(&b'.'))
+                file_name == s || (file_name.starts_with(s) && file_name.as_bytes().get(s.len()) == Some(&b'.'))
             }
             PathHint::Suffix(s) => path.ends_with(s),
             PathHint::FilePrefix(s) => file_name.starts_with(s) && file_name.ends_with(".py"),
@@ -386,28 +293,17 @@ mod tests {
 
     #[test]
     fn jvm_entries_match_the_artifact() {
-        let spring = CATALOG
-            .iter()
-            .find(|e| e.name == "Spring")
-            .expect("Spring entry");
+        let spring = CATALOG.iter().find(|e| e.name == "Spring").expect("Spring entry");
         assert!(spring.matches(Jvm, "org.springframework.boot:spring-boot-starter-web"));
         assert!(!spring.matches(Npm, "spring-boot"));
-        let junit = CATALOG
-            .iter()
-            .find(|e| e.name == "JUnit")
-            .expect("JUnit entry");
+        let junit = CATALOG.iter().find(|e| e.name == "JUnit").expect("JUnit entry");
         assert!(junit.matches(Jvm, "org.junit.jupiter:junit-jupiter"));
     }
 
     #[test]
     fn path_hints() {
-        assert!(
-            PathHint::FileStem("next.config")
-                .matches("apps/web/next.config.mjs", "next.config.mjs")
-        );
-        assert!(
-            !PathHint::FileStem("next.config").matches("next.configure.js", "next.configure.js")
-        );
+        assert!(PathHint::FileStem("next.config").matches("apps/web/next.config.mjs", "next.config.mjs"));
+        assert!(!PathHint::FileStem("next.config").matches("next.configure.js", "next.configure.js"));
         assert!(PathHint::FilePrefix("test_").matches("tests/test_api.py", "test_api.py"));
         assert!(!PathHint::FilePrefix("test_").matches("test_data.json", "test_data.json"));
     }

@@ -92,14 +92,8 @@ pub fn parse(file: &SourceFile) -> Result<Manifest, ManifestError> {
     let (ecosystem, deps, languages) = match name {
         "package.json" => {
             let deps = package_json(text)?;
-            let ts = deps
-                .iter()
-                .any(|d| d.name == "typescript" || d.name.starts_with("@types/"));
-            (
-                Ecosystem::Npm,
-                deps,
-                vec![if ts { "typescript" } else { "javascript" }],
-            )
+            let ts = deps.iter().any(|d| d.name == "typescript" || d.name.starts_with("@types/"));
+            (Ecosystem::Npm, deps, vec![if ts { "typescript" } else { "javascript" }])
         }
         "composer.json" => (Ecosystem::Composer, composer_json(text)?, vec!["php"]),
         "pyproject.toml" => (Ecosystem::PyPi, pyproject(text)?, vec!["python"]),
@@ -109,35 +103,16 @@ pub fn parse(file: &SourceFile) -> Result<Manifest, ManifestError> {
         "pom.xml" => (Ecosystem::Jvm, pom_xml(text)?, vec!["java"]),
         "build.gradle" | "build.gradle.kts" => {
             let deps = gradle(text);
-            let kotlin = deps
-                .iter()
-                .any(|d| d.name.starts_with("org.jetbrains.kotlin"));
-            (
-                Ecosystem::Jvm,
-                deps,
-                vec![if kotlin { "kotlin" } else { "java" }],
-            )
+            let kotlin = deps.iter().any(|d| d.name.starts_with("org.jetbrains.kotlin"));
+            (Ecosystem::Jvm, deps, vec![if kotlin { "kotlin" } else { "java" }])
         }
         n if n.starts_with("requirements") && n.ends_with(".txt") => {
-            let kind = if n.contains("dev") || n.contains("test") {
-                DepKind::Dev
-            } else {
-                DepKind::Runtime
-            };
-            (
-                Ecosystem::PyPi,
-                requirements_txt(text, kind),
-                vec!["python"],
-            )
+            let kind = if n.contains("dev") || n.contains("test") { DepKind::Dev } else { DepKind::Runtime };
+            (Ecosystem::PyPi, requirements_txt(text, kind), vec!["python"])
         }
         _ => return Err(ManifestError::UnknownKind),
     };
-    Ok(Manifest {
-        path: file.path.clone(),
-        ecosystem,
-        deps,
-        languages,
-    })
+    Ok(Manifest { path: file.path.clone(), ecosystem, deps, languages })
 }
 
 fn json_object(text: &str) -> Result<serde_json::Map<String, Json>, ManifestError> {
@@ -152,10 +127,7 @@ fn json_keys(root: &serde_json::Map<String, Json>, sections: &[(&str, DepKind)])
     let mut out = Vec::new();
     for (section, kind) in sections {
         if let Some(Json::Object(deps)) = root.get(*section) {
-            out.extend(deps.keys().map(|k| Dep {
-                name: k.clone(),
-                kind: *kind,
-            }));
+            out.extend(deps.keys().map(|k| Dep { name: k.clone(), kind: *kind }));
         }
     }
     out
@@ -176,10 +148,7 @@ fn package_json(text: &str) -> Result<Vec<Dep>, ManifestError> {
 
 fn composer_json(text: &str) -> Result<Vec<Dep>, ManifestError> {
     let root = json_object(text)?;
-    let mut deps = json_keys(
-        &root,
-        &[("require", DepKind::Runtime), ("require-dev", DepKind::Dev)],
-    );
+    let mut deps = json_keys(&root, &[("require", DepKind::Runtime), ("require-dev", DepKind::Dev)]);
     // Platform requirements are not packages.
     deps.retain(|d| d.name != "php" && !d.name.starts_with("ext-"));
     Ok(deps)
@@ -203,9 +172,7 @@ pub fn normalize_pypi(name: &str) -> String {
 /// The package name of a PEP 508 requirement: `fastapi[all]>=0.110; python_version>"3.8"`.
 pub fn pep508_name(req: &str) -> Option<String> {
     let req = req.trim();
-    let end = req
-        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
-        .unwrap_or(req.len());
+    let end = req.find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))).unwrap_or(req.len());
     let name = &req[..end];
     (!name.is_empty()).then(|| normalize_pypi(name))
 }
@@ -238,11 +205,7 @@ fn pep508_list(v: Option<&toml::Value>, kind: DepKind, out: &mut Vec<Dep>) {
 fn pyproject(text: &str) -> Result<Vec<Dep>, ManifestError> {
     let root = toml_table(text)?;
     let mut out = Vec::new();
-    pep508_list(
-        toml_get(&root, &["project", "dependencies"]),
-        DepKind::Runtime,
-        &mut out,
-    );
+    pep508_list(toml_get(&root, &["project", "dependencies"]), DepKind::Runtime, &mut out);
     // Extras and dependency groups are mostly dev/test tooling.
     for groups in [
         toml_get(&root, &["project", "optional-dependencies"]),
@@ -253,39 +216,18 @@ fn pyproject(text: &str) -> Result<Vec<Dep>, ManifestError> {
             pep508_list(Some(list), DepKind::Dev, &mut out);
         }
     }
-    pep508_list(
-        toml_get(&root, &["tool", "uv", "dev-dependencies"]),
-        DepKind::Dev,
-        &mut out,
-    );
+    pep508_list(toml_get(&root, &["tool", "uv", "dev-dependencies"]), DepKind::Dev, &mut out);
     let poetry_keys = |v: Option<&toml::Value>, kind: DepKind, out: &mut Vec<Dep>| {
-        for key in v
-            .and_then(toml::Value::as_table)
-            .into_iter()
-            .flat_map(|t| t.keys())
-        {
+        for key in v.and_then(toml::Value::as_table).into_iter().flat_map(|t| t.keys()) {
             if key != "python" {
-                out.push(Dep {
-                    name: normalize_pypi(key),
-                    kind,
-                });
+                out.push(Dep { name: normalize_pypi(key), kind });
             }
         }
     };
-    poetry_keys(
-        toml_get(&root, &["tool", "poetry", "dependencies"]),
-        DepKind::Runtime,
-        &mut out,
-    );
-    poetry_keys(
-        toml_get(&root, &["tool", "poetry", "dev-dependencies"]),
-        DepKind::Dev,
-        &mut out,
-    );
-    for (_, group) in toml_get(&root, &["tool", "poetry", "group"])
-        .and_then(toml::Value::as_table)
-        .into_iter()
-        .flatten()
+    poetry_keys(toml_get(&root, &["tool", "poetry", "dependencies"]), DepKind::Runtime, &mut out);
+    poetry_keys(toml_get(&root, &["tool", "poetry", "dev-dependencies"]), DepKind::Dev, &mut out);
+    for (_, group) in
+        toml_get(&root, &["tool", "poetry", "group"]).and_then(toml::Value::as_table).into_iter().flatten()
     {
         poetry_keys(group.get("dependencies"), DepKind::Dev, &mut out);
     }
@@ -296,21 +238,14 @@ fn cargo_toml(text: &str) -> Result<Vec<Dep>, ManifestError> {
     let root = toml_table(text)?;
     let mut out = Vec::new();
     let mut tables: Vec<(&toml::Value, DepKind)> = Vec::new();
-    for (key, kind) in [
-        ("dependencies", DepKind::Runtime),
-        ("dev-dependencies", DepKind::Dev),
-        ("build-dependencies", DepKind::Dev),
-    ] {
+    for (key, kind) in
+        [("dependencies", DepKind::Runtime), ("dev-dependencies", DepKind::Dev), ("build-dependencies", DepKind::Dev)]
+    {
         if let Some(t) = root.get(key) {
             tables.push((t, kind));
         }
         // `[target.'cfg(unix)'.dependencies]`
-        for (_, target) in root
-            .get("target")
-            .and_then(toml::Value::as_table)
-            .into_iter()
-            .flatten()
-        {
+        for (_, target) in root.get("target").and_then(toml::Value::as_table).into_iter().flatten() {
             if let Some(t) = target.get(key) {
                 tables.push((t, kind));
             }
@@ -322,14 +257,8 @@ fn cargo_toml(text: &str) -> Result<Vec<Dep>, ManifestError> {
     for (table, kind) in tables {
         for (key, spec) in table.as_table().into_iter().flatten() {
             // `alias = { package = "real-name", … }`
-            let name = spec
-                .get("package")
-                .and_then(toml::Value::as_str)
-                .unwrap_or(key);
-            out.push(Dep {
-                name: name.to_string(),
-                kind,
-            });
+            let name = spec.get("package").and_then(toml::Value::as_str).unwrap_or(key);
+            out.push(Dep { name: name.to_string(), kind });
         }
     }
     Ok(out)
@@ -372,15 +301,8 @@ fn go_mod(text: &str) -> Vec<Dep> {
             continue;
         };
         if let Some(path) = spec.split_whitespace().next() {
-            let kind = if comment.contains("indirect") {
-                DepKind::Indirect
-            } else {
-                DepKind::Runtime
-            };
-            out.push(Dep {
-                name: path.trim_matches('"').to_string(),
-                kind,
-            });
+            let kind = if comment.contains("indirect") { DepKind::Indirect } else { DepKind::Runtime };
+            out.push(Dep { name: path.trim_matches('"').to_string(), kind });
         }
     }
     out
@@ -434,22 +356,14 @@ fn gemfile(text: &str) -> Vec<Dep> {
             continue;
         }
         let opens_block = line.ends_with(" do") || line.contains(" do |");
-        if let Some(rest) = line
-            .strip_prefix("gem")
-            .filter(|r| r.starts_with([' ', '(']))
-        {
+        if let Some(rest) = line.strip_prefix("gem").filter(|r| r.starts_with([' ', '('])) {
             if let Some(name) = first_quoted(rest) {
-                let dev = blocks.iter().any(|d| *d)
-                    || rest.contains("group: :test")
-                    || rest.contains("group: :development");
-                out.push(Dep {
-                    name: name.to_string(),
-                    kind: if dev { DepKind::Dev } else { DepKind::Runtime },
-                });
+                let dev =
+                    blocks.iter().any(|d| *d) || rest.contains("group: :test") || rest.contains("group: :development");
+                out.push(Dep { name: name.to_string(), kind: if dev { DepKind::Dev } else { DepKind::Runtime } });
             }
         } else if opens_block {
-            let dev = line.starts_with("group")
-                && (line.contains(":test") || line.contains(":development"));
+            let dev = line.starts_with("group") && (line.contains(":test") || line.contains(":development"));
             blocks.push(dev);
         }
     }
@@ -476,8 +390,7 @@ fn pom_xml(text: &str) -> Result<Vec<Dep>, ManifestError> {
         rest = &rest[lt..];
         let skip_to = |rest: &str, end: &str| rest.find(end).map(|p| p + end.len());
         if rest.starts_with("<!--") {
-            rest =
-                &rest[skip_to(rest, "-->").ok_or(ManifestError::Xml("unterminated comment"))?..];
+            rest = &rest[skip_to(rest, "-->").ok_or(ManifestError::Xml("unterminated comment"))?..];
             continue;
         }
         if rest.starts_with("<?") || rest.starts_with("<!") {
@@ -488,13 +401,10 @@ fn pom_xml(text: &str) -> Result<Vec<Dep>, ManifestError> {
             } else {
                 ">"
             };
-            rest = &rest
-                [skip_to(rest, end).ok_or(ManifestError::Xml("unterminated declaration"))?..];
+            rest = &rest[skip_to(rest, end).ok_or(ManifestError::Xml("unterminated declaration"))?..];
             continue;
         }
-        let gt = rest
-            .find('>')
-            .ok_or(ManifestError::Xml("unterminated tag"))?;
+        let gt = rest.find('>').ok_or(ManifestError::Xml("unterminated tag"))?;
         let tag = &rest[1..gt];
         rest = &rest[gt + 1..];
         if let Some(name) = tag.strip_prefix('/') {
@@ -514,15 +424,8 @@ fn pom_xml(text: &str) -> Result<Vec<Dep>, ManifestError> {
             if matches!(name, "dependency" | "plugin" | "parent")
                 && let Some(c) = current.take().filter(|c| !c.artifact.is_empty())
             {
-                let kind = if c.scope == "test" || c.managed {
-                    DepKind::Dev
-                } else {
-                    DepKind::Runtime
-                };
-                out.push(Dep {
-                    name: format!("{}:{}", c.group, c.artifact),
-                    kind,
-                });
+                let kind = if c.scope == "test" || c.managed { DepKind::Dev } else { DepKind::Runtime };
+                out.push(Dep { name: format!("{}:{}", c.group, c.artifact), kind });
             }
             continue;
         }
@@ -534,13 +437,8 @@ fn pom_xml(text: &str) -> Result<Vec<Dep>, ManifestError> {
             saw_project = true;
         }
         if matches!(name.as_str(), "dependency" | "plugin" | "parent") {
-            let managed = stack
-                .iter()
-                .any(|t| t == "dependencyManagement" || t == "pluginManagement");
-            current = Some(Coord {
-                managed,
-                ..Coord::default()
-            });
+            let managed = stack.iter().any(|t| t == "dependencyManagement" || t == "pluginManagement");
+            current = Some(Coord { managed, ..Coord::default() });
         }
         stack.push(name);
     }
@@ -591,9 +489,7 @@ fn gradle(text: &str) -> Vec<Dep> {
             line = line[..p].trim();
         }
         let line = line.split("//").next().unwrap_or("").trim();
-        let word_end = line
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(line.len());
+        let word_end = line.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(line.len());
         let word = &line[..word_end];
         let rest = &line[word_end..];
         if GRADLE_CONFIGS.contains(&word) {
@@ -606,18 +502,12 @@ fn gradle(text: &str) -> Vec<Dep> {
             if let Some(coord) = strings.iter().find(|s| s.contains(':')) {
                 let mut parts = coord.split(':');
                 let (g, a) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-                out.push(Dep {
-                    name: format!("{g}:{a}"),
-                    kind,
-                });
+                out.push(Dep { name: format!("{g}:{a}"), kind });
             } else if rest.contains("group") && rest.contains("name") {
                 // `group: 'g', name: 'a'` → the strings after each key.
                 let after = |key: &str| rest.find(key).and_then(|p| first_quoted(&rest[p..]));
                 if let (Some(g), Some(a)) = (after("group"), after("name")) {
-                    out.push(Dep {
-                        name: format!("{g}:{a}"),
-                        kind,
-                    });
+                    out.push(Dep { name: format!("{g}:{a}"), kind });
                 }
             }
         } else {
@@ -631,14 +521,9 @@ fn gradle(text: &str) -> Vec<Dep> {
 /// `id("x")`, `apply plugin: 'x'`, `kotlin("jvm")` (→ `org.jetbrains.kotlin.jvm`).
 fn plugin_ids(line: &str, out: &mut Vec<Dep>) {
     let b = line.as_bytes();
-    for (needle, prefix) in [
-        ("id", ""),
-        ("apply plugin", ""),
-        ("kotlin(", "org.jetbrains.kotlin."),
-    ] {
+    for (needle, prefix) in [("id", ""), ("apply plugin", ""), ("kotlin(", "org.jetbrains.kotlin.")] {
         for (p, _) in line.match_indices(needle) {
-            let boundary = p == 0
-                || !(b[p - 1].is_ascii_alphanumeric() || b[p - 1] == b'_' || b[p - 1] == b'.');
+            let boundary = p == 0 || !(b[p - 1].is_ascii_alphanumeric() || b[p - 1] == b'_' || b[p - 1] == b'.');
             let rest = line[p + needle.len()..].trim_start();
             let rest = rest.strip_prefix(':').map_or(rest, str::trim_start);
             let quoted_next = rest.starts_with(['(', '\'', '"']) || needle.ends_with('(');
@@ -646,10 +531,7 @@ fn plugin_ids(line: &str, out: &mut Vec<Dep>) {
                 continue;
             }
             if let Some(id) = first_quoted(rest.split(')').next().unwrap_or(rest)) {
-                out.push(Dep {
-                    name: format!("{prefix}{id}"),
-                    kind: DepKind::Runtime,
-                });
+                out.push(Dep { name: format!("{prefix}{id}"), kind: DepKind::Runtime });
             }
         }
     }
@@ -660,10 +542,7 @@ mod tests {
     use super::*;
 
     fn parsed(path: &str, content: &str) -> Result<Manifest, ManifestError> {
-        parse(&SourceFile {
-            path: path.into(),
-            content: content.into(),
-        })
+        parse(&SourceFile { path: path.into(), content: content.into() })
     }
 
     fn names(path: &str, content: &str) -> Vec<(String, DepKind)> {
@@ -684,18 +563,9 @@ mod tests {
             r#"{"name":"x","dependencies":{"next":"14"},"devDependencies":{"vitest":"1"},"scripts":{"jest":"x"}}"#,
         );
         assert!(has(&d, "next", DepKind::Runtime) && has(&d, "vitest", DepKind::Dev));
-        assert!(
-            !d.iter().any(|(n, _)| n == "jest"),
-            "scripts are not dependencies"
-        );
-        assert!(matches!(
-            parsed("package.json", "{ nope"),
-            Err(ManifestError::Json(_))
-        ));
-        assert!(matches!(
-            parsed("package.json", "[1]"),
-            Err(ManifestError::NotAnObject)
-        ));
+        assert!(!d.iter().any(|(n, _)| n == "jest"), "scripts are not dependencies");
+        assert!(matches!(parsed("package.json", "{ nope"), Err(ManifestError::Json(_))));
+        assert!(matches!(parsed("package.json", "[1]"), Err(ManifestError::NotAnObject)));
     }
 
     #[test]
@@ -705,10 +575,7 @@ mod tests {
             r#"{"require":{"php":">=8","ext-json":"*","laravel/framework":"^11"},"require-dev":{"phpunit/phpunit":"^10"}}"#,
         );
         assert_eq!(d.len(), 2);
-        assert!(
-            has(&d, "laravel/framework", DepKind::Runtime)
-                && has(&d, "phpunit/phpunit", DepKind::Dev)
-        );
+        assert!(has(&d, "laravel/framework", DepKind::Runtime) && has(&d, "phpunit/phpunit", DepKind::Dev));
     }
 
     #[test]
@@ -733,15 +600,10 @@ lint = ["ruff"]
         }
         assert!(has(&d, "flask-login", DepKind::Runtime));
         assert!(
-            has(&d, "pytest", DepKind::Dev)
-                && has(&d, "hypothesis", DepKind::Dev)
-                && has(&d, "ruff", DepKind::Dev)
+            has(&d, "pytest", DepKind::Dev) && has(&d, "hypothesis", DepKind::Dev) && has(&d, "ruff", DepKind::Dev)
         );
         assert!(!d.iter().any(|(n, _)| n == "python"));
-        assert!(matches!(
-            parsed("pyproject.toml", "[project\nx="),
-            Err(ManifestError::Toml(_))
-        ));
+        assert!(matches!(parsed("pyproject.toml", "[project\nx="), Err(ManifestError::Toml(_))));
     }
 
     #[test]
@@ -761,9 +623,7 @@ tokio = { version = "1" }
 "#;
         let d = names("Cargo.toml", src);
         assert!(
-            has(&d, "axum", DepKind::Runtime)
-                && has(&d, "sqlx", DepKind::Runtime)
-                && has(&d, "nix", DepKind::Runtime)
+            has(&d, "axum", DepKind::Runtime) && has(&d, "sqlx", DepKind::Runtime) && has(&d, "nix", DepKind::Runtime)
         );
         assert!(has(&d, "proptest", DepKind::Dev) && has(&d, "tokio", DepKind::Runtime));
         assert!(!d.iter().any(|(n, _)| n == "db"));
@@ -775,21 +635,14 @@ tokio = { version = "1" }
         let d = names("requirements.txt", src);
         let n: Vec<&str> = d.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(n, vec!["django", "django-allauth", "mypkg"]);
-        assert!(has(
-            &names("requirements-dev.txt", "pytest\n"),
-            "pytest",
-            DepKind::Dev
-        ));
+        assert!(has(&names("requirements-dev.txt", "pytest\n"), "pytest", DepKind::Dev));
     }
 
     #[test]
     fn go_mod_require_forms() {
         let src = "module example.com/app\n\ngo 1.22\n\nrequire github.com/gin-gonic/gin v1.9.1\n\nrequire (\n\tgorm.io/gorm v1.25.0 // latest\n\tgithub.com/bytedance/sonic v1.9.1 // indirect\n)\n// require github.com/fake/x v1\n";
         let d = names("go.mod", src);
-        assert!(
-            has(&d, "github.com/gin-gonic/gin", DepKind::Runtime)
-                && has(&d, "gorm.io/gorm", DepKind::Runtime)
-        );
+        assert!(has(&d, "github.com/gin-gonic/gin", DepKind::Runtime) && has(&d, "gorm.io/gorm", DepKind::Runtime));
         assert!(has(&d, "github.com/bytedance/sonic", DepKind::Indirect));
         assert_eq!(d.len(), 3);
     }
@@ -819,26 +672,12 @@ tokio = { version = "1" }
   </dependencies>
 </project>"#;
         let d = names("pom.xml", src);
-        assert!(has(
-            &d,
-            "org.springframework.boot:spring-boot-starter-web",
-            DepKind::Runtime
-        ));
-        assert!(has(
-            &d,
-            "org.springframework.boot:spring-boot-starter-parent",
-            DepKind::Runtime
-        ));
+        assert!(has(&d, "org.springframework.boot:spring-boot-starter-web", DepKind::Runtime));
+        assert!(has(&d, "org.springframework.boot:spring-boot-starter-parent", DepKind::Runtime));
         assert!(has(&d, "org.junit.jupiter:junit-jupiter", DepKind::Dev));
         assert!(!d.iter().any(|(n, _)| n.contains("fake")));
-        assert!(matches!(
-            parsed("pom.xml", "<project><dependencies></project>"),
-            Err(ManifestError::Xml(_))
-        ));
-        assert!(matches!(
-            parsed("pom.xml", "<html></html>"),
-            Err(ManifestError::Xml(_))
-        ));
+        assert!(matches!(parsed("pom.xml", "<project><dependencies></project>"), Err(ManifestError::Xml(_))));
+        assert!(matches!(parsed("pom.xml", "<html></html>"), Err(ManifestError::Xml(_))));
     }
 
     #[test]
@@ -846,11 +685,7 @@ tokio = { version = "1" }
         let groovy = "plugins {\n  id 'org.springframework.boot' version '3.2.0'\n}\ndependencies {\n  implementation 'org.springframework.boot:spring-boot-starter-web'\n  // implementation 'com.fake:nope:1'\n  testImplementation group: 'org.mockito', name: 'mockito-core', version: '5'\n}\n";
         let d = names("build.gradle", groovy);
         assert!(has(&d, "org.springframework.boot", DepKind::Runtime));
-        assert!(has(
-            &d,
-            "org.springframework.boot:spring-boot-starter-web",
-            DepKind::Runtime
-        ));
+        assert!(has(&d, "org.springframework.boot:spring-boot-starter-web", DepKind::Runtime));
         assert!(has(&d, "org.mockito:mockito-core", DepKind::Dev));
         assert!(!d.iter().any(|(n, _)| n.contains("fake")));
         let kts = "plugins { kotlin(\"jvm\") version \"1.9\" }\ndependencies {\n  implementation(\"io.ktor:ktor-server-core:2.3\")\n}\n";
@@ -861,10 +696,7 @@ tokio = { version = "1" }
 
     #[test]
     fn pep508_and_normalisation() {
-        assert_eq!(
-            pep508_name("Flask_SQLAlchemy>=3").as_deref(),
-            Some("flask-sqlalchemy")
-        );
+        assert_eq!(pep508_name("Flask_SQLAlchemy>=3").as_deref(), Some("flask-sqlalchemy"));
         assert_eq!(pep508_name("  ").as_deref(), None);
         assert_eq!(normalize_pypi("zope.interface"), "zope-interface");
     }

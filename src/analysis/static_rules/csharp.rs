@@ -4,8 +4,7 @@
 //! queries, lambdas and LINQ, singletons and `yield return`.
 
 use super::text::{
-    arrow_arg_callee, calls, find_word, has_word, ident_after, ident_at, layered_suffix,
-    strip_modifiers, strip_word,
+    arrow_arg_callee, calls, find_word, has_word, ident_after, ident_at, layered_suffix, strip_modifiers, strip_word,
 };
 use super::{FileCtx, Sink};
 
@@ -25,28 +24,11 @@ const MODIFIERS: [&str; 14] = [
     "unsafe",
     "file",
 ];
-const HTTP_ATTRS: [(&str, &str); 5] = [
-    ("HttpGet", "GET"),
-    ("HttpPost", "POST"),
-    ("HttpPut", "PUT"),
-    ("HttpPatch", "PATCH"),
-    ("HttpDelete", "DELETE"),
-];
-const TEST_ATTRS: [&str; 6] = [
-    "Fact",
-    "Theory",
-    "Test",
-    "TestMethod",
-    "TestCase",
-    "DataTestMethod",
-];
-const MAP_METHODS: [(&str, &str); 5] = [
-    ("MapGet", "GET"),
-    ("MapPost", "POST"),
-    ("MapPut", "PUT"),
-    ("MapPatch", "PATCH"),
-    ("MapDelete", "DELETE"),
-];
+const HTTP_ATTRS: [(&str, &str); 5] =
+    [("HttpGet", "GET"), ("HttpPost", "POST"), ("HttpPut", "PUT"), ("HttpPatch", "PATCH"), ("HttpDelete", "DELETE")];
+const TEST_ATTRS: [&str; 6] = ["Fact", "Theory", "Test", "TestMethod", "TestCase", "DataTestMethod"];
+const MAP_METHODS: [(&str, &str); 5] =
+    [("MapGet", "GET"), ("MapPost", "POST"), ("MapPut", "PUT"), ("MapPatch", "PATCH"), ("MapDelete", "DELETE")];
 const EF_METHODS: [&str; 14] = [
     "ToListAsync",
     "FirstOrDefaultAsync",
@@ -138,11 +120,8 @@ fn declarations(st: &mut State, i: usize, t: &str, sink: &mut Sink) {
         ("enum", "enum"),
         ("record", "dataclass"),
     ] {
-        let rest = strip_word(d, kw).map(|r| {
-            strip_word(r.trim_start(), "struct")
-                .or_else(|| strip_word(r.trim_start(), "class"))
-                .unwrap_or(r)
-        });
+        let rest = strip_word(d, kw)
+            .map(|r| strip_word(r.trim_start(), "struct").or_else(|| strip_word(r.trim_start(), "class")).unwrap_or(r));
         if let Some(name) = rest.and_then(|r| ident_after(r, 0)) {
             sink.emit(ty, name, i);
             if layered_suffix(name) {
@@ -169,10 +148,7 @@ fn declarations(st: &mut State, i: usize, t: &str, sink: &mut Sink) {
     let is_async = has_word(t.split('(').next().unwrap_or(""), "async");
     if let Some(open) = d.find('(') {
         let head = &d[..open];
-        let name = head
-            .rsplit(|c: char| c.is_whitespace())
-            .next()
-            .unwrap_or("");
+        let name = head.rsplit(|c: char| c.is_whitespace()).next().unwrap_or("");
         let declares = head.contains(' ')
             && !head.contains('=')
             && !head.contains('.')
@@ -192,10 +168,7 @@ fn declarations(st: &mut State, i: usize, t: &str, sink: &mut Sink) {
                         | "catch"
                 )
             );
-        if declares
-            && !name.is_empty()
-            && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
-        {
+        if declares && !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
             if is_async {
                 sink.emit("async_function", name, i);
             }
@@ -211,20 +184,12 @@ fn statements(ctx: &FileCtx, st: &State, i: usize, m: &str, t: &str, sink: &mut 
         let target = super::text::path_after(m, pos + 5);
         sink.emit("await", if target.is_empty() { "await" } else { target }, i);
     }
-    if strip_word(t, "try").is_some_and(|r| r.trim().is_empty() || r.trim_start().starts_with('{'))
-    {
+    if strip_word(t, "try").is_some_and(|r| r.trim().is_empty() || r.trim_start().starts_with('{')) {
         sink.emit("error_handling", "try/catch", i);
     }
     if let Some(rest) = strip_word(t, "catch").or_else(|| t.strip_prefix("} catch")) {
-        let exc = rest
-            .trim_start()
-            .strip_prefix('(')
-            .and_then(|r| ident_after(r, 0));
-        sink.emit(
-            "error_handling",
-            &exc.map_or("catch".to_string(), |e| format!("catch {e}")),
-            i,
-        );
+        let exc = rest.trim_start().strip_prefix('(').and_then(|r| ident_after(r, 0));
+        sink.emit("error_handling", &exc.map_or("catch".to_string(), |e| format!("catch {e}")), i);
     }
     if strip_word(t, "lock").is_some_and(|r| r.trim_start().starts_with('(')) {
         sink.emit("mutex", "lock", i);
@@ -232,9 +197,7 @@ fn statements(ctx: &FileCtx, st: &State, i: usize, m: &str, t: &str, sink: &mut 
     if has_word(t, "yield") && t.contains("yield return") {
         sink.emit("generator", "yield return", i);
     }
-    if has_word(m, "static")
-        && (has_word(m, "Instance") || has_word(m, "_instance") || m.contains("Lazy<"))
-    {
+    if has_word(m, "static") && (has_word(m, "Instance") || has_word(m, "_instance") || m.contains("Lazy<")) {
         sink.emit("singleton", st.class.as_deref().unwrap_or("Instance"), i);
     }
     for (p, _) in m.match_indices("=>") {
@@ -248,9 +211,9 @@ fn statements(ctx: &FileCtx, st: &State, i: usize, m: &str, t: &str, sink: &mut 
             ("Task", "WhenAll" | "WhenAny") | ("Parallel", "ForEach" | "ForEachAsync" | "For") => {
                 sink.emit("promise_combinator", &path, i)
             }
-            ("Task", "Run")
-            | ("Task.Factory", "StartNew")
-            | ("ThreadPool", "QueueUserWorkItem") => sink.emit("spawned_task", &path, i),
+            ("Task", "Run") | ("Task.Factory", "StartNew") | ("ThreadPool", "QueueUserWorkItem") => {
+                sink.emit("spawned_task", &path, i)
+            }
             ("Channel", n) if n.starts_with("Create") => sink.emit("channel", "Channel", i),
             (_, n) if n.starts_with("AddSingleton") => sink.emit("singleton", "AddSingleton", i),
             _ => {}
@@ -287,116 +250,32 @@ mod tests {
     fn every_rule_positive_and_negative() {
         let positives: &[(&str, &str, &str)] = &[
             ("public class UserService\n{\n}", "class", "UserService"),
-            (
-                "public class UserService\n{\n}",
-                "layered_class",
-                "UserService",
-            ),
-            (
-                "public interface IUserRepository { }",
-                "interface",
-                "IUserRepository",
-            ),
+            ("public class UserService\n{\n}", "layered_class", "UserService"),
+            ("public interface IUserRepository { }", "interface", "IUserRepository"),
             ("public readonly struct Point { }", "struct", "Point"),
             ("public enum Role { Admin, User }", "enum", "Role"),
-            (
-                "public record UserDto(string Name);",
-                "dataclass",
-                "UserDto",
-            ),
+            ("public record UserDto(string Name);", "dataclass", "UserDto"),
             ("using UserId = System.Guid;", "type_alias", "UserId"),
-            (
-                "[HttpGet(\"{id}\")]\npublic async Task<User> Get(int id) { }",
-                "api_route",
-                "GET {id}",
-            ),
-            (
-                "[HttpPost]\npublic IActionResult Create() { }",
-                "api_route",
-                "POST",
-            ),
-            (
-                "app.MapGet(\"/users\", () => db.Users.ToList());",
-                "api_route",
-                "GET /users",
-            ),
-            (
-                "[ApiController]\npublic class A { }",
-                "decorator",
-                "ApiController",
-            ),
-            (
-                "public async Task<User> LoadAsync(int id)\n{\n}",
-                "async_function",
-                "LoadAsync",
-            ),
-            (
-                "var u = await _repo.FindAsync(id);",
-                "await",
-                "_repo.FindAsync",
-            ),
-            (
-                "await Task.WhenAll(a, b);",
-                "promise_combinator",
-                "Task.WhenAll",
-            ),
-            (
-                "try\n{\n    x();\n}\ncatch (IOException e)\n{\n}",
-                "error_handling",
-                "try/catch",
-            ),
-            (
-                "try\n{\n    x();\n}\ncatch (IOException e)\n{\n}",
-                "error_handling",
-                "catch IOException",
-            ),
-            (
-                "var users = await _db.Users.Where(u => u.Active).ToListAsync();",
-                "db_query",
-                "ToListAsync",
-            ),
-            (
-                "public DbSet<User> Users { get; set; }",
-                "db_query",
-                "DbSet",
-            ),
-            (
-                "public class AppDbContext : DbContext { }",
-                "db_query",
-                "DbContext",
-            ),
-            (
-                "var t = Task.Run(() => Work());",
-                "spawned_task",
-                "Task.Run",
-            ),
+            ("[HttpGet(\"{id}\")]\npublic async Task<User> Get(int id) { }", "api_route", "GET {id}"),
+            ("[HttpPost]\npublic IActionResult Create() { }", "api_route", "POST"),
+            ("app.MapGet(\"/users\", () => db.Users.ToList());", "api_route", "GET /users"),
+            ("[ApiController]\npublic class A { }", "decorator", "ApiController"),
+            ("public async Task<User> LoadAsync(int id)\n{\n}", "async_function", "LoadAsync"),
+            ("var u = await _repo.FindAsync(id);", "await", "_repo.FindAsync"),
+            ("await Task.WhenAll(a, b);", "promise_combinator", "Task.WhenAll"),
+            ("try\n{\n    x();\n}\ncatch (IOException e)\n{\n}", "error_handling", "try/catch"),
+            ("try\n{\n    x();\n}\ncatch (IOException e)\n{\n}", "error_handling", "catch IOException"),
+            ("var users = await _db.Users.Where(u => u.Active).ToListAsync();", "db_query", "ToListAsync"),
+            ("public DbSet<User> Users { get; set; }", "db_query", "DbSet"),
+            ("public class AppDbContext : DbContext { }", "db_query", "DbContext"),
+            ("var t = Task.Run(() => Work());", "spawned_task", "Task.Run"),
             ("lock (_gate)\n{\n}", "mutex", "lock"),
-            (
-                "var names = users.Select(u => u.Name);",
-                "closure",
-                "Select",
-            ),
-            (
-                "var names = users.Select(u => u.Name);",
-                "higher_order_function",
-                "Select",
-            ),
+            ("var names = users.Select(u => u.Name);", "closure", "Select"),
+            ("var names = users.Select(u => u.Name);", "higher_order_function", "Select"),
             ("yield return item;", "generator", "yield return"),
-            (
-                "class Cfg {\n  public static Cfg Instance { get; } = new Cfg();\n}",
-                "singleton",
-                "Cfg",
-            ),
-            (
-                "var ch = Channel.CreateUnbounded<int>();",
-                "channel",
-                "Channel",
-            ),
-            (
-                "[Fact]\npublic void Adds_numbers() { }",
-                "test",
-                "Adds_numbers",
-            ),
+            ("class Cfg {\n  public static Cfg Instance { get; } = new Cfg();\n}", "singleton", "Cfg"),
+            ("var ch = Channel.CreateUnbounded<int>();", "channel", "Channel"),
+            ("[Fact]\npublic void Adds_numbers() { }", "test", "Adds_numbers"),
         ];
         let negatives: &[(&str, &str)] = &[
             ("var classes = 1;", "class"),
@@ -427,14 +306,7 @@ mod tests {
 
     #[test]
     fn verbatim_and_interpolated_strings_are_not_code() {
-        let f = found(
-            "a.cs",
-            "var s = @\"Task.Run(() => x)\";\nvar t = $\"{a} await b\";\n",
-        );
-        assert!(
-            f.iter()
-                .all(|(t, _)| t != "spawned_task" && t != "await" && t != "closure"),
-            "{f:?}"
-        );
+        let f = found("a.cs", "var s = @\"Task.Run(() => x)\";\nvar t = $\"{a} await b\";\n");
+        assert!(f.iter().all(|(t, _)| t != "spawned_task" && t != "await" && t != "closure"), "{f:?}");
     }
 }

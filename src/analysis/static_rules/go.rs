@@ -3,9 +3,7 @@
 //! wrapping, Gin/Echo/Fiber/chi/net/http routes, GORM and database/sql calls, function
 //! literals and function-typed parameters, `iota` enums and `TestX` tests.
 
-use super::text::{
-    calls, find_word, has_word, ident_after, layered_suffix, path_after, prev_non_space, strip_word,
-};
+use super::text::{calls, find_word, has_word, ident_after, layered_suffix, path_after, prev_non_space, strip_word};
 use super::{FileCtx, Sink};
 
 const ROUTE_METHODS: [&str; 14] = [
@@ -118,18 +116,12 @@ fn functions(ctx: &FileCtx, i: usize, m: &str, t: &str, sink: &mut Sink) {
         let mut rest = rest.trim_start();
         if rest.starts_with('(') {
             // A method: skip the receiver.
-            rest = super::text::matching_paren(rest, 0)
-                .map_or("", |c| &rest[c + 1..])
-                .trim_start();
+            rest = super::text::matching_paren(rest, 0).map_or("", |c| &rest[c + 1..]).trim_start();
         }
         if let Some(name) = ident_after(rest, 0) {
             let sig = &rest[name.len()..];
             let testing = ctx.path.ends_with("_test.go") || sig.contains("testing.");
-            if testing
-                && ["Test", "Benchmark", "Fuzz", "Example"]
-                    .iter()
-                    .any(|p| name.starts_with(p))
-            {
+            if testing && ["Test", "Benchmark", "Fuzz", "Example"].iter().any(|p| name.starts_with(p)) {
                 sink.emit("test", name, i);
             }
             if find_word(sig, "func").next().is_some() {
@@ -149,10 +141,7 @@ fn functions(ctx: &FileCtx, i: usize, m: &str, t: &str, sink: &mut Sink) {
         let callee = match c {
             b'(' | b',' => arrow_callee_of(m, at),
             b'=' | b'{' | b':' => Some("func literal".to_string()),
-            _ if m[..=at].ends_with("go")
-                || m[..=at].ends_with("defer")
-                || m[..=at].ends_with("return") =>
-            {
+            _ if m[..=at].ends_with("go") || m[..=at].ends_with("defer") || m[..=at].ends_with("return") => {
                 Some("func literal".to_string())
             }
             _ => None,
@@ -165,29 +154,17 @@ fn functions(ctx: &FileCtx, i: usize, m: &str, t: &str, sink: &mut Sink) {
 
 /// The callee of the argument list that contains offset `at` (`(` or `,`).
 fn arrow_callee_of(m: &str, at: usize) -> Option<String> {
-    let open = if m.as_bytes()[at] == b'(' {
-        at
-    } else {
-        super::text::enclosing_open_paren(m, at)?
-    };
+    let open = if m.as_bytes()[at] == b'(' { at } else { super::text::enclosing_open_paren(m, at)? };
     let callee = super::text::path_before(m, open);
     let last = callee.rsplit('.').next().unwrap_or("");
-    Some(if last.is_empty() {
-        "func literal".to_string()
-    } else {
-        last.to_string()
-    })
+    Some(if last.is_empty() { "func literal".to_string() } else { last.to_string() })
 }
 
 fn concurrency(i: usize, m: &str, t: &str, sink: &mut Sink) {
     if let Some(rest) = strip_word(t, "go") {
         let target = path_after(rest, 0);
         if !target.is_empty() {
-            sink.emit(
-                "goroutine",
-                if target == "func" { "go func" } else { target },
-                i,
-            );
+            sink.emit("goroutine", if target == "func" { "go func" } else { target }, i);
         }
     }
     if m.contains("make(chan") || m.contains("make(<-chan") {
@@ -196,10 +173,7 @@ fn concurrency(i: usize, m: &str, t: &str, sink: &mut Sink) {
     if let Some(p) = m.find("<-") {
         let before = m[..p].trim_end();
         let send = !before.is_empty()
-            && before
-                .bytes()
-                .last()
-                .is_some_and(|c| super::text::is_ident(c) || c == b']' || c == b')');
+            && before.bytes().last().is_some_and(|c| super::text::is_ident(c) || c == b']' || c == b')');
         if !m[p + 2..].trim_start().starts_with("chan") && !before.ends_with("chan") {
             sink.emit("channel", if send { "send" } else { "receive" }, i);
         }
@@ -224,11 +198,7 @@ fn errors(ctx: &FileCtx, i: usize, m: &str, sink: &mut Sink) {
     if m.contains("err != nil") {
         sink.emit("error_handling", "if err != nil", i);
     }
-    for (needle, name) in [
-        ("errors.Is(", "errors.Is"),
-        ("errors.As(", "errors.As"),
-        ("recover()", "recover"),
-    ] {
+    for (needle, name) in [("errors.Is(", "errors.Is"), ("errors.As(", "errors.As"), ("recover()", "recover")] {
         if m.contains(needle) {
             sink.emit("error_handling", name, i);
         }
@@ -284,43 +254,15 @@ mod tests {
         let positives: &[(&str, &str, &str)] = &[
             ("type User struct {\n\tID int\n}", "struct", "User"),
             ("type UserService struct{}", "layered_class", "UserService"),
-            (
-                "type Store interface {\n\tGet() error\n}",
-                "interface",
-                "Store",
-            ),
+            ("type Store interface {\n\tGet() error\n}", "interface", "Store"),
             ("type ID = string", "type_alias", "ID"),
-            (
-                "type (\n\tName string\n\tBox[T any] struct{ v T }\n)",
-                "type_alias",
-                "Name",
-            ),
-            (
-                "type (\n\tName string\n\tBox[T any] struct{ v T }\n)",
-                "struct",
-                "Box",
-            ),
+            ("type (\n\tName string\n\tBox[T any] struct{ v T }\n)", "type_alias", "Name"),
+            ("type (\n\tName string\n\tBox[T any] struct{ v T }\n)", "struct", "Box"),
             ("const (\n\tRed Color = iota\n\tBlue\n)", "enum", "Color"),
-            (
-                "func TestCreateUser(t *testing.T) {}",
-                "test",
-                "TestCreateUser",
-            ),
-            (
-                "t.Run(\"empty name\", func(t *testing.T) {})",
-                "test",
-                "empty name",
-            ),
-            (
-                "func Apply(xs []int, f func(int) int) []int {}",
-                "higher_order_function",
-                "Apply",
-            ),
-            (
-                "sort.Slice(xs, func(i, j int) bool { return xs[i] < xs[j] })",
-                "closure",
-                "Slice",
-            ),
+            ("func TestCreateUser(t *testing.T) {}", "test", "TestCreateUser"),
+            ("t.Run(\"empty name\", func(t *testing.T) {})", "test", "empty name"),
+            ("func Apply(xs []int, f func(int) int) []int {}", "higher_order_function", "Apply"),
+            ("sort.Slice(xs, func(i, j int) bool { return xs[i] < xs[j] })", "closure", "Slice"),
             ("go worker(jobs)", "goroutine", "worker"),
             ("go func() {\n\tdone <- true\n}()", "goroutine", "go func"),
             ("jobs := make(chan int, 10)", "channel", "make(chan)"),
@@ -329,51 +271,15 @@ mod tests {
             ("select {\ncase <-ctx.Done():\n}", "channel", "select"),
             ("var mu sync.Mutex", "mutex", "sync.Mutex"),
             ("var once sync.Once", "singleton", "sync.Once"),
-            (
-                "var wg sync.WaitGroup",
-                "promise_combinator",
-                "sync.WaitGroup",
-            ),
-            (
-                "g, ctx := errgroup.WithContext(ctx)",
-                "promise_combinator",
-                "errgroup",
-            ),
-            (
-                "if err != nil {\n\treturn err\n}",
-                "error_handling",
-                "if err != nil",
-            ),
-            (
-                "return fmt.Errorf(\"load: %w\", err)",
-                "error_handling",
-                "fmt.Errorf %w",
-            ),
-            (
-                "if errors.Is(err, sql.ErrNoRows) {}",
-                "error_handling",
-                "errors.Is",
-            ),
-            (
-                "r.GET(\"/users/:id\", getUser)",
-                "api_route",
-                "GET /users/:id",
-            ),
-            (
-                "mux.HandleFunc(\"/health\", health)",
-                "api_route",
-                "ANY /health",
-            ),
-            (
-                "http.HandleFunc(\"POST /items\", create)",
-                "api_route",
-                "POST /items",
-            ),
-            (
-                "db.Where(\"name = ?\", n).First(&u)",
-                "db_query",
-                "db.Where",
-            ),
+            ("var wg sync.WaitGroup", "promise_combinator", "sync.WaitGroup"),
+            ("g, ctx := errgroup.WithContext(ctx)", "promise_combinator", "errgroup"),
+            ("if err != nil {\n\treturn err\n}", "error_handling", "if err != nil"),
+            ("return fmt.Errorf(\"load: %w\", err)", "error_handling", "fmt.Errorf %w"),
+            ("if errors.Is(err, sql.ErrNoRows) {}", "error_handling", "errors.Is"),
+            ("r.GET(\"/users/:id\", getUser)", "api_route", "GET /users/:id"),
+            ("mux.HandleFunc(\"/health\", health)", "api_route", "ANY /health"),
+            ("http.HandleFunc(\"POST /items\", create)", "api_route", "POST /items"),
+            ("db.Where(\"name = ?\", n).First(&u)", "db_query", "db.Where"),
             ("rows, err := s.db.Query(q)", "db_query", "s.db.Query"),
         ];
         let negatives: &[(&str, &str)] = &[
@@ -401,10 +307,6 @@ mod tests {
     fn raw_strings_and_comments_are_not_code() {
         let src = "var q = `go run(x) if err != nil {}`\n/* go work() */\n";
         let f = found("a.go", src);
-        assert!(
-            f.iter()
-                .all(|(t, _)| t != "goroutine" && t != "error_handling"),
-            "{f:?}"
-        );
+        assert!(f.iter().all(|(t, _)| t != "goroutine" && t != "error_handling"), "{f:?}");
     }
 }

@@ -4,8 +4,7 @@
 //! `synchronized`/locks, lambdas and streams, singletons and blocking queues.
 
 use super::text::{
-    arrow_arg_callee, calls, has_word, ident_after, ident_at, layered_suffix, strip_modifiers,
-    strip_word,
+    arrow_arg_callee, calls, has_word, ident_after, ident_at, layered_suffix, strip_modifiers, strip_word,
 };
 use super::{FileCtx, Sink};
 
@@ -31,13 +30,8 @@ const MAPPINGS: [(&str, &str); 6] = [
 ];
 const JAXRS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 const TEST_ANNOTATIONS: [&str; 4] = ["Test", "ParameterizedTest", "RepeatedTest", "TestFactory"];
-const REPOSITORIES: [&str; 5] = [
-    "JpaRepository",
-    "CrudRepository",
-    "PagingAndSortingRepository",
-    "MongoRepository",
-    "ReactiveCrudRepository",
-];
+const REPOSITORIES: [&str; 5] =
+    ["JpaRepository", "CrudRepository", "PagingAndSortingRepository", "MongoRepository", "ReactiveCrudRepository"];
 const STREAM_OPS: [&str; 12] = [
     "map",
     "filter",
@@ -120,18 +114,9 @@ fn annotation(ctx: &FileCtx, st: &mut State, i: usize, m: &str, rest: &str, sink
 }
 
 fn declarations(st: &mut State, i: usize, t: &str, sink: &mut Sink) {
-    let t = if t.starts_with('@') {
-        t.split_once(' ').map_or(t, |(_, r)| r)
-    } else {
-        t
-    };
+    let t = if t.starts_with('@') { t.split_once(' ').map_or(t, |(_, r)| r) } else { t };
     let d = strip_modifiers(t, &MODIFIERS);
-    for (kw, ty) in [
-        ("class", "class"),
-        ("interface", "interface"),
-        ("enum", "enum"),
-        ("record", "dataclass"),
-    ] {
+    for (kw, ty) in [("class", "class"), ("interface", "interface"), ("enum", "enum"), ("record", "dataclass")] {
         if let Some(name) = strip_word(d, kw).and_then(|r| ident_after(r, 0)) {
             sink.emit(ty, name, i);
             if layered_suffix(name) {
@@ -151,21 +136,8 @@ fn declarations(st: &mut State, i: usize, t: &str, sink: &mut Sink) {
     let declares = head.contains(' ')
         && !head.contains('=')
         && !head.contains('.')
-        && !matches!(
-            first,
-            "return"
-                | "new"
-                | "if"
-                | "while"
-                | "for"
-                | "switch"
-                | "catch"
-                | "throw"
-                | "else"
-                | "try"
-        );
-    if declares && !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
-    {
+        && !matches!(first, "return" | "new" | "if" | "while" | "for" | "switch" | "catch" | "throw" | "else" | "try");
+    if declares && !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
         if std::mem::take(&mut st.pending_test) {
             sink.emit("test", name, i);
         }
@@ -179,21 +151,12 @@ fn declarations(st: &mut State, i: usize, t: &str, sink: &mut Sink) {
 }
 
 fn statements(st: &State, i: usize, m: &str, t: &str, sink: &mut Sink) {
-    if strip_word(t, "try")
-        .is_some_and(|r| r.trim().is_empty() || r.trim_start().starts_with(['{', '(']))
-    {
+    if strip_word(t, "try").is_some_and(|r| r.trim().is_empty() || r.trim_start().starts_with(['{', '('])) {
         sink.emit("error_handling", "try/catch", i);
     }
     if let Some(rest) = strip_word(t, "catch").or_else(|| t.strip_prefix("} catch")) {
-        let exc = rest
-            .trim_start()
-            .strip_prefix('(')
-            .and_then(|r| ident_after(r, 0));
-        sink.emit(
-            "error_handling",
-            &exc.map_or("catch".to_string(), |e| format!("catch {e}")),
-            i,
-        );
+        let exc = rest.trim_start().strip_prefix('(').and_then(|r| ident_after(r, 0));
+        sink.emit("error_handling", &exc.map_or("catch".to_string(), |e| format!("catch {e}")), i);
     }
     if has_word(m, "synchronized") {
         sink.emit("mutex", "synchronized", i);
@@ -210,8 +173,7 @@ fn statements(st: &State, i: usize, m: &str, t: &str, sink: &mut Sink) {
             sink.emit(ty, name, i);
         }
     }
-    let singleton_field =
-        has_word(m, "static") && (has_word(m, "INSTANCE") || has_word(m, "instance"));
+    let singleton_field = has_word(m, "static") && (has_word(m, "INSTANCE") || has_word(m, "instance"));
     if singleton_field || (has_word(m, "static") && m.contains("getInstance(")) {
         sink.emit("singleton", st.class.as_deref().unwrap_or("getInstance"), i);
     }
@@ -224,9 +186,7 @@ fn statements(st: &State, i: usize, m: &str, t: &str, sink: &mut Sink) {
         let path = c.path(m);
         match (c.recv, c.name) {
             ("CompletableFuture", "allOf" | "anyOf") => sink.emit("promise_combinator", &path, i),
-            ("CompletableFuture", "supplyAsync" | "runAsync") => {
-                sink.emit("spawned_task", &path, i)
-            }
+            ("CompletableFuture", "supplyAsync" | "runAsync") => sink.emit("spawned_task", &path, i),
             (_, "submit" | "execute") if c.recv.to_ascii_lowercase().contains("executor") => {
                 sink.emit("spawned_task", &path, i)
             }
@@ -248,17 +208,11 @@ fn is_db_call(recv: &str, name: &str) -> bool {
     let last = recv.rsplit('.').next().unwrap_or("");
     let lower = last.to_ascii_lowercase();
     let repo = lower.ends_with("repository") || lower.ends_with("repo");
-    let repo_op = ["find", "save", "delete", "count", "exists"]
-        .iter()
-        .any(|p| name.starts_with(p));
+    let repo_op = ["find", "save", "delete", "count", "exists"].iter().any(|p| name.starts_with(p));
     (repo && repo_op)
         || (matches!(lower.as_str(), "entitymanager" | "em")
-            && matches!(
-                name,
-                "createQuery" | "createNativeQuery" | "persist" | "merge" | "find" | "remove"
-            ))
-        || (lower == "jdbctemplate"
-            && matches!(name, "query" | "update" | "queryForObject" | "queryForList"))
+            && matches!(name, "createQuery" | "createNativeQuery" | "persist" | "merge" | "find" | "remove"))
+        || (lower == "jdbctemplate" && matches!(name, "query" | "update" | "queryForObject" | "queryForList"))
 }
 
 #[cfg(test)]
@@ -268,111 +222,31 @@ mod tests {
     #[test]
     fn every_rule_positive_and_negative() {
         let positives: &[(&str, &str, &str)] = &[
-            (
-                "public class UserController {\n}",
-                "class",
-                "UserController",
-            ),
-            (
-                "public class UserController {\n}",
-                "layered_class",
-                "UserController",
-            ),
+            ("public class UserController {\n}", "class", "UserController"),
+            ("public class UserController {\n}", "layered_class", "UserController"),
             ("public interface Store {\n}", "interface", "Store"),
             ("public enum Role { ADMIN, USER }", "enum", "Role"),
-            (
-                "public record UserDto(String name) {}",
-                "dataclass",
-                "UserDto",
-            ),
-            (
-                "@GetMapping(\"/users/{id}\")\npublic User get(@PathVariable Long id) {}",
-                "api_route",
-                "GET /users/{id}",
-            ),
-            (
-                "@PostMapping(value = \"/users\")\npublic User create() {}",
-                "api_route",
-                "POST /users",
-            ),
-            (
-                "@RestController\npublic class A {}",
-                "decorator",
-                "RestController",
-            ),
+            ("public record UserDto(String name) {}", "dataclass", "UserDto"),
+            ("@GetMapping(\"/users/{id}\")\npublic User get(@PathVariable Long id) {}", "api_route", "GET /users/{id}"),
+            ("@PostMapping(value = \"/users\")\npublic User create() {}", "api_route", "POST /users"),
+            ("@RestController\npublic class A {}", "decorator", "RestController"),
             ("@Test\nvoid createsUser() {\n}", "test", "createsUser"),
-            (
-                "@Async\npublic CompletableFuture<User> load() {}",
-                "async_function",
-                "load",
-            ),
-            (
-                "public interface UserRepository extends JpaRepository<User, Long> {}",
-                "db_query",
-                "JpaRepository",
-            ),
-            (
-                "User u = userRepository.findById(id).orElseThrow();",
-                "db_query",
-                "userRepository.findById",
-            ),
-            (
-                "@Query(\"select u from User u\")\nList<User> all();",
-                "db_query",
-                "@Query",
-            ),
-            (
-                "try {\n  x();\n} catch (IOException e) {\n}",
-                "error_handling",
-                "try/catch",
-            ),
-            (
-                "try {\n  x();\n} catch (IOException e) {\n}",
-                "error_handling",
-                "catch IOException",
-            ),
-            (
-                "public void load() throws IOException {\n}",
-                "error_handling",
-                "throws",
-            ),
-            (
-                "CompletableFuture.allOf(a, b).join();",
-                "promise_combinator",
-                "CompletableFuture.allOf",
-            ),
-            (
-                "var f = CompletableFuture.supplyAsync(() -> work());",
-                "spawned_task",
-                "CompletableFuture.supplyAsync",
-            ),
+            ("@Async\npublic CompletableFuture<User> load() {}", "async_function", "load"),
+            ("public interface UserRepository extends JpaRepository<User, Long> {}", "db_query", "JpaRepository"),
+            ("User u = userRepository.findById(id).orElseThrow();", "db_query", "userRepository.findById"),
+            ("@Query(\"select u from User u\")\nList<User> all();", "db_query", "@Query"),
+            ("try {\n  x();\n} catch (IOException e) {\n}", "error_handling", "try/catch"),
+            ("try {\n  x();\n} catch (IOException e) {\n}", "error_handling", "catch IOException"),
+            ("public void load() throws IOException {\n}", "error_handling", "throws"),
+            ("CompletableFuture.allOf(a, b).join();", "promise_combinator", "CompletableFuture.allOf"),
+            ("var f = CompletableFuture.supplyAsync(() -> work());", "spawned_task", "CompletableFuture.supplyAsync"),
             ("executor.submit(task);", "spawned_task", "executor.submit"),
             ("public synchronized void inc() {}", "mutex", "synchronized"),
-            (
-                "private final Lock lock = new ReentrantLock();",
-                "mutex",
-                "ReentrantLock",
-            ),
-            (
-                "names = users.stream().map(u -> u.getName()).toList();",
-                "closure",
-                "map",
-            ),
-            (
-                "names = users.stream().map(User::getName).toList();",
-                "higher_order_function",
-                "map",
-            ),
-            (
-                "class Cfg {\n  private static final Cfg INSTANCE = new Cfg();\n}",
-                "singleton",
-                "Cfg",
-            ),
-            (
-                "BlockingQueue<Job> q = new LinkedBlockingQueue<>();",
-                "channel",
-                "BlockingQueue",
-            ),
+            ("private final Lock lock = new ReentrantLock();", "mutex", "ReentrantLock"),
+            ("names = users.stream().map(u -> u.getName()).toList();", "closure", "map"),
+            ("names = users.stream().map(User::getName).toList();", "higher_order_function", "map"),
+            ("class Cfg {\n  private static final Cfg INSTANCE = new Cfg();\n}", "singleton", "Cfg"),
+            ("BlockingQueue<Job> q = new LinkedBlockingQueue<>();", "channel", "BlockingQueue"),
         ];
         let negatives: &[(&str, &str)] = &[
             ("int classes = 1;", "class"),
@@ -386,17 +260,11 @@ mod tests {
             ("public User load() {}", "async_function"),
             ("list.find(x);", "db_query"),
             ("int retry = 1;", "error_handling"),
-            (
-                "CompletableFuture.completedFuture(1);",
-                "promise_combinator",
-            ),
+            ("CompletableFuture.completedFuture(1);", "promise_combinator"),
             ("Thread.sleep(1);", "spawned_task"),
             ("int locked = 1;", "mutex"),
             ("Function<Integer, Integer> f = x -> x;", "closure"),
-            (
-                "names.stream().map(names).toList();",
-                "higher_order_function",
-            ),
+            ("names.stream().map(names).toList();", "higher_order_function"),
             ("private static int count = 0;", "singleton"),
             ("List<Job> q = new ArrayList<>();", "channel"),
         ];
@@ -405,14 +273,7 @@ mod tests {
 
     #[test]
     fn text_blocks_are_not_code() {
-        let f = found(
-            "A.java",
-            "String s = \"\"\"\n  @GetMapping(\"/x\") synchronized\n  \"\"\";\n",
-        );
-        assert!(
-            f.iter()
-                .all(|(t, _)| t != "api_route" && t != "mutex" && t != "decorator"),
-            "{f:?}"
-        );
+        let f = found("A.java", "String s = \"\"\"\n  @GetMapping(\"/x\") synchronized\n  \"\"\";\n");
+        assert!(f.iter().all(|(t, _)| t != "api_route" && t != "mutex" && t != "decorator"), "{f:?}");
     }
 }

@@ -82,14 +82,7 @@ impl<'a> FileCtx<'a> {
         let masked = lexer::mask(original, &literals);
         let mut line_starts = vec![0];
         line_starts.extend(original.match_indices('\n').map(|(i, _)| i + 1));
-        FileCtx {
-            path,
-            lang,
-            original,
-            masked,
-            literals,
-            line_starts,
-        }
+        FileCtx { path, lang, original, masked, literals, line_starts }
     }
 
     pub fn line_count(&self) -> usize {
@@ -97,15 +90,8 @@ impl<'a> FileCtx<'a> {
     }
 
     fn line_range(&self, i: usize) -> (usize, usize) {
-        let start = self
-            .line_starts
-            .get(i)
-            .copied()
-            .unwrap_or(self.original.len());
-        let mut end = self
-            .line_starts
-            .get(i + 1)
-            .map_or(self.original.len(), |e| e - 1);
+        let start = self.line_starts.get(i).copied().unwrap_or(self.original.len());
+        let mut end = self.line_starts.get(i + 1).map_or(self.original.len(), |e| e - 1);
         if end > start && self.original.as_bytes()[end - 1] == b'\r' {
             end -= 1;
         }
@@ -131,9 +117,7 @@ impl<'a> FileCtx<'a> {
 
     /// 0-based line of a byte offset.
     pub fn line_of(&self, offset: usize) -> usize {
-        self.line_starts
-            .partition_point(|&s| s <= offset)
-            .saturating_sub(1)
+        self.line_starts.partition_point(|&s| s <= offset).saturating_sub(1)
     }
 
     /// The original contents of the string literal whose opening quote is at byte `col` of
@@ -146,10 +130,7 @@ impl<'a> FileCtx<'a> {
         if !matches!(q, b'"' | b'\'' | b'`') {
             return None;
         }
-        let close = m.as_bytes()[col + 1..]
-            .iter()
-            .position(|&c| c == q)
-            .map_or(m.len(), |p| col + 1 + p);
+        let close = m.as_bytes()[col + 1..].iter().position(|&c| c == q).map_or(m.len(), |p| col + 1 + p);
         self.original_line(i).get(col + 1..close)
     }
 }
@@ -164,12 +145,7 @@ pub(crate) struct Sink<'a> {
 
 impl<'a> Sink<'a> {
     pub fn new(ctx: &'a FileCtx<'a>) -> Self {
-        Sink {
-            ctx,
-            out: Vec::new(),
-            seen: HashSet::new(),
-            per_type: HashMap::new(),
-        }
+        Sink { ctx, out: Vec::new(), seen: HashSet::new(), per_type: HashMap::new() }
     }
 
     /// Records `pattern_type`/`name` at 0-based `line` unless it is a repeat or over the cap.
@@ -196,9 +172,7 @@ impl<'a> Sink<'a> {
     fn snippet(&self, line: usize) -> String {
         let first = line.saturating_sub(SNIPPET_CONTEXT);
         let last = (line + SNIPPET_CONTEXT).min(self.ctx.line_count().saturating_sub(1));
-        let lines: Vec<&str> = (first..=last)
-            .map(|i| truncate(self.ctx.original_line(i), SNIPPET_LINE_MAX))
-            .collect();
+        let lines: Vec<&str> = (first..=last).map(|i| truncate(self.ctx.original_line(i), SNIPPET_LINE_MAX)).collect();
         lines.join("\n")
     }
 
@@ -247,31 +221,12 @@ fn sql_statement(body: &str) -> Option<String> {
     let verb = words.first()?.as_str();
     // Prose starts with "Select"/"Update" too: a lowercase or capitalised verb also needs a
     // clause only SQL has.
-    let shouting = head
-        .split_whitespace()
-        .next()
-        .is_some_and(|w| w.bytes().all(|c| !c.is_ascii_lowercase()));
-    const MARKERS: [&str; 10] = [
-        "*",
-        "WHERE",
-        "JOIN",
-        "LIMIT",
-        "ORDER",
-        "GROUP",
-        "VALUES",
-        "SET",
-        "RETURNING",
-        "=",
-    ];
+    let shouting = head.split_whitespace().next().is_some_and(|w| w.bytes().all(|c| !c.is_ascii_lowercase()));
+    const MARKERS: [&str; 10] = ["*", "WHERE", "JOIN", "LIMIT", "ORDER", "GROUP", "VALUES", "SET", "RETURNING", "="];
     if !shouting && !words.iter().any(|w| MARKERS.contains(&w.as_str())) {
         return None;
     }
-    let after = |kw: &str| {
-        words
-            .iter()
-            .position(|w| w == kw)
-            .and_then(|p| words.get(p + 1))
-    };
+    let after = |kw: &str| words.iter().position(|w| w == kw).and_then(|p| words.get(p + 1));
     let table = match verb {
         "SELECT" => after("FROM")?,
         "INSERT" if words.get(1).map(String::as_str) == Some("INTO") => words.get(2)?,
@@ -280,16 +235,9 @@ fn sql_statement(body: &str) -> Option<String> {
         "WITH" if words.iter().any(|w| w == "SELECT") => after("FROM")?,
         _ => return None,
     };
-    let table: String = table
-        .chars()
-        .filter(|c| c.is_alphanumeric() || *c == '_' || *c == '.')
-        .collect();
+    let table: String = table.chars().filter(|c| c.is_alphanumeric() || *c == '_' || *c == '.').collect();
     let verb = if verb == "WITH" { "SELECT" } else { verb };
-    Some(if table.is_empty() {
-        verb.to_string()
-    } else {
-        format!("{verb} {}", table.to_ascii_lowercase())
-    })
+    Some(if table.is_empty() { verb.to_string() } else { format!("{verb} {}", table.to_ascii_lowercase()) })
 }
 
 #[cfg(test)]
@@ -298,42 +246,26 @@ pub(crate) mod testutil {
     use super::*;
 
     pub fn found(path: &str, src: &str) -> Vec<(String, String)> {
-        analyze_file(&SourceFile {
-            path: path.into(),
-            content: src.into(),
-        })
-        .into_iter()
-        .map(|p| (p.pattern_type, p.name))
-        .collect()
+        analyze_file(&SourceFile { path: path.into(), content: src.into() })
+            .into_iter()
+            .map(|p| (p.pattern_type, p.name))
+            .collect()
     }
 
     fn has(found: &[(String, String)], ty: &str, name: &str) -> bool {
-        found
-            .iter()
-            .any(|(t, n)| t == ty && (name == "*" || n == name))
+        found.iter().any(|(t, n)| t == ty && (name == "*" || n == name))
     }
 
     /// Every positive `(source, pattern_type, name)` is found (name `*` = any); the same source
     /// turned into comments (prefix `comment` on each line) is not; every negative
     /// `(source, pattern_type)` yields no pattern of that type.
-    pub fn check(
-        path: &str,
-        comment: &str,
-        positives: &[(&str, &str, &str)],
-        negatives: &[(&str, &str)],
-    ) {
+    pub fn check(path: &str, comment: &str, positives: &[(&str, &str, &str)], negatives: &[(&str, &str)]) {
         for (src, ty, name) in positives {
             let f = found(path, src);
-            assert!(
-                has(&f, ty, name),
-                "expected {ty} {name:?} in {src:?}, found {f:?}"
-            );
+            assert!(has(&f, ty, name), "expected {ty} {name:?} in {src:?}, found {f:?}");
             let commented: String = src.lines().map(|l| format!("{comment} {l}\n")).collect();
             let f = found(path, &commented);
-            assert!(
-                !has(&f, ty, name),
-                "{ty} {name:?} reported inside a comment: {commented:?} → {f:?}"
-            );
+            assert!(!has(&f, ty, name), "{ty} {name:?} reported inside a comment: {commented:?} → {f:?}");
         }
         for (src, ty) in negatives {
             let f = found(path, src);
@@ -347,46 +279,24 @@ mod tests {
     use super::*;
 
     fn file(path: &str, content: &str) -> SourceFile {
-        SourceFile {
-            path: path.into(),
-            content: content.into(),
-        }
+        SourceFile { path: path.into(), content: content.into() }
     }
 
     #[test]
     fn sql_statement_needs_verb_and_companion() {
-        assert_eq!(
-            sql_statement("SELECT id FROM users WHERE id = $1").as_deref(),
-            Some("SELECT users")
-        );
-        assert_eq!(
-            sql_statement("insert into orders (a) values (1)").as_deref(),
-            Some("INSERT orders")
-        );
-        assert_eq!(
-            sql_statement("UPDATE t SET a = 1").as_deref(),
-            Some("UPDATE t")
-        );
+        assert_eq!(sql_statement("SELECT id FROM users WHERE id = $1").as_deref(), Some("SELECT users"));
+        assert_eq!(sql_statement("insert into orders (a) values (1)").as_deref(), Some("INSERT orders"));
+        assert_eq!(sql_statement("UPDATE t SET a = 1").as_deref(), Some("UPDATE t"));
         assert_eq!(sql_statement("Select an option from the list"), None);
-        assert_eq!(
-            sql_statement("select * from t").as_deref(),
-            Some("SELECT t")
-        );
+        assert_eq!(sql_statement("select * from t").as_deref(), Some("SELECT t"));
         assert_eq!(sql_statement("Select an option"), None);
         assert_eq!(sql_statement("delete me"), None);
     }
 
     #[test]
     fn raw_sql_in_strings_only() {
-        let f = analyze_file(&file(
-            "a.py",
-            "q = \"SELECT * FROM users\"\n# SELECT * FROM admins\n",
-        ));
-        assert!(
-            f.iter()
-                .any(|p| p.pattern_type == "db_query" && p.name == "SELECT users"),
-            "{f:?}"
-        );
+        let f = analyze_file(&file("a.py", "q = \"SELECT * FROM users\"\n# SELECT * FROM admins\n"));
+        assert!(f.iter().any(|p| p.pattern_type == "db_query" && p.name == "SELECT users"), "{f:?}");
         assert!(!f.iter().any(|p| p.name == "SELECT admins"));
     }
 
@@ -394,15 +304,9 @@ mod tests {
     fn snippet_is_original_text_with_context_and_one_based_line() {
         let src = "a\nb\n// c\nconst x = await fetchUser(id); // note\nd\ne\nf";
         let p = analyze_file(&file("a.ts", src));
-        let aw = p
-            .iter()
-            .find(|p| p.pattern_type == "await")
-            .expect("await found");
+        let aw = p.iter().find(|p| p.pattern_type == "await").expect("await found");
         assert_eq!(aw.line, 4);
-        assert_eq!(
-            aw.snippet,
-            "b\n// c\nconst x = await fetchUser(id); // note\nd\ne"
-        );
+        assert_eq!(aw.snippet, "b\n// c\nconst x = await fetchUser(id); // note\nd\ne");
         assert_eq!(aw.language, "typescript");
     }
 
@@ -413,12 +317,7 @@ mod tests {
             src.push_str(&format!("async function f{i}() {{ await g(); }}\n"));
         }
         let p = analyze_file(&file("big.js", &src));
-        assert_eq!(
-            p.iter()
-                .filter(|p| p.pattern_type == "async_function")
-                .count(),
-            MAX_PER_TYPE
-        );
+        assert_eq!(p.iter().filter(|p| p.pattern_type == "async_function").count(), MAX_PER_TYPE);
         assert_eq!(p.iter().filter(|p| p.pattern_type == "await").count(), 1);
     }
 
@@ -493,17 +392,12 @@ mod tests {
         for round in 0..300 {
             let mut src = String::new();
             for _ in 0..(round % 60 + 1) {
-                seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 src.push_str(ALPHABET[(seed >> 33) as usize % ALPHABET.len()]);
             }
             for ext in ["ts", "js", "py", "go", "rs", "rb", "cs", "java"] {
                 let lang = lexer::lang_for_path(&format!("a.{ext}")).expect("known extension");
-                assert_eq!(
-                    lexer::mask_comments_and_strings(&src, lang).len(),
-                    src.len()
-                );
+                assert_eq!(lexer::mask_comments_and_strings(&src, lang).len(), src.len());
                 let _ = analyze_file(&file(&format!("x/a.{ext}"), &src));
             }
         }
@@ -531,11 +425,8 @@ mod tests {
         let ts = "export async function GET(req: Request) {\n  try { const u = await prisma.user.findMany(); return Response.json(u.map((x) => x.id)); } catch (e) { return null; }\n}\n";
         let py = "@app.get(\"/x\")\nasync def x():\n    try:\n        return await db.fetch()\n    except Exception:\n        pass\n";
         let go = "func h() {\n\tgo work(ch)\n\tif err != nil {\n\t\treturn err\n\t}\n}\n";
-        let files = vec![
-            file("a.ts", &ts.repeat(12_000)),
-            file("a.py", &py.repeat(12_000)),
-            file("a.go", &go.repeat(20_000)),
-        ];
+        let files =
+            vec![file("a.ts", &ts.repeat(12_000)), file("a.py", &py.repeat(12_000)), file("a.go", &go.repeat(20_000))];
         let total: usize = files.iter().map(|f| f.content.len()).sum();
         assert!(total > 3_000_000);
         let start = std::time::Instant::now();

@@ -3,29 +3,12 @@
 //! generators, lambdas and pytest tests. Python blocks are read by indentation: a small stack
 //! of open `class`/`def` lines names the enclosing function of a `yield` or a singleton field.
 
-use super::text::{
-    calls, find_word, has_word, ident_after, layered_suffix, path_after, strip_modifiers,
-    strip_word,
-};
+use super::text::{calls, find_word, has_word, ident_after, layered_suffix, path_after, strip_modifiers, strip_word};
 use super::{FileCtx, Sink};
 
-const ROUTE_DECORATORS: [&str; 9] = [
-    "get",
-    "post",
-    "put",
-    "patch",
-    "delete",
-    "route",
-    "api_route",
-    "websocket",
-    "head",
-];
-const COMBINATORS: [&str; 4] = [
-    "asyncio.gather",
-    "asyncio.wait",
-    "asyncio.as_completed",
-    "asyncio.TaskGroup",
-];
+const ROUTE_DECORATORS: [&str; 9] =
+    ["get", "post", "put", "patch", "delete", "route", "api_route", "websocket", "head"];
+const COMBINATORS: [&str; 4] = ["asyncio.gather", "asyncio.wait", "asyncio.as_completed", "asyncio.TaskGroup"];
 const SPAWNS: [&str; 7] = [
     "asyncio.create_task",
     "threading.Thread",
@@ -35,32 +18,11 @@ const SPAWNS: [&str; 7] = [
     "tg.create_task",
     "loop.run_in_executor",
 ];
-const LOCKS: [&str; 6] = [
-    "threading.Lock",
-    "threading.RLock",
-    "asyncio.Lock",
-    "asyncio.Semaphore",
-    "threading.Semaphore",
-    "Lock",
-];
-const QUEUES: [&str; 4] = [
-    "asyncio.Queue",
-    "queue.Queue",
-    "multiprocessing.Queue",
-    "Queue",
-];
-const DJANGO_QS: [&str; 10] = [
-    "filter",
-    "get",
-    "all",
-    "create",
-    "exclude",
-    "update",
-    "delete",
-    "get_or_create",
-    "values",
-    "annotate",
-];
+const LOCKS: [&str; 6] =
+    ["threading.Lock", "threading.RLock", "asyncio.Lock", "asyncio.Semaphore", "threading.Semaphore", "Lock"];
+const QUEUES: [&str; 4] = ["asyncio.Queue", "queue.Queue", "multiprocessing.Queue", "Queue"];
+const DJANGO_QS: [&str; 10] =
+    ["filter", "get", "all", "create", "exclude", "update", "delete", "get_or_create", "values", "annotate"];
 
 /// An open `class` or `def` block: its indentation and name.
 struct Block {
@@ -78,11 +40,7 @@ struct State {
 
 impl State {
     fn enclosing(&self, class: bool) -> Option<&str> {
-        self.blocks
-            .iter()
-            .rev()
-            .find(|b| b.is_class == class)
-            .map(|b| b.name.as_str())
+        self.blocks.iter().rev().find(|b| b.is_class == class).map(|b| b.name.as_str())
     }
 }
 
@@ -132,9 +90,7 @@ fn decorator(ctx: &FileCtx, st: &mut State, i: usize, m: &str, rest: &str, sink:
         return;
     };
     let verb = match method {
-        "route" | "api_route" => {
-            flask_methods(ctx.original_line(i)).unwrap_or_else(|| "GET".into())
-        }
+        "route" | "api_route" => flask_methods(ctx.original_line(i)).unwrap_or_else(|| "GET".into()),
         "websocket" => "WS".into(),
         other => other.to_ascii_uppercase(),
     };
@@ -146,10 +102,7 @@ fn flask_methods(original: &str) -> Option<String> {
     let at = original.find("methods")?;
     let rest = &original[at..];
     let q = rest.find(['"', '\''])?;
-    let word: String = rest[q + 1..]
-        .chars()
-        .take_while(|c| c.is_ascii_alphabetic())
-        .collect();
+    let word: String = rest[q + 1..].chars().take_while(|c| c.is_ascii_alphabetic()).collect();
     (!word.is_empty()).then(|| word.to_ascii_uppercase())
 }
 
@@ -164,15 +117,11 @@ fn definitions(st: &mut State, i: usize, indent: usize, t: &str, sink: &mut Sink
             sink.emit("layered_class", name, i);
         }
         if std::mem::take(&mut st.pending_dataclass)
-            || ["BaseModel", "NamedTuple", "TypedDict"]
-                .iter()
-                .any(|b| has_word(bases, b))
+            || ["BaseModel", "NamedTuple", "TypedDict"].iter().any(|b| has_word(bases, b))
         {
             sink.emit("dataclass", name, i);
         }
-        if ["Enum", "IntEnum", "StrEnum", "Flag"]
-            .iter()
-            .any(|b| has_word(bases, b) || bases.contains(&format!(".{b}")))
+        if ["Enum", "IntEnum", "StrEnum", "Flag"].iter().any(|b| has_word(bases, b) || bases.contains(&format!(".{b}")))
         {
             sink.emit("enum", name, i);
         }
@@ -182,11 +131,7 @@ fn definitions(st: &mut State, i: usize, indent: usize, t: &str, sink: &mut Sink
         if name.starts_with("Test") {
             sink.emit("test", name, i);
         }
-        st.blocks.push(Block {
-            indent,
-            name: name.to_string(),
-            is_class: true,
-        });
+        st.blocks.push(Block { indent, name: name.to_string(), is_class: true });
         return;
     }
     let is_async = strip_word(t, "async").is_some();
@@ -200,11 +145,7 @@ fn definitions(st: &mut State, i: usize, indent: usize, t: &str, sink: &mut Sink
         if name.starts_with("test_") || (name == "test") {
             sink.emit("test", name, i);
         }
-        st.blocks.push(Block {
-            indent,
-            name: name.to_string(),
-            is_class: false,
-        });
+        st.blocks.push(Block { indent, name: name.to_string(), is_class: false });
         return;
     }
     st.pending_dataclass = false;
@@ -224,15 +165,7 @@ fn statements(ctx: &FileCtx, st: &State, i: usize, m: &str, t: &str, sink: &mut 
     }
     if let Some(rest) = strip_word(t, "except") {
         let exc = path_after(rest.trim_start_matches(['(', '*']), 0);
-        sink.emit(
-            "error_handling",
-            &if exc.is_empty() {
-                "except".to_string()
-            } else {
-                format!("except {exc}")
-            },
-            i,
-        );
+        sink.emit("error_handling", &if exc.is_empty() { "except".to_string() } else { format!("except {exc}") }, i);
     }
     for pos in find_word(m, "await") {
         let target = path_after(m, pos + 5);
@@ -271,8 +204,7 @@ fn statements(ctx: &FileCtx, st: &State, i: usize, m: &str, t: &str, sink: &mut 
         if (c.recv.is_empty() && matches!(c.name, "map" | "filter" | "reduce"))
             || p == "functools.reduce"
             || p == "functools.partial"
-            || (matches!(p, "sorted" | "min" | "max")
-                && super::text::ahead(m, c.open).contains("key="))
+            || (matches!(p, "sorted" | "min" | "max") && super::text::ahead(m, c.open).contains("key="))
         {
             sink.emit("higher_order_function", p, i);
         }
@@ -292,11 +224,8 @@ fn statements(ctx: &FileCtx, st: &State, i: usize, m: &str, t: &str, sink: &mut 
 /// SQLAlchemy sessions, Django managers, DB-API cursors, SQLAlchemy 2.0 `select(Model)`.
 fn is_db_call(c: &super::text::Call, m: &str) -> bool {
     let last = c.recv.rsplit('.').next().unwrap_or("");
-    let sessionish = last.contains("session")
-        || last == "db"
-        || last == "conn"
-        || last == "cursor"
-        || last == "connection";
+    let sessionish =
+        last.contains("session") || last == "db" || last == "conn" || last == "cursor" || last == "connection";
     (c.method
         && sessionish
         && matches!(
@@ -317,11 +246,7 @@ fn is_db_call(c: &super::text::Call, m: &str) -> bool {
         || (last == "objects" && DJANGO_QS.contains(&c.name))
         || (c.recv.is_empty()
             && c.name == "select"
-            && m[c.open + 1..]
-                .trim_start()
-                .as_bytes()
-                .first()
-                .is_some_and(u8::is_ascii_uppercase))
+            && m[c.open + 1..].trim_start().as_bytes().first().is_some_and(u8::is_ascii_uppercase))
 }
 
 #[cfg(test)]
@@ -336,117 +261,37 @@ mod tests {
                 "api_route",
                 "GET /users/{user_id}",
             ),
-            (
-                "@router.post('/items')\ndef create(): ...",
-                "api_route",
-                "POST /items",
-            ),
-            (
-                "@app.route('/login', methods=['POST'])\ndef login(): ...",
-                "api_route",
-                "POST /login",
-            ),
+            ("@router.post('/items')\ndef create(): ...", "api_route", "POST /items"),
+            ("@app.route('/login', methods=['POST'])\ndef login(): ...", "api_route", "POST /login"),
             ("@app.route('/')\ndef index(): ...", "api_route", "GET /"),
             ("@app.get('/x')\ndef x(): ...", "decorator", "app.get"),
             ("@dataclass\nclass User:\n    id: int", "dataclass", "User"),
-            (
-                "@dataclass(frozen=True)\nclass Point:\n    x: int",
-                "dataclass",
-                "Point",
-            ),
-            (
-                "class UserIn(BaseModel):\n    name: str",
-                "dataclass",
-                "UserIn",
-            ),
+            ("@dataclass(frozen=True)\nclass Point:\n    x: int", "dataclass", "Point"),
+            ("class UserIn(BaseModel):\n    name: str", "dataclass", "UserIn"),
             ("class UserRepository:\n    pass", "class", "UserRepository"),
-            (
-                "class UserRepository:\n    pass",
-                "layered_class",
-                "UserRepository",
-            ),
+            ("class UserRepository:\n    pass", "layered_class", "UserRepository"),
             ("class Color(Enum):\n    RED = 1", "enum", "Color"),
-            (
-                "class Store(Protocol):\n    def get(self): ...",
-                "interface",
-                "Store",
-            ),
+            ("class Store(Protocol):\n    def get(self): ...", "interface", "Store"),
             ("UserId: TypeAlias = int", "type_alias", "UserId"),
             ("type Pair = tuple[int, int]", "type_alias", "Pair"),
-            (
-                "async def fetch_user(id):\n    return 1",
-                "async_function",
-                "fetch_user",
-            ),
-            (
-                "async def f():\n    u = await db.get(User, 1)",
-                "await",
-                "db.get",
-            ),
-            (
-                "async def f():\n    await asyncio.gather(a(), b())",
-                "promise_combinator",
-                "asyncio.gather",
-            ),
-            (
-                "try:\n    x()\nexcept ValueError as e:\n    pass",
-                "error_handling",
-                "try/except",
-            ),
-            (
-                "try:\n    x()\nexcept ValueError as e:\n    pass",
-                "error_handling",
-                "except ValueError",
-            ),
-            (
-                "users = db.session.query(User).all()",
-                "db_query",
-                "db.session.query",
-            ),
-            (
-                "rows = session.execute(select(User))",
-                "db_query",
-                "session.execute",
-            ),
-            (
-                "stmt = select(User).where(User.id == 1)",
-                "db_query",
-                "select",
-            ),
-            (
-                "qs = Article.objects.filter(published=True)",
-                "db_query",
-                "Article.objects.filter",
-            ),
+            ("async def fetch_user(id):\n    return 1", "async_function", "fetch_user"),
+            ("async def f():\n    u = await db.get(User, 1)", "await", "db.get"),
+            ("async def f():\n    await asyncio.gather(a(), b())", "promise_combinator", "asyncio.gather"),
+            ("try:\n    x()\nexcept ValueError as e:\n    pass", "error_handling", "try/except"),
+            ("try:\n    x()\nexcept ValueError as e:\n    pass", "error_handling", "except ValueError"),
+            ("users = db.session.query(User).all()", "db_query", "db.session.query"),
+            ("rows = session.execute(select(User))", "db_query", "session.execute"),
+            ("stmt = select(User).where(User.id == 1)", "db_query", "select"),
+            ("qs = Article.objects.filter(published=True)", "db_query", "Article.objects.filter"),
             ("key = sorted(xs, key=lambda x: x.age)", "closure", "lambda"),
-            (
-                "names = list(map(str.upper, xs))",
-                "higher_order_function",
-                "map",
-            ),
-            (
-                "f = functools.partial(g, 1)",
-                "higher_order_function",
-                "functools.partial",
-            ),
+            ("names = list(map(str.upper, xs))", "higher_order_function", "map"),
+            ("f = functools.partial(g, 1)", "higher_order_function", "functools.partial"),
             ("def gen():\n    yield 1", "generator", "gen"),
-            (
-                "def test_create_user(client):\n    assert 1",
-                "test",
-                "test_create_user",
-            ),
+            ("def test_create_user(client):\n    assert 1", "test", "test_create_user"),
             ("class TestUsers:\n    pass", "test", "TestUsers"),
             ("class Config:\n    _instance = None", "singleton", "Config"),
-            (
-                "task = asyncio.create_task(work())",
-                "spawned_task",
-                "asyncio.create_task",
-            ),
-            (
-                "t = threading.Thread(target=run)",
-                "spawned_task",
-                "threading.Thread",
-            ),
+            ("task = asyncio.create_task(work())", "spawned_task", "asyncio.create_task"),
+            ("t = threading.Thread(target=run)", "spawned_task", "threading.Thread"),
             ("lock = asyncio.Lock()", "mutex", "asyncio.Lock"),
             ("q = asyncio.Queue()", "channel", "asyncio.Queue"),
         ];
@@ -481,23 +326,14 @@ mod tests {
         let src = "def f():\n    \"\"\"Example:\n    async def x(): await y\n    \"\"\"\n    s = 'try: lambda'\n";
         let f = found("a.py", src);
         assert!(
-            f.iter().all(|(t, _)| t != "async_function"
-                && t != "await"
-                && t != "closure"
-                && t != "error_handling"),
+            f.iter().all(|(t, _)| t != "async_function" && t != "await" && t != "closure" && t != "error_handling"),
             "{f:?}"
         );
     }
 
     #[test]
     fn django_urls() {
-        let f = found(
-            "blog/urls.py",
-            "urlpatterns = [\n    path('posts/<int:pk>/', views.detail),\n]\n",
-        );
-        assert!(
-            f.contains(&("api_route".into(), "ROUTE posts/<int:pk>/".into())),
-            "{f:?}"
-        );
+        let f = found("blog/urls.py", "urlpatterns = [\n    path('posts/<int:pk>/', views.detail),\n]\n");
+        assert!(f.contains(&("api_route".into(), "ROUTE posts/<int:pk>/".into())), "{f:?}");
     }
 }

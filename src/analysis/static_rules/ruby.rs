@@ -6,9 +6,7 @@
 //! Ruby calls often omit parentheses (`User.all`, `get 'about'`), so these rules read
 //! `Receiver.method` pairs and leading words instead of call sites.
 
-use super::text::{
-    find_word, ident_after, ident_at, layered_suffix, path_after, path_before, strip_word,
-};
+use super::text::{find_word, ident_after, ident_at, layered_suffix, path_after, path_before, strip_word};
 use super::{FileCtx, Sink};
 
 const ROUTE_VERBS: [&str; 6] = ["get", "post", "put", "patch", "delete", "match"];
@@ -59,16 +57,7 @@ const ENUMERABLE: [&str; 16] = [
     "any?",
     "all?",
 ];
-const TEST_WORDS: [&str; 8] = [
-    "describe",
-    "RSpec.describe",
-    "context",
-    "it",
-    "specify",
-    "scenario",
-    "feature",
-    "test",
-];
+const TEST_WORDS: [&str; 8] = ["describe", "RSpec.describe", "context", "it", "specify", "scenario", "feature", "test"];
 
 #[derive(Default)]
 struct State {
@@ -117,11 +106,7 @@ fn definitions(st: &mut State, i: usize, t: &str, sink: &mut Sink) {
     // `Point = Struct.new(:x, :y)` / `Point = Data.define(:x, :y)`.
     let name = ident_at(t, 0);
     if !name.is_empty() && name.as_bytes()[0].is_ascii_uppercase() {
-        let rhs = t[name.len()..]
-            .trim_start()
-            .strip_prefix('=')
-            .map(str::trim_start)
-            .unwrap_or("");
+        let rhs = t[name.len()..].trim_start().strip_prefix('=').map(str::trim_start).unwrap_or("");
         if rhs.starts_with("Struct.new") {
             sink.emit("struct", name, i);
         } else if rhs.starts_with("Data.define") {
@@ -144,11 +129,7 @@ fn routes_and_tests(ctx: &FileCtx, i: usize, m: &str, t: &str, sink: &mut Sink) 
         if let Some(rest) = strip_word(t, verb) {
             let start = col + verb.len() + (rest.len() - rest.trim_start_matches([' ', '(']).len());
             if let Some(path) = ctx.string_at(i, start) {
-                sink.emit(
-                    "api_route",
-                    &format!("{} {path}", verb.to_ascii_uppercase()),
-                    i,
-                );
+                sink.emit("api_route", &format!("{} {path}", verb.to_ascii_uppercase()), i);
             }
         }
     }
@@ -198,18 +179,13 @@ fn method_pairs(i: usize, m: &str, sink: &mut Sink) {
         }
         let after = &m[dot + 1 + meth.len()..];
         let recv = path_before(m, dot);
-        let constant =
-            recv.as_bytes().first().is_some_and(u8::is_ascii_uppercase) && !recv.contains('.');
+        let constant = recv.as_bytes().first().is_some_and(u8::is_ascii_uppercase) && !recv.contains('.');
         if (constant
             && AR_CLASS_METHODS.contains(&meth)
             && !matches!(recv, "Struct" | "Data" | "Thread" | "Mutex" | "Queue"))
             || AR_CHAIN_METHODS.contains(&meth)
         {
-            let name = if constant {
-                format!("{recv}.{meth}")
-            } else {
-                meth.to_string()
-            };
+            let name = if constant { format!("{recv}.{meth}") } else { meth.to_string() };
             sink.emit("db_query", &name, i);
         }
         if ENUMERABLE.contains(&meth) {
@@ -238,10 +214,7 @@ fn bare_queries(i: usize, t: &str, sink: &mut Sink) {
     }
     for (p, _) in t.match_indices("{ ") {
         let inner = &t[p + 2..];
-        if AR_CHAIN_METHODS
-            .iter()
-            .any(|m| inner.strip_prefix(m).is_some_and(|r| r.starts_with('(')))
-        {
+        if AR_CHAIN_METHODS.iter().any(|m| inner.strip_prefix(m).is_some_and(|r| r.starts_with('('))) {
             sink.emit("db_query", ident_at(inner, 0), i);
         }
     }
@@ -259,11 +232,7 @@ fn blocks(i: usize, m: &str, sink: &mut Sink) {
             sink.emit("closure", &block_owner(m, p), i);
         }
     }
-    if m.contains("->(")
-        || m.contains("-> {")
-        || m.contains("->{")
-        || find_word(m, "lambda").next().is_some()
-    {
+    if m.contains("->(") || m.contains("-> {") || m.contains("->{") || find_word(m, "lambda").next().is_some() {
         sink.emit("closure", "lambda", i);
     }
     if find_word(m, "proc").next().is_some() || m.contains("Proc.new") {
@@ -280,11 +249,7 @@ fn block_owner(m: &str, at: usize) -> String {
     }
     let path = path_before(m, end);
     let last = path.rsplit(['.', ':']).next().unwrap_or("");
-    if last.is_empty() {
-        "block".into()
-    } else {
-        last.into()
-    }
+    if last.is_empty() { "block".into() } else { last.into() }
 }
 
 fn misc(st: &State, i: usize, m: &str, t: &str, sink: &mut Sink) {
@@ -293,15 +258,7 @@ fn misc(st: &State, i: usize, m: &str, t: &str, sink: &mut Sink) {
     }
     if let Some(rest) = strip_word(t, "rescue") {
         let exc = path_after(rest, 0);
-        sink.emit(
-            "error_handling",
-            &if exc.is_empty() {
-                "rescue".to_string()
-            } else {
-                format!("rescue {exc}")
-            },
-            i,
-        );
+        sink.emit("error_handling", &if exc.is_empty() { "rescue".to_string() } else { format!("rescue {exc}") }, i);
     } else if find_word(m, "rescue").next().is_some() {
         sink.emit("error_handling", "rescue", i);
     }
@@ -334,11 +291,7 @@ mod tests {
     fn every_rule_positive_and_negative() {
         let positives: &[(&str, &str, &str)] = &[
             ("class User < ApplicationRecord\nend", "class", "User"),
-            (
-                "class UsersController < ApplicationController\nend",
-                "layered_class",
-                "UsersController",
-            ),
+            ("class UsersController < ApplicationController\nend", "layered_class", "UsersController"),
             ("Point = Struct.new(:x, :y)", "struct", "Point"),
             ("Coord = Data.define(:lat, :lng)", "dataclass", "Coord"),
             ("enum status: { draft: 0, published: 1 }", "enum", "status"),
@@ -346,43 +299,19 @@ mod tests {
             ("post \"/login\" do\nend", "api_route", "POST /login"),
             ("resources :users", "api_route", "resources users"),
             ("root 'home#index'", "api_route", "GET /"),
-            (
-                "@users = User.where(active: true)",
-                "db_query",
-                "User.where",
-            ),
-            (
-                "user = User.find_by!(email: e)",
-                "db_query",
-                "User.find_by!",
-            ),
+            ("@users = User.where(active: true)", "db_query", "User.where"),
+            ("user = User.find_by!(email: e)", "db_query", "User.find_by!"),
             ("current_user.posts.includes(:tags)", "db_query", "includes"),
-            (
-                "scope :active, -> { where(deactivated_at: nil) }",
-                "db_query",
-                "where",
-            ),
+            ("scope :active, -> { where(deactivated_at: nil) }", "db_query", "where"),
             ("  joins(:posts)\n    .group(:id)", "db_query", "joins"),
-            (
-                "xs.each_with_object([]) { |x, acc| acc << x }",
-                "higher_order_function",
-                "each_with_object",
-            ),
-            (
-                "begin\n  x\nrescue ActiveRecord::RecordNotFound => e\nend",
-                "error_handling",
-                "begin/rescue",
-            ),
+            ("xs.each_with_object([]) { |x, acc| acc << x }", "higher_order_function", "each_with_object"),
+            ("begin\n  x\nrescue ActiveRecord::RecordNotFound => e\nend", "error_handling", "begin/rescue"),
             (
                 "begin\n  x\nrescue ActiveRecord::RecordNotFound => e\nend",
                 "error_handling",
                 "rescue ActiveRecord::RecordNotFound",
             ),
-            (
-                "rescue_from ActiveRecord::RecordNotFound, with: :not_found",
-                "error_handling",
-                "rescue_from",
-            ),
+            ("rescue_from ActiveRecord::RecordNotFound, with: :not_found", "error_handling", "rescue_from"),
             ("users.each do |u|\n  puts u\nend", "closure", "each"),
             ("names = users.map { |u| u.name }", "closure", "map"),
             ("square = ->(x) { x * x }", "closure", "lambda"),
@@ -390,11 +319,7 @@ mod tests {
             ("RSpec.describe User, type: :model do\nend", "test", "User"),
             ("it 'validates email' do\nend", "test", "validates email"),
             ("def test_creates_user\nend", "test", "test_creates_user"),
-            (
-                "class Config\n  include Singleton\nend",
-                "singleton",
-                "Config",
-            ),
+            ("class Config\n  include Singleton\nend", "singleton", "Config"),
             ("lock = Mutex.new", "mutex", "Mutex"),
             ("t = Thread.new { work }", "spawned_task", "Thread.new"),
             ("q = Queue.new", "channel", "Queue"),
@@ -424,10 +349,7 @@ mod tests {
 
     #[test]
     fn request_specs_do_not_declare_routes() {
-        let f = found(
-            "spec/requests/users_spec.rb",
-            "it 'lists' do\n  get '/users'\nend\n",
-        );
+        let f = found("spec/requests/users_spec.rb", "it 'lists' do\n  get '/users'\nend\n");
         assert!(f.iter().all(|(t, _)| t != "api_route"), "{f:?}");
     }
 
@@ -436,10 +358,7 @@ mod tests {
         let src = "sql = <<~SQL\n  User.where(x) rescue\nSQL\ns = \"Thread.new #{1}\"\n=begin\nresources :x\n=end\n";
         let f = found("a.rb", src);
         assert!(
-            f.iter().all(|(t, _)| t != "db_query"
-                && t != "spawned_task"
-                && t != "api_route"
-                && t != "error_handling"),
+            f.iter().all(|(t, _)| t != "db_query" && t != "spawned_task" && t != "api_route" && t != "error_handling"),
             "{f:?}"
         );
     }

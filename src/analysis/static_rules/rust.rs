@@ -7,21 +7,12 @@
 //! an identifier is always a lifetime or a loop label; the rule below keeps the lifetimes.
 
 use super::text::{
-    calls, enclosing_open_paren, find_word, ident_after, is_ident, layered_suffix,
-    matching_open_paren, path_before, prev_non_space, strip_modifiers, strip_word,
+    calls, enclosing_open_paren, find_word, ident_after, is_ident, layered_suffix, matching_open_paren, path_before,
+    prev_non_space, strip_modifiers, strip_word,
 };
 use super::{FileCtx, Sink};
 
-const MODIFIERS: [&str; 8] = [
-    "pub",
-    "pub(crate)",
-    "pub(super)",
-    "unsafe",
-    "const",
-    "async",
-    "extern",
-    "default",
-];
+const MODIFIERS: [&str; 8] = ["pub", "pub(crate)", "pub(super)", "unsafe", "const", "async", "extern", "default"];
 const HOF_METHODS: [&str; 20] = [
     "map",
     "filter",
@@ -86,16 +77,9 @@ fn attribute(ctx: &FileCtx, st: &mut State, i: usize, t: &str, sink: &mut Sink) 
         st.pending_test = true;
     }
     if ROUTE_VERBS.contains(&last) && body[path.len()..].starts_with('(') {
-        let col = ctx
-            .masked_line(i)
-            .find(path)
-            .map_or(0, |p| p + path.len() + 1);
+        let col = ctx.masked_line(i).find(path).map_or(0, |p| p + path.len() + 1);
         if let Some(route) = ctx.string_at(i, col) {
-            sink.emit(
-                "api_route",
-                &format!("{} {route}", last.to_ascii_uppercase()),
-                i,
-            );
+            sink.emit("api_route", &format!("{} {route}", last.to_ascii_uppercase()), i);
         }
     }
 }
@@ -110,19 +94,11 @@ fn derive_list(ctx: &FileCtx, i: usize, first: &str) -> String {
         j += 1;
     }
     let inner = text.split(')').next().unwrap_or("");
-    inner
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect::<Vec<_>>()
-        .join(", ")
+    inner.split(',').map(str::trim).filter(|s| !s.is_empty()).collect::<Vec<_>>().join(", ")
 }
 
 fn items(st: &mut State, i: usize, t: &str, sink: &mut Sink) {
-    let is_async = t
-        .split_whitespace()
-        .take_while(|w| *w != "fn")
-        .any(|w| w == "async");
+    let is_async = t.split_whitespace().take_while(|w| *w != "fn").any(|w| w == "async");
     let d = strip_modifiers(t, &MODIFIERS);
     // `extern "C" fn`: the ABI string is masked to `" "`; skip it.
     let d = match d.strip_prefix('"').and_then(|r| r.split_once('"')) {
@@ -153,18 +129,11 @@ fn items(st: &mut State, i: usize, t: &str, sink: &mut Sink) {
             sink.emit("test", name, i);
         }
         if let Some((_, ret)) = rest.split_once("->")
-            && ret
-                .trim_start()
-                .split('<')
-                .next()
-                .is_some_and(|r| r.ends_with("Result"))
+            && ret.trim_start().split('<').next().is_some_and(|r| r.ends_with("Result"))
         {
             sink.emit("error_handling", "Result", i);
         }
-        if ["Fn(", "FnMut(", "FnOnce("]
-            .iter()
-            .any(|f| find_word(rest, f).next().is_some())
-        {
+        if ["Fn(", "FnMut(", "FnOnce("].iter().any(|f| find_word(rest, f).next().is_some()) {
             sink.emit("higher_order_function", name, i);
         }
     }
@@ -204,17 +173,9 @@ fn errors_and_await(i: usize, m: &str, sink: &mut Sink) {
         if b.get(p + 6).is_some_and(|&c| is_ident(c)) {
             continue;
         }
-        let end = if p > 0 && b[p - 1] == b')' {
-            matching_open_paren(m, p - 1).unwrap_or(p)
-        } else {
-            p
-        };
+        let end = if p > 0 && b[p - 1] == b')' { matching_open_paren(m, p - 1).unwrap_or(p) } else { p };
         let target = path_before(m, end);
-        sink.emit(
-            "await",
-            if target.is_empty() { ".await" } else { target },
-            i,
-        );
+        sink.emit("await", if target.is_empty() { ".await" } else { target }, i);
     }
 }
 
@@ -241,9 +202,7 @@ fn closures(i: usize, m: &str, sink: &mut Sink) {
         }
         let name = match prev {
             Some((q, b'(')) => callee(m, q),
-            Some((q, b',')) => {
-                enclosing_open_paren(m, q).map_or("closure".into(), |o| callee(m, o))
-            }
+            Some((q, b',')) => enclosing_open_paren(m, q).map_or("closure".into(), |o| callee(m, o)),
             _ if after_move => {
                 let mv = m[..at].trim_end().len() - 4;
                 match prev_non_space(m, mv) {
@@ -255,22 +214,14 @@ fn closures(i: usize, m: &str, sink: &mut Sink) {
         };
         sink.emit("closure", &name, i);
         // Skip over the parameter list so its closing `|` is not read as another closure.
-        p = if b.get(at + 1) == Some(&b'|') {
-            at + 2
-        } else {
-            m[at + 1..].find('|').map_or(m.len(), |e| at + 2 + e)
-        };
+        p = if b.get(at + 1) == Some(&b'|') { at + 2 } else { m[at + 1..].find('|').map_or(m.len(), |e| at + 2 + e) };
     }
 }
 
 fn callee(m: &str, open: usize) -> String {
     let path = path_before(m, open);
     let last = path.rsplit(['.', ':']).next().unwrap_or("");
-    if last.is_empty() {
-        "closure".into()
-    } else {
-        last.into()
-    }
+    if last.is_empty() { "closure".into() } else { last.into() }
 }
 
 /// The last two `::` segments of a path: `std::thread::spawn` → `thread::spawn`.
@@ -284,22 +235,13 @@ fn call_rules(ctx: &FileCtx, i: usize, m: &str, sink: &mut Sink) {
         let path = c.path(m);
         let tail = tail2(&path);
         match c.name {
-            "spawn"
-                if matches!(
-                    tail.as_str(),
-                    "tokio::spawn" | "task::spawn" | "thread::spawn" | "rayon::spawn"
-                ) =>
-            {
+            "spawn" if matches!(tail.as_str(), "tokio::spawn" | "task::spawn" | "thread::spawn" | "rayon::spawn") => {
                 sink.emit("spawned_task", &tail, i)
             }
             "spawn_blocking" | "spawn_local" => sink.emit("spawned_task", c.name, i),
             "join!" | "try_join!" | "select!" => sink.emit("promise_combinator", &path, i),
-            "join_all" | "try_join_all" | "select_all" => {
-                sink.emit("promise_combinator", c.name, i)
-            }
-            "channel" | "unbounded_channel" | "sync_channel" | "bounded" | "unbounded"
-                if !c.recv.is_empty() =>
-            {
+            "join_all" | "try_join_all" | "select_all" => sink.emit("promise_combinator", c.name, i),
+            "channel" | "unbounded_channel" | "sync_channel" | "bounded" | "unbounded" if !c.recv.is_empty() => {
                 sink.emit("channel", &tail, i)
             }
             "route" if c.method => axum_route(ctx, i, m, c.open, sink),
@@ -308,18 +250,13 @@ fn call_rules(ctx: &FileCtx, i: usize, m: &str, sink: &mut Sink) {
             {
                 sink.emit("db_query", &path, i)
             }
-            "fetch_one" | "fetch_all" | "fetch_optional" | "fetch" | "get_result"
-            | "get_results" | "load"
+            "fetch_one" | "fetch_all" | "fetch_optional" | "fetch" | "get_result" | "get_results" | "load"
                 if c.method =>
             {
                 sink.emit("db_query", c.name, i)
             }
-            "insert_into" | "update" | "delete" if c.recv == "diesel" => {
-                sink.emit("db_query", &path, i)
-            }
-            "find" | "find_by_id" | "insert" if c.recv.ends_with("Entity") => {
-                sink.emit("db_query", &path, i)
-            }
+            "insert_into" | "update" | "delete" if c.recv == "diesel" => sink.emit("db_query", &path, i),
+            "find" | "find_by_id" | "insert" if c.recv.ends_with("Entity") => sink.emit("db_query", &path, i),
             _ => {}
         }
         if c.method && HOF_METHODS.contains(&c.name) {
@@ -348,11 +285,7 @@ fn axum_route(ctx: &FileCtx, i: usize, m: &str, open: usize, sink: &mut Sink) {
     let mut any = false;
     for verb in ROUTE_VERBS {
         if find_word(rest, &format!("{verb}(")).next().is_some() {
-            sink.emit(
-                "api_route",
-                &format!("{} {path}", verb.to_ascii_uppercase()),
-                i,
-            );
+            sink.emit("api_route", &format!("{} {path}", verb.to_ascii_uppercase()), i);
             any = true;
         }
     }
@@ -363,30 +296,18 @@ fn axum_route(ctx: &FileCtx, i: usize, m: &str, open: usize, sink: &mut Sink) {
 
 fn singletons_and_locks(i: usize, m: &str, sink: &mut Sink) {
     for lock in ["Mutex", "RwLock"] {
-        if find_word(m, lock).any(|p| {
-            m[p + lock.len()..].starts_with('<') || m[p + lock.len()..].starts_with("::new")
-        }) {
+        if find_word(m, lock).any(|p| m[p + lock.len()..].starts_with('<') || m[p + lock.len()..].starts_with("::new"))
+        {
             sink.emit("mutex", lock, i);
         }
     }
     let once = ["OnceLock", "OnceCell", "LazyLock", "Lazy"]
         .into_iter()
         .find(|w| find_word(m, w).any(|p| m[p + w.len()..].starts_with('<')));
-    let once = once.or_else(|| {
-        ["lazy_static!", "thread_local!"]
-            .into_iter()
-            .find(|w| m.contains(w))
-    });
+    let once = once.or_else(|| ["lazy_static!", "thread_local!"].into_iter().find(|w| m.contains(w)));
     if let Some(kind) = once {
-        let name = find_word(m, "static")
-            .next()
-            .and_then(|p| ident_after(m, p + 6))
-            .filter(|n| *n != "ref");
-        let name = name.or_else(|| {
-            find_word(m, "ref")
-                .next()
-                .and_then(|p| ident_after(m, p + 3))
-        });
+        let name = find_word(m, "static").next().and_then(|p| ident_after(m, p + 6)).filter(|n| *n != "ref");
+        let name = name.or_else(|| find_word(m, "ref").next().and_then(|p| ident_after(m, p + 3)));
         sink.emit("singleton", name.unwrap_or(kind), i);
     }
 }
@@ -399,137 +320,37 @@ mod tests {
     fn every_rule_positive_and_negative() {
         let positives: &[(&str, &str, &str)] = &[
             ("pub struct User {\n    id: i64,\n}", "struct", "User"),
-            (
-                "pub(crate) struct UserRepository;",
-                "layered_class",
-                "UserRepository",
-            ),
+            ("pub(crate) struct UserRepository;", "layered_class", "UserRepository"),
             ("enum Role { Admin, Member }", "enum", "Role"),
-            (
-                "pub trait Store: Send {\n    fn get(&self);\n}",
-                "trait",
-                "Store",
-            ),
+            ("pub trait Store: Send {\n    fn get(&self);\n}", "trait", "Store"),
             ("type Db = Arc<Pool>;", "type_alias", "Db"),
-            (
-                "#[derive(Debug, Clone,\n    Serialize)]\nstruct A;",
-                "derive_macro",
-                "Debug, Clone, Serialize",
-            ),
-            (
-                "fn first<'a>(x: &'a str) -> &'a str { x }",
-                "lifetime",
-                "'a",
-            ),
-            (
-                "pub async fn list_users(State(db): State<Db>) {}",
-                "async_function",
-                "list_users",
-            ),
-            (
-                "let rows = sqlx::query(\"x\").fetch_all(&pool).await?;",
-                "await",
-                "fetch_all",
-            ),
+            ("#[derive(Debug, Clone,\n    Serialize)]\nstruct A;", "derive_macro", "Debug, Clone, Serialize"),
+            ("fn first<'a>(x: &'a str) -> &'a str { x }", "lifetime", "'a"),
+            ("pub async fn list_users(State(db): State<Db>) {}", "async_function", "list_users"),
+            ("let rows = sqlx::query(\"x\").fetch_all(&pool).await?;", "await", "fetch_all"),
             ("let u = load(id).await;", "await", "load"),
             ("let n = s.parse::<i32>()?;", "error_handling", "? operator"),
-            (
-                "fn parse(s: &str) -> Result<u8, Error> {}",
-                "error_handling",
-                "Result",
-            ),
-            (
-                "fn main() -> anyhow::Result<()> {}",
-                "error_handling",
-                "Result",
-            ),
-            (
-                "let h = tokio::spawn(async move { work().await });",
-                "spawned_task",
-                "tokio::spawn",
-            ),
-            (
-                "std::thread::spawn(|| run());",
-                "spawned_task",
-                "thread::spawn",
-            ),
-            (
-                "let (a, b) = tokio::join!(f(), g());",
-                "promise_combinator",
-                "tokio::join!",
-            ),
-            (
-                "let all = futures::future::join_all(fs).await;",
-                "promise_combinator",
-                "join_all",
-            ),
-            (
-                "let (tx, rx) = mpsc::channel(16);",
-                "channel",
-                "mpsc::channel",
-            ),
+            ("fn parse(s: &str) -> Result<u8, Error> {}", "error_handling", "Result"),
+            ("fn main() -> anyhow::Result<()> {}", "error_handling", "Result"),
+            ("let h = tokio::spawn(async move { work().await });", "spawned_task", "tokio::spawn"),
+            ("std::thread::spawn(|| run());", "spawned_task", "thread::spawn"),
+            ("let (a, b) = tokio::join!(f(), g());", "promise_combinator", "tokio::join!"),
+            ("let all = futures::future::join_all(fs).await;", "promise_combinator", "join_all"),
+            ("let (tx, rx) = mpsc::channel(16);", "channel", "mpsc::channel"),
             ("let m = Arc::new(Mutex::new(0));", "mutex", "Mutex"),
-            (
-                "static CONFIG: OnceLock<Config> = OnceLock::new();",
-                "singleton",
-                "CONFIG",
-            ),
-            (
-                "lazy_static! {\n    static ref RE: u8 = 1;\n}",
-                "singleton",
-                "lazy_static!",
-            ),
-            (
-                "let ids: Vec<_> = xs.iter().map(|u| u.id).collect();",
-                "closure",
-                "map",
-            ),
-            (
-                "let ids: Vec<_> = xs.iter().map(|u| u.id).collect();",
-                "higher_order_function",
-                "map",
-            ),
+            ("static CONFIG: OnceLock<Config> = OnceLock::new();", "singleton", "CONFIG"),
+            ("lazy_static! {\n    static ref RE: u8 = 1;\n}", "singleton", "lazy_static!"),
+            ("let ids: Vec<_> = xs.iter().map(|u| u.id).collect();", "closure", "map"),
+            ("let ids: Vec<_> = xs.iter().map(|u| u.id).collect();", "higher_order_function", "map"),
             ("let f = move |x| x + 1;", "closure", "closure"),
-            (
-                "fn apply<F: Fn(i32) -> i32>(f: F) {}",
-                "higher_order_function",
-                "apply",
-            ),
-            (
-                "let v: Vec<String> = xs.iter().map(String::from).collect();",
-                "higher_order_function",
-                "map",
-            ),
-            (
-                "Router::new().route(\"/users\", get(list).post(create))",
-                "api_route",
-                "GET /users",
-            ),
-            (
-                "Router::new().route(\"/users\", get(list).post(create))",
-                "api_route",
-                "POST /users",
-            ),
-            (
-                "#[get(\"/health\")]\nasync fn health() {}",
-                "api_route",
-                "GET /health",
-            ),
-            (
-                "r.route(\"/a\", get(x)).route(\"/b\", post(y))",
-                "api_route",
-                "POST /b",
-            ),
-            (
-                "sqlx::query_as::<_, User>(\"SELECT 1\")",
-                "db_query",
-                "sqlx::query_as",
-            ),
-            (
-                "let u = users.load::<User>(&mut conn)?;",
-                "db_query",
-                "load",
-            ),
+            ("fn apply<F: Fn(i32) -> i32>(f: F) {}", "higher_order_function", "apply"),
+            ("let v: Vec<String> = xs.iter().map(String::from).collect();", "higher_order_function", "map"),
+            ("Router::new().route(\"/users\", get(list).post(create))", "api_route", "GET /users"),
+            ("Router::new().route(\"/users\", get(list).post(create))", "api_route", "POST /users"),
+            ("#[get(\"/health\")]\nasync fn health() {}", "api_route", "GET /health"),
+            ("r.route(\"/a\", get(x)).route(\"/b\", post(y))", "api_route", "POST /b"),
+            ("sqlx::query_as::<_, User>(\"SELECT 1\")", "db_query", "sqlx::query_as"),
+            ("let u = users.load::<User>(&mut conn)?;", "db_query", "load"),
             ("#[test]\nfn adds() {}", "test", "adds"),
             ("#[tokio::test]\nasync fn serves() {}", "test", "serves"),
         ];
@@ -552,10 +373,7 @@ mod tests {
             ("static N: u8 = 1;", "singleton"),
             ("let b = a || c;", "closure"),
             ("let o = x.map(Some);", "higher_order_function"),
-            (
-                "let o = x.map(Json).ok_or(E::NotFound);",
-                "higher_order_function",
-            ),
+            ("let o = x.map(Json).ok_or(E::NotFound);", "higher_order_function"),
             ("let r = map.get(\"/x\");", "api_route"),
             ("let q = query_builder();", "db_query"),
             ("fn helper() {}", "test"),
@@ -567,16 +385,12 @@ mod tests {
     fn each_route_call_keeps_its_own_verbs() {
         let f = found("a.rs", "r.route(\"/a\", get(x)).route(\"/b\", post(y));\n");
         assert!(f.contains(&("api_route".into(), "GET /a".into())), "{f:?}");
-        assert!(
-            !f.contains(&("api_route".into(), "POST /a".into())),
-            "{f:?}"
-        );
+        assert!(!f.contains(&("api_route".into(), "POST /a".into())), "{f:?}");
     }
 
     #[test]
     fn strings_chars_and_comments_are_not_code() {
-        let src =
-            "let s = r#\"tokio::spawn(x)?\"#;\nlet c = '?';\n/// tokio::join!(a)\nlet l = '|';\n";
+        let src = "let s = r#\"tokio::spawn(x)?\"#;\nlet c = '?';\n/// tokio::join!(a)\nlet l = '|';\n";
         let f = found("a.rs", src);
         assert!(f.is_empty(), "{f:?}");
     }

@@ -127,9 +127,7 @@ pub fn strip_modifiers<'a>(s: &'a str, words: &[&str]) -> &'a str {
 /// `name` ends with one of the layered-architecture suffixes (…Service, …Repository …).
 pub fn layered_suffix(name: &str) -> bool {
     const SUFFIXES: [&str; 5] = ["Service", "Repository", "Controller", "Handler", "Factory"];
-    SUFFIXES
-        .iter()
-        .any(|s| name.len() > s.len() && name.ends_with(s))
+    SUFFIXES.iter().any(|s| name.len() > s.len() && name.ends_with(s))
 }
 
 /// Offset of the `)` that closes the `(` at `open` on the same line, if any.
@@ -173,10 +171,7 @@ pub fn matching_open_paren(s: &str, close: usize) -> Option<usize> {
 pub fn prev_non_space(s: &str, pos: usize) -> Option<(usize, u8)> {
     let b = s.as_bytes();
     let top = pos.min(b.len());
-    (top.saturating_sub(SCAN_WINDOW)..top)
-        .rev()
-        .find(|&i| !b[i].is_ascii_whitespace())
-        .map(|i| (i, b[i]))
+    (top.saturating_sub(SCAN_WINDOW)..top).rev().find(|&i| !b[i].is_ascii_whitespace()).map(|i| (i, b[i]))
 }
 
 /// One call site on a line: `recv.name(` / `recv::name(` / `name<T>(` / `name!(`.
@@ -200,11 +195,7 @@ impl Call<'_> {
         if self.recv.is_empty() {
             return self.name.to_string();
         }
-        let sep = if line[..self.name_at].ends_with("::") {
-            "::"
-        } else {
-            "."
-        };
+        let sep = if line[..self.name_at].ends_with("::") { "::" } else { "." };
         format!("{}{sep}{}", self.recv, self.name)
     }
 }
@@ -251,11 +242,7 @@ pub fn calls(line: &str) -> Vec<Call<'_>> {
         if st == name_end {
             continue;
         }
-        let name = if bang {
-            &line[st..e]
-        } else {
-            &line[st..name_end]
-        };
+        let name = if bang { &line[st..e] } else { &line[st..name_end] };
         let recv = if st >= 2 && b[st - 2..st] == *b"::" {
             path_before(line, st - 2)
         } else if st >= 1 && b[st - 1] == b'.' {
@@ -264,13 +251,7 @@ pub fn calls(line: &str) -> Vec<Call<'_>> {
             ""
         };
         let method = st >= 1 && b[st - 1] == b'.';
-        out.push(Call {
-            recv,
-            name,
-            name_at: st,
-            open,
-            method,
-        });
+        out.push(Call { recv, name, name_at: st, open, method });
     }
     out
 }
@@ -306,15 +287,8 @@ pub fn arrow_arg_callee(line: &str, arrow: usize) -> Option<String> {
     while !line.is_char_boundary(from) {
         from += 1;
     }
-    let callee = calls(&line[from..=open])
-        .pop()
-        .filter(|c| c.open + from == open)
-        .map_or("", |c| c.name);
-    Some(if callee.is_empty() {
-        "callback".to_string()
-    } else {
-        callee.to_string()
-    })
+    let callee = calls(&line[from..=open]).pop().filter(|c| c.open + from == open).map_or("", |c| c.name);
+    Some(if callee.is_empty() { "callback".to_string() } else { callee.to_string() })
 }
 
 /// The unmatched `(` to the left of `pos` on the line.
@@ -343,14 +317,8 @@ mod tests {
 
     #[test]
     fn find_word_respects_boundaries() {
-        assert_eq!(
-            find_word("await x; awaited; a.await", "await").collect::<Vec<_>>(),
-            vec![0, 20]
-        );
-        assert_eq!(
-            find_word("xuseState( useState(", "useState(").collect::<Vec<_>>(),
-            vec![11]
-        );
+        assert_eq!(find_word("await x; awaited; a.await", "await").collect::<Vec<_>>(), vec![0, 20]);
+        assert_eq!(find_word("xuseState( useState(", "useState(").collect::<Vec<_>>(), vec![11]);
     }
 
     #[test]
@@ -358,23 +326,14 @@ mod tests {
         let s = "  const u = await prisma.user.findMany({";
         let p = s.find("({").unwrap_or(0);
         assert_eq!(path_before(s, p), "prisma.user.findMany");
-        assert_eq!(
-            path_after(s, s.find("prisma").unwrap_or(0)),
-            "prisma.user.findMany"
-        );
+        assert_eq!(path_after(s, s.find("prisma").unwrap_or(0)), "prisma.user.findMany");
         assert_eq!(ident_after("fn  foo(", 2), Some("foo"));
         assert_eq!(ident_after("fn (", 2), None);
     }
 
     #[test]
     fn modifiers_and_parens() {
-        assert_eq!(
-            strip_modifiers(
-                "  export default async function X",
-                &["export", "default", "async"]
-            ),
-            "function X"
-        );
+        assert_eq!(strip_modifiers("  export default async function X", &["export", "default", "async"]), "function X");
         assert_eq!(strip_modifiers("exported x", &["export"]), "exported x");
         assert_eq!(matching_paren("f(a(b), c) d", 1), Some(9));
         assert_eq!(matching_open_paren("f(a(b), c) d", 9), Some(1));
@@ -386,27 +345,14 @@ mod tests {
         let l = "xs.map((x) => x + 1); useEffect(() => {}, []); const f = (a) => a; g(1, async y => y); c<S>((s) => 1)";
         let arrows: Vec<usize> = l.match_indices("=>").map(|(i, _)| i).collect();
         let got: Vec<Option<String>> = arrows.iter().map(|&a| arrow_arg_callee(l, a)).collect();
-        assert_eq!(
-            got,
-            vec![
-                Some("map".into()),
-                Some("useEffect".into()),
-                None,
-                Some("g".into()),
-                Some("c".into())
-            ]
-        );
+        assert_eq!(got, vec![Some("map".into()), Some("useEffect".into()), None, Some("g".into()), Some("c".into())]);
     }
 
     #[test]
     fn calls_on_a_line() {
-        let line =
-            "const [a] = React.useState<User[]>([]); tokio::join!(x); prisma.user.findMany({});";
+        let line = "const [a] = React.useState<User[]>([]); tokio::join!(x); prisma.user.findMany({});";
         let c = calls(line);
         let names: Vec<String> = c.iter().map(|c| c.path(line)).collect();
-        assert_eq!(
-            names,
-            vec!["React.useState", "tokio::join!", "prisma.user.findMany"]
-        );
+        assert_eq!(names, vec!["React.useState", "tokio::join!", "prisma.user.findMany"]);
     }
 }

@@ -4,27 +4,15 @@
 //! promise combinators, arrow callbacks and tests (Jest/Vitest/Mocha/Playwright).
 
 use super::text::{
-    arrow_arg_callee, calls, find_word, has_word, ident_after, ident_at, layered_suffix,
-    path_after, strip_modifiers, strip_word,
+    arrow_arg_callee, calls, find_word, has_word, ident_after, ident_at, layered_suffix, path_after, strip_modifiers,
+    strip_word,
 };
 use super::{FileCtx, Sink};
 
-const MODIFIERS: [&str; 10] = [
-    "export",
-    "default",
-    "declare",
-    "abstract",
-    "public",
-    "private",
-    "protected",
-    "static",
-    "readonly",
-    "override",
-];
+const MODIFIERS: [&str; 10] =
+    ["export", "default", "declare", "abstract", "public", "private", "protected", "static", "readonly", "override"];
 const HTTP_METHODS: [&str; 7] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
-const ROUTER_METHODS: [&str; 8] = [
-    "get", "post", "put", "patch", "delete", "all", "options", "head",
-];
+const ROUTER_METHODS: [&str; 8] = ["get", "post", "put", "patch", "delete", "all", "options", "head"];
 const NEST_ROUTES: [(&str, &str); 6] = [
     ("@Get(", "GET"),
     ("@Post(", "POST"),
@@ -33,19 +21,8 @@ const NEST_ROUTES: [(&str, &str); 6] = [
     ("@Delete(", "DELETE"),
     ("@All(", "ALL"),
 ];
-const HOF_METHODS: [&str; 11] = [
-    "map",
-    "filter",
-    "reduce",
-    "reduceRight",
-    "flatMap",
-    "forEach",
-    "some",
-    "every",
-    "find",
-    "findIndex",
-    "sort",
-];
+const HOF_METHODS: [&str; 11] =
+    ["map", "filter", "reduce", "reduceRight", "flatMap", "forEach", "some", "every", "find", "findIndex", "sort"];
 const COMBINATORS: [&str; 4] = ["all", "allSettled", "race", "any"];
 /// Query methods that name a database operation when called on an ORM/driver receiver.
 const DB_OPS: [&str; 33] = [
@@ -157,11 +134,7 @@ fn declarations(ctx: &FileCtx, st: &mut State, i: usize, t: &str, sink: &mut Sin
         let generator = rest.trim_start().starts_with('*');
         let name = ident_after(rest.trim_start().trim_start_matches('*'), 0).unwrap_or("");
         if generator {
-            sink.emit(
-                "generator",
-                if name.is_empty() { "function*" } else { name },
-                i,
-            );
+            sink.emit("generator", if name.is_empty() { "function*" } else { name }, i);
         }
         if is_hook_name(name) {
             sink.emit("react_hook", name, i);
@@ -169,10 +142,7 @@ fn declarations(ctx: &FileCtx, st: &mut State, i: usize, t: &str, sink: &mut Sin
         if exported && HTTP_METHODS.contains(&name) {
             next_route(ctx, name, i, sink);
         }
-    } else if let Some(rest) = ["const", "let", "var"]
-        .iter()
-        .find_map(|k| strip_word(d, k))
-    {
+    } else if let Some(rest) = ["const", "let", "var"].iter().find_map(|k| strip_word(d, k)) {
         let name = ident_after(rest, 0).unwrap_or("");
         if is_hook_name(name) {
             sink.emit("react_hook", name, i);
@@ -211,11 +181,8 @@ fn app_router_path(path: &str) -> Option<String> {
         return None;
     }
     let app = segs.iter().rposition(|s| *s == "app")?;
-    let parts: Vec<&str> = segs[app + 1..segs.len() - 1]
-        .iter()
-        .copied()
-        .filter(|s| !is_route_group_or_slot(s))
-        .collect();
+    let parts: Vec<&str> =
+        segs[app + 1..segs.len() - 1].iter().copied().filter(|s| !is_route_group_or_slot(s)).collect();
     Some(format!("/{}", parts.join("/")))
 }
 
@@ -273,12 +240,7 @@ fn async_await(i: usize, m: &str, sink: &mut Sink) {
     for pos in find_word(m, "await") {
         let mut target = path_after(m, pos + 5);
         if target == "new" {
-            target = path_after(
-                m,
-                m[pos + 5..]
-                    .find("new")
-                    .map_or(m.len(), |p| pos + 5 + p + 3),
-            );
+            target = path_after(m, m[pos + 5..].find("new").map_or(m.len(), |p| pos + 5 + p + 3));
         }
         sink.emit("await", if target.is_empty() { "await" } else { target }, i);
     }
@@ -294,15 +256,9 @@ fn calls_on_line(ctx: &FileCtx, i: usize, m: &str, sink: &mut Sink) {
         if c.method
             && ROUTER_METHODS.contains(&c.name)
             && !c.recv.is_empty()
-            && let Some(route) = ctx
-                .string_at(i, c.open + 1)
-                .filter(|s| s.starts_with('/') || *s == "*")
+            && let Some(route) = ctx.string_at(i, c.open + 1).filter(|s| s.starts_with('/') || *s == "*")
         {
-            sink.emit(
-                "api_route",
-                &format!("{} {route}", c.name.to_ascii_uppercase()),
-                i,
-            );
+            sink.emit("api_route", &format!("{} {route}", c.name.to_ascii_uppercase()), i);
         }
         if c.method && DB_OPS.contains(&c.name) && is_db_receiver(c.recv, c.name) {
             sink.emit("db_query", &path, i);
@@ -359,8 +315,7 @@ fn has_callback(m: &str, open: usize) -> bool {
         return true;
     }
     args.starts_with('(')
-        && super::text::matching_paren(args, 0)
-            .is_some_and(|c| args[c + 1..].trim_start().starts_with("=>"))
+        && super::text::matching_paren(args, 0).is_some_and(|c| args[c + 1..].trim_start().starts_with("=>"))
 }
 
 /// Arrow functions and anonymous `function` expressions passed as arguments.
@@ -383,9 +338,7 @@ fn closures(i: usize, m: &str, sink: &mut Sink) {
 /// try/catch, decorators and NestJS routes, singletons, mutexes, workers.
 fn misc(ctx: &FileCtx, st: &State, i: usize, m: &str, t: &str, sink: &mut Sink) {
     for pos in find_word(m, "try") {
-        if m[pos + 3..].trim_start().starts_with('{')
-            || super::text::ahead(m, pos + 3).trim().is_empty()
-        {
+        if m[pos + 3..].trim_start().starts_with('{') || super::text::ahead(m, pos + 3).trim().is_empty() {
             sink.emit("error_handling", "try/catch", i);
         }
     }
@@ -406,9 +359,7 @@ fn misc(ctx: &FileCtx, st: &State, i: usize, m: &str, t: &str, sink: &mut Sink) 
         }
     }
     let is_static = has_word(m, "static");
-    if is_static
-        && (m.contains("getInstance(") || has_word(m, "instance") || has_word(m, "_instance"))
-    {
+    if is_static && (m.contains("getInstance(") || has_word(m, "instance") || has_word(m, "_instance")) {
         sink.emit("singleton", st.class.as_deref().unwrap_or("getInstance"), i);
     }
     if m.contains("new Mutex(") {
@@ -416,11 +367,7 @@ fn misc(ctx: &FileCtx, st: &State, i: usize, m: &str, t: &str, sink: &mut Sink) 
     }
     for w in ["new Worker(", "new SharedWorker("] {
         if m.contains(w) {
-            sink.emit(
-                "spawned_task",
-                w.trim_start_matches("new ").trim_end_matches('('),
-                i,
-            );
+            sink.emit("spawned_task", w.trim_start_matches("new ").trim_end_matches('('), i);
         }
     }
 }
@@ -444,11 +391,9 @@ fn directives(ctx: &FileCtx, sink: &mut Sink) {
         };
         let line = ctx.line_of(p);
         match ctx.original.get(p + 1..close) {
-            Some("use client") => sink.emit(
-                "client_component",
-                &component_name(ctx).unwrap_or("use client".into()),
-                line,
-            ),
+            Some("use client") => {
+                sink.emit("client_component", &component_name(ctx).unwrap_or("use client".into()), line)
+            }
             Some("use server") => file_server_actions(ctx, line, sink),
             _ => {}
         }
@@ -465,21 +410,12 @@ fn directives(ctx: &FileCtx, sink: &mut Sink) {
         {
             continue;
         }
-        if ctx
-            .original_line(i)
-            .trim()
-            .trim_end_matches(';')
-            .trim_matches(['"', '\''])
-            != "use server"
-        {
+        if ctx.original_line(i).trim().trim_end_matches(';').trim_matches(['"', '\'']) != "use server" {
             continue;
         }
         let prev = ctx.masked_line(i - 1);
         if prev.trim_end().ends_with('{') {
-            let name = prev
-                .find("function")
-                .and_then(|p| ident_after(prev, p + 8))
-                .unwrap_or("use server");
+            let name = prev.find("function").and_then(|p| ident_after(prev, p + 8)).unwrap_or("use server");
             sink.emit("server_action", name, i);
         }
     }
@@ -513,9 +449,7 @@ fn component_name(ctx: &FileCtx) -> Option<String> {
         let d = strip_modifiers(m, &["export", "default", "async"]);
         let rest = strip_word(d, "function").or_else(|| strip_word(d, "const"))?;
         let name = ident_after(rest, 0)?;
-        name.as_bytes()[0]
-            .is_ascii_uppercase()
-            .then(|| name.to_string())
+        name.as_bytes()[0].is_ascii_uppercase().then(|| name.to_string())
     })
 }
 
@@ -526,119 +460,40 @@ mod tests {
     #[test]
     fn every_rule_positive_and_negative() {
         let positives: &[(&str, &str, &str)] = &[
-            (
-                "export function useUsers() {\n  return [];\n}",
-                "react_hook",
-                "useUsers",
-            ),
-            (
-                "const useAuth = () => useContext(Ctx);",
-                "react_hook",
-                "useAuth",
-            ),
-            (
-                "const [n, setN] = useState<number>(0);",
-                "react_hook",
-                "useState",
-            ),
-            (
-                "useEffect(() => { load(); }, []);",
-                "react_hook",
-                "useEffect",
-            ),
+            ("export function useUsers() {\n  return [];\n}", "react_hook", "useUsers"),
+            ("const useAuth = () => useContext(Ctx);", "react_hook", "useAuth"),
+            ("const [n, setN] = useState<number>(0);", "react_hook", "useState"),
+            ("useEffect(() => { load(); }, []);", "react_hook", "useEffect"),
             ("app.get('/users', handler);", "api_route", "GET /users"),
-            (
-                "router.post(\"/users/:id\", async (req, res) => {});",
-                "api_route",
-                "POST /users/:id",
-            ),
+            ("router.post(\"/users/:id\", async (req, res) => {});", "api_route", "POST /users/:id"),
             ("@Get(':id')\nfindOne() {}", "api_route", "GET :id"),
-            (
-                "export interface User {\n  id: string;\n}",
-                "interface",
-                "User",
-            ),
+            ("export interface User {\n  id: string;\n}", "interface", "User"),
             ("export type Id = string | number;", "type_alias", "Id"),
             ("export enum Role { Admin, User }", "enum", "Role"),
             ("export class UserService {}", "class", "UserService"),
-            (
-                "export class UserService {}",
-                "layered_class",
-                "UserService",
-            ),
-            (
-                "class Db {\n  private static instance: Db;\n}",
-                "singleton",
-                "Db",
-            ),
-            (
-                "export async function loadUsers() {}",
-                "async_function",
-                "loadUsers",
-            ),
+            ("export class UserService {}", "layered_class", "UserService"),
+            ("class Db {\n  private static instance: Db;\n}", "singleton", "Db"),
+            ("export async function loadUsers() {}", "async_function", "loadUsers"),
             ("const save = async (u) => { };", "async_function", "save"),
-            (
-                "const u = await prisma.user.findMany();",
-                "await",
-                "prisma.user.findMany",
-            ),
-            (
-                "await Promise.all([a(), b()]);",
-                "promise_combinator",
-                "Promise.all",
-            ),
-            (
-                "try {\n  x();\n} catch (e) {}",
-                "error_handling",
-                "try/catch",
-            ),
-            (
-                "fetch(u).then(r => r.json()).catch(console.error);",
-                "error_handling",
-                ".catch()",
-            ),
-            (
-                "const users = prisma.user.findMany({ where: {} });",
-                "db_query",
-                "prisma.user.findMany",
-            ),
-            (
-                "const r = await pool.query('SELECT 1');",
-                "db_query",
-                "pool.query",
-            ),
-            (
-                "const u = await User.findOne({ email });",
-                "db_query",
-                "User.findOne",
-            ),
+            ("const u = await prisma.user.findMany();", "await", "prisma.user.findMany"),
+            ("await Promise.all([a(), b()]);", "promise_combinator", "Promise.all"),
+            ("try {\n  x();\n} catch (e) {}", "error_handling", "try/catch"),
+            ("fetch(u).then(r => r.json()).catch(console.error);", "error_handling", ".catch()"),
+            ("const users = prisma.user.findMany({ where: {} });", "db_query", "prisma.user.findMany"),
+            ("const r = await pool.query('SELECT 1');", "db_query", "pool.query"),
+            ("const u = await User.findOne({ email });", "db_query", "User.findOne"),
             ("ids.forEach((id) => remove(id));", "closure", "forEach"),
-            (
-                "const names = users.map(u => u.name);",
-                "higher_order_function",
-                "map",
-            ),
-            (
-                "@Injectable()\nexport class A {}",
-                "decorator",
-                "Injectable",
-            ),
+            ("const names = users.map(u => u.name);", "higher_order_function", "map"),
+            ("@Injectable()\nexport class A {}", "decorator", "Injectable"),
             ("function* ids() { yield 1; }", "generator", "ids"),
-            (
-                "describe('users', () => {\n  it('lists them', () => {});\n});",
-                "test",
-                "users",
-            ),
+            ("describe('users', () => {\n  it('lists them', () => {});\n});", "test", "users"),
             ("it('lists them', () => {});", "test", "lists them"),
             ("test.each([1])('works %i', (n) => {});", "test", "works %i"),
             ("const lock = new Mutex();", "mutex", "Mutex"),
             ("const w = new Worker('./w.js');", "spawned_task", "Worker"),
         ];
         let negatives: &[(&str, &str)] = &[
-            (
-                "function user() {}\nconst used = 1; reuseState(1);",
-                "react_hook",
-            ),
+            ("function user() {}\nconst used = 1; reuseState(1);", "react_hook"),
             ("map.get('key'); cache.post(x);", "api_route"),
             ("const interfaceName = 1;", "interface"),
             ("const type = 'a';", "type_alias"),
@@ -666,8 +521,7 @@ mod tests {
 
     #[test]
     fn inside_strings_is_not_reported() {
-        let src =
-            "const s = \"useEffect(() => {}) try { await x }\";\nconst t = `app.get('/x', h)`;\n";
+        let src = "const s = \"useEffect(() => {}) try { await x }\";\nconst t = `app.get('/x', h)`;\n";
         let f = found("a.ts", src);
         assert!(f.is_empty(), "{f:?}");
     }
@@ -676,50 +530,23 @@ mod tests {
     fn next_js_route_exports_and_directives() {
         let src = "// route\nexport async function GET(req: Request) {}\nexport const POST = async () => {};\n";
         let f = found("src/app/(admin)/api/users/route.ts", src);
-        assert!(
-            f.contains(&("api_route".into(), "GET /api/users".into())),
-            "{f:?}"
-        );
-        assert!(
-            f.contains(&("api_route".into(), "POST /api/users".into())),
-            "{f:?}"
-        );
+        assert!(f.contains(&("api_route".into(), "GET /api/users".into())), "{f:?}");
+        assert!(f.contains(&("api_route".into(), "POST /api/users".into())), "{f:?}");
 
-        let f = found(
-            "app/page.tsx",
-            "/* hi */\n'use client';\nexport default function Page() {}\n",
-        );
-        assert!(
-            f.contains(&("client_component".into(), "Page".into())),
-            "{f:?}"
-        );
+        let f = found("app/page.tsx", "/* hi */\n'use client';\nexport default function Page() {}\n");
+        assert!(f.contains(&("client_component".into(), "Page".into())), "{f:?}");
 
-        let f = found(
-            "app/actions.ts",
-            "\"use server\"\nexport async function createUser(d: FormData) {}\n",
-        );
-        assert!(
-            f.contains(&("server_action".into(), "createUser".into())),
-            "{f:?}"
-        );
+        let f = found("app/actions.ts", "\"use server\"\nexport async function createUser(d: FormData) {}\n");
+        assert!(f.contains(&("server_action".into(), "createUser".into())), "{f:?}");
 
         let f = found(
             "app/p.tsx",
             "export default function P() {\n  async function save() {\n    \"use server\";\n  }\n}\n",
         );
-        assert!(
-            f.contains(&("server_action".into(), "save".into())),
-            "{f:?}"
-        );
+        assert!(f.contains(&("server_action".into(), "save".into())), "{f:?}");
 
-        let f = found(
-            "pages/api/users/index.ts",
-            "export default function handler(req, res) {}\n",
-        );
-        assert!(
-            f.contains(&("api_route".into(), "ANY /api/users".into())),
-            "{f:?}"
-        );
+        let f = found("pages/api/users/index.ts", "export default function handler(req, res) {}\n");
+        assert!(f.contains(&("api_route".into(), "ANY /api/users".into())), "{f:?}");
     }
 
     #[test]

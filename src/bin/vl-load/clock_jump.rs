@@ -76,8 +76,11 @@ pub fn run(dir: &Path) -> serde_json::Value {
         .expect("count attempts");
     let mut result = verify(&db, &report.acknowledged).to_json();
     merge(&mut result, report.health);
-    merge(&mut result, json!({"mode": "faults", "scenario": "clock-jump", "refused": report.refused,
+    merge(
+        &mut result,
+        json!({"mode": "faults", "scenario": "clock-jump", "refused": report.refused,
         "details": {"jobs_stamped_an_hour_behind": behind, "jobs_stamped_an_hour_ahead": ahead, "attempts_lost_or_timed_out": interrupted},
-        "checks": {"backward_jump_reached_the_worker": behind > 0, "forward_jump_reached_the_worker": ahead > 0, "worker_survived": survived}}));
+        "checks": {"backward_jump_reached_the_worker": behind > 0, "forward_jump_reached_the_worker": ahead > 0, "worker_survived": survived}}),
+    );
     result
 }

@@ -120,7 +120,8 @@ pub fn run(rounds: usize, clients: usize) -> serde_json::Value {
     let acknowledged = acknowledged.lock().expect("acks").clone();
     let counts = verify(&db, &acknowledged);
     let conn = rusqlite::Connection::open(&db).expect("open the database");
-    let rescued: i64 = conn.query_row("SELECT COUNT(*) FROM job_attempts WHERE outcome = 'lost'", [], |r| r.get(0)).unwrap_or(0);
+    let rescued: i64 =
+        conn.query_row("SELECT COUNT(*) FROM job_attempts WHERE outcome = 'lost'", [], |r| r.get(0)).unwrap_or(0);
     let mut result = counts.to_json();
     result["mode"] = json!("crash");
     result["rounds"] = json!(rounds);
@@ -140,7 +141,11 @@ pub(crate) fn drain_within(db: &std::path::Path, limit: Duration) {
     let deadline = Instant::now() + limit;
     loop {
         let waiting: i64 = rusqlite::Connection::open(db)
-            .and_then(|c| c.query_row("SELECT COUNT(*) FROM jobs WHERE state IN ('available','running','retryable')", [], |r| r.get(0)))
+            .and_then(|c| {
+                c.query_row("SELECT COUNT(*) FROM jobs WHERE state IN ('available','running','retryable')", [], |r| {
+                    r.get(0)
+                })
+            })
             .unwrap_or(1);
         if waiting == 0 || Instant::now() > deadline {
             return;
@@ -177,20 +182,31 @@ pub(crate) fn verify(db: &std::path::Path, acknowledged: &HashSet<String>) -> Co
     let mut stmt = conn
         .prepare("SELECT json_extract(payload, '$.tool_use_id'), state = 'succeeded' FROM jobs WHERE kind = 'ingest'")
         .expect("prepare");
-    for (id, succeeded) in stmt.query_map([], |r| Ok((r.get::<_, Option<String>>(0)?, r.get::<_, bool>(1)?))).expect("read jobs").flatten() {
+    for (id, succeeded) in
+        stmt.query_map([], |r| Ok((r.get::<_, Option<String>>(0)?, r.get::<_, bool>(1)?))).expect("read jobs").flatten()
+    {
         let entry = jobs.entry(id.unwrap_or_default()).or_default();
         entry.0 += 1;
         entry.1 += i64::from(succeeded);
     }
     let mut stmt = conn.prepare("SELECT event_key, COUNT(*) FROM observations GROUP BY event_key").expect("prepare");
-    let rows: HashMap<String, i64> =
-        stmt.query_map([], |r| Ok((r.get::<_, Option<String>>(0)?.unwrap_or_default(), r.get(1)?))).expect("read observations").flatten().collect();
+    let rows: HashMap<String, i64> = stmt
+        .query_map([], |r| Ok((r.get::<_, Option<String>>(0)?.unwrap_or_default(), r.get(1)?)))
+        .expect("read observations")
+        .flatten()
+        .collect();
     // Inline ingest finishes in its enqueue transaction (finished_at = created_at).
     let ingested_by_the_runner = conn
         .query_row("SELECT COUNT(*) FROM jobs WHERE kind = 'ingest' AND finished_at > created_at", [], |r| r.get(0))
         .expect("count ingest jobs");
-    let mut counts =
-        Counts { acknowledged: acknowledged.len(), stored: 0, executed: 0, duplicated: 0, lost: Vec::new(), ingested_by_the_runner };
+    let mut counts = Counts {
+        acknowledged: acknowledged.len(),
+        stored: 0,
+        executed: 0,
+        duplicated: 0,
+        lost: Vec::new(),
+        ingested_by_the_runner,
+    };
     for id in acknowledged {
         let (jobs, succeeded) = jobs.get(id).copied().unwrap_or((0, 0));
         let rows = rows.get(id).copied().unwrap_or(0);

@@ -34,8 +34,15 @@ impl Fault {
     }
 }
 
-pub(crate) const CYCLE: [Fault; 7] =
-    [Fault::Hang, Fault::RateLimited, Fault::ServerError, Fault::Unauthorised, Fault::Malformed, Fault::CutMidResponse, Fault::Good];
+pub(crate) const CYCLE: [Fault; 7] = [
+    Fault::Hang,
+    Fault::RateLimited,
+    Fault::ServerError,
+    Fault::Unauthorised,
+    Fault::Malformed,
+    Fault::CutMidResponse,
+    Fault::Good,
+];
 
 /// One request as received, and the fault it was served.
 pub(crate) struct Served {
@@ -60,7 +67,11 @@ pub(crate) struct FakeRemote {
 }
 
 impl FakeRemote {
-    pub(crate) fn start(hang: Duration, faulty: usize, good: impl Fn(&[u8]) -> String + Send + Sync + 'static) -> FakeRemote {
+    pub(crate) fn start(
+        hang: Duration,
+        faulty: usize,
+        good: impl Fn(&[u8]) -> String + Send + Sync + 'static,
+    ) -> FakeRemote {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a fake remote");
         let url = format!("http://{}", listener.local_addr().expect("fake remote address"));
         let served: Arc<Mutex<Vec<Served>>> = Arc::default();
@@ -97,7 +108,11 @@ fn serve(stream: TcpStream, log: &Mutex<Vec<Served>>, good: &GoodAnswer, hang: D
             headers.push((k.trim().to_owned(), v.trim().to_owned()));
         }
     }
-    let length = headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("content-length")).and_then(|(_, v)| v.parse().ok()).unwrap_or(0);
+    let length = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
     let mut body = vec![0u8; length];
     if reader.read_exact(&mut body).is_err() {
         return;
@@ -110,7 +125,9 @@ fn serve(stream: TcpStream, log: &Mutex<Vec<Served>>, good: &GoodAnswer, hang: D
         (fault, answer)
     };
     let head = |status: &str, extra: &str, declared: usize| {
-        format!("HTTP/1.1 {status}\r\nContent-Type: application/json\r\nConnection: close\r\n{extra}Content-Length: {declared}\r\n\r\n")
+        format!(
+            "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nConnection: close\r\n{extra}Content-Length: {declared}\r\n\r\n"
+        )
     };
     let respond = |status: &str, extra: &str, body: &str| head(status, extra, body.len()) + body;
     let reply = match fault {

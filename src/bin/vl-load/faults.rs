@@ -70,9 +70,12 @@ pub fn run(scenario: &str, dir: &Path) -> serde_json::Value {
     worker.kill();
     let mut result = verify(&db, &report.acknowledged).to_json();
     merge(&mut result, report.health);
-    merge(&mut result, json!({"mode": "faults", "scenario": scenario, "refused": report.refused,
+    merge(
+        &mut result,
+        json!({"mode": "faults", "scenario": scenario, "refused": report.refused,
         "checks": {"fault_took_effect": fault_took_effect && refused_during > 0, "worker_survived": survived,
-                   "same_worker_recovered": recovered}}));
+                   "same_worker_recovered": recovered}}),
+    );
     result
 }
 

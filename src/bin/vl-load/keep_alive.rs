@@ -45,9 +45,10 @@ impl KeepAlive {
                 break;
             }
             if let Some((name, value)) = header.split_once(':')
-                && name.eq_ignore_ascii_case("content-length") {
-                    length = value.trim().parse().map_err(|_| invalid(header))?;
-                }
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().map_err(|_| invalid(header))?;
+            }
         }
         std::io::copy(&mut (&mut self.reader).take(length as u64), &mut std::io::sink())?;
         Ok(status)

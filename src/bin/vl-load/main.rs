@@ -57,7 +57,8 @@ fn temp_queue(sync: Synchronous) -> (tempfile_dir::Dir, Queue, vibelearn::queue:
     let dir = tempfile_dir::Dir::new();
     let path = dir.0.join("bench.db");
     let conn = db::open_and_migrate(&path, sync).expect("open the database");
-    let (queue, thread) = Queue::start(conn, &path, sync, WriterConfig::default(), vibelearn::clock::system()).expect("start");
+    let (queue, thread) =
+        Queue::start(conn, &path, sync, WriterConfig::default(), vibelearn::clock::system()).expect("start");
     (dir, queue, thread)
 }
 
@@ -118,10 +119,14 @@ fn noop(count: usize, threads: usize) -> serde_json::Value {
     let mut registry = Registry::default();
     {
         let done = done.clone();
-        registry.register("noop", KindSpec::new(Duration::from_secs(10), 1).batched(32), move |_: &ClaimedJob, _: &_| {
-            done.fetch_add(1, Ordering::Relaxed);
-            Outcome::Succeeded { result: None, effects: None }
-        });
+        registry.register(
+            "noop",
+            KindSpec::new(Duration::from_secs(10), 1).batched(32),
+            move |_: &ClaimedJob, _: &_| {
+                done.fetch_add(1, Ordering::Relaxed);
+                Outcome::Succeeded { result: None, effects: None }
+            },
+        );
     }
     // Jobs in many lanes (sessions), enqueued in batches before the runner starts.
     for first in (0..count).step_by(1000) {
@@ -236,7 +241,14 @@ fn hook_latency(runs: usize, port: &str) -> serde_json::Value {
         let started = Instant::now();
         let mut child = std::process::Command::new(vl_binary())
             .args(["hook", "claude-code", "observation"])
-            .env("VIBELEARN_DATA_DIR", if worker_up { std::env::var("VIBELEARN_DATA_DIR").unwrap_or_default() } else { dir.0.to_string_lossy().into_owned() })
+            .env(
+                "VIBELEARN_DATA_DIR",
+                if worker_up {
+                    std::env::var("VIBELEARN_DATA_DIR").unwrap_or_default()
+                } else {
+                    dir.0.to_string_lossy().into_owned()
+                },
+            )
             .env("VIBELEARN_WORKER_PORT", &port)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::null())
@@ -257,8 +269,12 @@ fn static_throughput(megabytes: usize) -> serde_json::Value {
     use vibelearn::analysis::model::SourceFile;
     let unit = vibelearn::sample::DEMO_SESSION;
     let session: serde_json::Value = serde_json::from_str(unit).expect("sample");
-    let sources: Vec<String> = session["steps"].as_array().into_iter().flatten()
-        .filter_map(|s| s["write_file"]["content"].as_str().map(str::to_owned)).collect();
+    let sources: Vec<String> = session["steps"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["write_file"]["content"].as_str().map(str::to_owned))
+        .collect();
     let mut files = Vec::new();
     let mut bytes = 0;
     let mut n = 0;
@@ -278,16 +294,22 @@ fn static_throughput(megabytes: usize) -> serde_json::Value {
 fn pipeline(port: u16, events: usize) -> serde_json::Value {
     let session = format!("bench-pipeline-{}", fastrand::u32(..));
     let sample = vibelearn::sample::SampleSession::parse(vibelearn::sample::DEMO_SESSION).expect("sample");
-    let files: Vec<(String, String)> = sample.steps.iter()
-        .filter_map(|s| s.write_file.as_ref().map(|f| (f.path.clone(), f.content.clone()))).collect();
+    let files: Vec<(String, String)> = sample
+        .steps
+        .iter()
+        .filter_map(|s| s.write_file.as_ref().map(|f| (f.path.clone(), f.content.clone())))
+        .collect();
     let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
     let base = format!("http://127.0.0.1:{port}");
     let post = |path: &str, body: serde_json::Value| {
-        agent.post(&format!("{base}{path}")).header("Content-Type", "application/json").send(body.to_string()).map(|mut r| {
-            let _ = r.body_mut().read_to_string();
-        })
+        agent.post(&format!("{base}{path}")).header("Content-Type", "application/json").send(body.to_string()).map(
+            |mut r| {
+                let _ = r.body_mut().read_to_string();
+            },
+        )
     };
-    let _ = post("/api/sessions/init", json!({"contentSessionId": session, "cwd": "/tmp/bench-shop", "prompt": "bench"}));
+    let _ =
+        post("/api/sessions/init", json!({"contentSessionId": session, "cwd": "/tmp/bench-shop", "prompt": "bench"}));
     for n in 0..events {
         let body = match n % 4 {
             0 | 1 => {
@@ -295,10 +317,14 @@ fn pipeline(port: u16, events: usize) -> serde_json::Value {
                 json!({"contentSessionId": session, "tool_name": "Write", "tool_use_id": format!("{session}-{n}"), "cwd": "/tmp/bench-shop",
                        "tool_input": {"file_path": format!("/tmp/bench-shop/{}/{path}", n % 20), "content": content}})
             }
-            2 => json!({"contentSessionId": session, "tool_name": "Bash", "tool_use_id": format!("{session}-{n}"), "cwd": "/tmp/bench-shop",
-                        "tool_input": {"command": "npm install zod"}, "tool_response": {"stdout": "ok"}}),
-            _ => json!({"contentSessionId": session, "tool_name": "Read", "tool_use_id": format!("{session}-{n}"), "cwd": "/tmp/bench-shop",
-                        "tool_input": {"file_path": "/tmp/bench-shop/package.json"}}),
+            2 => {
+                json!({"contentSessionId": session, "tool_name": "Bash", "tool_use_id": format!("{session}-{n}"), "cwd": "/tmp/bench-shop",
+                        "tool_input": {"command": "npm install zod"}, "tool_response": {"stdout": "ok"}})
+            }
+            _ => {
+                json!({"contentSessionId": session, "tool_name": "Read", "tool_use_id": format!("{session}-{n}"), "cwd": "/tmp/bench-shop",
+                        "tool_input": {"file_path": "/tmp/bench-shop/package.json"}})
+            }
         };
         let _ = post("/api/sessions/observations", body);
     }
@@ -321,9 +347,19 @@ fn pipeline(port: u16, events: usize) -> serde_json::Value {
     }
     let total = started.elapsed().as_secs_f64() * 1000.0;
     let duration_of = |kind: &str| -> f64 {
-        let id = steps["steps"].as_array().into_iter().flatten().find(|s| s["kind"] == kind).and_then(|s| s["job_id"].as_i64()).unwrap_or(0);
-        let job: serde_json::Value = agent.get(&format!("{base}/api/jobs/{id}")).call().ok()
-            .and_then(|mut r| serde_json::from_str(&r.body_mut().read_to_string().unwrap_or_default()).ok()).unwrap_or_default();
+        let id = steps["steps"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|s| s["kind"] == kind)
+            .and_then(|s| s["job_id"].as_i64())
+            .unwrap_or(0);
+        let job: serde_json::Value = agent
+            .get(&format!("{base}/api/jobs/{id}"))
+            .call()
+            .ok()
+            .and_then(|mut r| serde_json::from_str(&r.body_mut().read_to_string().unwrap_or_default()).ok())
+            .unwrap_or_default();
         let attempt = job["attempts"].as_array().and_then(|a| a.last().cloned()).unwrap_or_default();
         (attempt["finished_at"].as_i64().unwrap_or(0) - attempt["started_at"].as_i64().unwrap_or(0)) as f64
     };

@@ -85,11 +85,23 @@ struct Acked {
 fn post_session(port: u16, id: &str) -> Option<Vec<Acked>> {
     let cwd = format!("/tmp/vl-remote/{id}");
     let mut requests = vec![
-        ("/api/sessions/init".to_owned(), json!({"contentSessionId": id, "cwd": cwd, "prompt": "write a cart module"}), None),
-        ("/api/sessions/observations".to_owned(), json!({"contentSessionId": id, "cwd": cwd, "tool_name": "Write", "tool_use_id": format!("{id}-w"),
-            "tool_input": {"file_path": format!("{cwd}/src/cart.ts"), "content": CART}}), Some(format!("{id}-w"))),
-        ("/api/sessions/observations".to_owned(), json!({"contentSessionId": id, "cwd": cwd, "tool_name": "Bash", "tool_use_id": format!("{id}-b"),
-            "tool_input": {"command": "npm test"}, "tool_response": {"stdout": "ok"}}), Some(format!("{id}-b"))),
+        (
+            "/api/sessions/init".to_owned(),
+            json!({"contentSessionId": id, "cwd": cwd, "prompt": "write a cart module"}),
+            None,
+        ),
+        (
+            "/api/sessions/observations".to_owned(),
+            json!({"contentSessionId": id, "cwd": cwd, "tool_name": "Write", "tool_use_id": format!("{id}-w"),
+            "tool_input": {"file_path": format!("{cwd}/src/cart.ts"), "content": CART}}),
+            Some(format!("{id}-w")),
+        ),
+        (
+            "/api/sessions/observations".to_owned(),
+            json!({"contentSessionId": id, "cwd": cwd, "tool_name": "Bash", "tool_use_id": format!("{id}-b"),
+            "tool_input": {"command": "npm test"}, "tool_response": {"stdout": "ok"}}),
+            Some(format!("{id}-b")),
+        ),
         ("/api/sessions/complete".to_owned(), json!({"contentSessionId": id, "cwd": cwd, "reason": "exit"}), None),
     ];
     requests.extend(STEPS.iter().map(|step| (format!("/api/vibelearn/{step}"), json!({"contentSessionId": id}), None)));
@@ -119,10 +131,15 @@ pub fn run(dir: &Path) -> serde_json::Value {
     let probe = HealthProbe::start(port);
     let clients: Vec<_> = (0..CLIENTS)
         .map(|c| {
-            std::thread::spawn(move || (0..SESSIONS_PER_CLIENT).filter_map(|s| post_session(port, &format!("remote-{c}-{s}"))).collect::<Vec<_>>())
+            std::thread::spawn(move || {
+                (0..SESSIONS_PER_CLIENT)
+                    .filter_map(|s| post_session(port, &format!("remote-{c}-{s}")))
+                    .collect::<Vec<_>>()
+            })
         })
         .collect();
-    let sessions: Vec<Vec<Acked>> = clients.into_iter().flat_map(|c| c.join().expect("a session client panicked")).collect();
+    let sessions: Vec<Vec<Acked>> =
+        clients.into_iter().flat_map(|c| c.join().expect("a session client panicked")).collect();
     let db = dir.join("vibelearn.db");
     drain_within(&db, DRAIN_LIMIT);
     let health = probe.stop();
@@ -139,9 +156,12 @@ pub fn run(dir: &Path) -> serde_json::Value {
         "SELECT COUNT(*) FROM jobs j WHERE kind = 'sync' AND state = 'succeeded' AND json_extract(result, '$.status') = 200 \
          AND EXISTS (SELECT 1 FROM questions q WHERE q.session_id = json_extract(j.payload, '$.contentSessionId'))",
     );
-    let dead_without_error = scalar("SELECT COUNT(*) FROM jobs WHERE state = 'dead' AND (last_error IS NULL OR last_error = '')");
+    let dead_without_error =
+        scalar("SELECT COUNT(*) FROM jobs WHERE state = 'dead' AND (last_error IS NULL OR last_error = '')");
     merge(&mut result, health);
-    merge(&mut result, json!({"mode": "faults", "scenario": "llm-upstream", "refused": 0,
+    merge(
+        &mut result,
+        json!({"mode": "faults", "scenario": "llm-upstream", "refused": 0,
         "details": {"sessions_acknowledged": sessions.len(), "jobs_by_kind_and_state": jobs_by_kind_and_state(&conn),
                     "llm_requests": by_fault(&llm_served), "upstream_requests": by_fault(&upstream_served),
                     "upstream_sessions_taken_in": upstream_check.sessions, "upstream_same_key_redelivered": upstream_check.redelivered,
@@ -149,7 +169,8 @@ pub fn run(dir: &Path) -> serde_json::Value {
         "checks": {"llm_served_every_fault": every_fault(&llm_served), "upstream_served_every_fault": every_fault(&upstream_served),
                    "a_session_came_through": synced_with_questions > 0, "dead_jobs_carry_their_error": dead_without_error == 0,
                    "delivered_syncs_reached_upstream": upstream_check.delivered_but_not_received == 0,
-                   "worker_survived": survived}}));
+                   "worker_survived": survived}}),
+    );
     result
 }
 
@@ -160,7 +181,8 @@ fn verify(conn: &rusqlite::Connection, sessions: &[Vec<Acked>]) -> Value {
     let (mut acknowledged, mut stored, mut executed, mut duplicated, mut lost) = (0, 0, 0, 0i64, Vec::new());
     for acked in sessions.iter().flatten() {
         acknowledged += 1;
-        let found: Option<(String, Option<String>)> = job.query_row([acked.job_id], |r| Ok((r.get(0)?, r.get(1)?))).ok();
+        let found: Option<(String, Option<String>)> =
+            job.query_row([acked.job_id], |r| Ok((r.get(0)?, r.get(1)?))).ok();
         let observed = acked.tool_use_id.as_ref().map(|id| rows.query_row([id], |r| r.get::<_, i64>(0)).unwrap_or(0));
         stored += usize::from(found.is_some());
         let terminal = match &found {
@@ -199,7 +221,9 @@ fn upstream_duplicates(conn: &rusqlite::Connection, served: &[Served]) -> Upstre
     let mut taken = HashSet::new();
     let mut redelivered = 0;
     for request in served.iter().filter(|s| s.fault.took_in()) {
-        let session = serde_json::from_slice::<Value>(&request.body).ok().and_then(|b| b["session"]["id"].as_str().map(str::to_owned));
+        let session = serde_json::from_slice::<Value>(&request.body)
+            .ok()
+            .and_then(|b| b["session"]["id"].as_str().map(str::to_owned));
         let key = request.header("idempotency-key").unwrap_or("").to_owned();
         redelivered += usize::from(!taken.insert(key.clone()));
         keys_by_session.entry(session.unwrap_or_default()).or_default().insert(key);
@@ -227,7 +251,11 @@ fn by_fault(served: &[Served]) -> Value {
 fn jobs_by_kind_and_state(conn: &rusqlite::Connection) -> Value {
     let mut stmt = conn.prepare("SELECT kind, state, COUNT(*) FROM jobs GROUP BY kind, state").expect("prepare");
     let mut out = serde_json::Map::new();
-    for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?))).expect("query").flatten() {
+    for row in stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))
+        .expect("query")
+        .flatten()
+    {
         out.entry(row.0).or_insert_with(|| json!({}))[row.1.as_str()] = json!(row.2);
     }
     Value::Object(out)

@@ -167,10 +167,20 @@ pub fn record_answer(conn: &mut Connection, answer: &Answer<'_>, now: Millis) ->
         return Ok(None);
     };
     let schedule = sm2::review(&row.schedule, answer.quality, now);
-    tx.prepare_cached("UPDATE questions SET ease = ?2, interval_days = ?3, repetitions = ?4, due_at = ?5 WHERE id = ?1")?
-        .execute(params![answer.question_id, schedule.ease, schedule.interval_days, schedule.repetitions, schedule.due_at_ms])?;
-    tx.prepare_cached("INSERT INTO quiz_attempts (question_id, answer, correct, quality, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")?
-        .execute(params![answer.question_id, answer.text, answer.correct, answer.quality, now])?;
+    tx.prepare_cached(
+        "UPDATE questions SET ease = ?2, interval_days = ?3, repetitions = ?4, due_at = ?5 WHERE id = ?1",
+    )?
+    .execute(params![
+        answer.question_id,
+        schedule.ease,
+        schedule.interval_days,
+        schedule.repetitions,
+        schedule.due_at_ms
+    ])?;
+    tx.prepare_cached(
+        "INSERT INTO quiz_attempts (question_id, answer, correct, quality, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![answer.question_id, answer.text, answer.correct, answer.quality, now])?;
     let before = load_mastery(&tx, &row)?;
     let after = mastery::record(&before, answer.correct);
     save_mastery(&tx, &row, &after, now)?;
@@ -277,7 +287,13 @@ fn save_mastery(conn: &Connection, row: &Row, m: &Mastery, now: Millis) -> rusql
 
 /// Inserts (or finds) the follow-up of `parent_id`; returns its id when it was never
 /// answered, so it is asked now. A follow-up already answered keeps its own SM-2 schedule.
-fn insert_follow_up(conn: &Connection, parent_id: &str, row: &Row, text: &str, now: Millis) -> rusqlite::Result<Option<String>> {
+fn insert_follow_up(
+    conn: &Connection,
+    parent_id: &str,
+    row: &Row,
+    text: &str,
+    now: Millis,
+) -> rusqlite::Result<Option<String>> {
     let text_hash = normalized_text_hash(text);
     let mut tags: Vec<String> = serde_json::from_str(&row.tags).unwrap_or_default();
     if !tags.iter().any(|t| t == FOLLOW_UP_TAG) {
@@ -343,8 +359,5 @@ pub fn streak(conn: &Connection, now: Millis) -> rusqlite::Result<Streak> {
     for day in stmt.query_map([], |r| r.get::<_, i64>(0))? {
         state = Some(streak::update_streak(state, day?));
     }
-    Ok(Streak {
-        current: streak::current_streak(state.as_ref(), day_of(now)),
-        longest: state.map_or(0, |s| s.longest),
-    })
+    Ok(Streak { current: streak::current_streak(state.as_ref(), day_of(now)), longest: state.map_or(0, |s| s.longest) })
 }

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::{Routed, method_not_allowed, number_param, unknown_route};
 use crate::http::error::{ApiError, json_response};
-use crate::http::server::{AppContext, ApiRequest, ok};
+use crate::http::server::{ApiRequest, AppContext, ok};
 use crate::queue::store::{ListFilter, Retention};
 use crate::queue::{JobId, JobState};
 
@@ -20,7 +20,9 @@ pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>, rest: &[&str]) -> Routed
         ("GET", [id]) => ("jobs_show", job_id(id).and_then(|id| show(ctx, id))),
         ("POST", [id, "replay"]) => ("jobs_replay", job_id(id).and_then(|id| replay_one(ctx, req, id))),
         ("POST", [id, "cancel"]) => ("jobs_cancel", job_id(id).and_then(|id| cancel(ctx, req, id))),
-        (_, [] | ["stats" | "throughput" | "prune" | "replay"] | [_] | [_, "replay" | "cancel"]) => ("unknown", Err(method_not_allowed(req))),
+        (_, [] | ["stats" | "throughput" | "prune" | "replay"] | [_] | [_, "replay" | "cancel"]) => {
+            ("unknown", Err(method_not_allowed(req)))
+        }
         _ => ("unknown", Err(unknown_route(req))),
     }
 }
@@ -45,7 +47,11 @@ fn list(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<crate::http::wire::Res
         state: state_param(req.param("state"))?,
         kind: req.param("kind"),
         lane: req.param("session").map(|s| crate::jobs::lane(&s)),
-        since: req.param("since").map(|s| s.parse()).transpose().map_err(|_| ApiError::bad_request("since must be ms since the epoch"))?,
+        since: req
+            .param("since")
+            .map(|s| s.parse())
+            .transpose()
+            .map_err(|_| ApiError::bad_request("since must be ms since the epoch"))?,
         before: req.param("before").map(|b| job_id(&b)).transpose()?,
         limit: number_param(req, "limit", 50)?,
     };

@@ -24,12 +24,16 @@ pub fn render(ctx: &AppContext) -> Response {
             let _ = writeln!(out, "{name}{{kind=\"{kind}\"}} {value}");
         }
     }
-    let _ = writeln!(out, "# HELP vibelearn_job_duration_seconds Job handler run time.\n# TYPE vibelearn_job_duration_seconds histogram");
+    let _ = writeln!(
+        out,
+        "# HELP vibelearn_job_duration_seconds Job handler run time.\n# TYPE vibelearn_job_duration_seconds histogram"
+    );
     for (kind, c) in &kinds {
         let mut cumulative = 0;
         for (i, bound) in DURATION_BUCKETS.iter().enumerate() {
             cumulative += c.duration_buckets[i];
-            let _ = writeln!(out, "vibelearn_job_duration_seconds_bucket{{kind=\"{kind}\",le=\"{bound}\"}} {cumulative}");
+            let _ =
+                writeln!(out, "vibelearn_job_duration_seconds_bucket{{kind=\"{kind}\",le=\"{bound}\"}} {cumulative}");
         }
         cumulative += c.duration_buckets[DURATION_BUCKETS.len()];
         let _ = writeln!(out, "vibelearn_job_duration_seconds_bucket{{kind=\"{kind}\",le=\"+Inf\"}} {cumulative}");
@@ -38,12 +42,21 @@ pub fn render(ctx: &AppContext) -> Response {
     }
     let _ = writeln!(out, "# HELP vibelearn_queue_depth Jobs per state.\n# TYPE vibelearn_queue_depth gauge");
     if let Ok(conn) = ctx.queue.read()
-        && let Ok(counts) = crate::queue::store::count_by_state(&conn, &crate::queue::JobState::ALL) {
-            for state in crate::queue::JobState::ALL {
-                let _ = writeln!(out, "vibelearn_queue_depth{{state=\"{}\"}} {}", state.as_str(), counts.get(&state).copied().unwrap_or(0));
-            }
+        && let Ok(counts) = crate::queue::store::count_by_state(&conn, &crate::queue::JobState::ALL)
+    {
+        for state in crate::queue::JobState::ALL {
+            let _ = writeln!(
+                out,
+                "vibelearn_queue_depth{{state=\"{}\"}} {}",
+                state.as_str(),
+                counts.get(&state).copied().unwrap_or(0)
+            );
         }
-    let _ = writeln!(out, "# HELP vibelearn_http_requests_total HTTP requests.\n# TYPE vibelearn_http_requests_total counter");
+    }
+    let _ = writeln!(
+        out,
+        "# HELP vibelearn_http_requests_total HTTP requests.\n# TYPE vibelearn_http_requests_total counter"
+    );
     for ((route, status), count) in ctx.http_counts.lock().unwrap_or_else(|p| p.into_inner()).iter() {
         let _ = writeln!(out, "vibelearn_http_requests_total{{route=\"{route}\",status=\"{status}\"}} {count}");
     }

@@ -11,7 +11,7 @@ use crate::http::wire::Response;
 use serde_json::{Value, json};
 
 use super::error::{ApiError, json_response};
-use super::server::{AppContext, ApiRequest, ok};
+use super::server::{ApiRequest, AppContext, ok};
 use crate::intake::{self, Reply};
 use crate::jobs::ingest::EventKind;
 use crate::reads;
@@ -32,7 +32,9 @@ pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Routed {
         ("GET", ["metrics"]) => ("metrics", Ok(metrics::render(ctx))),
         ("POST", ["api", "admin", "shutdown"]) => ("shutdown", shutdown(ctx, req)),
         ("POST", ["api", "sessions", event]) => match session_event(event) {
-            Some(kind) => ("session_event", enqueue_reply(intake::submit_event(&ctx.queue, &ctx.intake, kind, req.body.clone()))),
+            Some(kind) => {
+                ("session_event", enqueue_reply(intake::submit_event(&ctx.queue, &ctx.intake, kind, req.body.clone())))
+            }
             None => ("unknown", Err(unknown_route(req))),
         },
         ("POST", ["api", "vibelearn", "analyze", step]) => match analysis_kind(step) {
@@ -42,7 +44,9 @@ pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Routed {
         ("POST", ["api", "vibelearn", "sync"]) => {
             ("analyze", enqueue_reply(intake::submit_analysis(&ctx.queue, crate::jobs::SYNC, req.body.clone())))
         }
-        ("GET", ["api", "vibelearn", "sessions", id, "pipeline"]) => ("pipeline", read(ctx, |c| reads::pipeline(c, id))),
+        ("GET", ["api", "vibelearn", "sessions", id, "pipeline"]) => {
+            ("pipeline", read(ctx, |c| reads::pipeline(c, id)))
+        }
         ("GET", ["api", "vibelearn", "sessions", id, "summary"]) => ("summary", summary(ctx, id)),
         ("GET", ["api", "vibelearn", "profile"]) => ("profile", read(ctx, reads::profile)),
         ("GET", ["api", "vibelearn", "activity"]) => {
@@ -52,7 +56,12 @@ pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Routed {
         ("GET", ["api", "vibelearn", "questions", "due"]) => {
             let limit = number_param(req, "limit", 20);
             let session = req.param("session");
-            ("questions_due", limit.and_then(|limit| read(ctx, |c| reads::due_questions(c, ctx.queue.now(), session.as_deref(), limit))))
+            (
+                "questions_due",
+                limit.and_then(|limit| {
+                    read(ctx, |c| reads::due_questions(c, ctx.queue.now(), session.as_deref(), limit))
+                }),
+            )
         }
         ("GET", ["api", "sessions"]) => {
             let limit = number_param(req, "limit", 20);
@@ -112,9 +121,9 @@ pub fn method_not_allowed(req: &ApiRequest<'_>) -> ApiError {
 pub fn number_param(req: &ApiRequest<'_>, name: &str, default: usize) -> Result<usize, ApiError> {
     match req.param(name) {
         None => Ok(default),
-        Some(raw) => raw
-            .parse()
-            .map_err(|_| ApiError::bad_request(format!("the query parameter {name:?} must be a non-negative integer, not {raw:?}"))),
+        Some(raw) => raw.parse().map_err(|_| {
+            ApiError::bad_request(format!("the query parameter {name:?} must be a non-negative integer, not {raw:?}"))
+        }),
     }
 }
 
@@ -124,7 +133,10 @@ fn enqueue_reply(result: Result<Reply, intake::IntakeError>) -> Result<Response,
     Ok(json_response(status, &reply.to_json()))
 }
 
-fn read(ctx: &AppContext, query: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<Value>) -> Result<Response, ApiError> {
+fn read(
+    ctx: &AppContext,
+    query: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<Value>,
+) -> Result<Response, ApiError> {
     let conn = ctx.queue.read()?;
     Ok(ok(query(&conn)?))
 }
@@ -169,7 +181,8 @@ fn database_writable(ctx: &AppContext) -> bool {
             })
             .is_ok();
         let mut probe = state.lock().unwrap_or_else(|p| p.into_inner());
-        *probe = crate::http::server::WriteProbe { writable, checked_at: Some(std::time::Instant::now()), in_flight: None };
+        *probe =
+            crate::http::server::WriteProbe { writable, checked_at: Some(std::time::Instant::now()), in_flight: None };
     });
     if spawned.is_err() {
         probe.in_flight = None;
@@ -185,7 +198,11 @@ const RUNNER_STALL_MS: i64 = 10_000;
 
 fn health(ctx: &AppContext) -> Response {
     use crate::queue::JobState::*;
-    let counts = ctx.queue.read().ok().and_then(|c| crate::queue::store::count_by_state(&c, &[Available, Running, Retryable, Dead]).ok());
+    let counts = ctx
+        .queue
+        .read()
+        .ok()
+        .and_then(|c| crate::queue::store::count_by_state(&c, &[Available, Running, Retryable, Dead]).ok());
     let count = |state| counts.as_ref().and_then(|c| c.get(&state).copied()).unwrap_or(0);
     let runner = ctx.runner.lock().unwrap_or_else(|p| p.into_inner()).as_ref().map(|r| r.state());
     let writable = database_writable(ctx) && !ctx.queue.enqueues_failing(ENQUEUE_FAILURE_WINDOW);

@@ -24,19 +24,8 @@ const STACK_CONFIDENCE: f64 = 0.5;
 const GENERIC_CONFIDENCE: f64 = 0.45;
 
 /// Language names as stack profiles and `Pattern::language` spell them.
-const LANGUAGES: &[&str] = &[
-    "typescript",
-    "javascript",
-    "python",
-    "go",
-    "rust",
-    "ruby",
-    "java",
-    "kotlin",
-    "csharp",
-    "php",
-    "swift",
-];
+const LANGUAGES: &[&str] =
+    &["typescript", "javascript", "python", "go", "rust", "ruby", "java", "kotlin", "csharp", "php", "swift"];
 
 /// One chosen entry and where it was seen.
 pub(super) struct Pick {
@@ -69,10 +58,8 @@ impl Pick {
 }
 
 pub(super) fn pick_from_patterns(patterns: &[Pattern], files: &[SourceFile]) -> Vec<Pick> {
-    let lowered: Vec<(String, String)> = patterns
-        .iter()
-        .map(|p| (p.name.to_lowercase(), p.snippet.to_lowercase()))
-        .collect();
+    let lowered: Vec<(String, String)> =
+        patterns.iter().map(|p| (p.name.to_lowercase(), p.snippet.to_lowercase())).collect();
     // (score, catalogue order, pick) for every entry some pattern reveals with usable evidence.
     let mut scored = Vec::new();
     for (order, entry) in catalogue::all().enumerate() {
@@ -91,13 +78,7 @@ pub(super) fn pick_from_patterns(patterns: &[Pattern], files: &[SourceFile]) -> 
         });
         if let Some((file, snippet, name)) = evidence {
             let confidence = (0.5 + 0.05 * f64::from(score)).min(0.95);
-            let pick = Pick {
-                entry,
-                file,
-                snippet,
-                seen_as: Some(name),
-                confidence,
-            };
+            let pick = Pick { entry, file, snippet, seen_as: Some(name), confidence };
             scored.push((score, order, pick));
         }
     }
@@ -170,16 +151,8 @@ fn lines_around(content: &str, line: usize) -> Option<String> {
     let first = line.saturating_sub(CONTEXT_LINES);
     let last = (line + CONTEXT_LINES).min(starts.len() - 1);
     let wide = content[starts[first]..end_of(last)].trim();
-    let text = if wide.len() <= MAX_SNIPPET_BYTES {
-        wide
-    } else {
-        content[starts[line]..end_of(line)].trim()
-    };
-    let text = if text.len() <= MAX_SNIPPET_BYTES {
-        text
-    } else {
-        prefix_at_char(text, MAX_SNIPPET_BYTES).trim()
-    };
+    let text = if wide.len() <= MAX_SNIPPET_BYTES { wide } else { content[starts[line]..end_of(line)].trim() };
+    let text = if text.len() <= MAX_SNIPPET_BYTES { text } else { prefix_at_char(text, MAX_SNIPPET_BYTES).trim() };
     (!text.is_empty()).then(|| text.to_string())
 }
 
@@ -221,24 +194,12 @@ pub(super) fn fill_from_stack(
     files: &[SourceFile],
 ) {
     let terms = stack_terms(stack, patterns, files);
-    let fits = |e: &Entry| {
-        e.stack_hints
-            .iter()
-            .any(|h| terms.iter().any(|t| t == h || t.contains(h)))
-    };
+    let fits = |e: &Entry| e.stack_hints.iter().any(|h| terms.iter().any(|t| t == h || t.contains(h)));
     // Two passes: stack-specific entries first, generic ones only if still short.
     for generic_pass in [false, true] {
-        let confidence = if generic_pass {
-            GENERIC_CONFIDENCE
-        } else {
-            STACK_CONFIDENCE
-        };
+        let confidence = if generic_pass { GENERIC_CONFIDENCE } else { STACK_CONFIDENCE };
         let eligible = |e: &Entry| {
-            if generic_pass {
-                e.generic
-            } else {
-                !e.generic && fits(e)
-            }
+            if generic_pass { e.generic } else { !e.generic && fits(e) }
         };
         for entry in catalogue::all().filter(|e| eligible(e)) {
             if picked.len() >= MIN_CONCEPTS {
@@ -248,20 +209,11 @@ pub(super) fn fill_from_stack(
                 continue;
             }
             if let Some((file, snippet)) = token_evidence(entry, files) {
-                picked.push(Pick {
-                    entry,
-                    file,
-                    snippet,
-                    seen_as: None,
-                    confidence,
-                });
+                picked.push(Pick { entry, file, snippet, seen_as: None, confidence });
             }
         }
     }
-    let Some(head) = files
-        .iter()
-        .find_map(|f| Some((f.path.clone(), lines_around(&f.content, 0)?)))
-    else {
+    let Some(head) = files.iter().find_map(|f| Some((f.path.clone(), lines_around(&f.content, 0)?))) else {
         return;
     };
     for entry in catalogue::all().filter(|e| e.generic) {
@@ -270,73 +222,33 @@ pub(super) fn fill_from_stack(
         }
         if !picked.iter().any(|p| p.entry.name == entry.name) {
             let (file, snippet) = head.clone();
-            picked.push(Pick {
-                entry,
-                file,
-                snippet,
-                seen_as: None,
-                confidence: GENERIC_CONFIDENCE,
-            });
+            picked.push(Pick { entry, file, snippet, seen_as: None, confidence: GENERIC_CONFIDENCE });
         }
     }
 }
 
 /// Everything the session says about its stack, lowercase: detected items plus the languages
 /// of its patterns and file extensions.
-fn stack_terms(
-    stack: &StackProfile,
-    patterns: &[Pattern],
-    files: &[SourceFile],
-) -> BTreeSet<String> {
-    let singles = [
-        &stack.framework,
-        &stack.orm,
-        &stack.state_management,
-        &stack.auth,
-    ];
-    let lists = [
-        &stack.languages,
-        &stack.frameworks,
-        &stack.testing,
-        &stack.styling,
-    ];
-    let detected = singles
-        .into_iter()
-        .flatten()
-        .chain(lists.into_iter().flatten());
+fn stack_terms(stack: &StackProfile, patterns: &[Pattern], files: &[SourceFile]) -> BTreeSet<String> {
+    let singles = [&stack.framework, &stack.orm, &stack.state_management, &stack.auth];
+    let lists = [&stack.languages, &stack.frameworks, &stack.testing, &stack.styling];
+    let detected = singles.into_iter().flatten().chain(lists.into_iter().flatten());
     let from_code = patterns.iter().map(|p| p.language.clone());
-    let from_files = files
-        .iter()
-        .filter_map(|f| language_of(&f.path))
-        .map(str::to_string);
-    detected
-        .cloned()
-        .chain(from_code)
-        .chain(from_files)
-        .map(|t| t.trim().to_lowercase())
-        .collect()
+    let from_files = files.iter().filter_map(|f| language_of(&f.path)).map(str::to_string);
+    detected.cloned().chain(from_code).chain(from_files).map(|t| t.trim().to_lowercase()).collect()
 }
 
 /// The first place a token of `entry` occurs in a file whose language fits the entry (when
 /// the entry names languages at all), as (path, lines around it).
 fn token_evidence(entry: &Entry, files: &[SourceFile]) -> Option<(String, String)> {
-    let langs: Vec<&str> = entry
-        .stack_hints
-        .iter()
-        .copied()
-        .filter(|h| LANGUAGES.contains(h))
-        .collect();
-    files
-        .iter()
-        .filter(|f| langs.is_empty() || language_of(&f.path).is_some_and(|l| langs.contains(&l)))
-        .find_map(|f| {
-            let at = entry
-                .tokens
-                .iter()
-                .find_map(|t| find_token(&f.content, t))?;
+    let langs: Vec<&str> = entry.stack_hints.iter().copied().filter(|h| LANGUAGES.contains(h)).collect();
+    files.iter().filter(|f| langs.is_empty() || language_of(&f.path).is_some_and(|l| langs.contains(&l))).find_map(
+        |f| {
+            let at = entry.tokens.iter().find_map(|t| find_token(&f.content, t))?;
             let line = f.content[..at].matches('\n').count();
             Some((f.path.clone(), lines_around(&f.content, line)?))
-        })
+        },
+    )
 }
 
 #[cfg(test)]

@@ -25,9 +25,7 @@ fn pattern_label(pattern_type: &str) -> Option<&'static str> {
         "goroutine" | "channel" | "spawned_task" | "mutex" => "concurrency",
         "test" => "tests",
         "layered_class" => "service and repository classes",
-        "interface" | "type_alias" | "trait" | "struct" | "enum" | "dataclass" => {
-            "type definitions"
-        }
+        "interface" | "type_alias" | "trait" | "struct" | "enum" | "dataclass" => "type definitions",
         "decorator" => "decorators",
         "generator" => "generators",
         _ => return None,
@@ -71,25 +69,14 @@ fn what_was_built(stack: &StackProfile, patterns: &[Pattern], files: &[SourceFil
     let more = if files.len() > 3 { ", …" } else { "" };
     let plural = if files.len() == 1 { "" } else { "s" };
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for label in patterns
-        .iter()
-        .filter_map(|p| pattern_label(&p.pattern_type))
-    {
+    for label in patterns.iter().filter_map(|p| pattern_label(&p.pattern_type)) {
         *counts.entry(label).or_default() += 1;
     }
     let mut features: Vec<(&str, usize)> = counts.into_iter().collect();
     features.sort_by_key(|f| Reverse(f.1));
     let features: Vec<&str> = features.iter().take(3).map(|f| f.0).collect();
-    let involving = if features.is_empty() {
-        String::new()
-    } else {
-        format!(", involving {}", features.join(", "))
-    };
-    format!(
-        "Changes to {subject} across {} file{plural} ({}{more}){involving}.",
-        files.len(),
-        names.join(", ")
-    )
+    let involving = if features.is_empty() { String::new() } else { format!(", involving {}", features.join(", ")) };
+    format!("Changes to {subject} across {} file{plural} ({}{more}){involving}.", files.len(), names.join(", "))
 }
 
 /// How a language is written in prose ("TypeScript", "C#"); unknown names pass through.
@@ -125,10 +112,7 @@ fn common_dir(files: &[SourceFile]) -> usize {
 }
 
 fn developer_intent(prompts: &[String], concepts: &[Concept]) -> String {
-    let first = prompts
-        .iter()
-        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
-        .find(|p| !p.is_empty());
+    let first = prompts.iter().map(|p| p.split_whitespace().collect::<Vec<_>>().join(" ")).find(|p| !p.is_empty());
     match first {
         Some(p) if p.chars().count() > MAX_INTENT_CHARS => {
             let cut: String = p.chars().take(MAX_INTENT_CHARS).collect();
@@ -138,10 +122,7 @@ fn developer_intent(prompts: &[String], concepts: &[Concept]) -> String {
         None if concepts.is_empty() => "No prompt was captured.".to_string(),
         None => {
             let names: Vec<&str> = concepts.iter().take(3).map(|c| c.name.as_str()).collect();
-            format!(
-                "No prompt was captured; the code suggests work involving {}.",
-                names.join(", ")
-            )
+            format!("No prompt was captured; the code suggests work involving {}.", names.join(", "))
         }
     }
 }
@@ -151,12 +132,8 @@ fn decisions(stack: &StackProfile, patterns: &[Pattern]) -> Vec<String> {
     if let Some(fw) = &stack.framework {
         out.push(format!("Built on {fw}"));
     }
-    let others: Vec<&str> = stack
-        .frameworks
-        .iter()
-        .map(String::as_str)
-        .filter(|f| Some(*f) != stack.framework.as_deref())
-        .collect();
+    let others: Vec<&str> =
+        stack.frameworks.iter().map(String::as_str).filter(|f| Some(*f) != stack.framework.as_deref()).collect();
     if !others.is_empty() {
         out.push(format!("Also uses {}", others.join(", ")));
     }
@@ -170,34 +147,19 @@ fn decisions(stack: &StackProfile, patterns: &[Pattern]) -> Vec<String> {
             out.push(format!("{phrase} {item}"));
         }
     }
-    for (list, phrase) in [
-        (&stack.testing, "Tests with"),
-        (&stack.styling, "Styling with"),
-    ] {
+    for (list, phrase) in [(&stack.testing, "Tests with"), (&stack.styling, "Styling with")] {
         if !list.is_empty() {
             out.push(format!("{phrase} {}", list.join(", ")));
         }
     }
-    let layered: BTreeSet<&str> = patterns
-        .iter()
-        .filter(|p| p.pattern_type == "layered_class")
-        .map(|p| p.name.as_str())
-        .collect();
+    let layered: BTreeSet<&str> =
+        patterns.iter().filter(|p| p.pattern_type == "layered_class").map(|p| p.name.as_str()).collect();
     if !layered.is_empty() {
-        out.push(format!(
-            "Layered classes: {}",
-            layered.into_iter().take(4).collect::<Vec<_>>().join(", ")
-        ));
+        out.push(format!("Layered classes: {}", layered.into_iter().take(4).collect::<Vec<_>>().join(", ")));
     }
-    let routes = patterns
-        .iter()
-        .filter(|p| p.pattern_type == "api_route")
-        .count();
+    let routes = patterns.iter().filter(|p| p.pattern_type == "api_route").count();
     if routes > 0 {
-        out.push(format!(
-            "{routes} API route handler{}",
-            if routes == 1 { "" } else { "s" }
-        ));
+        out.push(format!("{routes} API route handler{}", if routes == 1 { "" } else { "s" }));
     }
     if patterns.iter().any(|p| p.pattern_type == "server_action") {
         out.push("Mutations through server actions".to_string());

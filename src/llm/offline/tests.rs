@@ -13,38 +13,19 @@ use std::collections::BTreeSet;
 /// Runs the provider end to end on a session and checks everything validates.
 fn check_session(label: &str, s: &Session, expect: &[&str]) {
     let answer = offline_concepts(&s.stack, &s.patterns, &s.files, &prompts());
-    let validated = validate_concepts(answer.clone(), &s.files)
-        .unwrap_or_else(|e| panic!("{label}: {e}\n{answer:#?}"));
-    assert!(
-        validated.dropped.is_empty(),
-        "{label}: {:?}",
-        validated.dropped
-    );
-    assert!(
-        (MIN_CONCEPTS..=MAX_CONCEPTS).contains(&validated.concepts.len()),
-        "{label}"
-    );
+    let validated = validate_concepts(answer.clone(), &s.files).unwrap_or_else(|e| panic!("{label}: {e}\n{answer:#?}"));
+    assert!(validated.dropped.is_empty(), "{label}: {:?}", validated.dropped);
+    assert!((MIN_CONCEPTS..=MAX_CONCEPTS).contains(&validated.concepts.len()), "{label}");
     let names: Vec<String> = validated.concepts.iter().map(|c| c.name.clone()).collect();
     for want in expect {
-        assert!(
-            names.iter().any(|n| n == want),
-            "{label}: {want} not in {names:?}"
-        );
+        assert!(names.iter().any(|n| n == want), "{label}: {want} not in {names:?}");
     }
     for level in Level::ALL {
-        let asked: Vec<(Concept, Level)> = validated
-            .concepts
-            .iter()
-            .map(|c| (c.clone(), level))
-            .collect();
+        let asked: Vec<(Concept, Level)> = validated.concepts.iter().map(|c| (c.clone(), level)).collect();
         let questions = offline_questions(&asked).questions;
         assert_eq!(questions.len(), asked.len(), "{label}");
         for q in &questions {
-            assert_eq!(
-                validate_question(q, &names),
-                Ok(()),
-                "{label} {level:?}: {q:#?}"
-            );
+            assert_eq!(validate_question(q, &names), Ok(()), "{label} {level:?}: {q:#?}");
         }
         let types: BTreeSet<&str> = questions.iter().map(|q| q.question_type.as_str()).collect();
         assert!(types.len() > 1, "{label}: no variety in {types:?}");
@@ -53,55 +34,27 @@ fn check_session(label: &str, s: &Session, expect: &[&str]) {
 
 #[test]
 fn typescript_react_session() {
-    check_session(
-        "nextjs",
-        &nextjs(),
-        &[
-            "Server and client boundary",
-            "Local component state",
-            "ORM queries",
-        ],
-    );
+    check_session("nextjs", &nextjs(), &["Server and client boundary", "Local component state", "ORM queries"]);
 }
 
 #[test]
 fn python_fastapi_session() {
-    check_session(
-        "fastapi",
-        &fastapi(),
-        &["Async/await", "HTTP route handlers", "Unit tests"],
-    );
+    check_session("fastapi", &fastapi(), &["Async/await", "HTTP route handlers", "Unit tests"]);
 }
 
 #[test]
 fn go_session() {
-    check_session(
-        "go",
-        &go(),
-        &["Goroutines", "Channels", "Explicit error returns in Go"],
-    );
+    check_session("go", &go(), &["Goroutines", "Channels", "Explicit error returns in Go"]);
 }
 
 #[test]
 fn rust_session() {
-    check_session(
-        "rust",
-        &rust(),
-        &[
-            "Result and the ? operator",
-            "Lifetimes and borrowing",
-            "Derive macros",
-        ],
-    );
+    check_session("rust", &rust(), &["Result and the ? operator", "Lifetimes and borrowing", "Derive macros"]);
 }
 
 #[test]
 fn ruby_session() {
-    check_session(
-        "ruby",
-        &ruby(),
-        &["Layered architecture", "Exception handling with try/catch"],
-    );
+    check_session("ruby", &ruby(), &["Layered architecture", "Exception handling with try/catch"]);
 }
 
 #[test]
@@ -136,11 +89,7 @@ fn snippets_are_verbatim_and_cut_from_the_file_when_the_pattern_snippet_is_not()
     }
     let answer = offline_concepts(&s.stack, &s.patterns, &s.files, &[]);
     for c in &answer.concepts {
-        let f = s
-            .files
-            .iter()
-            .find(|f| f.path == c.source_file)
-            .expect("cited file is captured");
+        let f = s.files.iter().find(|f| f.path == c.source_file).expect("cited file is captured");
         assert!(f.content.contains(&c.snippet), "{}", c.name);
     }
 }
@@ -149,37 +98,15 @@ fn snippets_are_verbatim_and_cut_from_the_file_when_the_pattern_snippet_is_not()
 fn summary_comes_from_stack_files_and_first_prompt() {
     let s = nextjs();
     let summary = offline_concepts(&s.stack, &s.patterns, &s.files, &prompts()).summary;
-    assert!(
-        summary.what_was_built.contains("Next.js"),
-        "{}",
-        summary.what_was_built
-    );
+    assert!(summary.what_was_built.contains("Next.js"), "{}", summary.what_was_built);
     // Files are named relative to the directory they share.
-    assert!(
-        summary
-            .what_was_built
-            .contains("(users/page.tsx, api/users/route.ts)"),
-        "{}",
-        summary.what_was_built
-    );
+    assert!(summary.what_was_built.contains("(users/page.tsx, api/users/route.ts)"), "{}", summary.what_was_built);
     assert!(summary.what_was_built.contains("TypeScript"));
-    assert_eq!(
-        summary.developer_intent,
-        "The developer asked: \"Add a users page that lists everyone\""
-    );
-    assert!(
-        summary
-            .architecture_decisions
-            .contains(&"Data access through Prisma".to_string())
-    );
+    assert_eq!(summary.developer_intent, "The developer asked: \"Add a users page that lists everyone\"");
+    assert!(summary.architecture_decisions.contains(&"Data access through Prisma".to_string()));
     let long = vec!["x".repeat(500)];
-    let intent = offline_concepts(&s.stack, &s.patterns, &s.files, &long)
-        .summary
-        .developer_intent;
-    assert!(
-        intent.chars().count() < 240 && intent.ends_with("…\""),
-        "{intent}"
-    );
+    let intent = offline_concepts(&s.stack, &s.patterns, &s.files, &long).summary.developer_intent;
+    assert!(intent.chars().count() < 240 && intent.ends_with("…\""), "{intent}");
 }
 
 #[test]
@@ -188,11 +115,7 @@ fn output_is_deterministic() {
         let a = offline_concepts(&s.stack, &s.patterns, &s.files, &prompts());
         let b = offline_concepts(&s.stack, &s.patterns, &s.files, &prompts());
         assert_eq!(a, b);
-        let asked: Vec<(Concept, Level)> = a
-            .concepts
-            .iter()
-            .map(|c| (c.clone(), Level::Senior))
-            .collect();
+        let asked: Vec<(Concept, Level)> = a.concepts.iter().map(|c| (c.clone(), Level::Senior)).collect();
         assert_eq!(offline_questions(&asked), offline_questions(&asked));
     }
 }
@@ -201,17 +124,11 @@ fn output_is_deterministic() {
 fn question_types_rotate_and_open_ended_is_senior_only() {
     let mut seen = BTreeSet::new();
     for i in 0..7 {
-        assert_ne!(
-            question_type_for("Async/await", i, Level::Mid),
-            QuestionType::OpenEnded
-        );
+        assert_ne!(question_type_for("Async/await", i, Level::Mid), QuestionType::OpenEnded);
         seen.insert(question_type_for("Async/await", i, Level::Senior).as_str());
     }
     assert_eq!(seen.len(), 7);
-    assert_eq!(
-        question_type_for("Async/await", 0, Level::Mid),
-        question_type_for("async-await", 0, Level::Mid)
-    );
+    assert_eq!(question_type_for("Async/await", 0, Level::Mid), question_type_for("async-await", 0, Level::Mid));
 }
 
 #[test]
@@ -226,13 +143,7 @@ fn unknown_concepts_get_a_valid_generic_question() {
         confidence: 0.8,
     };
     for level in Level::ALL {
-        let q = offline_questions(&[(concept.clone(), level)])
-            .questions
-            .remove(0);
-        assert_eq!(
-            validate_question(&q, &["Event sourcing".to_string()]),
-            Ok(()),
-            "{q:#?}"
-        );
+        let q = offline_questions(&[(concept.clone(), level)]).questions.remove(0);
+        assert_eq!(validate_question(&q, &["Event sourcing".to_string()]), Ok(()), "{q:#?}");
     }
 }

@@ -20,11 +20,7 @@ const CONNECTION_IDLE_LIMIT: Duration = Duration::from_secs(10);
 #[derive(Clone)]
 pub enum Reply {
     /// A complete answer.
-    Respond {
-        status: u16,
-        headers: Vec<(&'static str, String)>,
-        body: String,
-    },
+    Respond { status: u16, headers: Vec<(&'static str, String)>, body: String },
     /// A 200 whose `Content-Length` promises more than is sent before the connection closes.
     CutBody(String),
     /// Never answers; holds the connection until the client gives up.
@@ -37,11 +33,7 @@ pub enum Reply {
 
 impl Reply {
     pub fn json(status: u16, body: &str) -> Reply {
-        Reply::Respond {
-            status,
-            headers: Vec::new(),
-            body: body.to_string(),
-        }
+        Reply::Respond { status, headers: Vec::new(), body: body.to_string() }
     }
 }
 
@@ -58,10 +50,7 @@ pub struct Recorded {
 
 impl Recorded {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
 
     pub fn json(&self) -> serde_json::Value {
@@ -96,20 +85,12 @@ impl FakeServer {
                 thread::spawn(move || serve(stream, &reply, &tx));
             }
         });
-        FakeServer {
-            base: format!("http://{addr}"),
-            addr,
-            requests,
-            stop,
-            acceptor: Some(acceptor),
-        }
+        FakeServer { base: format!("http://{addr}"), addr, requests, stop, acceptor: Some(acceptor) }
     }
 
     /// The next request received (waits for it: the provider call may still be in flight).
     pub fn request(&self) -> Recorded {
-        self.requests
-            .recv_timeout(Duration::from_secs(5))
-            .expect("the server got a request")
+        self.requests.recv_timeout(Duration::from_secs(5)).expect("the server got a request")
     }
 }
 
@@ -133,15 +114,8 @@ fn serve(stream: TcpStream, reply: &Reply, tx: &Sender<Recorded>) {
     let _ = tx.send(request);
     let mut stream = reader.into_inner();
     match reply {
-        Reply::Respond {
-            status,
-            headers,
-            body,
-        } => {
-            let extra: String = headers
-                .iter()
-                .map(|(n, v)| format!("{n}: {v}\r\n"))
-                .collect();
+        Reply::Respond { status, headers, body } => {
+            let extra: String = headers.iter().map(|(n, v)| format!("{n}: {v}\r\n")).collect();
             let _ = write!(
                 stream,
                 "HTTP/1.1 {status} Scripted\r\ncontent-type: application/json\r\n\
@@ -159,8 +133,7 @@ fn serve(stream: TcpStream, reply: &Reply, tx: &Sender<Recorded>) {
         }
         Reply::StallHeaders => hold_until_client_leaves(stream),
         Reply::StallBody => {
-            let _ =
-                stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{\"content\":");
+            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{\"content\":");
             hold_until_client_leaves(stream);
         }
         Reply::Close => {}
@@ -189,17 +162,9 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Recorded> {
         let (name, value) = line.split_once(':')?;
         headers.push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
     }
-    let length: usize = headers
-        .iter()
-        .find(|(n, _)| n == "content-length")
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
+    let length: usize =
+        headers.iter().find(|(n, _)| n == "content-length").and_then(|(_, v)| v.parse().ok()).unwrap_or(0);
     let mut body = vec![0u8; length];
     reader.read_exact(&mut body).ok()?;
-    Some(Recorded {
-        method,
-        target,
-        headers,
-        body: String::from_utf8_lossy(&body).into_owned(),
-    })
+    Some(Recorded { method, target, headers, body: String::from_utf8_lossy(&body).into_owned() })
 }

@@ -34,11 +34,7 @@ pub struct Case {
 }
 
 fn request() -> LlmRequest {
-    LlmRequest {
-        system: "You write quizzes.".into(),
-        prompt: "Session: built a router".into(),
-        max_tokens: 1234,
-    }
+    LlmRequest { system: "You write quizzes.".into(), prompt: "Session: built a router".into(), max_tokens: 1234 }
 }
 
 mod cases {
@@ -63,10 +59,7 @@ mod cases {
                 assert_eq!(b["model"], MODEL);
                 assert_eq!(b["max_tokens"], req.max_tokens);
                 assert_eq!(b["system"], req.system.as_str());
-                assert_eq!(
-                    b["messages"],
-                    json!([{"role": "user", "content": req.prompt}])
-                );
+                assert_eq!(b["messages"], json!([{"role": "user", "content": req.prompt}]));
             },
         }
     }
@@ -95,12 +88,7 @@ mod cases {
             key_setting: "OPENAI_API_KEY",
             success: chat_success,
             empty: || json!({"choices": [{"message": {"content": null}, "finish_reason": "length"}]}),
-            check_auth: |r| {
-                assert_eq!(
-                    r.header("authorization"),
-                    Some(format!("Bearer {KEY}").as_str())
-                )
-            },
+            check_auth: |r| assert_eq!(r.header("authorization"), Some(format!("Bearer {KEY}").as_str())),
             check_body: chat_body,
         }
     }
@@ -127,27 +115,14 @@ mod cases {
             empty: || json!({"candidates": [{"content": {"parts": []}, "finishReason": "MAX_TOKENS"}]}),
             check_auth: |r| {
                 assert_eq!(r.header("x-goog-api-key"), Some(KEY));
-                assert!(
-                    !r.target.contains(KEY) && !r.target.contains("key="),
-                    "{}",
-                    r.target
-                );
+                assert!(!r.target.contains(KEY) && !r.target.contains("key="), "{}", r.target);
                 assert_eq!(r.header("authorization"), None);
             },
             check_body: |b, req| {
-                assert_eq!(
-                    b["systemInstruction"],
-                    json!({"parts": [{"text": req.system}]})
-                );
-                assert_eq!(
-                    b["contents"],
-                    json!([{"role": "user", "parts": [{"text": req.prompt}]}])
-                );
+                assert_eq!(b["systemInstruction"], json!({"parts": [{"text": req.system}]}));
+                assert_eq!(b["contents"], json!([{"role": "user", "parts": [{"text": req.prompt}]}]));
                 assert_eq!(b["generationConfig"]["maxOutputTokens"], req.max_tokens);
-                assert_eq!(
-                    b["generationConfig"]["responseMimeType"],
-                    "application/json"
-                );
+                assert_eq!(b["generationConfig"]["responseMimeType"], "application/json");
             },
         }
     }
@@ -166,25 +141,15 @@ fn call(case: &Case, reply: Reply, timeout: Duration) -> (FakeServer, Result<Str
 }
 
 fn assert_transient(result: &Result<String, LlmError>) {
-    assert!(
-        matches!(result, Err(LlmError::Transient { .. })),
-        "expected Transient: {result:?}"
-    );
+    assert!(matches!(result, Err(LlmError::Transient { .. })), "expected Transient: {result:?}");
 }
 
 fn assert_permanent(result: &Result<String, LlmError>) {
-    assert!(
-        matches!(result, Err(LlmError::Permanent(_))),
-        "expected Permanent: {result:?}"
-    );
+    assert!(matches!(result, Err(LlmError::Permanent(_))), "expected Permanent: {result:?}");
 }
 
 fn sends_the_documented_request(case: Case) {
-    let (server, result) = call(
-        &case,
-        Reply::json(200, &(case.success)(ANSWER).to_string()),
-        TIMEOUT,
-    );
+    let (server, result) = call(&case, Reply::json(200, &(case.success)(ANSWER).to_string()), TIMEOUT);
     assert_eq!(result, Ok(ANSWER.to_string()));
     let seen = server.request();
     assert_eq!(seen.method, "POST");
@@ -202,15 +167,9 @@ fn rate_limit_is_transient_with_retry_after(case: Case) {
     };
     let (_server, result) = call(&case, reply, TIMEOUT);
     match result {
-        Err(LlmError::Transient {
-            message,
-            retry_after,
-        }) => {
+        Err(LlmError::Transient { message, retry_after }) => {
             assert_eq!(retry_after, Some(Duration::from_secs(7)));
-            assert!(
-                message.contains("429") && message.contains("slow down"),
-                "{message}"
-            );
+            assert!(message.contains("429") && message.contains("slow down"), "{message}");
         }
         other => panic!("expected Transient: {other:?}"),
     }
@@ -240,11 +199,7 @@ fn rejected_key_is_auth_and_never_quoted(case: Case) {
 
 fn client_errors_are_permanent(case: Case) {
     for status in [400, 404, 422] {
-        let (_server, result) = call(
-            &case,
-            Reply::json(status, r#"{"error":{"message":"bad field"}}"#),
-            TIMEOUT,
-        );
+        let (_server, result) = call(&case, Reply::json(status, r#"{"error":{"message":"bad field"}}"#), TIMEOUT);
         assert_permanent(&result);
         assert!(result.unwrap_err().to_string().contains("bad field"));
     }
@@ -257,11 +212,7 @@ fn truncated_json_is_transient(case: Case) {
 }
 
 fn body_cut_short_is_transient(case: Case) {
-    let (_server, result) = call(
-        &case,
-        Reply::CutBody((case.success)(ANSWER).to_string()),
-        TIMEOUT,
-    );
+    let (_server, result) = call(&case, Reply::CutBody((case.success)(ANSWER).to_string()), TIMEOUT);
     assert_transient(&result);
 }
 
@@ -271,33 +222,21 @@ fn wrong_shape_is_permanent(case: Case) {
 }
 
 fn answer_without_text_is_permanent(case: Case) {
-    let (_server, result) = call(
-        &case,
-        Reply::json(200, &(case.empty)().to_string()),
-        TIMEOUT,
-    );
+    let (_server, result) = call(&case, Reply::json(200, &(case.empty)().to_string()), TIMEOUT);
     assert_permanent(&result);
 }
 
 fn stall_before_headers_times_out(case: Case) {
     let started = Instant::now();
     let (_server, result) = call(&case, Reply::StallHeaders, SHORT_TIMEOUT);
-    assert!(
-        started.elapsed() < SHORT_TIMEOUT + MARGIN,
-        "took {:?}",
-        started.elapsed()
-    );
+    assert!(started.elapsed() < SHORT_TIMEOUT + MARGIN, "took {:?}", started.elapsed());
     assert_transient(&result);
 }
 
 fn stall_mid_body_times_out(case: Case) {
     let started = Instant::now();
     let (_server, result) = call(&case, Reply::StallBody, SHORT_TIMEOUT);
-    assert!(
-        started.elapsed() < SHORT_TIMEOUT + MARGIN,
-        "took {:?}",
-        started.elapsed()
-    );
+    assert!(started.elapsed() < SHORT_TIMEOUT + MARGIN, "took {:?}", started.elapsed());
     assert_transient(&result);
 }
 
@@ -308,9 +247,7 @@ fn closed_without_answer_is_transient(case: Case) {
 
 fn refused_connection_is_transient(case: Case) {
     // A port that was just free: nothing listens there now.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port());
+    let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port());
     let base = format!("http://127.0.0.1:{}/v1", port.expect("a free port"));
     assert_transient(&(case.make)(&base).complete(&request(), TIMEOUT));
 }
@@ -344,15 +281,9 @@ every_provider!(
 
 #[test]
 fn openai_compatible_server_without_key_gets_no_authorization_header() {
-    let server = FakeServer::start(Reply::json(
-        200,
-        &(cases::openai().success)(ANSWER).to_string(),
-    ));
+    let server = FakeServer::start(Reply::json(200, &(cases::openai().success)(ANSWER).to_string()));
     let provider = OpenAiCompatible::openai(&format!("{}/v1", server.base), "", MODEL);
-    assert_eq!(
-        provider.complete(&request(), TIMEOUT),
-        Ok(ANSWER.to_string())
-    );
+    assert_eq!(provider.complete(&request(), TIMEOUT), Ok(ANSWER.to_string()));
     let seen = server.request();
     assert_eq!(seen.header("authorization"), None);
     assert!(seen.json().get("response_format").is_none());

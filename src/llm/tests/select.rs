@@ -37,28 +37,14 @@ fn with_keys(provider: &str, keys: &[&str]) -> ProviderSettings {
 }
 
 fn chosen(s: &ProviderSettings) -> &'static str {
-    select(s)
-        .map(|p| p.name())
-        .unwrap_or_else(|e| panic!("select failed: {e}"))
+    select(s).map(|p| p.name()).unwrap_or_else(|e| panic!("select failed: {e}"))
 }
 
 #[test]
 fn auto_takes_the_first_key_in_order() {
-    assert_eq!(
-        chosen(&with_keys(
-            "auto",
-            &["openrouter", "gemini", "openai", "anthropic"]
-        )),
-        "anthropic"
-    );
-    assert_eq!(
-        chosen(&with_keys("auto", &["openrouter", "gemini", "openai"])),
-        "openai"
-    );
-    assert_eq!(
-        chosen(&with_keys("auto", &["openrouter", "gemini"])),
-        "gemini"
-    );
+    assert_eq!(chosen(&with_keys("auto", &["openrouter", "gemini", "openai", "anthropic"])), "anthropic");
+    assert_eq!(chosen(&with_keys("auto", &["openrouter", "gemini", "openai"])), "openai");
+    assert_eq!(chosen(&with_keys("auto", &["openrouter", "gemini"])), "gemini");
     assert_eq!(chosen(&with_keys("", &["openrouter"])), "openrouter");
 }
 
@@ -77,20 +63,11 @@ fn auto_falls_back_to_the_claude_cli_on_path() {
     dir.file("claude", "#!/bin/sh\necho \"args: $*\"\ncat\n", 0o755);
     let mut s = settings("auto");
     s.path_var = Some(format!("/nonexistent-vl-dir::{}", dir.path().display()));
-    let Ok(Selected::Remote(provider)) = select(&s) else {
-        panic!("expected the claude CLI")
-    };
+    let Ok(Selected::Remote(provider)) = select(&s) else { panic!("expected the claude CLI") };
     assert_eq!(provider.name(), "command");
-    let request = LlmRequest {
-        system: "S".into(),
-        prompt: "P".into(),
-        max_tokens: 5,
-    };
+    let request = LlmRequest { system: "S".into(), prompt: "P".into(), max_tokens: 5 };
     let answer = provider.complete(&request, Duration::from_secs(5));
-    assert_eq!(
-        answer,
-        Ok("args: -p --output-format text\nS\n\nP".to_string())
-    );
+    assert_eq!(answer, Ok("args: -p --output-format text\nS\n\nP".to_string()));
 }
 
 #[test]
@@ -110,13 +87,8 @@ fn explicit_providers_need_their_key() {
         ("gemini", "GEMINI_API_KEY"),
         ("openrouter", "OPENROUTER_API_KEY"),
     ] {
-        let error = select(&settings(provider))
-            .err()
-            .unwrap_or_else(|| panic!("{provider} without key"));
-        assert!(
-            error.contains(&format!("VIBELEARN_PROVIDER={provider}")) && error.contains(setting),
-            "{error}"
-        );
+        let error = select(&settings(provider)).err().unwrap_or_else(|| panic!("{provider} without key"));
+        assert!(error.contains(&format!("VIBELEARN_PROVIDER={provider}")) && error.contains(setting), "{error}");
         assert_eq!(chosen(&with_keys(provider, &[provider])), provider);
     }
 }
@@ -130,9 +102,7 @@ fn openai_at_a_custom_base_url_needs_no_key() {
 
 #[test]
 fn command_needs_its_command_line() {
-    let error = select(&settings("command"))
-        .err()
-        .expect("command without a command line");
+    let error = select(&settings("command")).err().expect("command without a command line");
     assert!(error.contains("VIBELEARN_LLM_COMMAND"), "{error}");
     let mut s = settings("command");
     s.llm_command = Some("".into());
@@ -144,20 +114,12 @@ fn command_needs_its_command_line() {
 #[test]
 fn offline_and_unknown_names() {
     assert_eq!(chosen(&with_keys("Offline", &["anthropic"])), "offline");
-    let error = select(&settings("chatgpt"))
-        .err()
-        .expect("unknown provider");
-    assert!(
-        error.contains("chatgpt") && error.contains("anthropic"),
-        "{error}"
-    );
+    let error = select(&settings("chatgpt")).err().expect("unknown provider");
+    assert!(error.contains("chatgpt") && error.contains("anthropic"), "{error}");
 }
 
 #[test]
 fn debug_output_hides_keys() {
     let shown = format!("{:?}", with_keys("auto", &["anthropic", "openai"]));
-    assert!(
-        !shown.contains("anthropic-key") && shown.contains("set"),
-        "{shown}"
-    );
+    assert!(!shown.contains("anthropic-key") && shown.contains("set"), "{shown}");
 }

@@ -86,16 +86,9 @@ pub(super) fn pat(
     needle: &str,
     language: &str,
 ) -> Pattern {
-    let content = &files
-        .iter()
-        .find(|f| path_matches(&f.path, file))
-        .expect("fixture file")
-        .content;
+    let content = &files.iter().find(|f| path_matches(&f.path, file)).expect("fixture file").content;
     let lines: Vec<&str> = content.lines().collect();
-    let at = lines
-        .iter()
-        .position(|l| l.contains(needle))
-        .expect("needle in fixture");
+    let at = lines.iter().position(|l| l.contains(needle)).expect("needle in fixture");
     let snippet = lines[at.saturating_sub(1)..(at + 2).min(lines.len())].join("\n");
     Pattern {
         pattern_type: pattern_type.into(),
@@ -108,10 +101,7 @@ pub(super) fn pat(
 }
 
 pub(super) fn file(path: &str, content: &str) -> SourceFile {
-    SourceFile {
-        path: format!("/home/dev/proj/{path}"),
-        content: content.into(),
-    }
+    SourceFile { path: format!("/home/dev/proj/{path}"), content: content.into() }
 }
 
 pub(super) struct Session {
@@ -130,158 +120,39 @@ pub(super) fn stack(languages: &[&str], framework: Option<&str>) -> StackProfile
 }
 
 pub(super) fn nextjs() -> Session {
-    let files = vec![
-        file("app/users/page.tsx", NEXT_PAGE),
-        file("app/api/users/route.ts", NEXT_ROUTE),
-    ];
+    let files = vec![file("app/users/page.tsx", NEXT_PAGE), file("app/api/users/route.ts", NEXT_ROUTE)];
     let (page, route) = ("app/users/page.tsx", "app/api/users/route.ts");
     let patterns = vec![
-        pat(
-            &files,
-            page,
-            "client_component",
-            "UsersPage",
-            "use client",
-            "typescript",
-        ),
-        pat(
-            &files,
-            page,
-            "react_hook",
-            "useState",
-            "useState<",
-            "typescript",
-        ),
-        pat(
-            &files,
-            page,
-            "react_hook",
-            "useEffect",
-            "useEffect(",
-            "typescript",
-        ),
-        pat(
-            &files,
-            page,
-            "higher_order_function",
-            "map",
-            "users.map",
-            "typescript",
-        ),
-        pat(
-            &files,
-            route,
-            "api_route",
-            "GET",
-            "export async function GET",
-            "typescript",
-        ),
-        pat(
-            &files,
-            route,
-            "async_function",
-            "GET",
-            "export async function GET",
-            "typescript",
-        ),
-        pat(
-            &files,
-            route,
-            "await",
-            "prisma.user.findMany",
-            "await prisma",
-            "typescript",
-        ),
-        pat(
-            &files,
-            route,
-            "db_query",
-            "prisma.user.findMany",
-            "findMany",
-            "typescript",
-        ),
-        pat(
-            &files,
-            route,
-            "error_handling",
-            "try",
-            "try {",
-            "typescript",
-        ),
+        pat(&files, page, "client_component", "UsersPage", "use client", "typescript"),
+        pat(&files, page, "react_hook", "useState", "useState<", "typescript"),
+        pat(&files, page, "react_hook", "useEffect", "useEffect(", "typescript"),
+        pat(&files, page, "higher_order_function", "map", "users.map", "typescript"),
+        pat(&files, route, "api_route", "GET", "export async function GET", "typescript"),
+        pat(&files, route, "async_function", "GET", "export async function GET", "typescript"),
+        pat(&files, route, "await", "prisma.user.findMany", "await prisma", "typescript"),
+        pat(&files, route, "db_query", "prisma.user.findMany", "findMany", "typescript"),
+        pat(&files, route, "error_handling", "try", "try {", "typescript"),
     ];
     let mut stack = stack(&["typescript"], Some("Next.js"));
     stack.orm = Some("Prisma".into());
-    Session {
-        stack,
-        files,
-        patterns,
-    }
+    Session { stack, files, patterns }
 }
 
 pub(super) fn fastapi() -> Session {
-    let files = vec![
-        file("app/main.py", FASTAPI_MAIN),
-        file("tests/test_items.py", FASTAPI_TEST),
-    ];
+    let files = vec![file("app/main.py", FASTAPI_MAIN), file("tests/test_items.py", FASTAPI_TEST)];
     let main = "app/main.py";
     let patterns = vec![
-        pat(
-            &files,
-            main,
-            "dataclass",
-            "Item",
-            "class Item(BaseModel)",
-            "python",
-        ),
+        pat(&files, main, "dataclass", "Item", "class Item(BaseModel)", "python"),
         pat(&files, main, "decorator", "app.post", "@app.post", "python"),
-        pat(
-            &files,
-            main,
-            "api_route",
-            "create_item",
-            "@app.post",
-            "python",
-        ),
-        pat(
-            &files,
-            main,
-            "async_function",
-            "create_item",
-            "async def",
-            "python",
-        ),
-        pat(
-            &files,
-            main,
-            "await",
-            "repo.save",
-            "await repo.save",
-            "python",
-        ),
-        pat(
-            &files,
-            main,
-            "error_handling",
-            "try",
-            "except ValueError",
-            "python",
-        ),
-        pat(
-            &files,
-            "tests/test_items.py",
-            "test",
-            "test_create_item",
-            "def test_",
-            "python",
-        ),
+        pat(&files, main, "api_route", "create_item", "@app.post", "python"),
+        pat(&files, main, "async_function", "create_item", "async def", "python"),
+        pat(&files, main, "await", "repo.save", "await repo.save", "python"),
+        pat(&files, main, "error_handling", "try", "except ValueError", "python"),
+        pat(&files, "tests/test_items.py", "test", "test_create_item", "def test_", "python"),
     ];
     let mut stack = stack(&["python"], Some("FastAPI"));
     stack.testing = vec!["pytest".into()];
-    Session {
-        stack,
-        files,
-        patterns,
-    }
+    Session { stack, files, patterns }
 }
 
 pub(super) fn go() -> Session {
@@ -289,94 +160,37 @@ pub(super) fn go() -> Session {
     let patterns = vec![
         pat(&files, "main.go", "goroutine", "func", "go func", "go"),
         pat(&files, "main.go", "channel", "results", "make(chan", "go"),
-        pat(
-            &files,
-            "main.go",
-            "error_handling",
-            "err",
-            "err != nil",
-            "go",
-        ),
+        pat(&files, "main.go", "error_handling", "err", "err != nil", "go"),
     ];
-    Session {
-        stack: stack(&["go"], None),
-        files,
-        patterns,
-    }
+    Session { stack: stack(&["go"], None), files, patterns }
 }
 
 pub(super) fn rust() -> Session {
     let files = vec![file("src/lib.rs", RUST_LIB)];
     let f = "src/lib.rs";
     let patterns = vec![
-        pat(
-            &files,
-            f,
-            "derive_macro",
-            "Debug, Clone, Serialize",
-            "#[derive",
-            "rust",
-        ),
+        pat(&files, f, "derive_macro", "Debug, Clone, Serialize", "#[derive", "rust"),
         pat(&files, f, "struct", "Config", "pub struct Config", "rust"),
-        pat(
-            &files,
-            f,
-            "error_handling",
-            "?",
-            "read_to_string(path)?",
-            "rust",
-        ),
+        pat(&files, f, "error_handling", "?", "read_to_string(path)?", "rust"),
         pat(&files, f, "lifetime", "'a", "first_word<'a>", "rust"),
         pat(&files, f, "test", "loads", "#[test]", "rust"),
     ];
-    Session {
-        stack: stack(&["rust"], None),
-        files,
-        patterns,
-    }
+    Session { stack: stack(&["rust"], None), files, patterns }
 }
 
 pub(super) fn ruby() -> Session {
-    let files = vec![
-        file("app/services/user_service.rb", RUBY_SERVICE),
-        file("spec/user_service_spec.rb", RUBY_SPEC),
-    ];
+    let files = vec![file("app/services/user_service.rb", RUBY_SERVICE), file("spec/user_service_spec.rb", RUBY_SPEC)];
     let f = "app/services/user_service.rb";
     let patterns = vec![
-        pat(
-            &files,
-            f,
-            "class",
-            "UserService",
-            "class UserService",
-            "ruby",
-        ),
-        pat(
-            &files,
-            f,
-            "layered_class",
-            "UserService",
-            "class UserService",
-            "ruby",
-        ),
+        pat(&files, f, "class", "UserService", "class UserService", "ruby"),
+        pat(&files, f, "layered_class", "UserService", "class UserService", "ruby"),
         pat(&files, f, "db_query", "User.find", "User.find", "ruby"),
         pat(&files, f, "error_handling", "rescue", "rescue", "ruby"),
-        pat(
-            &files,
-            "spec/user_service_spec.rb",
-            "test",
-            "activates a user",
-            "it \"",
-            "ruby",
-        ),
+        pat(&files, "spec/user_service_spec.rb", "test", "activates a user", "it \"", "ruby"),
     ];
     let mut stack = stack(&["ruby"], Some("Rails"));
     stack.orm = Some("ActiveRecord".into());
-    Session {
-        stack,
-        files,
-        patterns,
-    }
+    Session { stack, files, patterns }
 }
 
 pub(super) fn prompts() -> Vec<String> {

@@ -124,23 +124,32 @@ pub fn session_summary(conn: &Connection, session_id: &str) -> rusqlite::Result<
 pub fn pipeline(conn: &Connection, session_id: &str) -> rusqlite::Result<Value> {
     let lane = crate::jobs::lane(session_id);
     let mut stmt = conn.prepare_cached(
-        "SELECT id, state, attempt, last_error, result FROM jobs WHERE lane = ?1 AND kind = ?2 ORDER BY id DESC LIMIT 1",
+        "SELECT id, state, attempt, last_error, result, gate FROM jobs WHERE lane = ?1 AND kind = ?2 \
+         ORDER BY id DESC LIMIT 1",
     )?;
     let mut steps = Vec::new();
     for kind in PIPELINE {
-        let step = stmt
+        let row = stmt
             .query_row(params![lane, kind], |r| {
-                Ok(json!({
+                let step = json!({
                     "kind": kind,
                     "job_id": r.get::<_, i64>(0)?,
                     "state": r.get::<_, String>(1)?,
                     "attempt": r.get::<_, i64>(2)?,
                     "last_error": r.get::<_, Option<String>>(3)?,
                     "result": json_column(r.get(4)?),
-                }))
+                });
+                Ok((step, r.get::<_, crate::queue::JobId>(0)?, r.get::<_, Option<String>>(5)?))
             })
-            .optional()?
-            .unwrap_or_else(|| json!({"kind": kind, "job_id": null, "state": null, "attempt": 0, "last_error": null, "result": null}));
+            .optional()?;
+        let Some((mut step, id, gate)) = row else {
+            steps.push(json!({"kind": kind, "job_id": null, "state": null, "attempt": 0, "last_error": null, "result": null}));
+            continue;
+        };
+        // A held step says what it waits on (the dashboard tells held on a job from paused).
+        if step["state"] == "held" {
+            step["waiting_on"] = json!(crate::queue::store::waiting_on(conn, id, gate)?);
+        }
         steps.push(step);
     }
     Ok(json!({ "steps": steps }))

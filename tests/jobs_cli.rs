@@ -296,7 +296,7 @@ fn stats_and_prune_in_both_modes() {
     let stats = run_json(dir.path(), port, &["jobs", "stats", "--json"]);
     assert_eq!(
         stats["by_state"],
-        json!({"available": 1, "running": 0, "succeeded": 0, "retryable": 0, "dead": 0, "cancelled": 1})
+        json!({"available": 1, "running": 0, "succeeded": 0, "retryable": 0, "dead": 0, "cancelled": 1, "held": 0})
     );
     assert_eq!(stats["by_kind"], json!({"analyze_stack": {"available": 1}, "sync": {"cancelled": 1}}));
     assert!(stats["oldest_available_age_ms"].is_null(), "the available job is not due for an hour: {stats}");

@@ -673,8 +673,8 @@ fn counts_by_state_through_the_indexes_match_a_full_count() {
         .writer()
         .call(false, Durability::Durable, move |conn, now| {
             let claimed = store::claim(conn, 6, now, 60_000, None)?;
-            store::complete_success(conn, claimed[0].id, claimed[0].lease_token, None, now)?;
-            store::complete_success(conn, claimed[1].id, claimed[1].lease_token, None, now)?;
+            store::complete_success(conn, claimed[0].id, claimed[0].lease_token, None, true, now)?;
+            store::complete_success(conn, claimed[1].id, claimed[1].lease_token, None, true, now)?;
             let dead = store::FailureDisposition::Dead;
             store::fail_attempt(
                 conn,
@@ -698,6 +698,14 @@ fn counts_by_state_through_the_indexes_match_a_full_count() {
             Ok(())
         })
         .unwrap();
+    // A job depending on the dead one is held by the claim that reaches it.
+    let dead = queue.list(&store::ListFilter { state: Some(JobState::Dead), limit: 1, ..Default::default() });
+    let dead = dead.unwrap().0[0].id;
+    queue.enqueue(NewJob::new("after-dead", json!({}), 3).lane("l-held").depends_on([dead])).unwrap();
+    let held = queue.writer().call(false, Durability::Durable, |conn, now| {
+        Ok(store::claim(conn, 1, now, 60_000, Some("after-dead"))?)
+    });
+    assert!(held.unwrap().is_empty(), "a job whose dependency is dead is never claimed");
     let conn = queue.read().unwrap();
     let counts = store::count_by_state(&conn, &JobState::ALL).unwrap();
     let mut stmt = conn.prepare("SELECT state, COUNT(*) FROM jobs GROUP BY state").unwrap();

@@ -82,7 +82,7 @@ pub enum Command {
 #[derive(Debug, Subcommand)]
 pub enum JobsAction {
     /// List jobs, newest first, with filters.
-    #[command(after_help = "States: available, running, succeeded, retryable, dead, cancelled.\n\
+    #[command(after_help = "States: available, running, succeeded, retryable, dead, cancelled, held.\n\
                             Kinds: ingest, analyze_stack, analyze_static, analyze_concepts, analyze_quiz, sync.\n\n\
                             Examples:\n  vl jobs list --state dead --kind sync\n  vl jobs list --since 2h --json\n  \
                             vl jobs list --session 5f0c2a7e --limit 100")]
@@ -140,13 +140,29 @@ pub enum JobsAction {
         #[arg(long)]
         json: bool,
     },
-    /// Cancel queued, retryable or running jobs.
-    #[command(after_help = "A running job's late result is discarded.\n\nExample:\n  vl jobs cancel 42 43")]
+    /// Cancel queued, retryable, running, held or dead jobs, and the jobs waiting on them.
+    #[command(after_help = "A running job's late result is discarded. Jobs that depend on a cancelled job \
+                            (a later pipeline step) are cancelled with it: they could never run.\n\n\
+                            Example:\n  vl jobs cancel 42 43")]
     Cancel {
         /// The jobs to cancel.
         #[arg(value_name = "ID", required = true)]
         ids: Vec<i64>,
         /// Print `{"cancelled":[ids]}`.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Resume the jobs held because a provider refused our credentials (HTTP 401/403, or no key).
+    #[command(after_help = "Held jobs become available and the jobs the refusal killed are replayed; \
+                            the provider gets one call first. A provider also resumes by itself when \
+                            its credentials change (a new key at worker start; `vl login` for the upstream).\n\n\
+                            Examples:\n  vl jobs resume\n  vl jobs resume --provider anthropic\n  \
+                            vl jobs resume --provider upstream")]
+    Resume {
+        /// Only this provider (anthropic, openai, gemini, openrouter, command, upstream).
+        #[arg(long, value_name = "P")]
+        provider: Option<String>,
+        /// Print the JSON of `POST /api/jobs/resume`.
         #[arg(long)]
         json: bool,
     },

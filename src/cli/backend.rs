@@ -191,6 +191,27 @@ impl<'a> Backend<'a> {
         }
     }
 
+    /// Resumes the paused provider `provider` (or every one): `{"resumed":{gates, released, replayed}}`.
+    pub fn resume(&self, provider: Option<&str>) -> Result<Value, CliError> {
+        match self {
+            Backend::Worker(client) => expect_ok(client.post("/api/jobs/resume", &json!({ "provider": provider }))),
+            Backend::Database(config) => {
+                let provider = provider.map(str::to_owned);
+                write(config, move |queue| queue.resume(provider)).map(|resumed| json!({ "resumed": resumed }))
+            }
+        }
+    }
+
+    /// `{"gates":[…]}`: every provider gate with its state and held jobs.
+    pub fn gates(&self) -> Result<Value, CliError> {
+        match self {
+            Backend::Worker(client) => expect_ok(client.get("/api/jobs/gates")),
+            Backend::Database(config) => {
+                read(config, json!({ "gates": [] }), |conn| Ok(json!({ "gates": crate::queue::gates::list(conn)? })))
+            }
+        }
+    }
+
     /// Applies retention now; returns how many jobs were deleted.
     pub fn prune(&self) -> Result<i64, CliError> {
         match self {
@@ -277,6 +298,14 @@ pub fn read<T>(
     let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| failed(&e))?;
     if version == 0 {
         return Ok(empty); // created but never migrated: no tables, no jobs
+    }
+    if version < db::migrate::latest_version() {
+        // Written by an older vl and not opened by a worker since: bring it up to date first
+        // (what the worker would do), so the queries below find the columns they name.
+        drop(conn);
+        db::open_and_migrate(&path, config.synchronous()).map_err(|e| failed(&e))?;
+        let conn = db::open_read_only(&path).map_err(|e| failed(&e))?;
+        return query(&conn).map_err(|e| failed(&e));
     }
     query(&conn).map_err(|e| failed(&e))
 }

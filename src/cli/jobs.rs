@@ -1,4 +1,5 @@
-//! `vl jobs list | show | replay | cancel | stats | prune` (SPEC §1, §4.5, Appendix A.1–A.2).
+//! `vl jobs list | show | replay | cancel | resume | stats | prune` (SPEC §1, §4.5, Appendix
+//! A.1–A.2).
 //!
 //! Each subcommand parses its arguments into typed values (a bad state, kind or `--since` is a
 //! usage error naming the valid values), runs on a [`Backend`] — the worker's HTTP API when it
@@ -90,7 +91,55 @@ fn execute(action: JobsAction, config: &Config) -> Result<ExitCode, CliError> {
             let backend = Backend::connect(config);
             let moved = backend.cancel(&ids)?;
             print_moved(json, "cancelled", &moved);
-            explain_unmoved(&backend, &ids, &moved, "only available, retryable or running jobs can be cancelled")
+            explain_unmoved(
+                &backend,
+                &ids,
+                &moved,
+                "only available, retryable, running, held or dead jobs can be cancelled",
+            )
+        }
+        JobsAction::Resume { provider, json } => {
+            let backend = Backend::connect(config);
+            let reply = backend.resume(provider.as_deref())?;
+            if json {
+                println!("{reply}");
+                return Ok(ExitCode::SUCCESS);
+            }
+            let resumed = &reply["resumed"];
+            let gates: Vec<&str> = resumed["gates"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            if gates.is_empty() {
+                let paused = backend.gates()?;
+                let paused: Vec<&str> = paused["gates"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|g| g["state"] == "paused")
+                    .filter_map(|g| g["name"].as_str())
+                    .collect();
+                match (&provider, paused.is_empty()) {
+                    (_, true) => println!("nothing is paused"),
+                    (Some(name), false) => {
+                        return Err(CliError::NotFound(format!(
+                            "{name} is not paused; paused: {}",
+                            paused.join(", ")
+                        )));
+                    }
+                    (None, false) => println!("nothing was resumed"),
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            let replayed = resumed["replayed"].as_array().map_or(0, Vec::len);
+            println!(
+                "resumed {}: {} held job{} released, {replayed} refused job{} replayed",
+                gates.join(", "),
+                resumed["released"].as_i64().unwrap_or(0),
+                if resumed["released"].as_i64() == Some(1) { "" } else { "s" },
+                if replayed == 1 { "" } else { "s" },
+            );
+            if !backend.is_worker() {
+                eprintln!("note: the worker is not running; the jobs will run when it starts (`vl worker start`)");
+            }
+            Ok(ExitCode::SUCCESS)
         }
         JobsAction::Stats { json } => {
             let stats = Backend::connect(config).stats()?;
@@ -198,11 +247,11 @@ fn print_list(page: &Value, now: Millis, width: usize) {
                 attempts(job),
                 cut(session_of_lane(job["lane"].as_str()), 14),
                 age(now - job["created_at"].as_i64().unwrap_or(now)),
-                job["last_error"].as_str().unwrap_or("").to_owned(),
+                waiting_on(job).unwrap_or_else(|| job["last_error"].as_str().unwrap_or("").to_owned()),
             ]
         })
         .collect();
-    print!("{}", table(&["ID", "KIND", "STATE", "TRY", "SESSION", "AGE", "LAST ERROR"], &rows, width));
+    print!("{}", table(&["ID", "KIND", "STATE", "TRY", "SESSION", "AGE", "LAST ERROR / WAITING ON"], &rows, width));
     if let Some(before) = page["next_before"].as_i64() {
         println!("… older jobs: add --before {before}");
     }
@@ -221,6 +270,16 @@ fn print_job(job: &Value, now: Millis, width: usize) {
     println!("  finished    {}", time("finished_at"));
     if let Some(error) = job["last_error"].as_str() {
         println!("  last error  {error}");
+    }
+    if let Some(deps) = job["depends_on"].as_array().filter(|d| !d.is_empty()) {
+        let ids: Vec<String> = deps.iter().map(Value::to_string).collect();
+        println!("  after jobs  {}", ids.join(", "));
+    }
+    if let Some(waiting) = waiting_on(job) {
+        println!("  {waiting}");
+    }
+    if let Some(gate) = job["refused_by_gate"].as_str() {
+        println!("  refused by  {gate}: `vl jobs resume --provider {gate}` (or replaying this job) resumes it");
     }
     println!("  payload     {}", indented(&job["payload"]));
     if !job["result"].is_null() {
@@ -247,6 +306,18 @@ fn print_job(job: &Value, now: Millis, width: usize) {
         .collect();
     println!();
     print!("{}", table(&["#", "OUTCOME", "STARTED", "TOOK", "ERROR"], &rows, width));
+}
+
+/// What a held job waits on, as a phrase: "waiting on job 12", "waiting on anthropic (paused: …)".
+fn waiting_on(job: &Value) -> Option<String> {
+    let waiting = job.get("waiting_on")?;
+    if let Some(gate) = waiting["gate"].as_str() {
+        let reason = waiting["reason"].as_str().map(|r| format!(": {r}")).unwrap_or_default();
+        return Some(format!("waiting on {gate} (paused{reason})"));
+    }
+    let ids: Vec<String> = waiting["jobs"].as_array().into_iter().flatten().map(Value::to_string).collect();
+    let noun = if ids.len() == 1 { "job" } else { "jobs" };
+    Some(format!("waiting on {noun} {} (replay or cancel it)", ids.join(", ")))
 }
 
 /// Pretty JSON whose continuation lines line up under the first.

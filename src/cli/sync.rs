@@ -112,6 +112,8 @@ struct Step {
     attempt: i64,
     error: Option<String>,
     skipped: Option<String>,
+    /// For a held step: what it waits on, as a phrase.
+    waiting: Option<String>,
 }
 
 impl Step {
@@ -123,16 +125,26 @@ impl Step {
             attempt: step["attempt"].as_i64().unwrap_or(0),
             error: step["last_error"].as_str().map(str::to_owned),
             skipped: step["result"]["skipped"].as_str().map(str::to_owned),
+            waiting: step.get("waiting_on").map(|w| match w["gate"].as_str() {
+                Some(gate) => format!("waiting: {gate} is paused ({})", w["reason"].as_str().unwrap_or("refused")),
+                None => {
+                    let ids: Vec<String> = w["jobs"].as_array().into_iter().flatten().map(Value::to_string).collect();
+                    format!("waiting on job {}", ids.join(", "))
+                }
+            }),
         }
     }
 
+    /// Nothing more happens to it without someone: done, failed, or held on a failure.
     fn finished(&self) -> bool {
-        matches!(self.state.as_str(), "succeeded" | "dead" | "cancelled")
+        matches!(self.state.as_str(), "succeeded" | "dead" | "cancelled" | "held")
     }
 
     fn line(&self) -> String {
         let mut line = format!("  {:<17} {:<10} attempt {}", self.kind, self.state, self.attempt);
-        if let Some(skipped) = &self.skipped {
+        if let Some(waiting) = &self.waiting {
+            line.push_str(&format!("  {}", cut(waiting, ERROR_WIDTH)));
+        } else if let Some(skipped) = &self.skipped {
             line.push_str(&format!("  (skipped: {skipped})"));
         } else if let (Some(error), "retryable" | "dead") = (&self.error, self.state.as_str()) {
             // Only then is the error about this run: a replayed job waits with its old one.
@@ -214,15 +226,26 @@ fn summarize(steps: &[Step], took: Duration) -> ExitCode {
     if count("cancelled") > 0 {
         parts.push(format!("{} cancelled", count("cancelled")));
     }
+    let held: Vec<&Step> = steps.iter().filter(|s| s.state == "held").collect();
+    if !held.is_empty() {
+        parts.push(format!("{} held", held.len()));
+    }
     println!("finished in {:.1} s: {}", took.as_secs_f64(), parts.join(", "));
-    if dead.is_empty() {
+    if dead.is_empty() && held.is_empty() {
         return ExitCode::SUCCESS;
     }
     for step in &dead {
         println!("  {} failed: {}", step.kind, step.error.as_deref().unwrap_or("no error recorded"));
     }
-    let ids: Vec<String> = dead.iter().filter_map(|s| s.job_id).map(|id| id.to_string()).collect();
-    println!("fix the cause, then: vl jobs replay {}", ids.join(" "));
+    for step in &held {
+        println!("  {} {}", step.kind, step.waiting.as_deref().unwrap_or("is held"));
+    }
+    if !dead.is_empty() {
+        let ids: Vec<String> = dead.iter().filter_map(|s| s.job_id).map(|id| id.to_string()).collect();
+        println!("fix the cause, then: vl jobs replay {} (the held steps follow by themselves)", ids.join(" "));
+    } else if held.iter().any(|s| s.waiting.as_deref().is_some_and(|w| w.contains("paused"))) {
+        println!("fix the credentials (they resume by themselves when they change), or: vl jobs resume");
+    }
     ExitCode::FAILURE
 }
 

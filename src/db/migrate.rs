@@ -4,7 +4,7 @@
 //! Compatibility: a database whose `user_version` is higher than the number of migrations
 //! this binary knows was written by a newer VibeLearn; it is refused rather than guessed at.
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 
 use super::DbError;
 
@@ -13,6 +13,7 @@ pub const MIGRATIONS: &[(u32, &str, &str)] = &[
     (1, "0001_queue", include_str!("../../migrations/0001_queue.sql")),
     (2, "0002_vibelearn", include_str!("../../migrations/0002_vibelearn.sql")),
     (3, "0003_fewer_index_pages", include_str!("../../migrations/0003_fewer_index_pages.sql")),
+    (4, "0004_job_dependencies", include_str!("../../migrations/0004_job_dependencies.sql")),
 ];
 
 /// The schema version this binary writes.
@@ -21,7 +22,19 @@ pub fn latest_version() -> u32 {
 }
 
 /// Brings the schema up to date. Returns how many migrations were applied.
+///
+/// Foreign keys are off while migrations run, because rebuilding a table (SQLite's only way to
+/// change a CHECK constraint) drops the old one, and with foreign keys on that DROP deletes
+/// the rows referencing it by cascade. `PRAGMA foreign_key_check` must find nothing before the
+/// commit; the pragma is back on afterwards, whatever happened (the caller's checks expect it).
 pub fn migrate(conn: &mut Connection) -> Result<usize, DbError> {
+    conn.pragma_update(None, "foreign_keys", false)?;
+    let applied = migrate_with_foreign_keys_off(conn);
+    conn.pragma_update(None, "foreign_keys", true)?;
+    applied
+}
+
+fn migrate_with_foreign_keys_off(conn: &mut Connection) -> Result<usize, DbError> {
     // BEGIN EXCLUSIVE: two processes starting at once must not both run migration N.
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Exclusive)?;
     let current: u32 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
@@ -34,6 +47,13 @@ pub fn migrate(conn: &mut Connection) -> Result<usize, DbError> {
         tx.execute_batch(sql).map_err(|source| DbError::Migration { name, source })?;
         tx.pragma_update(None, "user_version", version)?;
         applied += 1;
+    }
+    if applied > 0 {
+        let dangling: Option<String> =
+            tx.query_row("PRAGMA foreign_key_check", [], |row| row.get(0)).optional()?;
+        if let Some(table) = dangling {
+            return Err(DbError::DanglingReference { table });
+        }
     }
     tx.commit()?;
     Ok(applied)

@@ -62,6 +62,8 @@ pub enum DbError {
     PragmaMismatch { pragma: &'static str, wanted: String, got: String },
     TooNew { found: u32, supported: u32 },
     Migration { name: &'static str, source: rusqlite::Error },
+    /// After migrating, a row of this table references a row that no longer exists.
+    DanglingReference { table: String },
     Sqlite(rusqlite::Error),
 }
 
@@ -82,12 +84,22 @@ impl std::fmt::Display for DbError {
                  {supported}; it was written by a newer VibeLearn — upgrade vl"
             ),
             DbError::Migration { name, source } => write!(f, "migration {name} failed: {source}"),
+            DbError::DanglingReference { table } => {
+                write!(f, "migrating left a row of {table} referencing a missing row; nothing was changed")
+            }
             DbError::Sqlite(e) => write!(f, "database error: {e}"),
         }
     }
 }
 
-impl std::error::Error for DbError {}
+impl std::error::Error for DbError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DbError::Open { source, .. } | DbError::Migration { source, .. } | DbError::Sqlite(source) => Some(source),
+            DbError::PragmaMismatch { .. } | DbError::TooNew { .. } | DbError::DanglingReference { .. } => None,
+        }
+    }
+}
 
 impl From<rusqlite::Error> for DbError {
     fn from(e: rusqlite::Error) -> Self {

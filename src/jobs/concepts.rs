@@ -18,7 +18,7 @@ use crate::llm::offline::offline_concepts;
 use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome, Queue};
 
 /// The provider a job uses, or why none could be set up (a configuration mistake).
-pub type ProviderChoice = Arc<Result<Selected, String>>;
+pub type ProviderChoice = Arc<Result<Selected, crate::llm::SelectError>>;
 
 pub struct ConceptsHandler {
     pub queue: Queue,
@@ -33,9 +33,9 @@ pub fn concept_id(session_id: &str, normalized: &str) -> String {
 
 impl Handler for ConceptsHandler {
     fn run(&self, job: &ClaimedJob, cancel: &CancelToken) -> Outcome {
-        let selected = match self.provider.as_ref() {
+        let selected = match llm_call::provider_of(&self.provider) {
             Ok(selected) => selected,
-            Err(config_error) => return Outcome::dead(config_error.clone()),
+            Err(outcome) => return outcome,
         };
         let session_id = match session_id_of(job) {
             Ok(id) => id,
@@ -68,7 +68,7 @@ impl Handler for ConceptsHandler {
         // every turn with a new last message, and a turn that wrote nothing must cost nothing.
         let hash = hash_of(&(selected.name(), &stack, &patterns, &files));
         if last_hash.as_deref() == Some(hash.as_str()) {
-            return Outcome::done(json!({ "skipped": "unchanged" }));
+            return Outcome::unchanged(json!({ "skipped": "unchanged" }));
         }
         let validated = match selected {
             Selected::Offline => {

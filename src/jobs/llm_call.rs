@@ -4,8 +4,20 @@
 
 use std::time::Duration;
 
-use crate::llm::{LlmError, LlmRequest, Provider};
+use crate::llm::{LlmError, LlmRequest, Provider, SelectError, Selected};
 use crate::queue::{CancelToken, Outcome};
+
+/// The provider a job uses, or the outcome when there is none: a missing key is a refusal
+/// (the provider's gate pauses until credentials appear), any other setting mistake is dead.
+pub fn provider_of(choice: &Result<Selected, SelectError>) -> Result<&Selected, Outcome> {
+    match choice {
+        Ok(selected) => Ok(selected),
+        Err(problem @ SelectError::MissingKey { .. }) => {
+            Err(Outcome::Refused { error: format!("{}: {problem}", super::AUTH_ERROR_PREFIX) })
+        }
+        Err(problem) => Err(Outcome::dead(problem.to_string())),
+    }
+}
 
 /// Leaves this much of the job's time for storing results after the last call.
 const STORE_MARGIN: Duration = Duration::from_secs(2);
@@ -60,7 +72,9 @@ fn complete(
     };
     provider.complete(request, budget).map_err(|e| match e {
         LlmError::Transient { message, retry_after } => Outcome::Retry { error: named(message), after: retry_after },
-        LlmError::Auth(message) => Outcome::dead(format!("{}: {}", super::AUTH_ERROR_PREFIX, named(message))),
+        LlmError::Auth(message) => {
+            Outcome::Refused { error: format!("{}: {}", super::AUTH_ERROR_PREFIX, named(message)) }
+        }
         LlmError::Permanent(message) => Outcome::dead(named(message)),
     })
 }

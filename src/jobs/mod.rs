@@ -32,6 +32,22 @@ pub const KIND_NAMES: [&str; 6] = [INGEST, ANALYZE_STACK, ANALYZE_STATIC, ANALYZ
 /// The five analysis steps a Stop hook requests, in order.
 pub const PIPELINE: [&str; 5] = [ANALYZE_STACK, ANALYZE_STATIC, ANALYZE_CONCEPTS, ANALYZE_QUIZ, SYNC];
 
+/// The pipeline's dependency graph (SPEC §5.3): the steps whose output a step reads. Stack and
+/// static feed concepts; concepts feed quiz; sync sends all of it. A step starts only after the
+/// latest job of each of its prerequisites (for the same session) succeeded, and is held while
+/// one of them is dead — it never runs on partial input (docs/state_machine.md).
+pub fn prerequisites(kind: &str) -> &'static [&'static str] {
+    match kind {
+        ANALYZE_CONCEPTS => &[ANALYZE_STACK, ANALYZE_STATIC],
+        ANALYZE_QUIZ => &[ANALYZE_CONCEPTS],
+        SYNC => &[ANALYZE_STACK, ANALYZE_STATIC, ANALYZE_CONCEPTS, ANALYZE_QUIZ],
+        _ => &[],
+    }
+}
+
+/// The gate of the upstream's credentials (`config.json`'s account key).
+pub const UPSTREAM_GATE: &str = "upstream";
+
 /// Ingest jobs a job thread claims at once (one per session lane at most).
 pub const INGEST_BATCH: usize = 8;
 
@@ -76,19 +92,47 @@ pub fn lane(session_id: &str) -> String {
     format!("session:{session_id}")
 }
 
-/// An analysis step for a session; deduplicated while an identical one is still waiting.
+/// The unique key of a session's analysis step: dedup, and what its dependents name.
+fn step_key(kind: &str, session_id: &str) -> String {
+    format!("{kind}:{session_id}")
+}
+
+/// An analysis step for a session, after the latest job of each of its prerequisites;
+/// deduplicated while an identical one (with the same prerequisites) is still waiting.
 pub fn analysis_job(kind: &str, session_id: &str, payload: serde_json::Value) -> NewJob {
     let max_attempts = default_spec(kind).map_or(3, |s| s.max_attempts);
     NewJob::new(kind, payload, max_attempts)
         .lane(lane(session_id))
-        .unique(format!("{kind}:{session_id}"), UniqueScope::Waiting)
+        .unique(step_key(kind, session_id), UniqueScope::Waiting)
+        .after_keys(prerequisites(kind).iter().map(|prerequisite| step_key(prerequisite, session_id)))
 }
 
 /// The handlers of every kind, with their configured specs.
 pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::Registry {
     let mut registry = crate::queue::Registry::default();
     let spec_of = |kind| spec(config, kind).expect("every kind in KIND_NAMES has a default spec");
-    let provider: concepts::ProviderChoice = std::sync::Arc::new(crate::llm::select(&provider_settings(config)));
+    let settings = provider_settings(config);
+    let choice = crate::llm::select(&settings);
+    // The gate of the LLM provider's credentials: the provider in use, or the one whose key
+    // is missing. Offline needs none.
+    let llm_gate = match &choice {
+        Ok(crate::llm::Selected::Remote(provider)) => Some(provider.name()),
+        Ok(crate::llm::Selected::Offline) => None,
+        Err(problem) => problem.provider_without_key(),
+    };
+    if let Some(gate) = llm_gate {
+        // Read once: the provider is built once, at worker start, so new credentials take a
+        // restart, which compares this against the version the gate paused under.
+        let version = credentials_fingerprint(&settings.credentials_text());
+        registry.gate(gate, &[ANALYZE_CONCEPTS, ANALYZE_QUIZ], move || version.clone());
+    }
+    let data_dir = config.data_dir.clone();
+    let api_url = config.get("VIBELEARN_API_URL").to_owned();
+    // Read live: `vl login` writes config.json while the worker runs.
+    registry.gate(UPSTREAM_GATE, &[SYNC], move || {
+        credentials_fingerprint(&format!("{api_url}\n{}", sync::api_key(&data_dir).unwrap_or_default()))
+    });
+    let provider: concepts::ProviderChoice = std::sync::Arc::new(choice);
     registry.register(INGEST, spec_of(INGEST), ingest::IngestHandler);
     registry.register(ANALYZE_STACK, spec_of(ANALYZE_STACK), stack::StackHandler { queue: queue.clone() });
     registry.register(ANALYZE_STATIC, spec_of(ANALYZE_STATIC), static_patterns::StaticHandler { queue: queue.clone() });
@@ -141,25 +185,28 @@ pub fn provider_settings(config: &Config) -> crate::llm::ProviderSettings {
     }
 }
 
-/// Prefix of the error of a job that died because a remote refused our credentials; health and
-/// `vl status` show a paused-provider notice while the latest such job is dead.
+/// Prefix of the error of a job that a remote refused for its credentials (its gate pauses).
 pub const AUTH_ERROR_PREFIX: &str = "not authorised";
 
-/// Notices for `/api/health` and `vl status`: providers whose latest call was refused for
-/// authorisation (and no later job of that kind succeeded).
+/// A short, one-way fingerprint of credentials: a paused gate compares it, never the secret.
+fn credentials_fingerprint(text: &str) -> String {
+    session_data::sha256_hex(text.as_bytes())[..16].to_owned()
+}
+
+/// Notices for `/api/health` and `vl status`: each paused provider, why, and what waits on it.
 pub fn notices(queue: &crate::queue::Queue) -> Vec<String> {
-    let Ok(conn) = queue.read() else { return Vec::new() };
-    // Through the dead jobs' partial index: without it SQLite read every job of every kind
-    // (measured ~55 ms per health check at 100,000 jobs).
-    let sql = "SELECT kind, last_error FROM jobs j INDEXED BY jobs_finished \
-               WHERE state = 'dead' AND finished_at IS NOT NULL AND last_error LIKE ?1 || '%' \
-               AND NOT EXISTS (SELECT 1 FROM jobs s WHERE s.kind = j.kind AND s.state = 'succeeded' \
-                               AND s.finished_at > j.finished_at) \
-               GROUP BY kind";
-    let Ok(mut stmt) = conn.prepare_cached(sql) else { return Vec::new() };
-    stmt.query_map([AUTH_ERROR_PREFIX], |r| {
-        Ok(format!("{} paused: {}", r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-    })
-    .map(|rows| rows.filter_map(Result::ok).collect())
-    .unwrap_or_default()
+    let Ok(gates) = queue.gates() else { return Vec::new() };
+    gates
+        .into_iter()
+        .filter(|gate| gate.state == crate::queue::GateState::Paused)
+        .map(|gate| {
+            format!(
+                "{} paused: {} — {} jobs held; they resume when its credentials change, or with `vl jobs resume --provider {}`",
+                gate.name,
+                gate.reason.as_deref().unwrap_or("refused"),
+                gate.held,
+                gate.name
+            )
+        })
+        .collect()
 }

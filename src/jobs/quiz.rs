@@ -110,9 +110,9 @@ fn keep_valid(
 
 impl Handler for QuizHandler {
     fn run(&self, job: &ClaimedJob, cancel: &CancelToken) -> Outcome {
-        let selected = match self.provider.as_ref() {
+        let selected = match llm_call::provider_of(&self.provider) {
             Ok(selected) => selected,
-            Err(config_error) => return Outcome::dead(config_error.clone()),
+            Err(outcome) => return outcome,
         };
         let session_id = match session_id_of(job) {
             Ok(id) => id,
@@ -143,8 +143,9 @@ impl Handler for QuizHandler {
             })
         };
         if targets.is_empty() || last_hash.as_deref() == Some(hash.as_str()) {
+            // No new question either way: what sync would send has not changed.
             let reason = if targets.is_empty() { "no_concepts" } else { "unchanged" };
-            return Outcome::Succeeded {
+            return Outcome::Unchanged {
                 result: Some(json!({ "skipped": reason })),
                 effects: Some(mark_analyzed(session_id)),
             };

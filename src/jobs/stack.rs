@@ -67,7 +67,7 @@ impl Handler for StackHandler {
         manifests.sort_by(|a, b| a.path.cmp(&b.path));
         let hash = hash_of(&(&manifests, &touched));
         if last_hash.as_deref() == Some(hash.as_str()) {
-            return Outcome::done(json!({ "skipped": "unchanged" }));
+            return Outcome::unchanged(json!({ "skipped": "unchanged" }));
         }
         let profile = detect_stack(&manifests, &touched);
         let result = json!({

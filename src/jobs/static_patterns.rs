@@ -34,7 +34,7 @@ impl Handler for StaticHandler {
         }
         let hash = hash_of(&files);
         if last_hash.as_deref() == Some(hash.as_str()) {
-            return Outcome::done(json!({ "skipped": "unchanged" }));
+            return Outcome::unchanged(json!({ "skipped": "unchanged" }));
         }
         let patterns = analyze_files(&files);
         let result = json!({ "files": files.len(), "patterns": patterns.len() });

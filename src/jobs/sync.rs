@@ -175,7 +175,7 @@ impl Handler for SyncHandler {
         content.as_object_mut().map(|o| o.remove("quiz_attempts"));
         let content_hash = session_data::hash_of(&content);
         if attempt_ids.is_empty() && last_hash.as_deref() == Some(content_hash.as_str()) {
-            return Outcome::Succeeded {
+            return Outcome::Unchanged {
                 result: Some(json!({"skipped": "unchanged"})),
                 effects: Some(mark_synced(session_id, None, Vec::new())),
             };
@@ -210,9 +210,9 @@ impl Handler for SyncHandler {
                 ),
                 effects: Some(mark_synced(session_id, Some(content_hash), attempt_ids)),
             },
-            401 | 403 => {
-                Outcome::dead(format!("{} — run vl login (upstream answered {status})", super::AUTH_ERROR_PREFIX))
-            }
+            401 | 403 => Outcome::Refused {
+                error: format!("{} — run vl login (upstream answered {status})", super::AUTH_ERROR_PREFIX),
+            },
             408 | 425 | 429 | 500..=599 => {
                 Outcome::Retry { error: format!("upstream answered {status}"), after: retry_after }
             }

@@ -32,7 +32,7 @@ pub use command::{CHILD_MARKER_ENV, CommandProvider};
 pub use error::{LlmError, MAX_RETRY_AFTER};
 pub use gemini::Gemini;
 pub use openai::{OPENAI_DEFAULT_BASE_URL, OpenAiCompatible};
-pub use select::{ProviderSettings, Selected, select};
+pub use select::{ProviderSettings, SelectError, Selected, select};
 
 /// One completion request: the same for every provider.
 #[derive(Clone, Debug, PartialEq, Eq)]

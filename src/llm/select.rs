@@ -1,8 +1,8 @@
 //! `select`: turns the resolved provider settings into the provider to use (SPEC §6.5).
 //!
-//! A mistake in the settings (an explicit provider without its key, an unknown name) is a
-//! `String` naming the setting to fix; the config layer shows it at startup instead of every
-//! job failing later. `auto` never fails: with nothing configured it is `offline`.
+//! A mistake in the settings is a [`SelectError`] naming the setting to fix: a missing key
+//! (the provider's jobs pause until credentials appear: SPEC §5.3) or anything else (an unknown
+//! name, a missing command line). `auto` never fails: with nothing configured it is `offline`.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -35,6 +35,26 @@ pub struct ProviderSettings {
 }
 
 /// Keys show only as set or unset: settings get logged, keys must not be (SPEC §2).
+impl ProviderSettings {
+    /// Everything that decides which remote is called and with which credentials, as one
+    /// text to fingerprint (a hash of it tells new credentials from old; never shown).
+    pub fn credentials_text(&self) -> String {
+        let fields = [
+            Some(&self.provider),
+            self.anthropic_key.as_ref(),
+            self.openai_key.as_ref(),
+            self.gemini_key.as_ref(),
+            self.openrouter_key.as_ref(),
+            Some(&self.anthropic_base_url),
+            Some(&self.openai_base_url),
+            Some(&self.openrouter_base_url),
+            Some(&self.gemini_base_url),
+            self.llm_command.as_ref(),
+        ];
+        fields.iter().map(|f| f.map_or("", |v| v.as_str())).collect::<Vec<_>>().join("\n")
+    }
+}
+
 impl std::fmt::Debug for ProviderSettings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let key = |k: &Option<String>| if given(k).is_some() { "set" } else { "unset" };
@@ -75,8 +95,37 @@ impl Selected {
     }
 }
 
+/// Why `select` found no provider.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SelectError {
+    /// The named provider needs a key and none is set: a credentials problem, like a 401.
+    MissingKey { provider: &'static str, message: String },
+    /// Any other mistake in the settings.
+    Invalid(String),
+}
+
+impl SelectError {
+    /// The provider whose key is missing, if that is the problem.
+    pub fn provider_without_key(&self) -> Option<&'static str> {
+        match self {
+            SelectError::MissingKey { provider, .. } => Some(provider),
+            SelectError::Invalid(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for SelectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SelectError::MissingKey { message, .. } | SelectError::Invalid(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for SelectError {}
+
 /// Picks the provider named by `settings.provider` (an empty name means `auto`).
-pub fn select(settings: &ProviderSettings) -> Result<Selected, String> {
+pub fn select(settings: &ProviderSettings) -> Result<Selected, SelectError> {
     let s = settings;
     let remote = |p: Box<dyn Provider>| Ok(Selected::Remote(p));
     match s.provider.trim().to_ascii_lowercase().as_str() {
@@ -87,13 +136,13 @@ pub fn select(settings: &ProviderSettings) -> Result<Selected, String> {
         "openrouter" => remote(Box::new(openrouter(s, need(&s.openrouter_key, "openrouter", "OPENROUTER_API_KEY")?))),
         "command" => match given(&s.llm_command) {
             Some(line) => remote(Box::new(CommandProvider::new(line))),
-            None => Err("VIBELEARN_PROVIDER=command but VIBELEARN_LLM_COMMAND is not set".to_string()),
+            None => Err(SelectError::Invalid("VIBELEARN_PROVIDER=command but VIBELEARN_LLM_COMMAND is not set".into())),
         },
         "offline" => Ok(Selected::Offline),
-        other => Err(format!(
+        other => Err(SelectError::Invalid(format!(
             "VIBELEARN_PROVIDER={other:?} is not one of auto, anthropic, openai, openrouter, \
              gemini, command, offline"
-        )),
+        ))),
     }
 }
 
@@ -130,14 +179,17 @@ fn openrouter(s: &ProviderSettings, key: &str) -> OpenAiCompatible {
 
 /// `openai` needs a key only for OpenAI itself: a local server (Ollama, LM Studio, vLLM) at a
 /// custom base URL usually has none.
-fn openai(s: &ProviderSettings) -> Result<OpenAiCompatible, String> {
+fn openai(s: &ProviderSettings) -> Result<OpenAiCompatible, SelectError> {
     let key = match given(&s.openai_key) {
         Some(key) => key,
         None if !is_openai_default(&s.openai_base_url) => "",
         None => {
-            return Err("VIBELEARN_PROVIDER=openai but OPENAI_API_KEY is not set (a key is \
-                        optional only with a custom VIBELEARN_OPENAI_BASE_URL)"
-                .to_string());
+            return Err(SelectError::MissingKey {
+                provider: "openai",
+                message: "VIBELEARN_PROVIDER=openai but OPENAI_API_KEY is not set (a key is \
+                          optional only with a custom VIBELEARN_OPENAI_BASE_URL)"
+                    .to_string(),
+            });
         }
     };
     Ok(OpenAiCompatible::openai(&s.openai_base_url, key, &s.openai_model))
@@ -148,8 +200,11 @@ fn given(value: &Option<String>) -> Option<&str> {
     value.as_deref().map(str::trim).filter(|v| !v.is_empty())
 }
 
-fn need<'a>(value: &'a Option<String>, provider: &str, setting: &str) -> Result<&'a str, String> {
-    given(value).ok_or_else(|| format!("VIBELEARN_PROVIDER={provider} but {setting} is not set"))
+fn need<'a>(value: &'a Option<String>, provider: &'static str, setting: &str) -> Result<&'a str, SelectError> {
+    given(value).ok_or_else(|| SelectError::MissingKey {
+        provider,
+        message: format!("VIBELEARN_PROVIDER={provider} but {setting} is not set"),
+    })
 }
 
 /// The first executable file named `name` in a `PATH`-style list. Empty entries (which POSIX

@@ -37,32 +37,40 @@ impl std::fmt::Display for JobId {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum JobState {
-    /// Waiting to run at `run_at`. Left by the dispatcher's claim (→ running) or an admin
-    /// cancel (→ cancelled).
+    /// Waiting to run at `run_at`. Left by the dispatcher's claim (→ running, or → held when
+    /// a dependency cannot succeed or the kind's gate is paused) or a cancel (→ cancelled).
     Available,
     /// Owned by one attempt (the lease token). Left by the job thread's completion, the
     /// watchdog (timeout → retryable/dead), the rescuer (expired lease or previous process →
     /// available/dead), shutdown (lease released → available) or an admin cancel.
     Running,
-    /// Finished; effects committed. Left only by an admin replay or the pruner (deleted).
+    /// Finished; effects committed. Left by an admin replay, by a dependency that re-ran with
+    /// a changed output (→ available), or by the pruner (deleted).
     Succeeded,
     /// Failed, will run again at `run_at`. Left by the scheduler (→ available when due) or an
     /// admin cancel.
     Retryable,
-    /// Out of attempts or failed permanently. Left only by an admin replay or the pruner.
+    /// Out of attempts or failed permanently. Left by an admin replay or the resume of the
+    /// gate that refused it (→ available), an admin cancel, or the pruner.
     Dead,
-    /// Stopped by an admin. Left only by an admin replay or the pruner.
+    /// Stopped by an admin (or because a job it depends on was). Left only by an admin replay
+    /// or the pruner.
     Cancelled,
+    /// Not runnable: a dependency is dead, cancelled or held itself, or the kind's gate is
+    /// paused. Blocks no lane. Left when that dependency succeeds or the gate resumes
+    /// (→ available), or by a cancel.
+    Held,
 }
 
 impl JobState {
-    pub const ALL: [JobState; 6] = [
+    pub const ALL: [JobState; 7] = [
         JobState::Available,
         JobState::Running,
         JobState::Succeeded,
         JobState::Retryable,
         JobState::Dead,
         JobState::Cancelled,
+        JobState::Held,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -73,6 +81,7 @@ impl JobState {
             JobState::Retryable => "retryable",
             JobState::Dead => "dead",
             JobState::Cancelled => "cancelled",
+            JobState::Held => "held",
         }
     }
 
@@ -90,10 +99,10 @@ impl JobState {
         use JobState::*;
         matches!(
             (self, to),
-            (Available, Running)
+            (Available, Running | Held)
                 | (Running, Succeeded | Retryable | Dead | Available)
-                | (Retryable, Available)
-                | (Available | Retryable | Running, Cancelled)
+                | (Retryable | Held, Available)
+                | (Available | Retryable | Running | Held | Dead, Cancelled)
                 | (Dead | Cancelled | Succeeded, Available)
         )
     }
@@ -168,6 +177,11 @@ pub struct NewJob {
     pub run_at: Option<Millis>,
     /// Run at once, in the enqueue transaction, when nothing would make the job wait.
     pub inline: Option<Inline>,
+    /// Jobs that must succeed before this one may start.
+    pub depends_on: Vec<JobId>,
+    /// Unique keys: the job also depends on the most recent job enqueued with each of them,
+    /// when one exists (resolved at enqueue, so the enqueuer need not know ids).
+    pub after_keys: Vec<String>,
 }
 
 /// The [`InlineRun`] of a [`NewJob`] (a newtype so that `NewJob` stays `Debug`).
@@ -190,6 +204,8 @@ impl NewJob {
             max_attempts: max_attempts.max(1),
             run_at: None,
             inline: None,
+            depends_on: Vec::new(),
+            after_keys: Vec::new(),
         }
     }
 
@@ -220,6 +236,20 @@ impl NewJob {
         self.unique_scope = scope;
         self
     }
+
+    /// The job may start only after each of `ids` succeeded.
+    pub fn depends_on(mut self, ids: impl IntoIterator<Item = JobId>) -> NewJob {
+        self.depends_on.extend(ids);
+        self
+    }
+
+    /// The job may start only after the latest job with each of these unique keys succeeded
+    /// (keys with no job yet are ignored). Such a job always precedes the new one, so a
+    /// dependency never points forward in a lane.
+    pub fn after_keys(mut self, keys: impl IntoIterator<Item = String>) -> NewJob {
+        self.after_keys.extend(keys);
+        self
+    }
 }
 
 /// A [`NewJob`] whose payload is already JSON text (its `job.payload` is left `null`).
@@ -233,7 +263,8 @@ pub struct PreparedJob {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Enqueued {
     pub id: JobId,
-    /// True when an existing job with the same unique key was returned instead.
+    /// True when an existing job with the same unique key (and the same or a superset of the
+    /// dependencies) was returned instead.
     pub deduplicated: bool,
     /// True when the job ran in its enqueue transaction ([`NewJob::inline`]) and is done.
     #[serde(skip)]
@@ -267,6 +298,28 @@ pub struct Job {
     pub payload: serde_json::Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub attempts: Option<Vec<Attempt>>,
+    /// Jobs this one starts after (their success is required).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub depends_on: Vec<JobId>,
+    /// What a held job waits for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting_on: Option<WaitingOn>,
+    /// A dead job whose gate refused it: resuming that gate replays it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused_by_gate: Option<String>,
+}
+
+/// Why a held job is not runnable.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct WaitingOn {
+    /// Dependencies that have not succeeded (dead, cancelled, held, or not yet run).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<JobId>,
+    /// The paused gate it waits on, with the reason it paused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// A job handed to a job thread: everything a handler needs, plus the lease it runs under.
@@ -299,12 +352,19 @@ mod tests {
     }
 
     #[test]
-    fn terminal_states_only_leave_by_replay() {
+    fn finished_states_leave_only_by_replay_or_cancel() {
         for from in [JobState::Succeeded, JobState::Dead, JobState::Cancelled] {
             for to in JobState::ALL {
-                assert_eq!(from.can_move_to(to), to == JobState::Available, "{from:?} -> {to:?}");
+                let allowed = to == JobState::Available || (from == JobState::Dead && to == JobState::Cancelled);
+                assert_eq!(from.can_move_to(to), allowed, "{from:?} -> {to:?}");
             }
         }
+    }
+
+    #[test]
+    fn held_jobs_block_no_lane_and_never_run_directly() {
+        assert!(!JobState::Held.is_active());
+        assert!(!JobState::Held.can_move_to(JobState::Running));
     }
 
     #[test]

@@ -57,9 +57,9 @@ impl QueueMetrics {
     pub fn finished(&self, kind: &str, outcome: &Outcome, elapsed: Duration) {
         self.update(kind, |c| {
             match outcome {
-                Outcome::Succeeded { .. } => c.succeeded += 1,
+                Outcome::Succeeded { .. } | Outcome::Unchanged { .. } => c.succeeded += 1,
                 Outcome::Retry { .. } => c.failed += 1,
-                Outcome::Dead { .. } => c.dead += 1,
+                Outcome::Dead { .. } | Outcome::Refused { .. } => c.dead += 1,
             }
             let secs = elapsed.as_secs_f64();
             let bucket = DURATION_BUCKETS.iter().position(|b| secs <= *b).unwrap_or(DURATION_BUCKETS.len());

@@ -2,6 +2,8 @@
 //! unique keys are opaque strings, payloads opaque JSON.
 //!
 //! - [`job`]: row types and the state machine (docs/state_machine.md)
+//! - [`deps`]: dependencies between jobs (held, released, re-opened, cancelled together)
+//! - [`gates`]: named conditions kinds need (a remote's credentials): paused, resumed
 //! - [`store`]: the SQL of every queue operation
 //! - [`writer`]: the single writing thread and its group-commit protocol (replies through
 //!   `oneshot`)
@@ -13,6 +15,8 @@
 //! [`Queue`] is the handle everything else uses: enqueue and admin operations go through the
 //! writer; reads use a small pool of read connections (WAL readers never block the writer).
 
+pub mod deps;
+pub mod gates;
 pub mod job;
 pub mod maintenance;
 pub mod metrics;
@@ -29,7 +33,8 @@ use std::thread::JoinHandle;
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::Connection;
 
-pub use job::{ClaimedJob, Enqueued, InlineRun, Job, JobId, JobState, NewJob, UniqueScope};
+pub use gates::{Gate, GateState, Resumed};
+pub use job::{ClaimedJob, Enqueued, InlineRun, Job, JobId, JobState, NewJob, UniqueScope, WaitingOn};
 pub use runner::{CancelToken, Effects, Handler, KindSpec, Outcome, Registry, Runner, RunnerConfig};
 pub use writer::{Durability, Waker, WriterConfig, WriterHandle};
 
@@ -166,6 +171,10 @@ impl Queue {
         if rescued > 0 {
             log::warn!(target: "queue", "rescued {rescued} jobs left running by a previous process");
         }
+        // Credentials may have changed while nothing ran: proven gates are unproven again, and
+        // paused ones whose version changed resume.
+        self.writer.call(false, Durability::Durable, |conn, now| Ok(gates::forget_proofs(conn, now)?))?;
+        runner::resume_gates_with_new_versions(&registry, &self.writer);
         Runner::spawn(
             config,
             registry,
@@ -266,6 +275,17 @@ impl Queue {
         self.writer.call(true, Durability::Durable, move |conn, now| {
             Ok(store::replay_matching(conn, state, kind.as_deref(), since, now)?)
         })
+    }
+
+    /// Resumes the paused gate `name` (or every paused gate): its held jobs become available
+    /// and the jobs it refused are replayed (`queue::gates`).
+    pub fn resume(&self, name: Option<String>) -> Result<Resumed, QueueError> {
+        self.writer.call(true, Durability::Durable, move |conn, now| Ok(gates::resume(conn, name.as_deref(), now)?))
+    }
+
+    /// Every gate that has a row, with the jobs held on it.
+    pub fn gates(&self) -> Result<Vec<Gate>, QueueError> {
+        Ok(gates::list(&*self.read()?)?)
     }
 
     pub fn cancel(&self, ids: Vec<JobId>) -> Result<Vec<JobId>, QueueError> {

@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, select, unbounded};
 use rusqlite::Connection;
 
+use super::gates::{self, KindGates};
 use super::job::{AttemptOutcome, ClaimedJob, JobId};
 use super::retry::backoff_jittered;
 use super::store::{self, FailureDisposition};
@@ -49,6 +50,9 @@ pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 const TICK: Duration = Duration::from_secs(1);
 /// How often a job thread retries giving back jobs whose outcome could not be written.
 const ORPHAN_RETRY: Duration = Duration::from_secs(1);
+/// How often the watchdog compares paused gates' versions with the current ones (new
+/// credentials resume a gate within this long, without a restart).
+pub const GATE_CHECK: Duration = Duration::from_secs(3);
 
 /// The error type of effects: whatever went wrong while storing a job's outputs.
 pub type EffectError = Box<dyn std::error::Error + Send + Sync>;
@@ -59,11 +63,19 @@ pub type Effects = Box<dyn FnOnce(&Connection, Millis) -> Result<(), EffectError
 /// What a handler reports.
 pub enum Outcome {
     /// Done. `result` is shown in the admin API; `effects` are committed atomically with it.
+    /// Dependents that already succeeded on this job's previous output run again.
     Succeeded { result: Option<serde_json::Value>, effects: Option<Effects> },
+    /// Done, and the output is what it was (the input had not changed): like `Succeeded`, but
+    /// dependents that already succeeded are left alone.
+    Unchanged { result: Option<serde_json::Value>, effects: Option<Effects> },
     /// Failed transiently: try again after `after` (the remote's Retry-After) or the backoff.
     Retry { error: String, after: Option<Duration> },
     /// Failed permanently: dead now, with the reason.
     Dead { error: String },
+    /// Refused by what the kind's gate guards (a remote rejected our credentials): dead now,
+    /// and the gate pauses, so later jobs needing it are held instead of refused one by one
+    /// (`queue::gates`). For a kind without a gate this is `Dead`.
+    Refused { error: String },
 }
 
 impl Outcome {
@@ -77,6 +89,11 @@ impl Outcome {
 
     pub fn dead(error: impl Into<String>) -> Outcome {
         Outcome::Dead { error: error.into() }
+    }
+
+    /// Done with an output equal to the previous run's ([`Outcome::Unchanged`]).
+    pub fn unchanged(result: serde_json::Value) -> Outcome {
+        Outcome::Unchanged { result: Some(result), effects: None }
     }
 }
 
@@ -145,10 +162,18 @@ impl KindSpec {
     }
 }
 
-/// The handlers by kind name.
+/// The fingerprint of what a gate guards (e.g. a hash of the credentials); a paused gate
+/// resumes when it changes. Called at runner start and by the watchdog, never by the writer.
+pub type GateVersion = Arc<dyn Fn() -> String + Send + Sync>;
+
+/// The handlers by kind name, and the gates kinds need (`queue::gates`).
 #[derive(Default, Clone)]
 pub struct Registry {
     kinds: HashMap<String, (KindSpec, Arc<dyn Handler>)>,
+    /// kind → gate name.
+    gates: KindGates,
+    /// gate name → its version.
+    gate_versions: HashMap<String, GateVersion>,
 }
 
 impl Registry {
@@ -158,6 +183,23 @@ impl Registry {
 
     pub fn spec(&self, kind: &str) -> Option<KindSpec> {
         self.kinds.get(kind).map(|(spec, _)| *spec)
+    }
+
+    /// Jobs of `kinds` need the gate `name`, whose current version `version` tells.
+    pub fn gate(&mut self, name: &str, kinds: &[&str], version: impl Fn() -> String + Send + Sync + 'static) {
+        for kind in kinds {
+            self.gates.insert((*kind).to_owned(), name.to_owned());
+        }
+        self.gate_versions.insert(name.to_owned(), Arc::new(version));
+    }
+
+    pub fn kind_gates(&self) -> &KindGates {
+        &self.gates
+    }
+
+    /// Every gate's current version.
+    pub fn gate_versions(&self) -> HashMap<String, String> {
+        self.gate_versions.iter().map(|(name, version)| (name.clone(), version())).collect()
     }
 }
 
@@ -198,10 +240,23 @@ enum Work {
     Exit,
 }
 
+/// A finished attempt, waiting to be recorded.
+struct Done {
+    job: ClaimedJob,
+    outcome: Outcome,
+    /// The gate the job's kind needs, if any: a success proves it, a refusal pauses it.
+    gate: Option<String>,
+    /// For a refusal, the gate's version now (the credentials it paused under). Read on the
+    /// job thread: a version may read a file, and the writer must not wait for that.
+    gate_version: Option<String>,
+}
+
 /// State shared by the runner's threads.
 struct Shared {
     config: RunnerConfig,
     registry: Registry,
+    /// The registry's kind → gate map, shared with claims that run on the writer's thread.
+    kind_gates: Arc<KindGates>,
     writer: WriterHandle,
     waker: Waker,
     clock: SharedClock,
@@ -282,6 +337,7 @@ impl Runner {
         let (work_tx, work_rx) = unbounded();
         let shared = Arc::new(Shared {
             config: RunnerConfig { threads: config.threads.max(1), ..config },
+            kind_gates: Arc::new(registry.kind_gates().clone()),
             registry,
             writer,
             waker,
@@ -412,9 +468,10 @@ fn dispatch_loop(shared: &Shared) {
 /// Asks the writer to promote due retryable jobs (the scheduler's step) and claim up to `max`.
 fn claim_batch(shared: &Shared, max: usize) -> Result<(Vec<ClaimedJob>, Option<Millis>), QueueError> {
     let lease_ms = shared.config.lease.as_millis() as Millis;
+    let gates = Arc::clone(&shared.kind_gates);
     shared.writer.call(false, Durability::Relaxed, move |conn, now| {
         super::maintenance::Scheduler::run_once(conn, now)?;
-        let jobs = store::claim(conn, max, now, lease_ms, None)?;
+        let jobs = store::claim_gated(conn, max, now, lease_ms, None, &gates)?;
         let due = store::next_run_at(conn, now)?;
         Ok((jobs, due))
     })
@@ -448,7 +505,7 @@ fn register(shared: &Shared, job: &ClaimedJob) {
 fn job_thread_loop(shared: &Shared) {
     // Jobs this thread claimed for itself, and outcomes not yet recorded.
     let mut local: VecDeque<ClaimedJob> = VecDeque::new();
-    let mut finished: Vec<(ClaimedJob, Outcome)> = Vec::new();
+    let mut finished: Vec<Done> = Vec::new();
     loop {
         let job = match local.pop_front() {
             Some(job) => job,
@@ -461,7 +518,7 @@ fn job_thread_loop(shared: &Shared) {
                 Ok(Work::Exit) | Err(_) => return,
             },
         };
-        let Some(outcome) = run_one(shared, &job) else {
+        let Some(done) = run_one(shared, job) else {
             // The watchdog took this attempt over and started a replacement thread: give the
             // jobs still in hand to the others, record what finished, and leave.
             for job in local.drain(..) {
@@ -470,7 +527,7 @@ fn job_thread_loop(shared: &Shared) {
             submit_outcomes(shared, std::mem::take(&mut finished));
             return;
         };
-        finished.push((job, outcome));
+        finished.push(done);
         if local.is_empty() {
             // Work the dispatcher already handed over comes first: claiming our own next job
             // while one waits in the channel would let it starve past its deadline.
@@ -490,13 +547,13 @@ fn job_thread_loop(shared: &Shared) {
 }
 
 /// Records outcomes without waiting for the commit.
-fn submit_outcomes(shared: &Shared, finished: Vec<(ClaimedJob, Outcome)>) {
+fn submit_outcomes(shared: &Shared, finished: Vec<Done>) {
     if finished.is_empty() {
         return;
     }
     let submitted = shared.writer.submit(true, Durability::Relaxed, move |conn, now| {
-        for (job, outcome) in finished {
-            apply_outcome(conn, job.id, job.lease_token, job.attempt, outcome, now)?;
+        for done in finished {
+            apply_outcome(conn, done, now)?;
         }
         Ok(())
     });
@@ -506,7 +563,7 @@ fn submit_outcomes(shared: &Shared, finished: Vec<(ClaimedJob, Outcome)>) {
 }
 
 /// Runs one claimed job; `None` when its attempt was taken away (timed out) meanwhile.
-fn run_one(shared: &Shared, job: &ClaimedJob) -> Option<Outcome> {
+fn run_one(shared: &Shared, job: ClaimedJob) -> Option<Done> {
     // The attempt's clock starts now, not at the claim: a job may wait briefly in the
     // hand-off channel when a thread and the dispatcher both claimed for the same slot.
     let cancel = {
@@ -518,7 +575,7 @@ fn run_one(shared: &Shared, job: &ClaimedJob) -> Option<Outcome> {
     };
     let started = Instant::now();
     let outcome = match shared.registry.kinds.get(&job.kind) {
-        Some((_, handler)) => catch_unwind(AssertUnwindSafe(|| handler.run(job, &cancel)))
+        Some((_, handler)) => catch_unwind(AssertUnwindSafe(|| handler.run(&job, &cancel)))
             .unwrap_or_else(|panic| Outcome::retry(format!("the handler panicked: {}", panic_message(&panic)))),
         None => Outcome::dead(format!("no handler is registered for job kind {:?}", job.kind)),
     };
@@ -530,7 +587,12 @@ fn run_one(shared: &Shared, job: &ClaimedJob) -> Option<Outcome> {
         return None;
     }
     shared.metrics.finished(&job.kind, &outcome, elapsed);
-    Some(outcome)
+    let gate = shared.kind_gates.get(&job.kind).cloned();
+    let gate_version = match (&outcome, &gate) {
+        (Outcome::Refused { .. }, Some(gate)) => shared.registry.gate_versions.get(gate).map(|version| version()),
+        _ => None,
+    };
+    Some(Done { job, outcome, gate, gate_version })
 }
 
 /// Records the outcomes and, in the same writer transaction, claims this thread's next jobs:
@@ -539,24 +601,26 @@ fn run_one(shared: &Shared, job: &ClaimedJob) -> Option<Outcome> {
 /// Why here and not only in the dispatcher: a round trip through the dispatcher costs a
 /// wake-up and a transaction of its own per free slot; claiming on completion keeps a busy
 /// thread busy with one transaction per job, or per batch for batched kinds.
-fn finish_and_claim(shared: &Shared, finished: Vec<(ClaimedJob, Outcome)>) -> Vec<ClaimedJob> {
+fn finish_and_claim(shared: &Shared, finished: Vec<Done>) -> Vec<ClaimedJob> {
     let claim_next = !shared.stopping.load(Ordering::SeqCst);
     let lease_ms = shared.config.lease.as_millis() as Millis;
-    let kind = finished.last().map(|(job, _)| job.kind.clone()).unwrap_or_default();
+    let kind = finished.last().map(|done| done.job.kind.clone()).unwrap_or_default();
     let batch = shared.registry.spec(&kind).map_or(1, |s| s.batch);
     let count = finished.len();
-    let attempts: Vec<(JobId, i64)> = finished.iter().map(|(job, _)| (job.id, job.lease_token)).collect();
+    let attempts: Vec<(JobId, i64)> = finished.iter().map(|done| (done.job.id, done.job.lease_token)).collect();
+    let gates = Arc::clone(&shared.kind_gates);
     let result = shared.writer.call(true, Durability::Relaxed, move |conn, now| {
-        for (job, outcome) in finished {
-            apply_outcome(conn, job.id, job.lease_token, job.attempt, outcome, now)?;
+        for done in finished {
+            apply_outcome(conn, done, now)?;
         }
         if !claim_next {
             return Ok(Vec::new());
         }
         super::maintenance::Scheduler::run_once(conn, now)?;
-        let mut next = if batch > 1 { store::claim(conn, batch, now, lease_ms, Some(&kind))? } else { Vec::new() };
+        let mut next =
+            if batch > 1 { store::claim_gated(conn, batch, now, lease_ms, Some(&kind), &gates)? } else { Vec::new() };
         if next.is_empty() {
-            next = store::claim(conn, 1, now, lease_ms, None)?;
+            next = store::claim_gated(conn, 1, now, lease_ms, None, &gates)?;
         }
         Ok(next)
     });
@@ -597,53 +661,56 @@ fn rescue_when_writable(shared: &Shared, attempts: Vec<(JobId, i64)>) {
 }
 
 /// Runs in the writer: records an attempt's outcome, fenced by its lease token.
-fn apply_outcome(
-    conn: &Connection,
-    id: JobId,
-    token: i64,
-    attempt: u32,
-    outcome: Outcome,
-    now: Millis,
-) -> Result<(), QueueError> {
-    match outcome {
-        Outcome::Succeeded { result, effects } => {
-            super::writer::exec_cached(conn, "SAVEPOINT effects")?;
-            if !store::complete_success(conn, id, token, result.as_ref(), now)? {
-                conn.execute_batch("ROLLBACK TO effects; RELEASE effects")?;
-                log::info!(target: "queue", "job {id}: result dropped, the attempt no longer owns the job");
-                return Ok(());
-            }
-            let applied = match effects {
-                Some(effects) => catch_unwind(AssertUnwindSafe(|| effects(conn, now))).unwrap_or_else(|panic| {
-                    Err(format!("storing the results panicked: {}", panic_message(&panic)).into())
-                }),
-                None => Ok(()),
-            };
-            match applied {
-                Ok(()) => super::writer::exec_cached(conn, "RELEASE effects")?,
-                Err(e) => {
-                    conn.execute_batch("ROLLBACK TO effects; RELEASE effects")?;
-                    let error = format!("could not store the job's results: {e}");
-                    let at = now + backoff_jittered(attempt).as_millis() as Millis;
-                    store::fail_attempt(
-                        conn,
-                        id,
-                        token,
-                        AttemptOutcome::Failed,
-                        &error,
-                        FailureDisposition::RetryAt(at),
-                        now,
-                    )?;
-                }
-            }
-        }
+fn apply_outcome(conn: &Connection, done: Done, now: Millis) -> Result<(), QueueError> {
+    let Done { job, outcome, gate, gate_version } = done;
+    let (id, token, attempt) = (job.id, job.lease_token, job.attempt);
+    let backoff_at = || now + backoff_jittered(attempt).as_millis() as Millis;
+    let (result, effects, output_changed) = match outcome {
+        Outcome::Succeeded { result, effects } => (result, effects, true),
+        Outcome::Unchanged { result, effects } => (result, effects, false),
         Outcome::Retry { error, after } => {
-            let wait = after.unwrap_or_else(|| backoff_jittered(attempt));
-            let at = now + wait.as_millis() as Millis;
+            let at = after.map_or_else(backoff_at, |wait| now + wait.as_millis() as Millis);
             store::fail_attempt(conn, id, token, AttemptOutcome::Failed, &error, FailureDisposition::RetryAt(at), now)?;
+            return Ok(());
         }
         Outcome::Dead { error } => {
             store::fail_attempt(conn, id, token, AttemptOutcome::Failed, &error, FailureDisposition::Dead, now)?;
+            return Ok(());
+        }
+        Outcome::Refused { error } => {
+            let state =
+                store::fail_attempt(conn, id, token, AttemptOutcome::Failed, &error, FailureDisposition::Dead, now)?;
+            if let (Some(_), Some(gate)) = (state, &gate) {
+                store::mark_refused(conn, id, gate)?;
+                gates::pause(conn, gate, &error, gate_version.as_deref().unwrap_or_default(), now)?;
+                log::warn!(target: "queue", "{gate} paused: {error}; jobs needing it are held until it resumes");
+            }
+            return Ok(());
+        }
+    };
+    super::writer::exec_cached(conn, "SAVEPOINT effects")?;
+    if !store::complete_success(conn, id, token, result.as_ref(), output_changed, now)? {
+        conn.execute_batch("ROLLBACK TO effects; RELEASE effects")?;
+        log::info!(target: "queue", "job {id}: result dropped, the attempt no longer owns the job");
+        return Ok(());
+    }
+    let applied = match effects {
+        Some(effects) => catch_unwind(AssertUnwindSafe(|| effects(conn, now)))
+            .unwrap_or_else(|panic| Err(format!("storing the results panicked: {}", panic_message(&panic)).into())),
+        None => Ok(()),
+    };
+    match applied {
+        Ok(()) => {
+            if let Some(gate) = &gate {
+                gates::proven(conn, gate, now)?;
+            }
+            super::writer::exec_cached(conn, "RELEASE effects")?;
+        }
+        Err(e) => {
+            conn.execute_batch("ROLLBACK TO effects; RELEASE effects")?;
+            let error = format!("could not store the job's results: {e}");
+            let at = FailureDisposition::RetryAt(backoff_at());
+            store::fail_attempt(conn, id, token, AttemptOutcome::Failed, &error, at, now)?;
         }
     }
     Ok(())
@@ -651,6 +718,7 @@ fn apply_outcome(
 
 fn watchdog_loop(shared: &Arc<Shared>, stop: &Receiver<()>) {
     let mut next_heartbeat = Instant::now() + shared.config.heartbeat;
+    let mut next_gate_check = Instant::now() + GATE_CHECK;
     loop {
         let now = Instant::now();
         let next_deadline = shared.inflight().values().map(|f| f.deadline).min();
@@ -664,6 +732,30 @@ fn watchdog_loop(shared: &Arc<Shared>, stop: &Receiver<()>) {
             heartbeat(shared);
             next_heartbeat = Instant::now() + shared.config.heartbeat;
         }
+        if Instant::now() >= next_gate_check {
+            resume_gates_with_new_versions(&shared.registry, &shared.writer);
+            next_gate_check = Instant::now() + GATE_CHECK;
+        }
+    }
+}
+
+/// Resumes every paused gate whose version changed (new credentials: `queue::gates`). The
+/// versions are read here, on the calling thread; only the comparison runs in the writer.
+pub(super) fn resume_gates_with_new_versions(registry: &Registry, writer: &WriterHandle) {
+    if registry.gate_versions.is_empty() {
+        return;
+    }
+    let versions = registry.gate_versions();
+    match writer.call(true, Durability::Durable, move |conn, now| Ok(gates::resume_changed(conn, &versions, now)?)) {
+        Ok(resumed) if !resumed.gates.is_empty() => log::info!(
+            target: "queue",
+            "resumed {} (credentials changed): {} held jobs released, {} refused jobs replayed",
+            resumed.gates.join(", "),
+            resumed.released,
+            resumed.replayed.len()
+        ),
+        Ok(_) => {}
+        Err(e) => log::warn!(target: "queue", "could not check the paused gates: {e}"),
     }
 }
 

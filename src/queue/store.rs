@@ -8,42 +8,41 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use super::deps::{self, Readiness};
+use super::gates::{self, GateState, KindGates};
 use super::job::{
     Attempt, AttemptOutcome, ClaimedJob, Enqueued, Inline, InlineRun, Job, JobId, JobState, NewJob, PreparedJob,
-    UniqueScope,
+    UniqueScope, WaitingOn,
 };
 use super::runner::EffectError;
 use super::writer::exec_cached;
 use crate::clock::Millis;
 
 const JOB_COLUMNS: &str = "id, kind, state, lane, attempt, max_attempts, created_at, run_at, \
-                           finished_at, last_error, result, payload";
+                           finished_at, last_error, result, payload, gate";
 
 /// Inserts a job, or returns the existing one with the same unique key (per its scope). A job
 /// with an [`Inline`](super::job::Inline) run that could start at once runs it here and is
-/// inserted `succeeded` ([`run_inline`]).
+/// inserted `succeeded` ([`run_inline`]). Dependencies are resolved here ([`deps::resolve`]).
+///
+/// A waiting job is returned for a new one with the same key only if it already depends on
+/// every dependency of the new one: otherwise the new one's input (a newer prerequisite) would
+/// be missed, so a job of its own is inserted after that prerequisite.
 pub fn enqueue(conn: &Connection, prepared: PreparedJob, now: Millis) -> rusqlite::Result<Enqueued> {
     let PreparedJob { mut job, payload } = prepared;
-    if let Some(key) = &job.unique_key {
-        let existing: Option<JobId> = match job.unique_scope {
-            UniqueScope::Waiting => conn
-                .prepare_cached(
-                    "SELECT id FROM jobs WHERE unique_key = ?1 AND kind = ?2 \
-                     AND state IN ('available','retryable') ORDER BY id LIMIT 1",
-                )?
-                .query_row(params![key, job.kind], |r| r.get(0))
-                .optional()?,
-            UniqueScope::Ever => conn
-                .prepare_cached("SELECT id FROM jobs WHERE unique_key = ?1 AND kind = ?2 ORDER BY id LIMIT 1")?
-                .query_row(params![key, job.kind], |r| r.get(0))
-                .optional()?,
-        };
-        if let Some(id) = existing {
-            return Ok(Enqueued { id, deduplicated: true, ran_inline: false });
-        }
+    let deps = if job.depends_on.is_empty() && job.after_keys.is_empty() {
+        Vec::new()
+    } else {
+        deps::resolve(conn, &job.depends_on, &job.after_keys)?
+    };
+    if let Some(key) = &job.unique_key
+        && let Some(id) = existing_for(conn, key, &job.kind, job.unique_scope, &deps)?
+    {
+        return Ok(Enqueued { id, deduplicated: true, ran_inline: false });
     }
     let run_at = job.run_at.unwrap_or(now);
     if let Some(Inline(run)) = job.inline.take()
+        && deps.is_empty()
         && run_at <= now
         && !lane_busy(conn, job.lane.as_deref())?
         && let Some(id) = run_inline(conn, &job, &payload, run, now)
@@ -57,7 +56,40 @@ pub fn enqueue(conn: &Connection, prepared: PreparedJob, now: Millis) -> rusqlit
     .execute(params![job.kind, job.lane, job.unique_key, payload, job.max_attempts, now, run_at])?;
     // Not `RETURNING id`: SQLite collects RETURNING rows in a temporary b-tree it opens and
     // closes per statement (measured: a visible share of the writer's allocations).
-    Ok(Enqueued { id: JobId(conn.last_insert_rowid()), deduplicated: false, ran_inline: false })
+    let id = JobId(conn.last_insert_rowid());
+    deps::insert(conn, id, &deps)?;
+    Ok(Enqueued { id, deduplicated: false, ran_inline: false })
+}
+
+/// The job a new one with this unique key is deduplicated onto, if any (see [`enqueue`]).
+fn existing_for(
+    conn: &Connection,
+    key: &str,
+    kind: &str,
+    scope: UniqueScope,
+    deps: &[JobId],
+) -> rusqlite::Result<Option<JobId>> {
+    match scope {
+        UniqueScope::Waiting => {
+            let waiting: Vec<JobId> = conn
+                .prepare_cached(
+                    "SELECT id FROM jobs WHERE unique_key = ?1 AND kind = ?2 \
+                     AND state IN ('available','retryable','held') ORDER BY id",
+                )?
+                .query_map(params![key, kind], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            for id in waiting {
+                if deps::covers(conn, id, deps)? {
+                    return Ok(Some(id));
+                }
+            }
+            Ok(None)
+        }
+        UniqueScope::Ever => conn
+            .prepare_cached("SELECT id FROM jobs WHERE unique_key = ?1 AND kind = ?2 ORDER BY id LIMIT 1")?
+            .query_row(params![key, kind], |r| r.get(0))
+            .optional(),
+    }
 }
 
 /// Whether a job of `lane` is still waiting or running (a new job of the lane must wait).
@@ -123,7 +155,7 @@ pub fn promote_due_retryable(conn: &Connection, now: Millis) -> rusqlite::Result
 /// a backward clock jump must not hold fresh work back). A job scheduled for later on purpose
 /// keeps its wall-clock time. Each claim opens an attempt row whose id becomes the lease token.
 /// `kind`, when given, restricts the claim to jobs of that kind. Candidates are taken in
-/// `(run_at, id)` order.
+/// `(run_at, id)` order. No kind needs a gate here: see [`claim_gated`].
 pub fn claim(
     conn: &Connection,
     max: usize,
@@ -131,43 +163,107 @@ pub fn claim(
     lease_ms: Millis,
     kind: Option<&str>,
 ) -> rusqlite::Result<Vec<ClaimedJob>> {
+    claim_gated(conn, max, now, lease_ms, kind, &KindGates::new())
+}
+
+/// How many times one claim looks again after holding jobs (each hold can make the next job
+/// of that lane its head).
+const HOLD_ROUNDS: usize = 8;
+
+/// [`claim`], with dependencies and gates: a candidate whose dependencies cannot succeed, or
+/// whose kind's gate (per `gates`) is paused, is moved to `held` instead; one whose
+/// dependencies are still pending, or whose gate is unproven with a job already running, is
+/// left for later (docs/state_machine.md).
+pub fn claim_gated(
+    conn: &Connection,
+    max: usize,
+    now: Millis,
+    lease_ms: Millis,
+    kind: Option<&str>,
+    gates: &KindGates,
+) -> rusqlite::Result<Vec<ClaimedJob>> {
     if max == 0 {
         return Ok(Vec::new());
     }
-    let candidates = claim_candidates(conn, max, now, kind)?;
-    let mut claimed = Vec::with_capacity(candidates.len());
-    for id in candidates {
-        let inserted = conn
-            .prepare_cached(
-                "INSERT INTO job_attempts (job_id, attempt, started_at) SELECT id, attempt + 1, ?2 FROM jobs WHERE id = ?1",
-            )?
-            .execute(params![id, now])?;
-        if inserted != 1 {
-            return Err(rusqlite::Error::QueryReturnedNoRows);
+    let gate_states = if gates.is_empty() { Default::default() } else { gates::states(conn)? };
+    // Unproven gates that already have a job running (or claimed in this call).
+    let mut probing: std::collections::HashMap<&str, bool> = std::collections::HashMap::new();
+    let mut claimed = Vec::new();
+    for _ in 0..HOLD_ROUNDS {
+        let mut held_any = false;
+        for (id, job_kind) in claim_candidates(conn, max - claimed.len(), now, kind)? {
+            if claimed.len() == max {
+                break;
+            }
+            match deps::readiness(conn, id)? {
+                Readiness::Ready => {}
+                Readiness::Waiting => continue,
+                Readiness::Blocked => {
+                    held_any |= deps::hold(conn, id, None)?;
+                    continue;
+                }
+            }
+            if let Some(gate) = gates.get(&job_kind) {
+                match gate_states.get(gate).copied().unwrap_or(GateState::Unproven) {
+                    GateState::Open => {}
+                    GateState::Paused => {
+                        held_any |= deps::hold(conn, id, Some(gate))?;
+                        continue;
+                    }
+                    GateState::Unproven => {
+                        let busy = match probing.get(gate.as_str()) {
+                            Some(busy) => *busy,
+                            None => {
+                                let kinds: Vec<&str> =
+                                    gates.iter().filter(|(_, g)| *g == gate).map(|(k, _)| k.as_str()).collect();
+                                gates::running_any(conn, &kinds)?
+                            }
+                        };
+                        probing.insert(gate.as_str(), true);
+                        if busy {
+                            continue;
+                        }
+                    }
+                }
+            }
+            claimed.push(claim_one(conn, id, now, lease_ms)?);
         }
-        let token = conn.last_insert_rowid();
-        let job = conn
-            .prepare_cached(
-                "UPDATE jobs SET state = 'running', attempt = attempt + 1, lease_token = ?2, \
-                 lease_expires_at = ?3 WHERE id = ?1 \
-                 RETURNING kind, lane, payload, attempt, max_attempts, run_at",
-            )?
-            .query_row(params![id, token, now + lease_ms], |r| {
-                Ok(ClaimedJob {
-                    id,
-                    kind: r.get(0)?,
-                    lane: r.get(1)?,
-                    payload: parse_json_column(r, 2)?,
-                    attempt: r.get(3)?,
-                    max_attempts: r.get(4)?,
-                    lease_token: token,
-                    run_at: r.get(5)?,
-                    claimed_at: now,
-                })
-            })?;
-        claimed.push(job);
+        if !held_any || claimed.len() == max {
+            break;
+        }
     }
     Ok(claimed)
+}
+
+/// available → running for one job: a new attempt row, whose id is the lease token.
+fn claim_one(conn: &Connection, id: JobId, now: Millis, lease_ms: Millis) -> rusqlite::Result<ClaimedJob> {
+    let inserted = conn
+        .prepare_cached(
+            "INSERT INTO job_attempts (job_id, attempt, started_at) SELECT id, attempt + 1, ?2 FROM jobs WHERE id = ?1",
+        )?
+        .execute(params![id, now])?;
+    if inserted != 1 {
+        return Err(rusqlite::Error::QueryReturnedNoRows);
+    }
+    let token = conn.last_insert_rowid();
+    conn.prepare_cached(
+        "UPDATE jobs SET state = 'running', attempt = attempt + 1, lease_token = ?2, \
+         lease_expires_at = ?3 WHERE id = ?1 \
+         RETURNING kind, lane, payload, attempt, max_attempts, run_at",
+    )?
+    .query_row(params![id, token, now + lease_ms], |r| {
+        Ok(ClaimedJob {
+            id,
+            kind: r.get(0)?,
+            lane: r.get(1)?,
+            payload: parse_json_column(r, 2)?,
+            attempt: r.get(3)?,
+            max_attempts: r.get(4)?,
+            lease_token: token,
+            run_at: r.get(5)?,
+            claimed_at: now,
+        })
+    })
 }
 
 /// The jobs [`claim`] may take, best first. Only the head of each lane (its oldest job still
@@ -177,7 +273,12 @@ pub fn claim(
 /// (measured with 10,000 waiting behind one running and 20 busy lanes: 1.7 ms per claim,
 /// all of it in the writer, before; 0.12 ms now). Jobs without a lane come from the NULL end
 /// of the same index, in id order.
-fn claim_candidates(conn: &Connection, max: usize, now: Millis, kind: Option<&str>) -> rusqlite::Result<Vec<JobId>> {
+fn claim_candidates(
+    conn: &Connection,
+    max: usize,
+    now: Millis,
+    kind: Option<&str>,
+) -> rusqlite::Result<Vec<(JobId, String)>> {
     let heads: Vec<JobId> = conn
         .prepare_cached(
             "WITH RECURSIVE lanes(lane) AS ( \
@@ -193,35 +294,46 @@ fn claim_candidates(conn: &Connection, max: usize, now: Millis, kind: Option<&st
         )?
         .query_map([], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
-    let mut eligible: Vec<(Millis, JobId)> = Vec::new();
+    let mut eligible: Vec<(Millis, JobId, String)> = Vec::new();
     let mut head_if_eligible = conn.prepare_cached(
-        "SELECT run_at FROM jobs WHERE id = ?1 AND state = 'available' \
+        "SELECT run_at, kind FROM jobs WHERE id = ?1 AND state = 'available' \
          AND (run_at <= ?2 OR run_at = created_at) AND (?3 IS NULL OR kind = ?3)",
     )?;
     for id in heads {
-        if let Some(run_at) = head_if_eligible.query_row(params![id, now, kind], |r| r.get(0)).optional()? {
-            eligible.push((run_at, id));
+        if let Some((run_at, kind)) =
+            head_if_eligible.query_row(params![id, now, kind], |r| Ok((r.get(0)?, r.get(1)?))).optional()?
+        {
+            eligible.push((run_at, id, kind));
         }
     }
+    // Every lane head is returned, not only `max`: the caller may skip some (dependencies
+    // pending, a gate admitting one job at a time), and those must not hide the rest.
     let mut unlaned = conn.prepare_cached(
-        "SELECT run_at, id FROM jobs INDEXED BY jobs_lane_active \
+        "SELECT run_at, id, kind FROM jobs INDEXED BY jobs_lane_active \
          WHERE lane IS NULL AND state IN ('available','running','retryable') AND state = 'available' \
          AND (run_at <= ?1 OR run_at = created_at) AND (?3 IS NULL OR kind = ?3) ORDER BY id LIMIT ?2",
     )?;
-    for row in unlaned.query_map(params![now, max as i64, kind], |r| Ok((r.get(0)?, r.get(1)?)))? {
+    let unlaned_limit = (max + UNLANED_SLACK) as i64;
+    for row in unlaned.query_map(params![now, unlaned_limit, kind], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))? {
         eligible.push(row?);
     }
     eligible.sort_unstable();
-    Ok(eligible.into_iter().take(max).map(|(_, id)| id).collect())
+    Ok(eligible.into_iter().map(|(_, id, kind)| (id, kind)).collect())
 }
 
-/// Marks an attempt succeeded. Returns false (and changes nothing) when the job no longer
-/// belongs to this attempt: it timed out, was cancelled or rescued meanwhile.
+/// Jobs without a lane looked at beyond `max` per claim, for the same reason.
+const UNLANED_SLACK: usize = 64;
+
+/// Marks an attempt succeeded, releases the job's held dependents and — when
+/// `output_changed` — re-opens those that had already succeeded ([`deps`]). Returns false (and
+/// changes nothing) when the job no longer belongs to this attempt: it timed out, was
+/// cancelled or rescued meanwhile.
 pub fn complete_success(
     conn: &Connection,
     id: JobId,
     token: i64,
     result: Option<&serde_json::Value>,
+    output_changed: bool,
     now: Millis,
 ) -> rusqlite::Result<bool> {
     let changed = conn
@@ -233,8 +345,18 @@ pub fn complete_success(
         .execute(params![id, token, now, result.map(|r| r.to_string())])?;
     if changed == 1 {
         finish_attempt(conn, token, AttemptOutcome::Succeeded, None, now)?;
+        deps::release_dependents(conn, id, now)?;
+        if output_changed {
+            deps::reopen_dependents(conn, id, now)?;
+        }
     }
     Ok(changed == 1)
+}
+
+/// A dead job that `gate` refused: remembered so that resuming the gate replays it.
+pub fn mark_refused(conn: &Connection, id: JobId, gate: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE jobs SET gate = ?2 WHERE id = ?1 AND state = 'dead'")?.execute(params![id, gate])?;
+    Ok(())
 }
 
 /// What to do with a failed attempt.
@@ -393,10 +515,32 @@ pub fn release_lease(conn: &Connection, id: JobId, token: i64, now: Millis) -> r
 }
 
 /// Admin replay of specific jobs: dead, cancelled or succeeded → available, attempts reset,
-/// history kept. Returns the ids that moved (others were not in a replayable state).
+/// history kept. Replaying a job that a gate refused resumes that gate ([`gates::resume`]):
+/// the admin says the cause is fixed. Returns the ids that moved (others were not in a
+/// replayable state), including jobs the resume replayed.
 pub fn replay(conn: &Connection, ids: &[JobId], now: Millis) -> rusqlite::Result<Vec<JobId>> {
+    let mut refused_by: Vec<String> = Vec::new();
+    let mut gate_of = conn.prepare_cached("SELECT gate FROM jobs WHERE id = ?1 AND state = 'dead'")?;
+    for id in ids {
+        if let Some(Some(gate)) = gate_of.query_row([id], |r| r.get::<_, Option<String>>(0)).optional()? {
+            refused_by.push(gate);
+        }
+    }
+    let mut moved = replay_rows(conn, ids, now)?;
+    refused_by.sort_unstable();
+    refused_by.dedup();
+    for gate in refused_by {
+        moved.extend(gates::resume(conn, Some(&gate), now)?.replayed);
+    }
+    moved.sort_unstable();
+    moved.dedup();
+    Ok(moved)
+}
+
+/// dead, cancelled or succeeded → available (attempts reset, history kept), nothing else.
+pub(super) fn replay_rows(conn: &Connection, ids: &[JobId], now: Millis) -> rusqlite::Result<Vec<JobId>> {
     let mut stmt = conn.prepare_cached(
-        "UPDATE jobs SET state = 'available', attempt = 0, run_at = ?2, finished_at = NULL \
+        "UPDATE jobs SET state = 'available', attempt = 0, run_at = ?2, finished_at = NULL, gate = NULL \
          WHERE id = ?1 AND state IN ('dead','cancelled','succeeded') RETURNING id",
     )?;
     let mut moved = Vec::new();
@@ -426,21 +570,23 @@ pub fn replay_matching(
     replay(conn, &ids, now)
 }
 
-/// Admin cancel: available, retryable or running → cancelled. A running attempt is ended as
-/// failed; its late result will be dropped by the lease fence.
+/// Admin cancel: available, retryable, running, held or dead → cancelled. A running attempt is
+/// ended as failed; its late result will be dropped by the lease fence. The jobs waiting on a
+/// cancelled job are cancelled with it, transitively (they could never run). Returns the
+/// cancelled ids, dependents included.
 pub fn cancel(conn: &Connection, ids: &[JobId], now: Millis) -> rusqlite::Result<Vec<JobId>> {
     let mut cancelled = Vec::new();
     for id in ids {
         // RETURNING sees the row after the update, so the lease token is read first.
         let token: Option<Option<i64>> = conn
             .prepare_cached(
-                "SELECT lease_token FROM jobs WHERE id = ?1 AND state IN ('available','retryable','running')",
+                "SELECT lease_token FROM jobs WHERE id = ?1 AND state IN ('available','retryable','running','held','dead')",
             )?
             .query_row([id], |r| r.get(0))
             .optional()?;
         let Some(token) = token else { continue };
         conn.prepare_cached(
-            "UPDATE jobs SET state = 'cancelled', finished_at = ?2, lease_token = NULL, \
+            "UPDATE jobs SET state = 'cancelled', finished_at = ?2, lease_token = NULL, gate = NULL, \
              lease_expires_at = NULL, last_error = COALESCE(last_error, 'cancelled by an admin') \
              WHERE id = ?1",
         )?
@@ -449,6 +595,7 @@ pub fn cancel(conn: &Connection, ids: &[JobId], now: Millis) -> rusqlite::Result
             finish_attempt(conn, token, AttemptOutcome::Failed, Some("cancelled by an admin"), now)?;
         }
         cancelled.push(*id);
+        cancelled.extend(deps::cancel_dependents(conn, *id, "was cancelled", now)?);
     }
     Ok(cancelled)
 }
@@ -461,12 +608,25 @@ pub struct Retention {
 }
 
 /// Deletes finished jobs past retention (attempts go with them by cascade). Returns the count.
+///
+/// A waiting job that depends on a dead or cancelled job being pruned is cancelled first: with
+/// its prerequisite gone it could only wait forever (or run on partial input).
 pub fn prune(conn: &Connection, retention: Retention, now: Millis) -> rusqlite::Result<usize> {
+    let (succeeded_before, dead_before) = (now - retention.succeeded_ms, now - retention.dead_ms);
+    // One level per round (a dependent cancelled here is itself a cancelled prerequisite).
+    let mut orphans = conn.prepare_cached(
+        "UPDATE jobs SET state = 'cancelled', finished_at = ?3, gate = NULL, \
+           last_error = 'cancelled: a job it depends on failed and was pruned' \
+         WHERE state IN ('available','retryable','held') AND id IN ( \
+           SELECT d.job_id FROM jobs p JOIN job_deps d ON d.dep_id = p.id \
+           WHERE (p.state = 'cancelled' AND p.finished_at < ?1) OR (p.state = 'dead' AND p.finished_at < ?2))",
+    )?;
+    while orphans.execute(params![succeeded_before, dead_before, now])? > 0 {}
     conn.prepare_cached(
         "DELETE FROM jobs WHERE (state IN ('succeeded','cancelled') AND finished_at < ?1) \
          OR (state = 'dead' AND finished_at < ?2)",
     )?
-    .execute(params![now - retention.succeeded_ms, now - retention.dead_ms])
+    .execute(params![succeeded_before, dead_before])
 }
 
 /// The earliest future `run_at` among waiting jobs: when the dispatcher must wake next.
@@ -512,7 +672,28 @@ pub fn list(conn: &Connection, filter: &ListFilter) -> rusqlite::Result<(Vec<Job
     } else {
         None
     };
+    for job in &mut jobs {
+        add_dependencies(conn, job)?;
+    }
     Ok((jobs, next))
+}
+
+/// Fills in what a job depends on and, when it is held, what it waits on.
+fn add_dependencies(conn: &Connection, job: &mut Job) -> rusqlite::Result<()> {
+    job.depends_on = deps::of(conn, job.id)?;
+    if job.state == JobState::Held {
+        job.waiting_on = Some(waiting_on(conn, job.id, job.refused_by_gate.take())?);
+    }
+    Ok(())
+}
+
+/// What the held job `id` waits on: the paused gate `gate` (its `gate` column), or else the
+/// dependencies that have not succeeded.
+pub fn waiting_on(conn: &Connection, id: JobId, gate: Option<String>) -> rusqlite::Result<WaitingOn> {
+    Ok(match gate {
+        Some(gate) => WaitingOn { jobs: Vec::new(), reason: gates::pause_reason(conn, &gate)?, gate: Some(gate) },
+        None => WaitingOn { jobs: deps::unmet(conn, id)?, gate: None, reason: None },
+    })
 }
 
 /// One job with its attempts, or `None`.
@@ -538,6 +719,7 @@ pub fn get(conn: &Connection, id: JobId) -> rusqlite::Result<Option<Job>> {
         })?
         .collect::<Result<_, _>>()?;
     job.attempts = Some(attempts);
+    add_dependencies(conn, &mut job)?;
     Ok(Some(job))
 }
 
@@ -589,7 +771,7 @@ pub fn stats(conn: &Connection, now: Millis) -> rusqlite::Result<Stats> {
 
 /// Jobs in each of `states`, for `/api/health` and `/metrics`. Each state is counted through
 /// its own partial index (`jobs_available`, `jobs_retryable`, `jobs_lane_active`,
-/// `jobs_finished`) instead of one `GROUP BY` over the table, which read every row: measured
+/// `jobs_finished`, `jobs_held`) instead of one `GROUP BY` over the table, which read every row: measured
 /// ~100 ms per health check at 100,000 jobs. Counting the finished states still walks their
 /// index entries, so callers ask only for the states they show.
 pub fn count_by_state(
@@ -607,6 +789,8 @@ pub fn count_by_state(
             JobState::Succeeded | JobState::Dead | JobState::Cancelled => {
                 "SELECT COUNT(*) FROM jobs WHERE state = ?1 AND finished_at IS NOT NULL"
             }
+            // Through jobs_held; the literal lets the planner see the partial index applies.
+            JobState::Held => "SELECT COUNT(*) FROM jobs WHERE state = 'held' AND ?1 = ?1",
         };
         counts.insert(state, conn.prepare_cached(sql)?.query_row([state], |r| r.get(0))?);
     }
@@ -629,6 +813,11 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<Job> {
         result: result.and_then(|text| serde_json::from_str(&text).ok()),
         payload: parse_json_column(r, 11)?,
         attempts: None,
+        depends_on: Vec::new(),
+        waiting_on: None,
+        // The column means "refused by" for a dead job and "held on" for a held one; the
+        // latter moves to `waiting_on` in `add_dependencies`.
+        refused_by_gate: r.get(12)?,
     })
 }
 

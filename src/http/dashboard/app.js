@@ -16,7 +16,7 @@
   const HIDDEN_REFRESH_MS = 30000;
   const FETCH_TIMEOUT_MS = 5000;
   const TOKEN_KEY = 'vibelearn.adminToken';
-  const STATES = ['available', 'running', 'retryable', 'succeeded', 'dead', 'cancelled'];
+  const STATES = ['available', 'running', 'retryable', 'held', 'succeeded', 'dead', 'cancelled'];
   const STEP_LABELS = { analyze_stack: 'stack', analyze_static: 'static', analyze_concepts: 'concepts', analyze_quiz: 'quiz', sync: 'sync' };
   const SESSIONS_SHOWN = 8;
   const FAILURES_SHOWN = 25;
@@ -277,10 +277,38 @@
     } else {
       banner.hidden = true;
     }
+    renderPaused(health.paused || []);
     const runner = health.runner || {};
     $('worker-facts').textContent = `v${health.version} · pid ${health.pid} · up ${duration(health.uptime_ms)}` +
       (runner.threads ? ` · ${runner.busy}/${runner.threads} threads busy` : '');
     $('updated').textContent = `updated ${clock(view.lastContact)}`;
+  }
+
+  /** Providers paused after refusing our credentials, each with a Resume button. */
+  function renderPaused(paused) {
+    draw('paused', paused.map((g) => [g.name, g.reason, g.held]), () => {
+      $('paused').hidden = paused.length === 0;
+      $('paused').replaceChildren(...paused.map((g) => el('div', { class: 'paused-gate', 'data-gate': g.name },
+        el('span', {}, `${g.name} is paused: ${g.reason || 'refused'} — ${g.held} job${g.held === 1 ? '' : 's'} held. ` +
+          'They resume by themselves when its credentials change.'),
+        el('button', { type: 'button', 'data-testid': 'resume', 'data-resume': g.name, onclick: () => resume(g.name) },
+          `Resume ${g.name}`))));
+    });
+  }
+
+  async function resume(provider) {
+    try {
+      const reply = await withToken((token) => api('/api/jobs/resume', { method: 'POST', body: { provider }, token }));
+      if (reply) {
+        const r = reply.resumed;
+        notice(r.gates.length ? `${provider} resumed: ${r.released} held job${r.released === 1 ? '' : 's'} released, ` +
+          `${r.replayed.length} refused job${r.replayed.length === 1 ? '' : 's'} queued again.` : `${provider} was not paused any more.`);
+      }
+    } catch (e) {
+      notice(`Resuming ${provider} failed: ${e.message}`, 'error');
+    } finally {
+      refreshSoon();
+    }
   }
 
   // ---- Sections -------------------------------------------------------------------------
@@ -524,11 +552,19 @@
       const rows = sessions.map((s, i) => {
         const pipeline = pipelines[i];
         const steps = el('div', { class: 'steps' }, pipeline.error ? el('span', { class: 'error' }, pipeline.error) : null,
-          pipeline.steps.map((step) => el('span', {
-            class: `step st-${step.state || 'none'}`, 'data-step': step.kind, 'data-state': step.state || '',
-            title: `${step.kind}: ${step.state || 'not run'}` + (step.job_id ? ` (job #${step.job_id}, attempt ${step.attempt})` : '') +
-              (step.last_error ? `\n${step.last_error}` : ''),
-          }, STEP_LABELS[step.kind] || step.kind)));
+          pipeline.steps.map((step) => {
+            // Held on a paused provider reads differently from held behind a failed step.
+            const waiting = step.waiting_on || null;
+            const look = waiting && waiting.gate ? 'paused' : step.state || 'none';
+            const why = !waiting ? '' : waiting.gate ? `\nwaiting: ${waiting.gate} is paused (${waiting.reason || 'refused'})`
+              : `\nwaiting on job #${(waiting.jobs || []).join(', #')}`;
+            return el('span', {
+              class: `step st-${look}`, 'data-step': step.kind, 'data-state': step.state || '', 'data-look': look,
+              title: `${step.kind}: ${look === 'paused' ? 'paused' : step.state || 'not run'}` +
+                (step.job_id ? ` (job #${step.job_id}, attempt ${step.attempt})` : '') + why +
+                (step.last_error && step.state !== 'held' ? `\n${step.last_error}` : ''),
+            }, STEP_LABELS[step.kind] || step.kind);
+          }));
         return el('tr', { 'data-session': s.id },
           el('td', { class: 'mono', title: s.id }, s.id.length > 18 ? `${s.id.slice(0, 16)}…` : s.id),
           el('td', { title: s.cwd || '' }, s.project), el('td', {}, s.state, s.ended ? el('span', { class: 'muted' }, ' · ended') : null),

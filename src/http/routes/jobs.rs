@@ -1,6 +1,6 @@
 //! Queue admin routes (SPEC §4.5): list with filters and keyset paging, show with attempts,
-//! replay one or many, cancel, stats, throughput (the dashboard's chart), prune. Mutations
-//! need the admin token.
+//! replay one or many, cancel, stats, throughput (the dashboard's chart), prune, the gates
+//! (paused providers) and their resume. Mutations need the admin token.
 
 use serde_json::json;
 
@@ -17,10 +17,12 @@ pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>, rest: &[&str]) -> Routed
         ("GET", ["throughput"]) => ("jobs_throughput", throughput(ctx, req)),
         ("POST", ["prune"]) => ("jobs_prune", prune(ctx, req)),
         ("POST", ["replay"]) => ("jobs_replay", replay_matching(ctx, req)),
+        ("POST", ["resume"]) => ("jobs_resume", resume(ctx, req)),
+        ("GET", ["gates"]) => ("jobs_gates", ctx.queue.gates().map(|g| ok(json!({ "gates": g }))).map_err(Into::into)),
         ("GET", [id]) => ("jobs_show", job_id(id).and_then(|id| show(ctx, id))),
         ("POST", [id, "replay"]) => ("jobs_replay", job_id(id).and_then(|id| replay_one(ctx, req, id))),
         ("POST", [id, "cancel"]) => ("jobs_cancel", job_id(id).and_then(|id| cancel(ctx, req, id))),
-        (_, [] | ["stats" | "throughput" | "prune" | "replay"] | [_] | [_, "replay" | "cancel"]) => {
+        (_, [] | ["stats" | "throughput" | "prune" | "replay" | "resume" | "gates"] | [_] | [_, "replay" | "cancel"]) => {
             ("unknown", Err(method_not_allowed(req)))
         }
         _ => ("unknown", Err(unknown_route(req))),
@@ -35,7 +37,7 @@ fn state_param(raw: Option<String>) -> Result<Option<JobState>, ApiError> {
     raw.map(|s| {
         JobState::parse(&s).ok_or_else(|| {
             ApiError::bad_request(format!(
-                "unknown state {s:?}; use one of available, running, succeeded, retryable, dead, cancelled"
+                "unknown state {s:?}; use one of available, running, succeeded, retryable, dead, cancelled, held"
             ))
         })
     })
@@ -95,6 +97,18 @@ fn replay_matching(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<crate::http
     let since = body.get("since").and_then(|s| s.as_i64());
     let replayed = ctx.queue.replay_matching(state, kind, since)?;
     Ok(ok(json!({ "replayed": replayed })))
+}
+
+/// `POST /api/jobs/resume` `{provider?}`: resumes that paused provider (gate), or every one.
+fn resume(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<crate::http::wire::Response, ApiError> {
+    req.require_admin()?;
+    let provider = match req.body.get("provider") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(name)) => Some(name.clone()),
+        Some(_) => return Err(ApiError::bad_request("\"provider\" must be a string (e.g. \"anthropic\")")),
+    };
+    let resumed = ctx.queue.resume(provider)?;
+    Ok(ok(json!({ "resumed": resumed })))
 }
 
 fn cancel(ctx: &AppContext, req: &ApiRequest<'_>, id: JobId) -> Result<crate::http::wire::Response, ApiError> {

@@ -55,6 +55,16 @@ pub fn render(ctx: &AppContext) -> Response {
     }
     let _ = writeln!(
         out,
+        "# HELP vibelearn_gate_paused Whether a provider's jobs are paused (1) after it refused our credentials.\n\
+         # TYPE vibelearn_gate_paused gauge"
+    );
+    for gate in ctx.queue.gates().unwrap_or_default() {
+        let paused = u8::from(gate.state == crate::queue::GateState::Paused);
+        let _ = writeln!(out, "vibelearn_gate_paused{{gate=\"{}\"}} {paused}", gate.name);
+        let _ = writeln!(out, "vibelearn_gate_held_jobs{{gate=\"{}\"}} {}", gate.name, gate.held);
+    }
+    let _ = writeln!(
+        out,
         "# HELP vibelearn_http_requests_total HTTP requests.\n# TYPE vibelearn_http_requests_total counter"
     );
     for ((route, status), count) in ctx.http_counts.lock().unwrap_or_else(|p| p.into_inner()).iter() {

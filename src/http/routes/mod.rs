@@ -202,7 +202,7 @@ fn health(ctx: &AppContext) -> Response {
         .queue
         .read()
         .ok()
-        .and_then(|c| crate::queue::store::count_by_state(&c, &[Available, Running, Retryable, Dead]).ok());
+        .and_then(|c| crate::queue::store::count_by_state(&c, &[Available, Running, Retryable, Dead, Held]).ok());
     let count = |state| counts.as_ref().and_then(|c| c.get(&state).copied()).unwrap_or(0);
     let runner = ctx.runner.lock().unwrap_or_else(|p| p.into_inner()).as_ref().map(|r| r.state());
     let writable = database_writable(ctx) && !ctx.queue.enqueues_failing(ENQUEUE_FAILURE_WINDOW);
@@ -226,7 +226,11 @@ fn health(ctx: &AppContext) -> Response {
             "running": count(Running),
             "retryable": count(Retryable),
             "dead": count(Dead),
+            "held": count(Held),
         },
+        "paused": ctx.queue.gates().map(|gates| {
+            gates.into_iter().filter(|g| g.state == crate::queue::GateState::Paused).collect::<Vec<_>>()
+        }).unwrap_or_default(),
         "runner": runner.map_or(json!(null), |r| json!(r)),
         "problems": problems,
         "settings_warning": ctx.config.settings_warning,

@@ -88,6 +88,8 @@ fn explicit_providers_need_their_key() {
         ("openrouter", "OPENROUTER_API_KEY"),
     ] {
         let error = select(&settings(provider)).err().unwrap_or_else(|| panic!("{provider} without key"));
+        assert_eq!(error.provider_without_key(), Some(provider));
+        let error = error.to_string();
         assert!(error.contains(&format!("VIBELEARN_PROVIDER={provider}")) && error.contains(setting), "{error}");
         assert_eq!(chosen(&with_keys(provider, &[provider])), provider);
     }
@@ -103,6 +105,8 @@ fn openai_at_a_custom_base_url_needs_no_key() {
 #[test]
 fn command_needs_its_command_line() {
     let error = select(&settings("command")).err().expect("command without a command line");
+    assert_eq!(error.provider_without_key(), None);
+    let error = error.to_string();
     assert!(error.contains("VIBELEARN_LLM_COMMAND"), "{error}");
     let mut s = settings("command");
     s.llm_command = Some("".into());
@@ -114,7 +118,7 @@ fn command_needs_its_command_line() {
 #[test]
 fn offline_and_unknown_names() {
     assert_eq!(chosen(&with_keys("Offline", &["anthropic"])), "offline");
-    let error = select(&settings("chatgpt")).err().expect("unknown provider");
+    let error = select(&settings("chatgpt")).err().expect("unknown provider").to_string();
     assert!(error.contains("chatgpt") && error.contains("anthropic"), "{error}");
 }
 

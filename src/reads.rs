@@ -143,7 +143,9 @@ pub fn pipeline(conn: &Connection, session_id: &str) -> rusqlite::Result<Value> 
             })
             .optional()?;
         let Some((mut step, id, gate)) = row else {
-            steps.push(json!({"kind": kind, "job_id": null, "state": null, "attempt": 0, "last_error": null, "result": null}));
+            steps.push(
+                json!({"kind": kind, "job_id": null, "state": null, "attempt": 0, "last_error": null, "result": null}),
+            );
             continue;
         };
         // A held step says what it waits on (the dashboard tells held on a job from paused).

@@ -702,9 +702,9 @@ fn counts_by_state_through_the_indexes_match_a_full_count() {
     let dead = queue.list(&store::ListFilter { state: Some(JobState::Dead), limit: 1, ..Default::default() });
     let dead = dead.unwrap().0[0].id;
     queue.enqueue(NewJob::new("after-dead", json!({}), 3).lane("l-held").depends_on([dead])).unwrap();
-    let held = queue.writer().call(false, Durability::Durable, |conn, now| {
-        Ok(store::claim(conn, 1, now, 60_000, Some("after-dead"))?)
-    });
+    let held = queue
+        .writer()
+        .call(false, Durability::Durable, |conn, now| Ok(store::claim(conn, 1, now, 60_000, Some("after-dead"))?));
     assert!(held.unwrap().is_empty(), "a job whose dependency is dead is never claimed");
     let conn = queue.read().unwrap();
     let counts = store::count_by_state(&conn, &JobState::ALL).unwrap();

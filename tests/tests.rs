@@ -9,6 +9,7 @@ mod hooks;
 mod jobs_cli;
 mod pipeline;
 mod queue;
+mod queue_deps;
 mod quiz;
 mod util;
 mod worker;

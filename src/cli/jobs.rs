@@ -106,7 +106,8 @@ fn execute(action: JobsAction, config: &Config) -> Result<ExitCode, CliError> {
                 return Ok(ExitCode::SUCCESS);
             }
             let resumed = &reply["resumed"];
-            let gates: Vec<&str> = resumed["gates"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            let gates: Vec<&str> =
+                resumed["gates"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
             if gates.is_empty() {
                 let paused = backend.gates()?;
                 let paused: Vec<&str> = paused["gates"]
@@ -119,10 +120,7 @@ fn execute(action: JobsAction, config: &Config) -> Result<ExitCode, CliError> {
                 match (&provider, paused.is_empty()) {
                     (_, true) => println!("nothing is paused"),
                     (Some(name), false) => {
-                        return Err(CliError::NotFound(format!(
-                            "{name} is not paused; paused: {}",
-                            paused.join(", ")
-                        )));
+                        return Err(CliError::NotFound(format!("{name} is not paused; paused: {}", paused.join(", "))));
                     }
                     (None, false) => println!("nothing was resumed"),
                 }

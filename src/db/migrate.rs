@@ -49,8 +49,7 @@ fn migrate_with_foreign_keys_off(conn: &mut Connection) -> Result<usize, DbError
         applied += 1;
     }
     if applied > 0 {
-        let dangling: Option<String> =
-            tx.query_row("PRAGMA foreign_key_check", [], |row| row.get(0)).optional()?;
+        let dangling: Option<String> = tx.query_row("PRAGMA foreign_key_check", [], |row| row.get(0)).optional()?;
         if let Some(table) = dangling {
             return Err(DbError::DanglingReference { table });
         }

@@ -58,12 +58,27 @@ impl Synchronous {
 /// Failures of the database layer, each with what the user can do about it.
 #[derive(Debug)]
 pub enum DbError {
-    Open { path: PathBuf, source: rusqlite::Error },
-    PragmaMismatch { pragma: &'static str, wanted: String, got: String },
-    TooNew { found: u32, supported: u32 },
-    Migration { name: &'static str, source: rusqlite::Error },
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    PragmaMismatch {
+        pragma: &'static str,
+        wanted: String,
+        got: String,
+    },
+    TooNew {
+        found: u32,
+        supported: u32,
+    },
+    Migration {
+        name: &'static str,
+        source: rusqlite::Error,
+    },
     /// After migrating, a row of this table references a row that no longer exists.
-    DanglingReference { table: String },
+    DanglingReference {
+        table: String,
+    },
     Sqlite(rusqlite::Error),
 }
 

@@ -121,7 +121,8 @@ pub fn proven(conn: &Connection, gate: &str, now: Millis) -> rusqlite::Result<()
 /// At runner start every open gate is unproven again: credentials may have changed while
 /// nothing ran.
 pub fn forget_proofs(conn: &Connection, now: Millis) -> rusqlite::Result<usize> {
-    conn.prepare_cached("UPDATE queue_gates SET state = 'unproven', changed_at = ?1 WHERE state = 'open'")?.execute([now])
+    conn.prepare_cached("UPDATE queue_gates SET state = 'unproven', changed_at = ?1 WHERE state = 'open'")?
+        .execute([now])
 }
 
 /// Whether a job of one of `kinds` is running (an unproven gate admits one at a time).
@@ -152,13 +153,17 @@ pub struct Resumed {
 /// Resumes the paused gate `name`, or every paused gate. See the module doc.
 pub fn resume(conn: &Connection, name: Option<&str>, now: Millis) -> rusqlite::Result<Resumed> {
     let paused: Vec<String> = conn
-        .prepare_cached("SELECT name FROM queue_gates WHERE state = 'paused' AND (?1 IS NULL OR name = ?1) ORDER BY name")?
+        .prepare_cached(
+            "SELECT name FROM queue_gates WHERE state = 'paused' AND (?1 IS NULL OR name = ?1) ORDER BY name",
+        )?
         .query_map([name], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     let mut resumed = Resumed::default();
     for gate in paused {
-        conn.prepare_cached("UPDATE queue_gates SET state = 'unproven', reason = NULL, changed_at = ?2 WHERE name = ?1")?
-            .execute(params![gate, now])?;
+        conn.prepare_cached(
+            "UPDATE queue_gates SET state = 'unproven', reason = NULL, changed_at = ?2 WHERE name = ?1",
+        )?
+        .execute(params![gate, now])?;
         resumed.released += conn
             .prepare_cached(
                 "UPDATE jobs SET state = 'available', gate = NULL, run_at = ?2 WHERE state = 'held' AND gate = ?1",

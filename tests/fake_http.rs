@@ -67,9 +67,13 @@ impl Recorded {
     }
 }
 
+/// Answers a request when the script is empty (instead of the default).
+pub type Responder = Arc<dyn Fn(&Recorded) -> Reply + Send + Sync>;
+
 struct State {
     script: VecDeque<Reply>,
     default: Reply,
+    responder: Option<Responder>,
     requests: Vec<Recorded>,
 }
 
@@ -84,7 +88,8 @@ impl FakeServer {
     pub fn start(script: Vec<Reply>, default: Reply) -> FakeServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a fake server");
         let url = format!("http://{}", listener.local_addr().expect("addr"));
-        let state = Arc::new(Mutex::new(State { script: script.into(), default, requests: Vec::new() }));
+        let state =
+            Arc::new(Mutex::new(State { script: script.into(), default, responder: None, requests: Vec::new() }));
         let server = FakeServer { url, state: Arc::clone(&state) };
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
@@ -100,6 +105,14 @@ impl FakeServer {
         let mut state = self.state.lock().unwrap();
         state.script = script.into();
         state.default = default;
+    }
+
+    /// From now on, answers every request with what `responder` says about it.
+    #[allow(dead_code)] // used by the recovery tests
+    pub fn set_responder(&self, responder: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) {
+        let mut state = self.state.lock().unwrap();
+        state.script.clear();
+        state.responder = Some(Arc::new(responder));
     }
 
     pub fn requests(&self) -> Vec<Recorded> {
@@ -142,8 +155,14 @@ fn serve(stream: TcpStream, state: &Mutex<State>) {
         }
         let reply = {
             let mut state = state.lock().unwrap();
-            state.requests.push(Recorded { method, path, headers, body });
-            state.script.pop_front().unwrap_or_else(|| state.default.clone())
+            let request = Recorded { method, path, headers, body };
+            let reply = match (state.script.pop_front(), &state.responder) {
+                (Some(reply), _) => reply,
+                (None, Some(responder)) => responder(&request),
+                (None, None) => state.default.clone(),
+            };
+            state.requests.push(request);
+            reply
         };
         match reply {
             Reply::Drop => return,

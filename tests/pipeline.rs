@@ -11,19 +11,19 @@ use crate::fake_http::{FakeServer, Reply};
 use crate::hooks::{CLAUDE_SESSION, db_rows, replay};
 use crate::util::{Http, TempDir, WorkerProcess, free_port, wait_for};
 
-const STEPS: [&str; 4] = ["stack", "static", "concepts", "quiz"];
-const KEY: &str = "sk-test-0123456789abcdef";
+pub(crate) const STEPS: [&str; 4] = ["stack", "static", "concepts", "quiz"];
+pub(crate) const KEY: &str = "sk-test-0123456789abcdef";
 
-fn pipeline(http: &Http, session: &str) -> Value {
+pub(crate) fn pipeline(http: &Http, session: &str) -> Value {
     http.get(&format!("/api/vibelearn/sessions/{session}/pipeline")).unwrap().1
 }
 
-fn step<'a>(pipeline: &'a Value, kind: &str) -> &'a Value {
+pub(crate) fn step<'a>(pipeline: &'a Value, kind: &str) -> &'a Value {
     pipeline["steps"].as_array().unwrap().iter().find(|s| s["kind"] == kind).unwrap()
 }
 
 /// Waits until `kind`'s latest job for the session is in `state`; returns the job.
-fn wait_step(http: &Http, session: &str, kind: &str, state: &str, timeout: Duration) -> Value {
+pub(crate) fn wait_step(http: &Http, session: &str, kind: &str, state: &str, timeout: Duration) -> Value {
     let mut last = Value::Null;
     let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         wait_for(&format!("{kind} to be {state}"), timeout, || {
@@ -41,7 +41,7 @@ export function cartTotal(items: CartItem[]): number {\n  return items.reduce((s
 export async function loadCart(userId: string): Promise<CartItem[]> {\n  try {\n    const response = await fetch(`/api/cart/${userId}`);\n    return await response.json();\n  } catch (error) {\n    console.error(error);\n    return [];\n  }\n}\n";
 
 /// A session with one written file, through the HTTP API; returns the session id.
-fn seed_session(http: &Http, session: &str, project: &Path) -> String {
+pub(crate) fn seed_session(http: &Http, session: &str, project: &Path) -> String {
     let cwd = project.to_string_lossy().into_owned();
     std::fs::write(
         project.join("package.json"),
@@ -63,7 +63,7 @@ fn seed_session(http: &Http, session: &str, project: &Path) -> String {
     session.to_owned()
 }
 
-fn request_steps(http: &Http, session: &str, steps: &[&str]) {
+pub(crate) fn request_steps(http: &Http, session: &str, steps: &[&str]) {
     for step in steps {
         let (status, reply) =
             http.post(&format!("/api/vibelearn/analyze/{step}"), &json!({"contentSessionId": session})).unwrap();
@@ -71,7 +71,7 @@ fn request_steps(http: &Http, session: &str, steps: &[&str]) {
     }
 }
 
-fn concepts_answer(file: &str) -> Value {
+pub(crate) fn concepts_answer(file: &str) -> Value {
     json!({
         "summary": {"what_was_built": "A cart module with totals and loading", "developer_intent": "add a cart", "architecture_decisions": ["pure total function"]},
         "concepts": [
@@ -87,7 +87,7 @@ fn concepts_answer(file: &str) -> Value {
     })
 }
 
-fn questions_answer() -> Value {
+pub(crate) fn questions_answer() -> Value {
     json!({"questions": [
         {"concept": "Array reduce", "question_type": "multiple_choice", "difficulty": "junior", "snippet": null,
          "question": "What does the second argument of reduce set?", "options": ["The initial accumulator", "The index", "The array", "Nothing"],
@@ -101,7 +101,7 @@ fn questions_answer() -> Value {
     ]})
 }
 
-fn anthropic(text: &Value) -> Reply {
+pub(crate) fn anthropic(text: &Value) -> Reply {
     Reply::json(
         200,
         &json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
@@ -109,7 +109,7 @@ fn anthropic(text: &Value) -> Reply {
     )
 }
 
-fn llm_worker(dir: &TempDir, fake: &FakeServer, extra: &[(&str, &str)]) -> WorkerProcess {
+pub(crate) fn llm_worker(dir: &TempDir, fake: &FakeServer, extra: &[(&str, &str)]) -> WorkerProcess {
     let mut env = vec![
         ("VIBELEARN_PROVIDER", "anthropic"),
         ("ANTHROPIC_API_KEY", KEY),
@@ -229,7 +229,7 @@ fn rate_limits_server_errors_and_timeouts_are_retried_then_succeed() {
 }
 
 #[test]
-fn an_auth_failure_is_dead_at_once_and_pauses_the_provider_in_health() {
+fn an_auth_failure_is_dead_at_once_pauses_the_provider_and_holds_the_steps_after_it() {
     let dir = TempDir::new();
     let project = TempDir::new();
     let fake =
@@ -242,11 +242,13 @@ fn an_auth_failure_is_dead_at_once_and_pauses_the_provider_in_health() {
     assert_eq!(job["attempt"], 1, "auth errors are not retried");
     assert!(job["last_error"].as_str().unwrap().starts_with("not authorised"), "{job}");
     assert!(!job["last_error"].as_str().unwrap().contains(KEY));
+    assert_eq!(job["refused_by_gate"], "anthropic");
+    // The quiz step does not run on partial input: it is held, saying on what.
+    let quiz = wait_step(&http, &session, "analyze_quiz", "held", Duration::from_secs(15));
+    assert_eq!(quiz["waiting_on"]["jobs"], json!([job["id"]]), "{quiz}");
     let (_, health) = http.get("/api/health").unwrap();
-    assert!(health["notices"][0].as_str().unwrap().contains("analyze_concepts paused"), "{health}");
-    // A failure of one step is isolated: the quiz step still runs (and finds no concepts).
-    let quiz = wait_step(&http, &session, "analyze_quiz", "succeeded", Duration::from_secs(15));
-    assert_eq!(quiz["result"]["skipped"], "no_concepts");
+    assert!(health["notices"][0].as_str().unwrap().starts_with("anthropic paused: not authorised"), "{health}");
+    assert_eq!(health["paused"][0]["name"], "anthropic", "{health}");
 }
 
 #[test]

@@ -11,5 +11,6 @@ mod pipeline;
 mod queue;
 mod queue_deps;
 mod quiz;
+mod recovery;
 mod util;
 mod worker;

@@ -78,6 +78,8 @@ impl Driver {
                 "--dead-job",
                 &dead_job.to_string(),
                 "--bulk",
+                "--resume",
+                "upstream",
                 "--restart",
             ])
             .arg("--out")
@@ -278,6 +280,20 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
             |r| r.get::<_, String>(0),
         )
         .unwrap();
+    // The upstream paused (as after a refused key; with no credentials version it waits for an
+    // explicit resume): the good session's sync waits on it.
+    rusqlite::Connection::open(dir.path().join("vibelearn.db"))
+        .unwrap()
+        .execute(
+            "INSERT INTO queue_gates (name, state, reason, version, changed_at) \
+             VALUES ('upstream', 'paused', 'not authorised — run vl login (upstream answered 401)', NULL, 0)",
+            [],
+        )
+        .unwrap();
+    http.post("/api/vibelearn/sync", &json!({ "contentSessionId": GOOD_SESSION })).unwrap();
+    wait_for("the sync step to be held", Duration::from_secs(20), || {
+        step_state(&http, GOOD_SESSION, "sync").0 == "held"
+    });
     let stats = wait_quiet(&http);
     assert_eq!(stats["by_state"]["dead"], 2, "{stats}");
 
@@ -309,6 +325,19 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
     for kind in ["analyze_stack", "analyze_static", "analyze_concepts", "analyze_quiz"] {
         assert_eq!(good["steps"][kind], "succeeded", "{kind} in {good}");
     }
+    // Held behind a dead step and held on a paused provider look different from dead.
+    assert_eq!(
+        (good["steps"]["sync"].as_str(), good["looks"]["sync"].as_str()),
+        (Some("held"), Some("paused")),
+        "{good}"
+    );
+    let stuck = sessions.iter().find(|s| s["id"] == XSS_SESSION).unwrap();
+    assert_eq!(
+        (stuck["looks"]["analyze_concepts"].as_str(), stuck["looks"]["analyze_quiz"].as_str()),
+        (Some("dead"), Some("held")),
+        "{stuck}"
+    );
+    assert!(loaded["paused"].as_str().unwrap_or("").contains("upstream is paused: not authorised"), "{loaded}");
     let concepts = loaded["concepts"].as_array().unwrap();
     assert!(concepts.len() >= 2, "{concepts:?}");
     let bar = concepts.iter().find(|c| c["name"] == answered.as_str()).expect("the answered concept is listed");
@@ -335,6 +364,11 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
     let stats = wait_quiet(&http);
     assert_counts_match(&bulk["counts"], &stats);
     assert_eq!(stats["by_state"]["dead"], 0);
+    assert_eq!(step_state(&http, XSS_SESSION, "analyze_quiz").0, "succeeded", "the held step ran after the replay");
+
+    let resumed = driver.expect("resumed");
+    assert!(resumed["notice"].as_str().unwrap().contains("upstream resumed: 1 held job released"), "{resumed}");
+    wait_for("the resumed sync", Duration::from_secs(20), || step_state(&http, GOOD_SESSION, "sync").0 == "succeeded");
 
     // 4. The worker goes away and comes back as a new process.
     driver.expect("kill_worker");

@@ -201,10 +201,12 @@ pub fn notices(queue: &crate::queue::Queue) -> Vec<String> {
         .filter(|gate| gate.state == crate::queue::GateState::Paused)
         .map(|gate| {
             format!(
-                "{} paused: {} — {} jobs held; they resume when its credentials change, or with `vl jobs resume --provider {}`",
+                "{} paused: {} — {} job{} held; they resume when its credentials change, or with \
+                 `vl jobs resume --provider {}`",
                 gate.name,
                 gate.reason.as_deref().unwrap_or("refused"),
                 gate.held,
+                if gate.held == 1 { "" } else { "s" },
                 gate.name
             )
         })

@@ -180,7 +180,8 @@ pub fn resume(conn: &Connection, name: Option<&str>, now: Millis) -> rusqlite::R
 }
 
 /// Resumes each paused gate whose version differs from `current` (new credentials). Gates
-/// absent from `current` are left alone. Returns what was resumed.
+/// absent from `current`, and gates paused with no recorded version (by hand, or by a build
+/// that did not record one), are left for an explicit resume. Returns what was resumed.
 pub fn resume_changed(conn: &Connection, current: &HashMap<String, String>, now: Millis) -> rusqlite::Result<Resumed> {
     let paused: Vec<(String, Option<String>)> = conn
         .prepare_cached("SELECT name, version FROM queue_gates WHERE state = 'paused'")?
@@ -188,8 +189,8 @@ pub fn resume_changed(conn: &Connection, current: &HashMap<String, String>, now:
         .collect::<Result<_, _>>()?;
     let mut total = Resumed::default();
     for (gate, version) in paused {
-        let Some(now_version) = current.get(&gate) else { continue };
-        if version.as_deref() != Some(now_version.as_str()) {
+        let (Some(now_version), Some(version)) = (current.get(&gate), version) else { continue };
+        if version != *now_version {
             let one = resume(conn, Some(&gate), now)?;
             total.gates.extend(one.gates);
             total.released += one.released;

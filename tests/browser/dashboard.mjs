@@ -1,13 +1,15 @@
 // Drives the worker dashboard in Debian's headless Chromium (playwright-core; no downloaded
 // browser) for tests/dashboard.rs, which prepared the worker and its database.
 //
-//   node dashboard.mjs --url http://127.0.0.1:PORT/ --token TOKEN --out DIR [--dead-job ID] [--bulk] [--restart]
+//   node dashboard.mjs --url http://127.0.0.1:PORT/ --token TOKEN --out DIR [--dead-job ID] [--bulk]
+//                      [--resume PROVIDER] [--restart]
 //
 // Talks to the Rust test as JSON lines on stdout, each {"event": ...}:
 //   loaded        the counts the page shows, its failure rows, console errors so far
 //   details       the dead job's expanded payload, as the page shows it
 //   replayed      after clicking the dead job's Replay and giving the token in the dialog
 //   bulk_replayed (--bulk) after "Replay all dead", which must not ask for the token again
+//   resumed       (--resume) after the paused provider's Resume button: the banner is gone
 //   kill_worker   (--restart) the test should stop the worker now
 //   down_shown    the "unreachable" banner is up; the test should start the worker again
 //   restart_shown the page noticed the new worker and says so
@@ -28,7 +30,7 @@ function parseArgs(argv) {
     const flag = argv[i];
     if (flag === '--restart') args.restart = true;
     else if (flag === '--bulk') args.bulk = true;
-    else if (['--url', '--token', '--out', '--dead-job'].includes(flag)) args[flag.slice(2)] = argv[++i];
+    else if (['--url', '--token', '--out', '--dead-job', '--resume'].includes(flag)) args[flag.slice(2)] = argv[++i];
     else throw new Error(`unknown argument ${flag}`);
   }
   for (const required of ['url', 'token', 'out']) {
@@ -100,7 +102,9 @@ async function main() {
       sessions: await page.$$eval('#sessions tr[data-session]', (rows) => rows.map((r) => ({
         id: r.dataset.session,
         steps: Object.fromEntries([...r.querySelectorAll('[data-step]')].map((s) => [s.dataset.step, s.dataset.state])),
+        looks: Object.fromEntries([...r.querySelectorAll('[data-step]')].map((s) => [s.dataset.step, s.dataset.look])),
       }))),
+      paused: await page.isVisible('#paused') ? await page.textContent('#paused') : null,
       concepts: await page.$$eval('#concepts [data-concept]', (items) => items.map((item) => ({
         name: item.dataset.concept,
         percent: item.querySelector('.pct').textContent,
@@ -143,6 +147,17 @@ async function main() {
       await page.waitForFunction(() => !document.querySelector('#failures tr[data-job]'), null, { timeout: WAIT_MS });
       await settled(page);
       emit('bulk_replayed', { asked_for_token: asked, notice: await page.textContent('#notice'), counts: await shownCounts(page) });
+    }
+    if (args.resume) {
+      await page.click(`[data-resume="${args.resume}"]`);
+      const asked = await page.waitForSelector('#token-dialog[open]', { timeout: 1000 }).then(() => true, () => false);
+      if (asked) {
+        await page.fill('[data-testid=token-input]', args.token);
+        await page.click('[data-testid=token-ok]');
+      }
+      await page.waitForSelector('#paused', { state: 'hidden', timeout: WAIT_MS });
+      await settled(page);
+      emit('resumed', { notice: await page.textContent('#notice') });
     }
     await page.screenshot({ path: join(args.out, 'dashboard-after-replay.png'), fullPage: true });
 

@@ -268,7 +268,10 @@
     pill.className = `pill ${health.status === 'ok' ? 'pill-ok' : 'pill-degraded'}`;
     pill.textContent = health.status;
     const banner = $('banner');
-    const problems = [].concat(health.problems || [], health.notices || [], health.settings_warning ? [health.settings_warning] : [])
+    // Paused providers have their own banner with a Resume button (renderPaused); their
+    // notices would repeat it.
+    const notices = health.paused ? [] : health.notices || [];
+    const problems = [].concat(health.problems || [], notices, health.settings_warning ? [health.settings_warning] : [])
       .map((p) => (typeof p === 'string' ? p : p.message || JSON.stringify(p)));
     if (problems.length) {
       banner.className = 'banner degraded';

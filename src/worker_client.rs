@@ -54,6 +54,12 @@ impl WorkerClient {
         WorkerClient { addr: addr.to_owned(), host_header: addr.to_owned(), timeout, token: None }
     }
 
+    /// The same client, sending `Authorization: Bearer <token>` (the admin routes).
+    pub fn with_token(mut self, token: &str) -> WorkerClient {
+        self.token = Some(token.trim().to_owned());
+        self
+    }
+
     pub fn get(&self, path: &str) -> Result<WorkerResponse, Unreachable> {
         self.exchange("GET", path, None)
     }

@@ -4,14 +4,17 @@
 //! a connection cut mid-response, a good answer) twice, then heal, while clients post whole
 //! sessions — init, a written TypeScript file, a command, complete — and ask for the five
 //! steps (stack, static, concepts, quiz, sync), as the Stop hook does. The worker (Anthropic
-//! provider, 2 s LLM timeout, 5 s sync timeout) drains everything it was given.
+//! provider, 2 s LLM timeout, 5 s sync timeout) drains everything it was given. A 401 pauses
+//! the provider (its later jobs are held, making no call); the scenario plays the admin who
+//! fixed the cause and presses Resume (`POST /api/jobs/resume`) whenever the queue has drained
+//! with a provider paused, so each 401 of the cycle is met once and the held steps complete.
 //!
 //! Counts are per acknowledged request (an event or a step; each 202 names its job):
 //! - stored: its job exists; executed: the job reached a terminal state — `succeeded`, or
-//!   `dead` with its error recorded (a 401 is dead at once; attempts run out after the cycle
-//!   kept failing) — and for an observation, its row exists;
-//! - lost: no job, a job still waiting or running after the drain, or an observation without
-//!   its row;
+//!   `dead` with its error recorded (attempts ran out while the cycle kept failing) — and for
+//!   an observation, its row exists;
+//! - lost: no job, a job still waiting, running or held after the drain, or an observation
+//!   without its row;
 //! - duplicated: an observation, concept or question stored twice in a session, or a session
 //!   the upstream took in under two idempotency keys. It takes in every 2xx and every hang (a
 //!   server that applied the request but whose answer was lost); the retry then carries the
@@ -141,7 +144,7 @@ pub fn run(dir: &Path) -> serde_json::Value {
     let sessions: Vec<Vec<Acked>> =
         clients.into_iter().flat_map(|c| c.join().expect("a session client panicked")).collect();
     let db = dir.join("vibelearn.db");
-    drain_within(&db, DRAIN_LIMIT);
+    let resumes = drain_resuming(dir, port, &db, DRAIN_LIMIT);
     let health = probe.stop();
     let survived = worker.alive() && status(port, "/api/health", None).is_some();
     worker.kill();
@@ -165,13 +168,36 @@ pub fn run(dir: &Path) -> serde_json::Value {
         "details": {"sessions_acknowledged": sessions.len(), "jobs_by_kind_and_state": jobs_by_kind_and_state(&conn),
                     "llm_requests": by_fault(&llm_served), "upstream_requests": by_fault(&upstream_served),
                     "upstream_sessions_taken_in": upstream_check.sessions, "upstream_same_key_redelivered": upstream_check.redelivered,
-                    "sessions_synced_with_questions": synced_with_questions},
+                    "sessions_synced_with_questions": synced_with_questions, "admin_resumes": resumes},
         "checks": {"llm_served_every_fault": every_fault(&llm_served), "upstream_served_every_fault": every_fault(&upstream_served),
                    "a_session_came_through": synced_with_questions > 0, "dead_jobs_carry_their_error": dead_without_error == 0,
                    "delivered_syncs_reached_upstream": upstream_check.delivered_but_not_received == 0,
                    "worker_survived": survived}}),
     );
     result
+}
+
+/// Drains the queue; whenever it has drained with a provider paused, resumes it (as an admin
+/// would once the cause is fixed) and drains again, until nothing is paused or `limit` passed.
+/// Returns how many resumes it took.
+fn drain_resuming(dir: &Path, port: u16, db: &Path, limit: Duration) -> usize {
+    let deadline = std::time::Instant::now() + limit;
+    let token = std::fs::read_to_string(dir.join("admin.token")).unwrap_or_default();
+    let admin = vibelearn::worker_client::WorkerClient::at(&format!("127.0.0.1:{port}"), Duration::from_secs(5))
+        .with_token(&token);
+    let mut resumes = 0;
+    loop {
+        drain_within(db, deadline.saturating_duration_since(std::time::Instant::now()));
+        let paused: i64 = rusqlite::Connection::open(db)
+            .and_then(|c| c.query_row("SELECT COUNT(*) FROM queue_gates WHERE state = 'paused'", [], |r| r.get(0)))
+            .unwrap_or(0);
+        if paused == 0 || std::time::Instant::now() > deadline {
+            return resumes;
+        }
+        if admin.post("/api/jobs/resume", &json!({})).is_ok_and(|r| r.status == 200) {
+            resumes += 1;
+        }
+    }
 }
 
 /// The common counts (see the module doc) over every acknowledged request.

@@ -303,3 +303,22 @@ fn pruning_a_dead_prerequisite_cancels_what_still_waits_on_it() {
     assert_eq!((left[0].id, left[0].state), (down, JobState::Cancelled));
     assert!(left[0].last_error.as_deref().unwrap().contains("pruned"), "{left:?}");
 }
+
+#[test]
+fn a_paused_gate_that_no_kind_needs_any_more_resumes_at_start() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let calls = Arc::new(AtomicUsize::new(0));
+    let answer = Arc::new(Mutex::new("refuse"));
+    let version = Arc::new(Mutex::new("key-1".to_owned()));
+    let ids = calls_in_lanes(&queue, 3);
+    let runner = queue.start_runner(threads(2), gated(&calls, &answer, &version)).unwrap();
+    wait_for("two held", WAIT, || ids.iter().filter(|id| state(&queue, **id) == JobState::Held).count() == 2);
+    drop(runner);
+    // The provider was switched (say, to offline): the kind needs no gate now.
+    let mut registry = Registry::default();
+    registry.register("call", spec(), |_: &ClaimedJob, _: &_| Outcome::done(json!({})));
+    let _runner = queue.start_runner(threads(2), registry).unwrap();
+    wait_for("all three", WAIT, || ids.iter().all(|id| state(&queue, *id) == JobState::Succeeded));
+    assert_ne!(queue.gates().unwrap()[0].state, GateState::Paused);
+}

@@ -199,7 +199,13 @@ fn provider_lines(config: &Config) -> Vec<String> {
                 notices.into_iter().map(|n| format!("notice: {n}")).collect()
             }
         }
-        Err(_) => vec![format!("worker not running (expected at {})", config.worker_url())],
+        Err(_) => {
+            // The pauses are in the database: say so even while no worker runs.
+            let gates = super::backend::read(config, Vec::new(), crate::queue::gates::list).unwrap_or_default();
+            std::iter::once(format!("worker not running (expected at {})", config.worker_url()))
+                .chain(crate::jobs::notices_of(&gates).into_iter().map(|n| format!("notice: {n}")))
+                .collect()
+        }
     };
     std::iter::once(provider).chain(worker).collect()
 }

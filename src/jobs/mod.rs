@@ -195,9 +195,13 @@ fn credentials_fingerprint(text: &str) -> String {
 
 /// Notices for `/api/health` and `vl status`: each paused provider, why, and what waits on it.
 pub fn notices(queue: &crate::queue::Queue) -> Vec<String> {
-    let Ok(gates) = queue.gates() else { return Vec::new() };
+    queue.gates().map(|gates| notices_of(&gates)).unwrap_or_default()
+}
+
+/// [`notices`] from the gates as read.
+pub fn notices_of(gates: &[crate::queue::Gate]) -> Vec<String> {
     gates
-        .into_iter()
+        .iter()
         .filter(|gate| gate.state == crate::queue::GateState::Paused)
         .map(|gate| {
             format!(

@@ -14,7 +14,8 @@
 //! A paused gate resumes (→ `unproven`; its held jobs become available and the jobs its
 //! refusals killed are replayed) when an admin resumes it, when one of those dead jobs is
 //! replayed, or when its version differs from the one it paused under (checked at runner
-//! start and by the watchdog every few seconds: new credentials get their one try).
+//! start and by the watchdog every few seconds: new credentials get their one try), or when
+//! no registered kind needs it any more (at runner start: the provider was changed).
 //!
 //! [`Registry`]: super::Registry
 
@@ -179,9 +180,11 @@ pub fn resume(conn: &Connection, name: Option<&str>, now: Millis) -> rusqlite::R
     Ok(resumed)
 }
 
-/// Resumes each paused gate whose version differs from `current` (new credentials). Gates
-/// absent from `current`, and gates paused with no recorded version (by hand, or by a build
-/// that did not record one), are left for an explicit resume. Returns what was resumed.
+/// Resumes each paused gate whose version differs from `current` (new credentials), and each
+/// paused gate absent from `current` (no kind needs it any more: the provider was changed, so
+/// its held jobs would otherwise wait on nothing). A gate paused with no recorded version (by
+/// hand, or by a build that did not record one) is left for an explicit resume. Returns what
+/// was resumed.
 pub fn resume_changed(conn: &Connection, current: &HashMap<String, String>, now: Millis) -> rusqlite::Result<Resumed> {
     let paused: Vec<(String, Option<String>)> = conn
         .prepare_cached("SELECT name, version FROM queue_gates WHERE state = 'paused'")?
@@ -189,8 +192,12 @@ pub fn resume_changed(conn: &Connection, current: &HashMap<String, String>, now:
         .collect::<Result<_, _>>()?;
     let mut total = Resumed::default();
     for (gate, version) in paused {
-        let (Some(now_version), Some(version)) = (current.get(&gate), version) else { continue };
-        if version != *now_version {
+        let resume_it = match (current.get(&gate), version) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(now_version), Some(version)) => *now_version != version,
+        };
+        if resume_it {
             let one = resume(conn, Some(&gate), now)?;
             total.gates.extend(one.gates);
             total.released += one.released;

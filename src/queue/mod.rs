@@ -174,7 +174,7 @@ impl Queue {
         // Credentials may have changed while nothing ran: proven gates are unproven again, and
         // paused ones whose version changed resume.
         self.writer.call(false, Durability::Durable, |conn, now| Ok(gates::forget_proofs(conn, now)?))?;
-        runner::resume_gates_with_new_versions(&registry, &self.writer);
+        runner::resume_gates_with_new_versions(&registry, &self.writer, &self.waker);
         Runner::spawn(
             config,
             registry,

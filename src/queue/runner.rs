@@ -732,8 +732,8 @@ fn watchdog_loop(shared: &Arc<Shared>, stop: &Receiver<()>) {
             heartbeat(shared);
             next_heartbeat = Instant::now() + shared.config.heartbeat;
         }
-        if Instant::now() >= next_gate_check {
-            resume_gates_with_new_versions(&shared.registry, &shared.writer);
+        if Instant::now() >= next_gate_check && !shared.registry.gate_versions.is_empty() {
+            resume_gates_with_new_versions(&shared.registry, &shared.writer, &shared.waker);
             next_gate_check = Instant::now() + GATE_CHECK;
         }
     }
@@ -741,19 +741,20 @@ fn watchdog_loop(shared: &Arc<Shared>, stop: &Receiver<()>) {
 
 /// Resumes every paused gate whose version changed (new credentials: `queue::gates`). The
 /// versions are read here, on the calling thread; only the comparison runs in the writer.
-pub(super) fn resume_gates_with_new_versions(registry: &Registry, writer: &WriterHandle) {
-    if registry.gate_versions.is_empty() {
-        return;
-    }
+pub(super) fn resume_gates_with_new_versions(registry: &Registry, writer: &WriterHandle, waker: &Waker) {
     let versions = registry.gate_versions();
-    match writer.call(true, Durability::Durable, move |conn, now| Ok(gates::resume_changed(conn, &versions, now)?)) {
-        Ok(resumed) if !resumed.gates.is_empty() => log::info!(
-            target: "queue",
-            "resumed {} (credentials changed): {} held jobs released, {} refused jobs replayed",
-            resumed.gates.join(", "),
-            resumed.released,
-            resumed.replayed.len()
-        ),
+    match writer.call(false, Durability::Durable, move |conn, now| Ok(gates::resume_changed(conn, &versions, now)?)) {
+        Ok(resumed) if !resumed.gates.is_empty() => {
+            log::info!(
+                target: "queue",
+                "resumed {} (credentials changed, or no kind needs it any more): {} held jobs released, \
+                 {} refused jobs replayed",
+                resumed.gates.join(", "),
+                resumed.released,
+                resumed.replayed.len()
+            );
+            waker.wake();
+        }
         Ok(_) => {}
         Err(e) => log::warn!(target: "queue", "could not check the paused gates: {e}"),
     }

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${RUNS:-3}"
 # The `dist` profile (fat LTO): the build users install.
-cargo build --profile dist --locked --bins >/dev/null
+cargo build --profile dist --locked --features dev-tools --bins >/dev/null
 L=target/dist/vl-load
 VL=target/dist/vl
 OUT=$(mktemp -d)

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 ROUNDS="${1:-10}"
 CLIENTS="${2:-16}"
 PROFILE="${PROFILE:-release}"
-if [ "$PROFILE" = release ]; then cargo build --release --locked --bins >/dev/null; else cargo build --locked --bins >/dev/null; fi
+if [ "$PROFILE" = release ]; then cargo build --release --locked --features dev-tools --bins >/dev/null; else cargo build --locked --features dev-tools --bins >/dev/null; fi
 result=$("target/$PROFILE/vl-load" crash "$ROUNDS" "$CLIENTS")
 python3 - "$result" <<'PY'
 import json, sys

@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PROFILE="${PROFILE:-release}"
-if [ "$PROFILE" = release ]; then cargo build --release --locked --bins >/dev/null; else cargo build --locked --bins >/dev/null; fi
+if [ "$PROFILE" = release ]; then cargo build --release --locked --features dev-tools --bins >/dev/null; else cargo build --locked --features dev-tools --bins >/dev/null; fi
 scenarios=("$@")
 [ ${#scenarios[@]} -eq 0 ] && scenarios=(disk-full write-lock read-only clock-jump llm-upstream)
 

@@ -314,3 +314,21 @@ fn a_sigkill_in_the_middle_of_a_cascade_loses_nothing_and_the_chain_goes_on() {
     assert_eq!(quiz["attempts"][0]["outcome"], "lost", "{quiz}");
     assert_complete_and_delivered_once(&dir, &upstream, "crash");
 }
+
+#[test]
+fn the_resume_route_needs_the_admin_token_and_a_string_provider() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let anonymous = Http::new(worker.port);
+    let (status, body) = anonymous.post("/api/jobs/resume", &json!({})).unwrap();
+    assert_eq!((status, body["error"].as_str()), (403, Some("forbidden")), "{body}");
+    let http = worker.http();
+    let (status, body) = http.post("/api/jobs/resume", &json!({ "provider": 7 })).unwrap();
+    assert_eq!(status, 400, "{body}");
+    let (status, body) = http.post("/api/jobs/resume", &json!({ "provider": "anthropic" })).unwrap();
+    assert_eq!((status, &body["resumed"]["gates"]), (200, &json!([])), "nothing was paused: {body}");
+    let (status, body) = http.get("/api/jobs/gates").unwrap();
+    assert_eq!((status, &body["gates"]), (200, &json!([])), "{body}");
+    let (status, _) = http.get("/api/jobs/resume").unwrap();
+    assert_eq!(status, 405);
+}

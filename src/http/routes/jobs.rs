@@ -19,6 +19,10 @@ pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>, rest: &[&str]) -> Routed
         ("POST", ["replay"]) => ("jobs_replay", replay_matching(ctx, req)),
         ("POST", ["resume"]) => ("jobs_resume", resume(ctx, req)),
         ("GET", ["gates"]) => ("jobs_gates", ctx.queue.gates().map(|g| ok(json!({ "gates": g }))).map_err(Into::into)),
+        // The named routes above, with another method, are not job ids.
+        (_, ["stats" | "throughput" | "prune" | "replay" | "resume" | "gates"]) => {
+            ("unknown", Err(method_not_allowed(req)))
+        }
         ("GET", [id]) => ("jobs_show", job_id(id).and_then(|id| show(ctx, id))),
         ("POST", [id, "replay"]) => ("jobs_replay", job_id(id).and_then(|id| replay_one(ctx, req, id))),
         ("POST", [id, "cancel"]) => ("jobs_cancel", job_id(id).and_then(|id| cancel(ctx, req, id))),

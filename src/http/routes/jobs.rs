@@ -26,10 +26,7 @@ pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>, rest: &[&str]) -> Routed
         ("GET", [id]) => ("jobs_show", job_id(id).and_then(|id| show(ctx, id))),
         ("POST", [id, "replay"]) => ("jobs_replay", job_id(id).and_then(|id| replay_one(ctx, req, id))),
         ("POST", [id, "cancel"]) => ("jobs_cancel", job_id(id).and_then(|id| cancel(ctx, req, id))),
-        (
-            _,
-            [] | ["stats" | "throughput" | "prune" | "replay" | "resume" | "gates"] | [_] | [_, "replay" | "cancel"],
-        ) => ("unknown", Err(method_not_allowed(req))),
+        (_, [] | [_] | [_, "replay" | "cancel"]) => ("unknown", Err(method_not_allowed(req))),
         _ => ("unknown", Err(unknown_route(req))),
     }
 }

@@ -22,6 +22,7 @@
 //! - [`hook`]: the IDE hook entry point: stdin, adapters, privacy, exclusion, transport
 //! - [`http`]: the worker's HTTP API and the dashboard page at `/`
 //! - [`reads`]: read-model queries behind the read routes and the CLI
+//! - [`remote`]: what a remote's HTTP status and `Retry-After` mean (providers and sync)
 //! - [`sample`]: recorded sample sessions (the demo and the tests replay them)
 //! - [`worker`]: the worker process: lock, startup, shutdown
 //! - [`worker_client`]: the HTTP client hooks and the CLI use to reach the worker
@@ -42,6 +43,7 @@ pub mod llm;
 pub mod logging;
 pub mod queue;
 pub mod reads;
+pub mod remote;
 pub mod sample;
 pub mod worker;
 pub mod worker_client;

@@ -332,3 +332,22 @@ fn the_resume_route_needs_the_admin_token_and_a_string_provider() {
     let (status, _) = http.get("/api/jobs/resume").unwrap();
     assert_eq!(status, 405);
 }
+
+#[test]
+fn an_absurd_retry_after_is_capped_at_the_backoff_limit_and_panics_nothing() {
+    let (dir, project) = (TempDir::new(), TempDir::new());
+    let upstream = FakeServer::start(
+        vec![Reply::raw(429, "{}").with_header("Retry-After", "100000000000000000000")],
+        Reply::raw(200, "{}"),
+    );
+    login(dir.path(), KEY);
+    let worker = WorkerProcess::start_with(dir.path(), free_port(), &[("VIBELEARN_API_URL", upstream.url.as_str())]);
+    let http = worker.http();
+    stopped_session(&http, "absurd", project.path());
+    let sync = wait_step(&http, "absurd", "sync", "retryable", WAIT);
+    // Before: `Duration::from_secs_f64(1e20)` panicked in the handler ("the handler panicked").
+    assert_eq!(sync["last_error"], "upstream answered 429", "{sync}");
+    let attempt = &sync["attempts"][0];
+    let wait_ms = sync["run_at"].as_i64().unwrap() - attempt["finished_at"].as_i64().unwrap();
+    assert!((599_000..=600_000).contains(&wait_ms), "retried after the 10-minute cap, not never: {wait_ms} ms");
+}

@@ -16,8 +16,8 @@ use sha2::Sha256;
 
 use super::session_data::{self, hex};
 use super::{missing_session, session_id_of};
-use crate::queue::retry::parse_retry_after;
 use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome, Queue};
+use crate::remote::{StatusClass, classify_status, parse_retry_after};
 
 pub struct SyncHandler {
     pub queue: Queue,
@@ -200,23 +200,26 @@ impl Handler for SyncHandler {
             Err(e) => return Outcome::retry(crate::config::redact(&format!("upstream unreachable: {e}"), &[key])),
         };
         let status = response.status().as_u16();
+        let now = crate::clock::system().now_ms();
         let retry_after =
-            response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
+            response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(|v| parse_retry_after(v, now));
         let _ = response.body_mut().read_to_string();
-        match status {
-            200..=299 => Outcome::Succeeded {
+        match classify_status(status) {
+            StatusClass::Success => Outcome::Succeeded {
                 result: Some(
                     json!({"status": status, "attempts": attempt_ids.len(), "idempotency_key": idempotency_key}),
                 ),
                 effects: Some(mark_synced(session_id, Some(content_hash), attempt_ids)),
             },
-            401 | 403 => Outcome::Refused {
+            StatusClass::Refused => Outcome::Refused {
                 error: format!("{} — run vl login (upstream answered {status})", super::AUTH_ERROR_PREFIX),
             },
-            408 | 425 | 429 | 500..=599 => {
+            StatusClass::Transient => {
                 Outcome::Retry { error: format!("upstream answered {status}"), after: retry_after }
             }
-            other => Outcome::dead(format!("upstream refused the payload with {other}")),
+            StatusClass::Redirect | StatusClass::Permanent => {
+                Outcome::dead(format!("upstream refused the payload with {status}"))
+            }
         }
     }
 }

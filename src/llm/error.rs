@@ -12,8 +12,8 @@ use std::time::Duration;
 pub enum LlmError {
     /// Worth retrying with backoff: timeouts, connection errors, HTTP 408/425/429/5xx, a body
     /// cut short, a command that failed or hung. `retry_after` is the server's `Retry-After`
-    /// (seconds form only, capped at [`MAX_RETRY_AFTER`]); the runner prefers it to its own
-    /// backoff.
+    /// (seconds or HTTP-date, capped at [`crate::remote::MAX_RETRY_AFTER`]); the runner
+    /// prefers it to its own backoff.
     Transient { message: String, retry_after: Option<Duration> },
     /// HTTP 401/403. The message names the provider and the setting holding its key; the
     /// runner pauses that provider's jobs until a later success.
@@ -22,10 +22,6 @@ pub enum LlmError {
     /// valid JSON but not the provider's shape, a misconfigured URL or command.
     Permanent(String),
 }
-
-/// Longest `Retry-After` honoured. A server asking for more (some send hours on quota
-/// exhaustion) is capped so one job is not parked for longer than the backoff cap (§5.3).
-pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(600);
 
 impl LlmError {
     pub(super) fn transient(message: impl Into<String>) -> Self {
@@ -63,14 +59,6 @@ impl fmt::Display for LlmError {
 
 impl std::error::Error for LlmError {}
 
-/// Parses a `Retry-After` value in its delay-seconds form. The HTTP-date form is rare from LLM
-/// APIs and would need a date parser and a clock, so it yields `None` and the runner's own
-/// backoff applies.
-pub(super) fn parse_retry_after(value: &str) -> Option<Duration> {
-    let secs: u64 = value.trim().parse().ok()?;
-    Some(Duration::from_secs(secs).min(MAX_RETRY_AFTER))
-}
-
 /// Shortens text for an error message, on a char boundary, marking the cut.
 pub(super) fn clip(text: &str, max_chars: usize) -> String {
     let text = text.trim();
@@ -83,14 +71,6 @@ pub(super) fn clip(text: &str, max_chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn retry_after_seconds_are_parsed_and_capped() {
-        assert_eq!(parse_retry_after(" 7 "), Some(Duration::from_secs(7)));
-        assert_eq!(parse_retry_after("86400"), Some(MAX_RETRY_AFTER));
-        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), None);
-        assert_eq!(parse_retry_after("-1"), None);
-    }
 
     #[test]
     fn redact_hides_the_secret_in_every_variant() {

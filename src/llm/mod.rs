@@ -27,9 +27,10 @@ mod tests;
 
 use std::time::Duration;
 
+pub use crate::remote::MAX_RETRY_AFTER;
 pub use anthropic::Anthropic;
 pub use command::{CHILD_MARKER_ENV, CommandProvider};
-pub use error::{LlmError, MAX_RETRY_AFTER};
+pub use error::LlmError;
 pub use gemini::Gemini;
 pub use openai::{OPENAI_DEFAULT_BASE_URL, OpenAiCompatible};
 pub use select::{ProviderSettings, SelectError, Selected, select};

@@ -129,8 +129,9 @@ fn extract_text(caller: Caller, answer: serde_json::Value) -> Result<String, Llm
         let code = error.get("code").and_then(|c| c.as_u64()).unwrap_or(0);
         let message = error.get("message").and_then(|m| m.as_str()).unwrap_or("no message");
         let message = format!("{name}: the upstream model failed (code {code}): {message}");
-        return Err(match code {
-            408 | 425 | 429 | 500..=599 => LlmError::transient(message),
+        let code = u16::try_from(code).unwrap_or(0);
+        return Err(match crate::remote::classify_status(code) {
+            crate::remote::StatusClass::Transient => LlmError::transient(message),
             _ => LlmError::Permanent(message),
         });
     }

@@ -20,7 +20,8 @@
 use std::time::Duration;
 
 use super::LlmError;
-use super::error::{clip, parse_retry_after};
+use super::error::clip;
+use crate::remote::{StatusClass, classify_status as class_of, parse_retry_after};
 
 /// Bound on the connect phase, inside the call's own timeout. A host that does not accept a TCP
 /// connection in 10 s is down; failing early lets the retry (with backoff) come sooner than
@@ -75,7 +76,9 @@ pub(super) fn post_json(
     let mut response = request.send(body.to_string()).map_err(|e| transport_error(caller, &e, timeout))?;
 
     let status = response.status().as_u16();
-    let retry_after = response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
+    let now = crate::clock::system().now_ms();
+    let retry_after =
+        response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(|v| parse_retry_after(v, now));
     let bytes = response.body_mut().with_config().limit(MAX_BODY_BYTES).read_to_vec();
 
     if (200..300).contains(&status) {
@@ -96,18 +99,20 @@ pub(super) fn post_json(
 /// Sorts a non-2xx status into the three classes (SPEC §5.3).
 fn classify_status(caller: Caller, status: u16, detail: &str, retry_after: Option<Duration>) -> LlmError {
     let name = caller.name;
-    match status {
-        401 | 403 => LlmError::Auth(format!(
+    match class_of(status) {
+        StatusClass::Refused => LlmError::Auth(format!(
             "{name} rejected the credentials (HTTP {status}): {detail}; check {}",
             caller.key_setting
         )),
-        408 | 425 | 429 | 500..=599 => {
+        StatusClass::Transient => {
             LlmError::Transient { message: format!("{name} answered HTTP {status}: {detail}"), retry_after }
         }
-        300..=399 => {
+        StatusClass::Redirect => {
             LlmError::Permanent(format!("{name} answered with a redirect (HTTP {status}); check its base URL setting"))
         }
-        _ => LlmError::Permanent(format!("{name} answered HTTP {status}: {detail}")),
+        StatusClass::Success | StatusClass::Permanent => {
+            LlmError::Permanent(format!("{name} answered HTTP {status}: {detail}"))
+        }
     }
 }
 

@@ -1,5 +1,5 @@
-//! Retry policy: exponential backoff with full jitter, and the one place where a failure is
-//! classified as transient (retry) or permanent (dead at once).
+//! The queue's generic retry policy: exponential backoff with full jitter. What a remote's
+//! answer means (retry, refused, permanent; `Retry-After`) is `crate::remote`'s business.
 
 use std::time::Duration;
 
@@ -22,35 +22,6 @@ pub fn backoff_jittered(failed_attempt: u32) -> Duration {
     backoff(failed_attempt, fastrand::f64())
 }
 
-/// How a handler's failure should be treated.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FailureClass {
-    /// Worth another attempt (timeouts, connection errors, 408/429/5xx, SQLITE_BUSY).
-    /// `retry_after` is the remote's own request, which overrides the backoff.
-    Transient { retry_after: Option<Duration> },
-    /// Will fail the same way again (bad payload, 400/401/403/404/422, schema violations).
-    Permanent,
-}
-
-/// Classifies an HTTP status from a remote service (an LLM provider, the upstream server).
-pub fn classify_http_status(status: u16, retry_after: Option<Duration>) -> FailureClass {
-    match status {
-        408 | 425 | 429 | 500..=599 => FailureClass::Transient { retry_after },
-        _ => FailureClass::Permanent,
-    }
-}
-
-/// Parses a `Retry-After` header given in seconds (the HTTP-date form is rare from APIs and
-/// falls back to our own backoff). Capped at [`BACKOFF_CAP`] so a hostile value cannot park
-/// a job for a year.
-pub fn parse_retry_after(value: &str) -> Option<Duration> {
-    let secs: f64 = value.trim().parse().ok()?;
-    if !secs.is_finite() || secs < 0.0 {
-        return None;
-    }
-    Some(Duration::from_secs_f64(secs).min(BACKOFF_CAP))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,23 +42,5 @@ mod tests {
         for _ in 0..1000 {
             assert!(backoff_jittered(3) <= Duration::from_secs(4));
         }
-    }
-
-    #[test]
-    fn http_statuses_are_classified() {
-        for transient in [408, 429, 500, 502, 503] {
-            assert!(matches!(classify_http_status(transient, None), FailureClass::Transient { .. }));
-        }
-        for permanent in [400, 401, 403, 404, 422] {
-            assert_eq!(classify_http_status(permanent, None), FailureClass::Permanent);
-        }
-    }
-
-    #[test]
-    fn retry_after_is_parsed_and_capped() {
-        assert_eq!(parse_retry_after(" 3 "), Some(Duration::from_secs(3)));
-        assert_eq!(parse_retry_after("99999"), Some(BACKOFF_CAP));
-        assert_eq!(parse_retry_after("-1"), None);
-        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), None);
     }
 }

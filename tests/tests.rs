@@ -10,6 +10,7 @@ mod jobs_cli;
 mod pipeline;
 mod queue;
 mod queue_deps;
+mod queue_stats;
 mod quiz;
 mod recovery;
 mod util;

@@ -1,0 +1,141 @@
+//! `GET /api/jobs/stats` from trigger-kept counters: exact after any mix of queue operations,
+//! and fast at 100,000 jobs.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use vibelearn::queue::store::{self, FailureDisposition, Retention};
+use vibelearn::queue::{Durability, JobId, NewJob, Queue, UniqueScope};
+
+use crate::util::{TempDir, start_queue};
+
+/// Every (kind, state) count from a full scan, for comparison.
+fn full_count(queue: &Queue) -> Vec<(String, String, i64)> {
+    let conn = queue.read().unwrap();
+    let mut stmt = conn.prepare("SELECT kind, state, COUNT(*) FROM jobs GROUP BY kind, state ORDER BY 1, 2").unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().collect::<Result<_, _>>().unwrap()
+}
+
+fn from_stats(queue: &Queue) -> Vec<(String, String, i64)> {
+    let stats = queue.stats().unwrap();
+    let mut rows: Vec<(String, String, i64)> = stats
+        .by_kind
+        .iter()
+        .flat_map(|(kind, states)| states.iter().map(move |(state, n)| (kind.clone(), state.clone(), *n)))
+        .filter(|(_, _, n)| *n != 0)
+        .collect();
+    rows.sort();
+    let total: i64 = rows.iter().map(|r| r.2).sum();
+    assert_eq!(stats.by_state.values().sum::<i64>(), total, "by_state agrees with by_kind");
+    rows
+}
+
+#[test]
+fn the_counters_stay_exact_through_every_kind_of_change() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    fastrand::seed(7);
+    let kinds = ["a", "b", "c"];
+    for round in 0..40 {
+        let op = fastrand::u8(0..8);
+        let result = queue.writer().call(false, Durability::Durable, move |conn, now| {
+            let ids = |sql: &str| -> rusqlite::Result<Vec<JobId>> {
+                conn.prepare(sql)?.query_map([], |r| r.get(0))?.collect()
+            };
+            match op {
+                0 | 1 => {
+                    for n in 0..fastrand::usize(1..6) {
+                        let kind = kinds[fastrand::usize(0..kinds.len())];
+                        let mut job = NewJob::new(kind, json!({ "n": n }), 2).lane(format!("l{}", fastrand::u8(0..4)));
+                        if fastrand::bool() {
+                            job = job.unique(format!("{kind}:{round}"), UniqueScope::Waiting);
+                        }
+                        if fastrand::u8(0..4) == 0 {
+                            job = job.after_keys([format!("a:{}", round.max(1) - 1)]);
+                        }
+                        store::enqueue(conn, job.prepare(), now)?;
+                    }
+                }
+                2 | 3 => {
+                    for job in store::claim(conn, fastrand::usize(1..5), now, 60_000, None)? {
+                        match fastrand::u8(0..4) {
+                            0 => {
+                                store::complete_success(conn, job.id, job.lease_token, None, fastrand::bool(), now)?;
+                            }
+                            1 => {
+                                let retry = FailureDisposition::RetryAt(now - 1);
+                                let failed = vibelearn::queue::job::AttemptOutcome::Failed;
+                                store::fail_attempt(conn, job.id, job.lease_token, failed, "x", retry, now)?;
+                            }
+                            2 => {
+                                let failed = vibelearn::queue::job::AttemptOutcome::Failed;
+                                let dead = FailureDisposition::Dead;
+                                store::fail_attempt(conn, job.id, job.lease_token, failed, "x", dead, now)?;
+                            }
+                            _ => {} // left running, for the rescuer
+                        }
+                    }
+                }
+                4 => {
+                    store::promote_due_retryable(conn, now)?;
+                    store::rescue(conn, store::RescueScope::AllRunning, now)?;
+                }
+                5 => {
+                    let dead = ids("SELECT id FROM jobs WHERE state IN ('dead','cancelled','succeeded') LIMIT 3")?;
+                    store::replay(conn, &dead, now)?;
+                }
+                6 => {
+                    let some = ids("SELECT id FROM jobs WHERE state IN ('available','held','dead') LIMIT 2")?;
+                    store::cancel(conn, &some, now)?;
+                }
+                _ => {
+                    store::prune(conn, Retention { succeeded_ms: 0, dead_ms: 0 }, now + 1)?;
+                }
+            }
+            Ok(())
+        });
+        result.unwrap();
+        assert_eq!(from_stats(&queue), full_count(&queue), "after round {round} (operation {op})");
+    }
+    let counted: i64 = full_count(&queue).iter().map(|r| r.2).sum();
+    assert!(counted > 0, "the run left jobs to count");
+}
+
+#[test]
+fn stats_answer_within_five_milliseconds_at_a_hundred_thousand_jobs() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    for chunk in 0..10 {
+        let jobs: Vec<NewJob> = (0..10_000)
+            .map(|n| {
+                let kind = ["ingest", "analyze_stack", "sync"][n % 3];
+                NewJob::new(kind, json!({ "n": n, "chunk": chunk, "pad": "x".repeat(200) }), 3)
+                    .lane(format!("session:{}", n % 500))
+            })
+            .collect();
+        queue.enqueue_all(jobs).unwrap();
+    }
+    // Most of them finished within the last hour, as under real load.
+    queue
+        .writer()
+        .call(false, Durability::Durable, |conn, now| {
+            conn.execute(
+                "UPDATE jobs SET state = CASE WHEN id % 50 = 0 THEN 'dead' ELSE 'succeeded' END, finished_at = ?1 \
+                 WHERE id % 10 != 0",
+                [now - 1_000],
+            )?;
+            Ok(())
+        })
+        .unwrap();
+    let best = (0..7)
+        .map(|_| {
+            let started = Instant::now();
+            let stats = queue.stats().unwrap();
+            assert_eq!(stats.by_state.values().sum::<i64>(), 100_000);
+            assert!(stats.finished_last_hour["succeeded"] >= 88_000, "{:?}", stats.finished_last_hour);
+            started.elapsed()
+        })
+        .min()
+        .unwrap();
+    assert!(best <= Duration::from_millis(5), "GET /api/jobs/stats took {best:?} at 100,000 jobs");
+}

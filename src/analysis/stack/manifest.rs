@@ -2,7 +2,9 @@
 //! JSON manifests go through serde_json and TOML ones through the toml crate (real parsers, so
 //! a key that merely looks like a dependency in a comment or a string never counts); the
 //! formats that are not JSON/TOML (requirements.txt, go.mod, Gemfile, Gradle scripts) are read
-//! line by line with comments stripped, and pom.xml with a small tag scanner.
+//! line by line with comments stripped, and pom.xml through an XML parser (`roxmltree`), read
+//! by element path so that an `<exclusion>` or a plugin's own dependencies never pass for the
+//! project's.
 //!
 //! A manifest that does not parse is an `Err` and the caller skips it: one broken file must not
 //! hide the rest of a monorepo.
@@ -62,8 +64,10 @@ pub enum ManifestError {
     Toml(toml::de::Error),
     /// The JSON parsed but its top level is not an object.
     NotAnObject,
-    /// pom.xml tags do not balance or there is no `<project>`.
-    Xml(&'static str),
+    /// pom.xml is not well-formed XML.
+    Xml(roxmltree::Error),
+    /// pom.xml parsed but its root is not `<project>`.
+    NotAPom,
 }
 
 impl fmt::Display for ManifestError {
@@ -73,12 +77,22 @@ impl fmt::Display for ManifestError {
             ManifestError::Json(e) => write!(f, "invalid JSON: {e}"),
             ManifestError::Toml(e) => write!(f, "invalid TOML: {e}"),
             ManifestError::NotAnObject => write!(f, "top level is not a JSON object"),
-            ManifestError::Xml(why) => write!(f, "invalid XML: {why}"),
+            ManifestError::Xml(e) => write!(f, "invalid XML: {e}"),
+            ManifestError::NotAPom => write!(f, "the XML's root element is not <project>"),
         }
     }
 }
 
-impl std::error::Error for ManifestError {}
+impl std::error::Error for ManifestError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ManifestError::Json(e) => Some(e),
+            ManifestError::Toml(e) => Some(e),
+            ManifestError::Xml(e) => Some(e),
+            ManifestError::UnknownKind | ManifestError::NotAnObject | ManifestError::NotAPom => None,
+        }
+    }
+}
 
 /// The file-name part of a path (either separator).
 pub fn file_name(path: &str) -> &str {
@@ -370,85 +384,90 @@ fn gemfile(text: &str) -> Vec<Dep> {
     out
 }
 
-/// pom.xml: `<dependency>`, `<plugin>` and `<parent>` coordinates, by a tag scanner that
-/// checks the tags balance (that is what "malformed" means here).
+/// pom.xml: the coordinates of the project's `<parent>`, its `<dependencies>` (test scope:
+/// dev), its `<build><plugins>`, and — as dev, since they only pin versions —
+/// `<dependencyManagement>`, `<pluginManagement>` and the dependencies of `<profiles>`. Read by
+/// element path, so an `<exclusion>` inside a dependency, or a plugin's own `<dependencies>`,
+/// is never taken for the project's. `${…}` in a coordinate is resolved from `<properties>`
+/// and the project's own (or its parent's) groupId; a plugin without a groupId is Maven's
+/// `org.apache.maven.plugins`.
 fn pom_xml(text: &str) -> Result<Vec<Dep>, ManifestError> {
-    #[derive(Default)]
-    struct Coord {
-        group: String,
-        artifact: String,
-        scope: String,
-        managed: bool,
+    let doc = roxmltree::Document::parse(text).map_err(ManifestError::Xml)?;
+    let project = doc.root_element();
+    if project.tag_name().name() != "project" {
+        return Err(ManifestError::NotAPom);
     }
+    let (child, path, text_of, elements) = (xml_child, xml_path, xml_text, xml_children);
+    let parent = child(project, "parent");
+    let mut properties: std::collections::HashMap<String, String> = child(project, "properties")
+        .into_iter()
+        .flat_map(|props| props.children().filter(|c| c.is_element()))
+        .map(|p| (p.tag_name().name().to_owned(), p.text().unwrap_or("").trim().to_owned()))
+        .collect();
+    let group = text_of(project, "groupId").or_else(|| parent.and_then(|p| text_of(p, "groupId"))).unwrap_or("");
+    for key in ["project.groupId", "pom.groupId", "groupId"] {
+        properties.insert(key.to_owned(), group.to_owned());
+    }
+    if let Some(parent_group) = parent.and_then(|p| text_of(p, "groupId")) {
+        properties.insert("project.parent.groupId".to_owned(), parent_group.to_owned());
+    }
+    let resolve = |raw: &str| -> String {
+        match raw.strip_prefix("${").and_then(|r| r.strip_suffix('}')) {
+            Some(key) => properties.get(key).cloned().unwrap_or_else(|| raw.to_owned()),
+            None => raw.to_owned(),
+        }
+    };
     let mut out = Vec::new();
-    let mut stack: Vec<String> = Vec::new();
-    let mut current: Option<Coord> = None;
-    let mut saw_project = false;
-    let mut rest = text;
-    while let Some(lt) = rest.find('<') {
-        let text_since_tag = &rest[..lt];
-        rest = &rest[lt..];
-        let skip_to = |rest: &str, end: &str| rest.find(end).map(|p| p + end.len());
-        if rest.starts_with("<!--") {
-            rest = &rest[skip_to(rest, "-->").ok_or(ManifestError::Xml("unterminated comment"))?..];
-            continue;
-        }
-        if rest.starts_with("<?") || rest.starts_with("<!") {
-            let end = if rest.starts_with("<![CDATA[") {
-                "]]>"
-            } else if rest.starts_with("<?") {
-                "?>"
-            } else {
-                ">"
-            };
-            rest = &rest[skip_to(rest, end).ok_or(ManifestError::Xml("unterminated declaration"))?..];
-            continue;
-        }
-        let gt = rest.find('>').ok_or(ManifestError::Xml("unterminated tag"))?;
-        let tag = &rest[1..gt];
-        rest = &rest[gt + 1..];
-        if let Some(name) = tag.strip_prefix('/') {
-            let name = name.trim();
-            if stack.pop().as_deref() != Some(name) {
-                return Err(ManifestError::Xml("mismatched closing tag"));
-            }
-            let value = text_since_tag.trim();
-            if let Some(c) = current.as_mut() {
-                match name {
-                    "groupId" => c.group = value.to_string(),
-                    "artifactId" => c.artifact = value.to_string(),
-                    "scope" => c.scope = value.to_string(),
-                    _ => {}
-                }
-            }
-            if matches!(name, "dependency" | "plugin" | "parent")
-                && let Some(c) = current.take().filter(|c| !c.artifact.is_empty())
-            {
-                let kind = if c.scope == "test" || c.managed { DepKind::Dev } else { DepKind::Runtime };
-                out.push(Dep { name: format!("{}:{}", c.group, c.artifact), kind });
-            }
-            continue;
-        }
-        if tag.ends_with('/') {
-            continue;
-        }
-        let name = tag.split_whitespace().next().unwrap_or("").to_string();
-        if name == "project" {
-            saw_project = true;
-        }
-        if matches!(name.as_str(), "dependency" | "plugin" | "parent") {
-            let managed = stack.iter().any(|t| t == "dependencyManagement" || t == "pluginManagement");
-            current = Some(Coord { managed, ..Coord::default() });
-        }
-        stack.push(name);
+    let mut push = |node: XmlNode<'_, '_>, default_group: &str, kind: DepKind| {
+        let Some(artifact) = text_of(node, "artifactId").filter(|a| !a.is_empty()) else { return };
+        let group = text_of(node, "groupId").unwrap_or(default_group);
+        let kind = if text_of(node, "scope") == Some("test") { DepKind::Dev } else { kind };
+        out.push(Dep { name: format!("{}:{}", resolve(group), resolve(artifact)), kind });
+    };
+    if let Some(parent) = parent {
+        push(parent, "", DepKind::Runtime);
     }
-    if !saw_project {
-        return Err(ManifestError::Xml("no <project> element"));
+    for dep in elements(child(project, "dependencies"), "dependency") {
+        push(dep, "", DepKind::Runtime);
     }
-    if !stack.is_empty() {
-        return Err(ManifestError::Xml("unclosed tags"));
+    for dep in elements(path(project, &["dependencyManagement", "dependencies"]), "dependency") {
+        push(dep, "", DepKind::Dev);
+    }
+    const MAVEN_PLUGINS: &str = "org.apache.maven.plugins";
+    for plugin in elements(path(project, &["build", "plugins"]), "plugin") {
+        push(plugin, MAVEN_PLUGINS, DepKind::Runtime);
+    }
+    for plugin in elements(path(project, &["build", "pluginManagement", "plugins"]), "plugin") {
+        push(plugin, MAVEN_PLUGINS, DepKind::Dev);
+    }
+    for profile in elements(child(project, "profiles"), "profile") {
+        for dep in elements(child(profile, "dependencies"), "dependency") {
+            push(dep, "", DepKind::Dev);
+        }
     }
     Ok(out)
+}
+
+type XmlNode<'a, 'input> = roxmltree::Node<'a, 'input>;
+
+/// The first child element named `name` (namespace ignored: poms declare Maven's).
+fn xml_child<'a, 'i>(node: XmlNode<'a, 'i>, name: &str) -> Option<XmlNode<'a, 'i>> {
+    node.children().find(|c| c.tag_name().name() == name)
+}
+
+/// The element at `names` below `node`, one child per step.
+fn xml_path<'a, 'i>(node: XmlNode<'a, 'i>, names: &[&str]) -> Option<XmlNode<'a, 'i>> {
+    names.iter().try_fold(node, |node, name| xml_child(node, name))
+}
+
+/// The trimmed text of the child element `name`.
+fn xml_text<'a, 'i>(node: XmlNode<'a, 'i>, name: &str) -> Option<&'a str> {
+    xml_child(node, name).and_then(|n| n.text()).map(str::trim)
+}
+
+/// The child elements named `name` of `node`, if there is a node.
+fn xml_children<'a, 'i>(node: Option<XmlNode<'a, 'i>>, name: &'static str) -> impl Iterator<Item = XmlNode<'a, 'i>> {
+    node.into_iter().flat_map(move |n| n.children().filter(move |c| c.tag_name().name() == name))
 }
 
 const GRADLE_CONFIGS: [&str; 14] = [
@@ -677,7 +696,100 @@ tokio = { version = "1" }
         assert!(has(&d, "org.junit.jupiter:junit-jupiter", DepKind::Dev));
         assert!(!d.iter().any(|(n, _)| n.contains("fake")));
         assert!(matches!(parsed("pom.xml", "<project><dependencies></project>"), Err(ManifestError::Xml(_))));
-        assert!(matches!(parsed("pom.xml", "<html></html>"), Err(ManifestError::Xml(_))));
+        assert!(matches!(parsed("pom.xml", "<html></html>"), Err(ManifestError::NotAPom)));
+    }
+
+    /// A multi-module project's pom, with everything a tag scanner gets wrong.
+    const POM_WITH_EVERYTHING: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <parent>
+    <groupId>com.acme</groupId>
+    <artifactId>acme-parent</artifactId>
+  </parent>
+  <artifactId>orders</artifactId>
+  <properties>
+    <hibernate.group>org.hibernate.orm</hibernate.group>
+  </properties>
+  <dependencyManagement>
+    <dependencies>
+      <dependency>
+        <groupId>org.springframework.boot</groupId>
+        <artifactId>spring-boot-dependencies</artifactId>
+        <type>pom</type>
+        <scope>import</scope>
+      </dependency>
+    </dependencies>
+  </dependencyManagement>
+  <dependencies>
+    <dependency>
+      <groupId>org.springframework.boot</groupId>
+      <artifactId>spring-boot-starter-web</artifactId>
+      <exclusions>
+        <exclusion>
+          <groupId>org.springframework.boot</groupId>
+          <artifactId>spring-boot-starter-tomcat</artifactId>
+        </exclusion>
+      </exclusions>
+    </dependency>
+    <dependency>
+      <groupId>${hibernate.group}</groupId>
+      <artifactId>hibernate-core</artifactId>
+    </dependency>
+    <dependency>
+      <groupId>${project.groupId}</groupId>
+      <artifactId>orders-api</artifactId>
+    </dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin>
+        <artifactId>maven-surefire-plugin</artifactId>
+        <dependencies>
+          <dependency>
+            <groupId>org.junit.platform</groupId>
+            <artifactId>junit-platform-surefire-provider</artifactId>
+          </dependency>
+        </dependencies>
+      </plugin>
+      <plugin>
+        <groupId>org.springframework.boot</groupId>
+        <artifactId>spring-boot-maven-plugin</artifactId>
+      </plugin>
+    </plugins>
+    <pluginManagement>
+      <plugins>
+        <plugin><groupId>org.jacoco</groupId><artifactId>jacoco-maven-plugin</artifactId></plugin>
+      </plugins>
+    </pluginManagement>
+  </build>
+  <profiles>
+    <profile>
+      <id>it</id>
+      <dependencies>
+        <dependency><groupId>org.testcontainers</groupId><artifactId>postgresql</artifactId></dependency>
+      </dependencies>
+    </profile>
+  </profiles>
+</project>"#;
+
+    #[test]
+    fn pom_xml_exclusions_plugins_properties_and_dependency_management() {
+        let d = names("pom.xml", POM_WITH_EVERYTHING);
+        let expected = [
+            ("com.acme:acme-parent", DepKind::Runtime),
+            ("org.springframework.boot:spring-boot-starter-web", DepKind::Runtime),
+            ("org.hibernate.orm:hibernate-core", DepKind::Runtime),
+            ("com.acme:orders-api", DepKind::Runtime),
+            ("org.springframework.boot:spring-boot-dependencies", DepKind::Dev),
+            ("org.apache.maven.plugins:maven-surefire-plugin", DepKind::Runtime),
+            ("org.springframework.boot:spring-boot-maven-plugin", DepKind::Runtime),
+            ("org.jacoco:jacoco-maven-plugin", DepKind::Dev),
+            ("org.testcontainers:postgresql", DepKind::Dev),
+        ];
+        for (name, kind) in expected {
+            assert!(has(&d, name, kind), "{name} ({kind:?}) missing from {d:?}");
+        }
+        assert_eq!(d.len(), expected.len(), "an exclusion or a plugin's own dependency was counted: {d:?}");
     }
 
     #[test]

@@ -15,7 +15,6 @@
 //! attempt, checkpoint the WAL, remove `worker.pid`, exit 0.
 
 use std::fs::File;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -79,7 +78,7 @@ pub fn admin_token(data_dir: &Path) -> Result<String, WorkerError> {
     {
         return Ok(token.trim().to_owned());
     }
-    let token = random_hex(32);
+    let token = new_admin_token()?;
     write_private_file(&path, &token).map_err(|e| WorkerError(format!("cannot write {}: {e}", path.display())))?;
     Ok(token)
 }
@@ -94,15 +93,14 @@ pub fn write_private_file(path: &Path, contents: &str) -> std::io::Result<()> {
     std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o600))
 }
 
-/// Random bytes as hex, from the OS (the token guards admin actions, so not a PRNG).
-pub fn random_hex(bytes: usize) -> String {
-    let mut buf = vec![0u8; bytes];
-    let from_os = File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut buf));
-    if from_os.is_err() {
-        // No /dev/urandom (exotic sandboxes): fall back to the seeded PRNG.
-        buf.iter_mut().for_each(|b| *b = fastrand::u8(..));
-    }
-    buf.iter().map(|b| format!("{b:02x}")).collect()
+/// 32 bytes from the operating system's random source, as hex: the admin token guards
+/// replay, cancel, shutdown and settings, so a guessable PRNG will not do — when the OS cannot
+/// give randomness the worker refuses to start rather than mint a weak token.
+fn new_admin_token() -> Result<String, WorkerError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| WorkerError(format!("cannot read the OS random source for the admin token: {e}")))?;
+    Ok(crate::jobs::session_data::hex(&bytes))
 }
 
 /// Runs the worker in this process until it is told to stop.

@@ -135,7 +135,9 @@ fn session_body(input: &HookInput, session_id: &str, platform: Platform) -> Valu
 /// A fresh id per hook event: a POST that timed out after the worker committed and was then
 /// enqueued directly must still be stored once.
 fn event_id() -> String {
-    crate::worker::random_hex(12)
+    // Unique, not secret: the thread-local PRNG (seeded from the OS) is enough.
+    let bytes: [u8; 12] = std::array::from_fn(|_| fastrand::u8(..));
+    crate::jobs::session_data::hex(&bytes)
 }
 
 /// The body of an observation or Cursor file edit, or `None` when the tool is skipped.

@@ -57,3 +57,47 @@ pub type SharedClock = Arc<dyn Clock>;
 pub fn system() -> SharedClock {
     Arc::new(SystemClock)
 }
+
+/// A monotonic clock: deadlines, timeouts, heartbeats and liveness are measured on it, never
+/// on the wall clock (which jumps). Injected into the runner so its components can be driven
+/// by a test without sleeping.
+pub trait Monotonic: Send + Sync {
+    fn now(&self) -> std::time::Instant;
+}
+
+/// `Instant::now()`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SystemMonotonic;
+
+impl Monotonic for SystemMonotonic {
+    fn now(&self) -> std::time::Instant {
+        std::time::Instant::now()
+    }
+}
+
+/// A monotonic clock that only moves when told to (tests of timeouts and heartbeats).
+#[derive(Debug)]
+pub struct ManualMonotonic {
+    start: std::time::Instant,
+    /// Nanoseconds advanced since `start`.
+    offset_ns: std::sync::atomic::AtomicU64,
+}
+
+impl ManualMonotonic {
+    pub fn new() -> Arc<ManualMonotonic> {
+        Arc::new(ManualMonotonic { start: std::time::Instant::now(), offset_ns: std::sync::atomic::AtomicU64::new(0) })
+    }
+
+    pub fn advance(&self, by: std::time::Duration) {
+        self.offset_ns.fetch_add(by.as_nanos() as u64, Ordering::SeqCst);
+    }
+}
+
+impl Monotonic for ManualMonotonic {
+    fn now(&self) -> std::time::Instant {
+        self.start + std::time::Duration::from_nanos(self.offset_ns.load(Ordering::SeqCst))
+    }
+}
+
+/// Shared handle to a monotonic clock.
+pub type SharedMonotonic = Arc<dyn Monotonic>;

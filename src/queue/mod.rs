@@ -7,7 +7,8 @@
 //! - [`store`]: the SQL of every queue operation
 //! - [`writer`]: the single writing thread and its group-commit protocol (replies through
 //!   `oneshot`)
-//! - [`runner`]: dispatcher, job threads, watchdog; the [`Handler`](runner::Handler) trait
+//! - [`runner`]: dispatcher, job threads, watchdog (one file each, turns on an injected
+//!   monotonic clock); the [`Handler`](runner::Handler) trait
 //! - [`maintenance`]: scheduler, rescuer, pruner
 //! - [`retry`]: backoff and failure classification
 //! - [`metrics`]: counters for `/metrics`

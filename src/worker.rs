@@ -37,14 +37,28 @@ pub enum RunOutcome {
     AlreadyRunning,
 }
 
-/// A startup failure, phrased for the user.
-#[derive(Debug)]
-pub struct WorkerError(pub String);
-
-impl std::fmt::Display for WorkerError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+/// A startup failure, phrased for the user, with its cause.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    #[error("cannot create the data directory {}: {source}", path.display())]
+    DataDir { path: PathBuf, source: std::io::Error },
+    #[error("cannot {action} {}: {source}", path.display())]
+    LockFile { action: &'static str, path: PathBuf, source: std::io::Error },
+    #[error("cannot write {}: {source}", path.display())]
+    TokenFile { path: PathBuf, source: std::io::Error },
+    #[error("cannot read the OS random source for the admin token: {0}")]
+    Random(#[source] getrandom::Error),
+    #[error("cannot install the signal handler: {0}")]
+    Signals(#[source] std::io::Error),
+    #[error("cannot open the database at {}: {source}", path.display())]
+    Database { path: PathBuf, source: crate::db::DbError },
+    #[error(transparent)]
+    Queue(#[from] crate::queue::QueueError),
+    /// The HTTP listener could not start (the message names the address and why).
+    #[error("{0}")]
+    Http(String),
+    #[error("cannot start the maintenance thread: {0}")]
+    Maintenance(#[source] std::io::Error),
 }
 
 /// Holds the single-instance lock for as long as it lives.
@@ -54,19 +68,18 @@ pub struct InstanceLock {
 
 /// Takes `<data>/worker.lock`, or `None` when another process holds it.
 pub fn try_lock(data_dir: &Path) -> Result<Option<InstanceLock>, WorkerError> {
-    std::fs::create_dir_all(data_dir)
-        .map_err(|e| WorkerError(format!("cannot create the data directory {}: {e}", data_dir.display())))?;
+    std::fs::create_dir_all(data_dir).map_err(|source| WorkerError::DataDir { path: data_dir.to_owned(), source })?;
     let path = data_dir.join("worker.lock");
     let file = File::options()
         .create(true)
         .truncate(false)
         .write(true)
         .open(&path)
-        .map_err(|e| WorkerError(format!("cannot open {}: {e}", path.display())))?;
+        .map_err(|source| WorkerError::LockFile { action: "open", path: path.clone(), source })?;
     match file.try_lock() {
         Ok(()) => Ok(Some(InstanceLock { _file: file })),
         Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-        Err(std::fs::TryLockError::Error(e)) => Err(WorkerError(format!("cannot lock {}: {e}", path.display()))),
+        Err(std::fs::TryLockError::Error(source)) => Err(WorkerError::LockFile { action: "lock", path, source }),
     }
 }
 
@@ -79,7 +92,7 @@ pub fn admin_token(data_dir: &Path) -> Result<String, WorkerError> {
         return Ok(token.trim().to_owned());
     }
     let token = new_admin_token()?;
-    write_private_file(&path, &token).map_err(|e| WorkerError(format!("cannot write {}: {e}", path.display())))?;
+    write_private_file(&path, &token).map_err(|source| WorkerError::TokenFile { path, source })?;
     Ok(token)
 }
 
@@ -98,8 +111,7 @@ pub fn write_private_file(path: &Path, contents: &str) -> std::io::Result<()> {
 /// give randomness the worker refuses to start rather than mint a weak token.
 fn new_admin_token() -> Result<String, WorkerError> {
     let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| WorkerError(format!("cannot read the OS random source for the admin token: {e}")))?;
+    getrandom::fill(&mut bytes).map_err(WorkerError::Random)?;
     Ok(crate::jobs::session_data::hex(&bytes))
 }
 
@@ -115,8 +127,7 @@ pub fn run(config: Config) -> Result<RunOutcome, WorkerError> {
     }
     let stop_signal = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
-        signal_hook::flag::register(signal, Arc::clone(&stop_signal))
-            .map_err(|e| WorkerError(format!("cannot install the signal handler: {e}")))?;
+        signal_hook::flag::register(signal, Arc::clone(&stop_signal)).map_err(WorkerError::Signals)?;
     }
     let worker = Worker::start(config)?;
     log::info!(target: "worker", "worker ready on {} (pid {})", worker.http.addr, std::process::id());
@@ -141,10 +152,9 @@ impl Worker {
     pub fn start(config: Config) -> Result<Worker, WorkerError> {
         let db_path = config.db_path();
         let conn = db::open_and_migrate(&db_path, config.synchronous())
-            .map_err(|e| WorkerError(format!("cannot open the database at {}: {e}", db_path.display())))?;
+            .map_err(|source| WorkerError::Database { path: db_path.clone(), source })?;
         let (queue, queue_thread) =
-            Queue::start(conn, &db_path, config.synchronous(), WriterConfig::default(), crate::clock::system())
-                .map_err(|e| WorkerError(e.to_string()))?;
+            Queue::start(conn, &db_path, config.synchronous(), WriterConfig::default(), crate::clock::system())?;
         let admin_token = admin_token(&config.data_dir)?;
         let (shutdown_tx, shutdown_rx) = crossbeam_channel::bounded(1);
         let port = config.worker_port();
@@ -162,11 +172,10 @@ impl Worker {
             config: config.clone(),
         });
         let addr = format!("{}:{}", config.worker_host(), port);
-        let http = HttpServer::start(&addr, Arc::clone(&ctx)).map_err(WorkerError)?;
+        let http = HttpServer::start(&addr, Arc::clone(&ctx)).map_err(WorkerError::Http)?;
         let registry = crate::jobs::registry(&config, &queue);
         let runner = queue
-            .start_runner(RunnerConfig { threads: config.runner_threads(), ..RunnerConfig::default() }, registry)
-            .map_err(|e| WorkerError(e.to_string()))?;
+            .start_runner(RunnerConfig { threads: config.runner_threads(), ..RunnerConfig::default() }, registry)?;
         *ctx.runner.lock().unwrap_or_else(|p| p.into_inner()) = Some(runner.probe());
         let retention = Retention {
             succeeded_ms: config.retention_succeeded().as_millis() as i64,
@@ -174,7 +183,7 @@ impl Worker {
         };
         let maintainer =
             Maintainer::spawn(MaintainerConfig { retention, ..MaintainerConfig::default() }, queue.writer().clone())
-                .map_err(|e| WorkerError(format!("cannot start the maintenance thread: {e}")))?;
+                .map_err(WorkerError::Maintenance)?;
         let pid_file = config.data_dir.join("worker.pid");
         let _ = std::fs::write(&pid_file, format!("{}\n", std::process::id()));
         ctx.ready.store(true, Ordering::SeqCst);

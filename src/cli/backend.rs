@@ -243,7 +243,7 @@ impl<'a> Backend<'a> {
                     match crate::intake::submit_analysis(queue, kind, body.clone()) {
                         Ok(reply) => replies.push(reply.to_json()),
                         Err(crate::intake::IntakeError::Queue(e)) => return Err(e),
-                        Err(e) => return Err(QueueError::Database(e.to_string())),
+                        Err(e) => return Err(QueueError::Rejected(e.to_string())),
                     }
                 }
                 Ok(replies)

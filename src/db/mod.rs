@@ -56,64 +56,27 @@ impl Synchronous {
 }
 
 /// Failures of the database layer, each with what the user can do about it.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum DbError {
-    Open {
-        path: PathBuf,
-        source: rusqlite::Error,
-    },
-    PragmaMismatch {
-        pragma: &'static str,
-        wanted: String,
-        got: String,
-    },
-    TooNew {
-        found: u32,
-        supported: u32,
-    },
-    Migration {
-        name: &'static str,
-        source: rusqlite::Error,
-    },
+    #[error("cannot open the database at {}: {source}", path.display())]
+    Open { path: PathBuf, source: rusqlite::Error },
+    #[error(
+        "the database refused PRAGMA {pragma}={wanted} (it reads back {got}); \
+         check that the data directory is on a local, writable file system"
+    )]
+    PragmaMismatch { pragma: &'static str, wanted: String, got: String },
+    #[error(
+        "the database has schema version {found} but this vl only knows up to {supported}; \
+         it was written by a newer VibeLearn — upgrade vl"
+    )]
+    TooNew { found: u32, supported: u32 },
+    #[error("migration {name} failed: {source}")]
+    Migration { name: &'static str, source: rusqlite::Error },
     /// After migrating, a row of this table references a row that no longer exists.
-    DanglingReference {
-        table: String,
-    },
-    Sqlite(rusqlite::Error),
-}
-
-impl std::fmt::Display for DbError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            DbError::Open { path, source } => {
-                write!(f, "cannot open the database at {}: {source}", path.display())
-            }
-            DbError::PragmaMismatch { pragma, wanted, got } => write!(
-                f,
-                "the database refused PRAGMA {pragma}={wanted} (it reads back {got}); \
-                 check that the data directory is on a local, writable file system"
-            ),
-            DbError::TooNew { found, supported } => write!(
-                f,
-                "the database has schema version {found} but this vl only knows up to \
-                 {supported}; it was written by a newer VibeLearn — upgrade vl"
-            ),
-            DbError::Migration { name, source } => write!(f, "migration {name} failed: {source}"),
-            DbError::DanglingReference { table } => {
-                write!(f, "migrating left a row of {table} referencing a missing row; nothing was changed")
-            }
-            DbError::Sqlite(e) => write!(f, "database error: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for DbError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            DbError::Open { source, .. } | DbError::Migration { source, .. } | DbError::Sqlite(source) => Some(source),
-            DbError::PragmaMismatch { .. } | DbError::TooNew { .. } | DbError::DanglingReference { .. } => None,
-        }
-    }
+    #[error("migrating left a row of {table} referencing a missing row; nothing was changed")]
+    DanglingReference { table: String },
+    #[error("database error: {0}")]
+    Sqlite(#[source] rusqlite::Error),
 }
 
 impl From<rusqlite::Error> for DbError {

@@ -47,49 +47,48 @@ use store::{ListFilter, Retention, Stats};
 /// Read connections kept open for the HTTP read routes and job handlers.
 pub const READ_POOL_SIZE: u32 = 8;
 
-/// Failures of queue operations, each phrased for the person who will see it.
-#[derive(Debug, Clone)]
+/// Failures of queue operations, each phrased for the person who will see it, keeping its
+/// cause. Clone because the writer answers every waiter of a failed group commit with the same
+/// error; the causes are shared (`Arc`) for that.
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum QueueError {
     /// The writer's backlog stayed full for the whole send timeout.
+    #[error("the job queue's write backlog is full; try again shortly")]
     Full,
     /// The writer thread is gone (shutting down, or it crashed).
+    #[error("the job queue is shutting down")]
     WriterGone,
     /// Another process held the database's write lock past the busy timeout.
-    Busy(String),
+    #[error("the database is locked by another process ({0}); try again")]
+    Busy(#[source] Arc<rusqlite::Error>),
     /// Any other database failure.
-    Database(String),
+    #[error("database error: {0}")]
+    Database(#[source] Arc<rusqlite::Error>),
     /// No read connection could be had from the pool.
-    Pool(String),
+    #[error("no database connection available: {0}")]
+    Pool(#[source] Arc<r2d2::Error>),
+    /// A queue thread (the writer, a job thread) could not be started.
+    #[error("cannot start the {thread}: {source}")]
+    Thread { thread: &'static str, source: Arc<std::io::Error> },
+    /// The caller's own validation refused what it was about to enqueue.
+    #[error("{0}")]
+    Rejected(String),
 }
-
-impl std::fmt::Display for QueueError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            QueueError::Full => write!(f, "the job queue's write backlog is full; try again shortly"),
-            QueueError::WriterGone => write!(f, "the job queue is shutting down"),
-            QueueError::Busy(e) => write!(f, "the database is locked by another process ({e}); try again"),
-            QueueError::Database(e) => write!(f, "database error: {e}"),
-            QueueError::Pool(e) => write!(f, "no database connection available: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for QueueError {}
 
 impl From<rusqlite::Error> for QueueError {
     fn from(e: rusqlite::Error) -> Self {
         match e.sqlite_error_code() {
             Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
-                QueueError::Busy(e.to_string())
+                QueueError::Busy(Arc::new(e))
             }
-            _ => QueueError::Database(e.to_string()),
+            _ => QueueError::Database(Arc::new(e)),
         }
     }
 }
 
 impl From<r2d2::Error> for QueueError {
     fn from(e: r2d2::Error) -> Self {
-        QueueError::Pool(e.to_string())
+        QueueError::Pool(Arc::new(e))
     }
 }
 
@@ -153,7 +152,7 @@ impl Queue {
         });
         let reads = r2d2::Pool::builder().max_size(READ_POOL_SIZE).min_idle(Some(1)).build(manager)?;
         let (writer, join) = writer::spawn(conn, synchronous, config, Arc::clone(&clock), waker.clone())
-            .map_err(|e| QueueError::Database(format!("cannot start the writer thread: {e}")))?;
+            .map_err(|e| QueueError::Thread { thread: "writer thread", source: Arc::new(e) })?;
         let queue = Queue {
             writer: writer.clone(),
             reads,
@@ -184,7 +183,7 @@ impl Queue {
             Arc::clone(&self.clock),
             Arc::clone(&self.metrics),
         )
-        .map_err(|e| QueueError::Database(format!("cannot start the job threads: {e}")))
+        .map_err(|e| QueueError::Thread { thread: "job threads", source: Arc::new(e) })
     }
 
     pub fn writer(&self) -> &WriterHandle {
@@ -308,5 +307,22 @@ impl Queue {
 
     pub fn stats(&self) -> Result<Stats, QueueError> {
         Ok(store::stats(&*self.read()?, self.now())?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_failure_keeps_its_cause_behind_the_users_message() {
+        let busy = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY), None);
+        let error = QueueError::from(busy);
+        assert!(matches!(error, QueueError::Busy(_)), "{error:?}");
+        assert!(error.to_string().starts_with("the database is locked by another process"), "{error}");
+        let cause = std::error::Error::source(&error).expect("the SQLite error is kept");
+        assert_eq!(cause.to_string(), "database is locked");
+        let full = QueueError::from(rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(13), None));
+        assert!(matches!(full, QueueError::Database(_)) && std::error::Error::source(&full).is_some());
     }
 }

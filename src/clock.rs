@@ -1,5 +1,6 @@
-//! Time as an input. Every state change takes `now` from a [`Clock`], so tests can freeze and
-//! advance time instead of sleeping, and SQL never calls its own clock.
+//! Time as an input, and its one text format. Every state change takes `now` from a
+//! [`Clock`], so tests can freeze and advance time instead of sleeping, and SQL never calls its
+//! own clock; deadlines use a [`Monotonic`] clock; [`format_utc`] is how a time is written.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -101,3 +102,39 @@ impl Monotonic for ManualMonotonic {
 
 /// Shared handle to a monotonic clock.
 pub type SharedMonotonic = Arc<dyn Monotonic>;
+
+/// `2026-11-29T13:25:34.123Z` from ms since the epoch (civil-from-days, proleptic Gregorian).
+pub fn format_utc(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let millis = ms.rem_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// Days since 1970-01-01 → (year, month, day). Howard Hinnant's algorithm.
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_utc_timestamps() {
+        assert_eq!(format_utc(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(format_utc(1_795_958_734_123), "2026-11-29T13:25:34.123Z");
+        assert_eq!(format_utc(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    }
+}

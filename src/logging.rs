@@ -1,6 +1,7 @@
 //! The log file (SPEC §9): `<data>/logs/vibelearn.log`, one line per record
 //! (`2026-11-29T13:25:34.123Z LEVEL target message`), rotated by size (10 MiB × 5), secrets
-//! redacted. Hooks log here too and never to stdout/stderr.
+//! redacted. Hooks log here too and never to stdout/stderr; they only append, and the worker
+//! alone rotates ([`Rotation`]): two processes renaming the same files at once could lose one.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -17,15 +18,24 @@ pub const KEEP_FILES: u32 = 5;
 struct FileLogger {
     path: PathBuf,
     level: LevelFilter,
-    /// Rotate past this size ([`MAX_LOG_BYTES`] outside tests).
-    max_bytes: u64,
+    /// Rotate past this size ([`MAX_LOG_BYTES`] outside tests); `None`: append only.
+    max_bytes: Option<u64>,
     secrets: Vec<String>,
     /// The open file and its size; a Mutex because any thread may log.
     file: Mutex<Option<(File, u64)>>,
 }
 
+/// Whether this process rotates the log file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rotation {
+    /// The worker (and the demo's in-process worker): rotates by size.
+    BySize,
+    /// Hooks and other short-lived processes: append; the worker rotates.
+    AppendOnly,
+}
+
 /// Installs the file logger. Failing to open the log is not fatal: logging is then off.
-pub fn init(logs_dir: &Path, level: &str, secrets: Vec<String>) {
+pub fn init(logs_dir: &Path, level: &str, secrets: Vec<String>, rotation: Rotation) {
     let level = match level.trim().to_ascii_uppercase().as_str() {
         "ERROR" => LevelFilter::Error,
         "WARN" | "WARNING" => LevelFilter::Warn,
@@ -37,7 +47,8 @@ pub fn init(logs_dir: &Path, level: &str, secrets: Vec<String>) {
     let _ = std::fs::create_dir_all(logs_dir);
     let path = logs_dir.join("vibelearn.log");
     let file = open(&path);
-    let logger = FileLogger { path, level, max_bytes: MAX_LOG_BYTES, secrets, file: Mutex::new(file) };
+    let max_bytes = (rotation == Rotation::BySize).then_some(MAX_LOG_BYTES);
+    let logger = FileLogger { path, level, max_bytes, secrets, file: Mutex::new(file) };
     if log::set_boxed_logger(Box::new(logger)).is_ok() {
         log::set_max_level(level);
     }
@@ -73,13 +84,15 @@ impl Log for FileLogger {
         let message = crate::config::redact(&record.args().to_string(), &self.secrets);
         let line = format!(
             "{} {:<5} {} {}\n",
-            format_utc(crate::clock::Clock::now_ms(&crate::clock::SystemClock)),
+            crate::clock::format_utc(crate::clock::Clock::now_ms(&crate::clock::SystemClock)),
             level_name(record.level()),
             record.target(),
             message.replace('\n', "\\n")
         );
         let mut guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
-        if guard.as_ref().is_some_and(|(_, size)| *size + line.len() as u64 > self.max_bytes) {
+        if let Some(max_bytes) = self.max_bytes
+            && guard.as_ref().is_some_and(|(_, size)| *size + line.len() as u64 > max_bytes)
+        {
             *guard = None;
             self.rotate();
             *guard = open(&self.path);
@@ -108,30 +121,6 @@ fn level_name(level: Level) -> &'static str {
     }
 }
 
-/// `2026-11-29T13:25:34.123Z` from ms since the epoch (civil-from-days, proleptic Gregorian).
-pub fn format_utc(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let millis = ms.rem_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z", rem / 3600, rem % 3600 / 60, rem % 60)
-}
-
-/// Days since 1970-01-01 → (year, month, day). Howard Hinnant's algorithm.
-pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,7 +132,7 @@ mod tests {
         let logger = FileLogger {
             path: path.clone(),
             level: LevelFilter::Info,
-            max_bytes: 1000,
+            max_bytes: Some(1000),
             secrets: vec!["sk-secret-0123456789".to_owned()],
             file: Mutex::new(open(&path)),
         };
@@ -182,9 +171,19 @@ mod tests {
     }
 
     #[test]
-    fn formats_utc_timestamps() {
-        assert_eq!(format_utc(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(format_utc(1_795_958_734_123), "2026-11-29T13:25:34.123Z");
-        assert_eq!(format_utc(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    fn an_append_only_logger_never_rotates() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vibelearn.log");
+        let logger = FileLogger {
+            path: path.clone(),
+            level: LevelFilter::Info,
+            max_bytes: None,
+            secrets: Vec::new(),
+            file: Mutex::new(open(&path)),
+        };
+        for n in 0..200 {
+            logger.log(&Record::builder().args(format_args!("line {n}")).level(Level::Info).target("t").build());
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "only the worker renames log files");
     }
 }

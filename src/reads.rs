@@ -254,7 +254,7 @@ pub fn activity(conn: &Connection, now: Millis, days: usize) -> rusqlite::Result
     let rows: Vec<Value> = (first..=today)
         .map(|day| {
             let (answers, correct) = counts.get(&day).copied().unwrap_or((0, 0));
-            let (y, m, d) = crate::logging::civil_from_days(day);
+            let (y, m, d) = crate::clock::civil_from_days(day);
             json!({ "day": format!("{y:04}-{m:02}-{d:02}"), "answers": answers, "correct": correct })
         })
         .collect();

@@ -121,7 +121,8 @@ pub fn run(config: Config) -> Result<RunOutcome, WorkerError> {
         return Ok(RunOutcome::AlreadyRunning);
     };
     config.ensure_settings_file();
-    crate::logging::init(&config.logs_dir(), config.get("VIBELEARN_LOG_LEVEL"), config.secrets());
+    let level = config.get("VIBELEARN_LOG_LEVEL");
+    crate::logging::init(&config.logs_dir(), level, config.secrets(), crate::logging::Rotation::BySize);
     if let Some(warning) = &config.settings_warning {
         log::warn!(target: "worker", "{warning}");
     }

@@ -57,7 +57,7 @@ fn demo(home: Option<std::path::PathBuf>) -> Result<(), String> {
     }
     let config = Config::resolve(&env);
     config.ensure_settings_file();
-    crate::logging::init(&config.logs_dir(), "INFO", Vec::new());
+    crate::logging::init(&config.logs_dir(), "INFO", Vec::new(), crate::logging::Rotation::BySize);
 
     println!("VibeLearn demo — a recorded Claude Code session, replayed offline\n");
     let _lock = crate::worker::try_lock(&config.data_dir).map_err(|e| e.to_string())?;

@@ -110,17 +110,13 @@ pub fn table(headers: &[&str], rows: &[Vec<String>], width: usize) -> String {
     out
 }
 
+/// Everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - _ . ~`) is encoded.
+const NOT_UNRESERVED: &percent_encoding::AsciiSet =
+    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
+
 /// Percent-encodes a URL path segment or query value (RFC 3986 unreserved characters stay).
 pub fn encode(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    for b in raw.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(raw, NOT_UNRESERVED).to_string()
 }
 
 /// A session id from a job's lane (`session:<id>`); other lanes are shown as they are.

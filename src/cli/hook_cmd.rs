@@ -8,7 +8,8 @@ use crate::hook::adapters::{HookEvent, Platform};
 use crate::hook::{self, stdin};
 
 pub fn run(platform: &str, event: &str, config: Config) -> ExitCode {
-    crate::logging::init(&config.logs_dir(), config.get("VIBELEARN_LOG_LEVEL"), config.secrets());
+    let level = config.get("VIBELEARN_LOG_LEVEL");
+    crate::logging::init(&config.logs_dir(), level, config.secrets(), crate::logging::Rotation::AppendOnly);
     // A panic must not print to stderr (the IDE shows it); log it instead.
     std::panic::set_hook(Box::new(|info| log::error!(target: "hook", "hook panicked: {info}")));
     let line = match std::panic::catch_unwind(|| line_for(platform, event, &config)) {

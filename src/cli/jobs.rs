@@ -16,8 +16,8 @@ use super::backend::{Backend, CliError, JobQuery};
 use super::format::{DEFAULT_WIDTH, age, cut, parse_since, session_of_lane, table};
 use crate::cli::args::JobsAction;
 use crate::clock::Millis;
+use crate::clock::format_utc;
 use crate::config::Config;
-use crate::logging::format_utc;
 use crate::queue::{JobId, JobState};
 
 pub fn run(action: JobsAction, config: &Config) -> ExitCode {

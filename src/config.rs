@@ -65,6 +65,8 @@ pub struct Config {
 /// A source of environment variables: `std::env::var` in production, a map in tests.
 pub trait Env {
     fn get(&self, key: &str) -> Option<String>;
+    /// The names of the set variables that start with `prefix`.
+    fn keys_starting_with(&self, prefix: &str) -> Vec<String>;
 }
 
 /// The process environment. The only reader of `std::env` in the crate.
@@ -74,9 +76,17 @@ impl Env for ProcessEnv {
     fn get(&self, key: &str) -> Option<String> {
         std::env::var(key).ok().filter(|v| !v.is_empty())
     }
+
+    fn keys_starting_with(&self, prefix: &str) -> Vec<String> {
+        std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()).filter(|k| k.starts_with(prefix)).collect()
+    }
 }
 
 impl Env for BTreeMap<String, String> {
+    fn keys_starting_with(&self, prefix: &str) -> Vec<String> {
+        self.keys().filter(|k| k.starts_with(prefix)).cloned().collect()
+    }
+
     fn get(&self, key: &str) -> Option<String> {
         BTreeMap::get(self, key).cloned()
     }
@@ -117,7 +127,9 @@ impl Config {
             .keys()
             .cloned()
             .chain(SECRET_KEYS.iter().map(|k| (*k).to_owned()))
-            .chain(crate::jobs::KIND_NAMES.iter().map(|kind| timeout_key(kind)))
+            // Per-kind timeouts (`VIBELEARN_TIMEOUT_<KIND>_SECS`) by their prefix: the config
+            // need not know the job kinds (they live in `jobs`, above it).
+            .chain(env.keys_starting_with(TIMEOUT_PREFIX))
             .collect();
         for key in env_keys {
             if let Some(value) = env.get(&key) {

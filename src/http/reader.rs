@@ -86,8 +86,11 @@ impl RequestReader {
         let mut scanned = 0;
         loop {
             let blank = head::leading_blank_lines(&self.buf[self.start..self.end]);
-            self.start += blank;
-            skipped += blank;
+            if blank > 0 {
+                self.start += blank;
+                skipped += blank;
+                scanned = 0;
+            }
             let pending = &self.buf[self.start..self.end];
             // The end first, then the size: whether a head fits must not depend on how much
             // beyond it one read happened to bring.

@@ -130,8 +130,11 @@ const MAX_RESPONSE_HEAD: usize = 64 * 1024;
 /// Most headers in a response head; the worker sends at most 8.
 const MAX_RESPONSE_HEADERS: usize = 32;
 
-/// Bytes asked of each read: most answers fit in one.
+/// Bytes asked of each read before the length is known: most answers fit in one.
 const READ_CHUNK: usize = 16 * 1024;
+
+/// Most bytes asked of one read once the length is known.
+const MAX_READ: usize = 1024 * 1024;
 
 /// One response being read: the bytes so far, how far the head search got, and, once the head
 /// is parsed, where the body ends.
@@ -157,8 +160,9 @@ impl ResponseReader {
 
     /// Room for the next read.
     pub fn spare(&mut self) -> &mut [u8] {
+        // Grown as bytes arrive, never to a length the peer merely announced.
         let want = match self.framing {
-            Some((_, _, Some(end))) => end.saturating_sub(self.len).max(1),
+            Some((_, _, Some(end))) => end.saturating_sub(self.len).clamp(1, MAX_READ),
             _ => READ_CHUNK,
         };
         let room = want.min(self.max + 1 - self.len.min(self.max));

@@ -408,6 +408,31 @@ fn expect_continue_and_an_early_413_still_work() {
     assert_eq!(job_count(&worker.http()), 1);
 }
 
+/// Sockets a process holds open.
+fn sockets_of(pid: u32) -> usize {
+    let links = std::fs::read_dir(format!("/proc/{pid}/fd")).into_iter().flatten().flatten();
+    links.filter(|e| std::fs::read_link(e.path()).is_ok_and(|t| t.to_string_lossy().starts_with("socket:"))).count()
+}
+
+#[test]
+fn each_connection_costs_one_descriptor() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let (port, pid) = (worker.port, worker.child.id());
+    // Only the listener once the readiness poll's connection is gone.
+    wait_for("earlier connections to close", Duration::from_secs(10), || sockets_of(pid) == 1);
+    // Each connection is answered once, so its thread is running and holds what it needs.
+    let open: Vec<Raw> = (0..20)
+        .map(|_| {
+            let mut raw = Raw::connect(port);
+            raw.send(format!("GET /api/version HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n").as_bytes());
+            assert_eq!(raw.reply().expect("an answer").status, 200);
+            raw
+        })
+        .collect();
+    assert_eq!(sockets_of(pid), 1 + open.len(), "one descriptor per connection (no try_clone)");
+}
+
 /// A worker whose stderr is discarded (a panic message per request would fill an unread pipe).
 fn start_quiet_worker(dir: &std::path::Path, settings: Value) -> WorkerProcess {
     std::fs::write(dir.join("settings.json"), settings.to_string()).unwrap();

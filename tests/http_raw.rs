@@ -505,22 +505,16 @@ fn out_of_descriptors_the_accept_loop_backs_off_and_recovers() {
     let pid = worker.child.id();
     let http = Http::new(port);
     wait_for("worker readiness", Duration::from_secs(15), || http.get("/api/readiness").is_ok_and(|(s, _)| s == 200));
-    // Idle connections until the worker has no descriptor left; one more waits in the backlog,
-    // so every accept fails with EMFILE until something closes.
+    // More idle connections than the worker has descriptors left (48 - ~12): the rest wait in
+    // the backlog, so every accept fails with EMFILE until something closes.
     let fds = || std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count());
-    let mut idle = Vec::new();
-    while fds() < 48 && idle.len() < 100 {
-        idle.push(TcpStream::connect(("127.0.0.1", port)).unwrap());
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    assert!(fds() >= 48, "the worker did not run out of descriptors ({} open)", fds());
-    let waiting = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let idle: Vec<TcpStream> = (0..60).map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap()).collect();
+    wait_for("the worker to run out of descriptors", Duration::from_secs(5), || fds() >= 48);
     let before = cpu_ticks(pid);
     std::thread::sleep(Duration::from_millis(1500));
     let used = cpu_ticks(pid) - before;
     // Spinning on accept burns ~150 ticks in 1.5 s; backing off, a few.
     assert!(used < 40, "the worker used {used} ticks of CPU in 1.5 s while out of descriptors");
-    drop(waiting);
     drop(idle);
     wait_for("the worker to serve again", Duration::from_secs(5), || {
         http.get("/api/health").is_ok_and(|(s, _)| s == 200)

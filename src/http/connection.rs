@@ -1,7 +1,7 @@
 //! One connection's life, on its own thread: read a request (the head by one deadline, the body
 //! by another), run the route inside `catch_unwind`, answer, and go on while the client keeps
 //! the connection alive. A request that cannot be read is answered with the JSON error of its
-//! kind and the connection is closed gracefully ([`linger`]).
+//! kind and the connection is closed gracefully (`linger`).
 //!
 //! # Guards
 //! The connection's [`Slot`] and the server's in-flight counter are guards: a return, an
@@ -36,8 +36,8 @@ use super::wire::{self, Request, Response};
 pub const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A whole body (at most [`MAX_BODY_BYTES`]) must arrive within this, counted from the end of
-/// its head. 1 MiB crosses loopback in ~1 ms; the margin is for a client that waits for
-/// `100 Continue` or a machine under load.
+/// its head. Loopback moves 1 MiB in milliseconds; the margin is for a client that waits for
+/// `100 Continue`, or a loaded machine.
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Writing one response (or the `100 Continue`) may block this long on a client that does not
@@ -51,7 +51,7 @@ pub const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
 pub const LINGER_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Most bytes discarded while lingering: the largest refused body a client may finish sending
-/// (64 MiB takes ~50 ms on loopback).
+/// (the old server's drain limit, kept).
 pub const MAX_DRAIN_BYTES: usize = 64 * 1024 * 1024;
 
 /// Requests inside a handler; the guard keeps the count right on any exit.

@@ -19,11 +19,12 @@
 use std::fmt;
 
 /// Largest request head (request line, headers, the blank line; blank lines before the request
-/// line count too). The worker's clients send heads of ~200 bytes (hooks, CLI) to ~1.5 KiB (a
-/// browser's dashboard request with cookies); 16 KiB is what nginx and hyper allow by default.
+/// line count too). Hooks and the CLI send heads of ~200 bytes and a browser's request for the
+/// dashboard is typically under 2 KiB; 16 KiB leaves room for large localhost cookies while
+/// bounding what one connection can make the worker hold (the figure).
 pub const MAX_HEAD_BYTES: usize = 16 * 1024;
 
-/// Most headers in one request. A browser sends ~15; 100 is hyper's default too.
+/// Most headers in one request (the figure). A browser sends fewer than 20.
 pub const MAX_HEADERS: usize = 100;
 
 /// A parsed, validated request head.

@@ -1,5 +1,9 @@
 //! A small HTTP client for talking to the local worker (hooks and CLI): JSON in, status and
 //! JSON out, every call bounded by one deadline, the admin token attached when it exists.
+//!
+//! Responses are read by [`ResponseReader`]: the head is found by scanning each byte once and
+//! parsed once by `httparse`, the body is framed by its one `Content-Length`, and nothing past
+//! [`MAX_RESPONSE_BYTES`] is buffered, whatever answers on the worker's port.
 
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -100,55 +104,226 @@ impl WorkerClient {
         request.push_str("\r\n");
         request.push_str(&body);
         stream.write_all(request.as_bytes()).map_err(unreachable)?;
-        let mut raw = Vec::new();
-        let mut chunk = [0u8; 16 * 1024];
+        let mut response = ResponseReader::new(MAX_RESPONSE_BYTES);
         loop {
+            if let Some(done) = response.progress().map_err(Unreachable)? {
+                return Ok(done);
+            }
             stream.set_read_timeout(Some(remaining())).map_err(unreachable)?;
-            match stream.read(&mut chunk) {
-                Ok(0) => break,
-                Ok(n) => {
-                    raw.extend_from_slice(&chunk[..n]);
-                    if response_complete(&raw) {
-                        break;
-                    }
-                }
+            match stream.read(response.spare()) {
+                Ok(n) => response.filled(n),
                 Err(e) => return Err(unreachable(e)),
             }
         }
-        parse_response(&raw).ok_or_else(|| Unreachable("the worker sent a malformed response".into()))
     }
 }
 
-/// The header block and `Content-Length` bytes of body have arrived.
-fn response_complete(raw: &[u8]) -> bool {
-    let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") else { return false };
-    let head = String::from_utf8_lossy(&raw[..end]);
-    let length = head
-        .lines()
-        .find_map(|l| l.split_once(':').filter(|(k, _)| k.trim().eq_ignore_ascii_case("content-length")))
-        .and_then(|(_, v)| v.trim().parse::<usize>().ok());
-    length.is_some_and(|len| raw.len() >= end + 4 + len)
+/// Largest response read: the biggest the worker sends is a page of `GET /api/jobs` (at most
+/// 1,000 jobs with their payloads; a typical page of 50 is ~60 KiB). A bound that no real
+/// answer meets, so a wrong program on the port cannot make a hook or the CLI buffer without
+/// limit.
+pub const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+
+/// Largest response head (status line and headers); the worker's are under 1 KiB.
+const MAX_RESPONSE_HEAD: usize = 64 * 1024;
+
+/// Most headers in a response head; the worker sends at most 8.
+const MAX_RESPONSE_HEADERS: usize = 32;
+
+/// Bytes asked of each read before the length is known: most answers fit in one.
+const READ_CHUNK: usize = 16 * 1024;
+
+/// Most bytes asked of one read once the length is known.
+const MAX_READ: usize = 1024 * 1024;
+
+/// One response being read: the bytes so far, how far the head search got, and, once the head
+/// is parsed, where the body ends.
+pub struct ResponseReader {
+    raw: Vec<u8>,
+    /// Bytes of `raw` already in use (the rest of `raw` is spare room for the next read).
+    len: usize,
+    /// The head search resumes here.
+    scanned: usize,
+    /// Status, where the body starts, where it ends (`None`: at the close).
+    framing: Option<(u16, usize, Option<usize>)>,
+    /// The peer closed.
+    closed: bool,
+    max: usize,
+    /// How many times a head was parsed (once per response; the tests check it).
+    pub head_parses: usize,
 }
 
-fn parse_response(raw: &[u8]) -> Option<WorkerResponse> {
-    let end = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
-    let head = String::from_utf8_lossy(&raw[..end]);
-    let status = head.lines().next()?.split_whitespace().nth(1)?.parse().ok()?;
-    let body = serde_json::from_slice(&raw[end + 4..]).unwrap_or(Value::Null);
-    Some(WorkerResponse { status, body })
+impl ResponseReader {
+    pub fn new(max: usize) -> ResponseReader {
+        ResponseReader { raw: Vec::new(), len: 0, scanned: 0, framing: None, closed: false, max, head_parses: 0 }
+    }
+
+    /// Room for the next read.
+    pub fn spare(&mut self) -> &mut [u8] {
+        // Grown as bytes arrive, never to a length the peer merely announced.
+        let want = match self.framing {
+            Some((_, _, Some(end))) => end.saturating_sub(self.len).clamp(1, MAX_READ),
+            _ => READ_CHUNK,
+        };
+        let room = want.min(self.max + 1 - self.len.min(self.max));
+        if self.raw.len() < self.len + room {
+            self.raw.resize(self.len + room, 0);
+        }
+        &mut self.raw[self.len..self.len + room]
+    }
+
+    /// `n` bytes were read into [`Self::spare`]; 0 is the peer's close.
+    pub fn filled(&mut self, n: usize) {
+        self.len += n;
+        self.closed |= n == 0;
+    }
+
+    /// The response once complete; `Ok(None)`: read more.
+    pub fn progress(&mut self) -> Result<Option<WorkerResponse>, String> {
+        loop {
+            if self.len > self.max {
+                return Err(format!("the response is over {} bytes", self.max));
+            }
+            if self.framing.is_none() {
+                let raw = &self.raw[..self.len];
+                let Some(end) = crate::http::head::find_end(raw, self.scanned) else {
+                    if self.len > MAX_RESPONSE_HEAD {
+                        return Err(format!("the response head is over {MAX_RESPONSE_HEAD} bytes"));
+                    }
+                    if self.closed {
+                        return Err("the worker closed the connection before answering".into());
+                    }
+                    self.scanned = self.len;
+                    return Ok(None);
+                };
+                self.head_parses += 1;
+                let (status, length) = parse_head(&raw[..end])?;
+                if (100..200).contains(&status) {
+                    // An interim answer: the real one follows.
+                    self.raw.copy_within(end..self.len, 0);
+                    self.len -= end;
+                    self.scanned = 0;
+                    continue;
+                }
+                let body_end = length.map(|l| end.saturating_add(l));
+                if body_end.is_some_and(|e| e > self.max) {
+                    return Err(format!("the response is over {} bytes", self.max));
+                }
+                self.framing = Some((status, end, body_end));
+            }
+            let Some((status, start, end)) = self.framing else { return Ok(None) };
+            let end = match end {
+                Some(end) if self.len >= end => end,
+                None if self.closed => self.len,
+                _ if self.closed => return Err("the worker closed the connection inside its answer".into()),
+                _ => return Ok(None),
+            };
+            let body = serde_json::from_slice(&self.raw[start..end]).unwrap_or(Value::Null);
+            return Ok(Some(WorkerResponse { status, body }));
+        }
+    }
+}
+
+/// Status and `Content-Length` (`None`: the body runs to the close) of a complete head.
+fn parse_head(head: &[u8]) -> Result<(u16, Option<usize>), String> {
+    let mut headers = [httparse::EMPTY_HEADER; MAX_RESPONSE_HEADERS];
+    let mut response = httparse::Response::new(&mut headers);
+    match response.parse(head) {
+        Ok(httparse::Status::Complete(_)) => {}
+        Ok(httparse::Status::Partial) => return Err("the worker sent an incomplete response head".into()),
+        Err(e) => return Err(format!("the worker sent a malformed response ({e})")),
+    }
+    let status = response.code.ok_or("the worker sent a response without a status")?;
+    let mut length = None;
+    for header in response.headers.iter() {
+        if header.name.eq_ignore_ascii_case("transfer-encoding") {
+            return Err("the worker sent a chunked response, which this client does not read".into());
+        }
+        if header.name.eq_ignore_ascii_case("content-length") {
+            let value = std::str::from_utf8(header.value).unwrap_or("").trim();
+            let parsed = value
+                .parse::<usize>()
+                .ok()
+                .filter(|_| value.bytes().all(|b| b.is_ascii_digit()))
+                .ok_or_else(|| format!("the worker sent a bad Content-Length {value:?}"))?;
+            if length.replace(parsed).is_some_and(|earlier| earlier != parsed) {
+                return Err("the worker sent two different Content-Lengths".into());
+            }
+        }
+    }
+    Ok((status, length))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Feeds `raw` in pieces of `piece` bytes; the response, or the error.
+    fn read_in_pieces(raw: &[u8], piece: usize, max: usize) -> (Result<WorkerResponse, String>, usize) {
+        let mut reader = ResponseReader::new(max);
+        let mut rest = raw;
+        loop {
+            match reader.progress() {
+                Ok(Some(done)) => return (Ok(done), reader.head_parses),
+                Err(e) => return (Err(e), reader.head_parses),
+                Ok(None) => {}
+            }
+            let spare = reader.spare();
+            let n = rest.len().min(piece).min(spare.len());
+            spare[..n].copy_from_slice(&rest[..n]);
+            rest = &rest[n..];
+            reader.filled(n);
+        }
+    }
+
+    const OK: &[u8] = b"HTTP/1.1 202 Accepted\r\nContent-Length: 15\r\nConnection: close\r\n\r\n{\"status\":\"ok\"}";
+
     #[test]
-    fn responses_are_parsed_and_completeness_detected() {
-        let raw = b"HTTP/1.1 202 Accepted\r\nContent-Length: 15\r\n\r\n{\"status\":\"ok\"}";
-        assert!(!response_complete(&raw[..raw.len() - 1]));
-        assert!(response_complete(raw));
-        let parsed = parse_response(raw).unwrap();
-        assert_eq!((parsed.status, parsed.body["status"].as_str()), (202, Some("ok")));
-        assert!(parse_response(b"garbage").is_none());
+    fn a_response_is_parsed_whole_or_byte_by_byte_with_one_head_parse() {
+        for piece in [1, 3, 1000] {
+            let (parsed, parses) = read_in_pieces(OK, piece, MAX_RESPONSE_BYTES);
+            let parsed = parsed.unwrap();
+            assert_eq!((parsed.status, parsed.body["status"].as_str()), (202, Some("ok")));
+            assert_eq!(parses, 1, "the head is parsed once, not per chunk");
+        }
+    }
+
+    #[test]
+    fn bytes_after_the_body_are_not_read_into_it() {
+        let mut raw = OK.to_vec();
+        raw.extend_from_slice(b"garbage after the body");
+        assert_eq!(read_in_pieces(&raw, 7, MAX_RESPONSE_BYTES).0.unwrap().body["status"], "ok");
+    }
+
+    #[test]
+    fn an_interim_100_is_skipped() {
+        let mut raw = b"HTTP/1.1 100 Continue\r\n\r\n".to_vec();
+        raw.extend_from_slice(OK);
+        assert_eq!(read_in_pieces(&raw, 5, MAX_RESPONSE_BYTES).0.unwrap().status, 202);
+    }
+
+    #[test]
+    fn a_body_without_a_length_runs_to_the_close() {
+        let raw = b"HTTP/1.1 200 OK\r\n\r\n{\"a\":1}";
+        assert_eq!(read_in_pieces(raw, 4, MAX_RESPONSE_BYTES).0.unwrap().body["a"], 1);
+    }
+
+    #[test]
+    fn oversized_or_malformed_responses_are_refused() {
+        let big = b"HTTP/1.1 200 OK\r\nContent-Length: 2000\r\n\r\n";
+        assert!(read_in_pieces(big, 100, 1000).0.unwrap_err().contains("over 1000 bytes"), "refused from its length");
+        let mut endless = b"HTTP/1.1 200 OK\r\n\r\n".to_vec();
+        endless.extend(std::iter::repeat_n(b'x', 5000));
+        let (error, _) = read_in_pieces(&endless, 512, 1000);
+        assert!(error.unwrap_err().contains("over 1000 bytes"), "refused once it passed the cap");
+        let endless_head = [b"HTTP/1.1 200 OK\r\nX: ".to_vec(), vec![b'a'; 70_000]].concat();
+        assert!(read_in_pieces(&endless_head, 4096, MAX_RESPONSE_BYTES).0.unwrap_err().contains("head is over"));
+        assert!(read_in_pieces(b"garbage\r\n\r\n", 100, 1000).0.is_err());
+        assert!(read_in_pieces(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab", 100, 1000).0.is_err());
+        let chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n";
+        assert!(read_in_pieces(chunked, 100, 1000).0.unwrap_err().contains("chunked"));
+        let two = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}";
+        assert!(read_in_pieces(two, 100, 1000).0.unwrap_err().contains("two different"));
+        assert!(read_in_pieces(b"HTTP/1.1 200 OK\r\nContent-Length: +2\r\n\r\n{}", 100, 1000).0.is_err());
     }
 }

@@ -6,6 +6,7 @@ mod demo;
 mod fake_http;
 mod fuzz;
 mod hooks;
+mod http_raw;
 mod jobs_cli;
 mod pipeline;
 mod queue;

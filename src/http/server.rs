@@ -1,13 +1,13 @@
-//! The HTTP server: a listener thread, a thread per connection (capped), keep-alive with an
-//! idle timeout, the Origin/Host/token guards, body limits, per-route metrics, and the stop
-//! protocol. The wire format is in [`super::wire`], which also says why this replaced rouille.
+//! The HTTP server: its shared context, the stop protocol, the Origin/Host/token guards, the
+//! JSON body, per-route metrics. Accepting is in [`super::accept`], one connection's life in
+//! [`super::connection`], the slot table in [`super::slots`], reading in [`super::reader`] and
+//! [`super::head`]; [`super::wire`] says why this replaced rouille.
 //!
 //! # Threads
 //! The accept thread takes connections and starts one thread per connection, up to
-//! [`MAX_CONNECTIONS`]; beyond that a connection gets 503 at once and is closed, so a flood
-//! cannot pile up threads. A connection thread reads requests one after the other (keep-alive)
-//! and closes after [`IDLE_TIMEOUT`] without a request, so idle clients give their thread
-//! back. Handlers are short: they validate and wait for one group commit.
+//! [`MAX_CONNECTIONS`]; at the cap the connection that has waited longest without a complete
+//! request gives way ([`super::slots`]), so slow clients cannot lock others out and a flood
+//! cannot pile up threads. Handlers are short: they validate and wait for one group commit.
 //!
 //! # Stop protocol
 //! [`HttpServer::stop`]: from then on every new request is answered 503 `shutting_down` with
@@ -15,7 +15,6 @@
 //! [`STOP_GRACE`]); the accept thread is woken by a connection to itself and ends.
 
 use std::collections::BTreeMap;
-use std::io::BufReader;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -26,7 +25,8 @@ use serde_json::Value;
 
 use super::error::{ApiError, json_response};
 use super::routes;
-use super::wire::{self, ReadError, Request, Response};
+use super::slots::Slots;
+use super::wire::{self, Request, Response};
 use crate::config::Config;
 use crate::intake::IntakeSettings;
 use crate::queue::Queue;
@@ -34,10 +34,11 @@ use crate::queue::runner::RunnerProbe;
 
 /// Request bodies above this are refused with 413 (SPEC §4).
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
-/// Connections served at once; more get 503 and are closed.
+/// Connections served at once (a thread each). At the cap a newcomer evicts the connection
+/// that has waited longest without a complete request ([`super::slots`]); only when every
+/// one is inside a handler is it refused with 503. Hooks and the CLI use one connection per
+/// call and the load test 64; 256 threads of 2 MiB virtual stack each stay well within memory.
 pub const MAX_CONNECTIONS: usize = 256;
-/// A keep-alive connection with no request for this long is closed, giving its thread back.
-pub const IDLE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Everything the routes need, shared by all request threads.
 pub struct AppContext {
@@ -126,13 +127,12 @@ pub const STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// Shared between the accept thread, the connection threads and [`HttpServer::stop`].
 #[derive(Default)]
-struct Lifecycle {
+pub(super) struct Lifecycle {
     /// Set by `stop`; read by every request and by the accept loop.
-    stopping: AtomicBool,
-    /// Requests inside a handler; written by connection threads, read by `stop`.
-    in_flight: AtomicUsize,
-    /// Open connections; written by the accept and connection threads.
-    connections: AtomicUsize,
+    pub(super) stopping: AtomicBool,
+    /// Requests inside a handler; written by connection threads (through a guard), read by
+    /// `stop`.
+    pub(super) in_flight: AtomicUsize,
 }
 
 /// The running server.
@@ -155,9 +155,10 @@ impl HttpServer {
         let bound = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
         let lifecycle = Arc::new(Lifecycle::default());
         let accept_lifecycle = Arc::clone(&lifecycle);
+        let slots = Slots::new(MAX_CONNECTIONS);
         let join = std::thread::Builder::new()
             .name("vl-http-accept".into())
-            .spawn(move || accept_loop(&listener, &ctx, &accept_lifecycle))
+            .spawn(move || super::accept::accept_loop(&listener, &ctx, &accept_lifecycle, &slots))
             .map_err(|e| format!("cannot start the HTTP thread: {e}"))?;
         Ok(HttpServer { lifecycle, join: Some(join), addr: bound })
     }
@@ -183,86 +184,14 @@ impl Drop for HttpServer {
     }
 }
 
-fn accept_loop(listener: &TcpListener, ctx: &Arc<AppContext>, lifecycle: &Arc<Lifecycle>) {
-    for stream in listener.incoming() {
-        if lifecycle.stopping.load(Ordering::SeqCst) {
-            return;
-        }
-        let Ok(mut stream) = stream else { continue };
-        if lifecycle.connections.load(Ordering::SeqCst) >= MAX_CONNECTIONS {
-            let busy = ApiError::unavailable("the worker has too many open connections; retry shortly").into_response();
-            let _ = wire::write_response(&mut stream, &busy, true);
-            continue;
-        }
-        lifecycle.connections.fetch_add(1, Ordering::SeqCst);
-        let (ctx, lifecycle) = (Arc::clone(ctx), Arc::clone(lifecycle));
-        let spawned = std::thread::Builder::new().name("vl-http-conn".into()).spawn(move || {
-            serve_connection(stream, &ctx, &lifecycle);
-            lifecycle.connections.fetch_sub(1, Ordering::SeqCst);
-        });
-        if spawned.is_err() {
-            log::warn!(target: "http", "cannot start a connection thread");
-        }
-    }
-}
-
-/// Serves one connection's requests until it closes, idles out, or the server stops.
-fn serve_connection(stream: TcpStream, ctx: &AppContext, lifecycle: &Lifecycle) {
-    let _ = stream.set_nodelay(true);
-    let _ = stream.set_read_timeout(Some(IDLE_TIMEOUT));
-    let _ = stream.set_write_timeout(Some(IDLE_TIMEOUT));
-    let Ok(write_half) = stream.try_clone() else { return };
-    let mut writer = write_half;
-    let mut reader = BufReader::new(stream);
-    loop {
-        let request = match wire::read_request(&mut reader, &mut writer, MAX_BODY_BYTES) {
-            Ok(request) => request,
-            Err(ReadError::Closed) | Err(ReadError::Io(_)) => return,
-            Err(ReadError::TooLarge(length)) => {
-                let error =
-                    ApiError::new(413, "payload_too_large", format!("the request body is over {MAX_BODY_BYTES} bytes"));
-                count(ctx, "guard", 413);
-                let _ = wire::write_response(&mut writer, &error.into_response(), true);
-                wire::drain(&mut reader, length);
-                return;
-            }
-            Err(ReadError::LengthRequired) => {
-                let error = ApiError::new(
-                    411,
-                    "length_required",
-                    "send the body with a Content-Length (chunked bodies are not read)",
-                );
-                count(ctx, "guard", 411);
-                let _ = wire::write_response(&mut writer, &error.into_response(), true);
-                return;
-            }
-            Err(ReadError::Malformed(why)) => {
-                count(ctx, "guard", 400);
-                let _ = wire::write_response(&mut writer, &ApiError::bad_request(why).into_response(), true);
-                return;
-            }
-        };
-        if lifecycle.stopping.load(Ordering::SeqCst) {
-            let response = ApiError::new(503, "shutting_down", "the worker is shutting down").into_response();
-            let _ = wire::write_response(&mut writer, &response, true);
-            return;
-        }
-        lifecycle.in_flight.fetch_add(1, Ordering::SeqCst);
-        let response = handle(ctx, &request);
-        lifecycle.in_flight.fetch_sub(1, Ordering::SeqCst);
-        let close = request.close || lifecycle.stopping.load(Ordering::SeqCst);
-        if wire::write_response(&mut writer, &response, close).is_err() || close {
-            return;
-        }
-    }
-}
-
-fn count(ctx: &AppContext, route: &'static str, status: u16) {
+/// Counts one answer for `/metrics`.
+pub(super) fn count(ctx: &AppContext, route: &'static str, status: u16) {
     let mut counts = ctx.http_counts.lock().unwrap_or_else(|p| p.into_inner());
     *counts.entry((route, status)).or_default() += 1;
 }
 
-fn handle(ctx: &AppContext, request: &Request) -> Response {
+/// The guards, then the route; counted for `/metrics`.
+pub(super) fn handle(ctx: &AppContext, request: &Request) -> Response {
     let (route, result) = match guard_and_parse(ctx, request) {
         Ok(api) => routes::dispatch(ctx, &api),
         Err(e) => ("guard", Err(e)),

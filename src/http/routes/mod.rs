@@ -19,6 +19,15 @@ use crate::reads;
 /// What a route returns; the `&'static str` names the route for metrics.
 pub type Routed = (&'static str, Result<Response, ApiError>);
 
+/// Debug builds only: the setting that turns on `POST /api/debug/panic`, a route that panics,
+/// so the tests can check that a panicking route is answered 500 and gives its slot back.
+/// Two gates: release builds (what `cargo install` and the benchmarks build) do not contain
+/// the route at all, and a debug build serves it only when the setting is "1" — read, like
+/// every setting, from `settings.json` and then the environment (the environment alone is
+/// read only for keys the file or the defaults name, so a test writes it to the file).
+#[cfg(debug_assertions)]
+pub const DEBUG_PANIC_SETTING: &str = "VIBELEARN_DEBUG_PANIC_ROUTE";
+
 /// The whole route table.
 pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Routed {
     let method = req.method();
@@ -68,6 +77,10 @@ pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Routed {
             ("sessions", limit.and_then(|limit| read(ctx, |c| reads::sessions(c, limit))))
         }
         (_, ["api", "jobs", rest @ ..]) => jobs::dispatch(ctx, req, rest),
+        #[cfg(debug_assertions)]
+        ("POST", ["api", "debug", "panic"]) if ctx.config.get(DEBUG_PANIC_SETTING) == "1" => {
+            panic!("POST /api/debug/panic: a route panicking on purpose ({DEBUG_PANIC_SETTING}=1, a debug build)")
+        }
         _ if known_path(&segments) => ("unknown", Err(method_not_allowed(req))),
         _ => ("unknown", Err(unknown_route(req))),
     }

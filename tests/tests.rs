@@ -3,6 +3,8 @@
 
 mod dashboard;
 mod demo;
+mod edits;
+mod failures;
 mod fake_http;
 mod fuzz;
 mod hooks;

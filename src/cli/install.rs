@@ -249,9 +249,9 @@ mod tests {
             "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]}],
                       "Stop": [{"hooks": [{"type": "command", "command": "/old/place/vl hook claude-code summarize"}]}]}
         });
-        assert_eq!(merge_claude(&mut settings, &plugin, "/new/vl"), Ok(5));
+        assert_eq!(merge_claude(&mut settings, &plugin, "/new/vl"), Ok(6));
         let once = settings.clone();
-        assert_eq!(merge_claude(&mut settings, &plugin, "/new/vl"), Ok(5));
+        assert_eq!(merge_claude(&mut settings, &plugin, "/new/vl"), Ok(6));
         assert_eq!(settings, once, "a second merge changes nothing");
         assert_eq!(settings["model"], "opus");
         let post = settings["hooks"]["PostToolUse"].as_array().unwrap();
@@ -264,13 +264,44 @@ mod tests {
         assert_eq!(stop[0]["hooks"][0]["command"], "/new/vl hook claude-code summarize");
         assert_eq!(stop[0]["hooks"][0]["timeout"], 15);
         assert_eq!(settings["hooks"]["SessionStart"][0]["matcher"], "startup|resume|clear|compact");
+        // Failed tool calls come through their own event, to the same hook.
+        let failure = settings["hooks"]["PostToolUseFailure"].as_array().unwrap();
+        assert_eq!(failure.len(), 1);
+        assert_eq!(failure[0]["matcher"], "*");
+        assert_eq!(failure[0]["hooks"][0]["command"], "/new/vl hook claude-code observation");
+    }
+
+    #[test]
+    fn an_earlier_install_is_upgraded_in_place() {
+        // What `vl install claude-code` wrote before PostToolUseFailure was registered.
+        let mut plugin_before = plugin(CLAUDE_PLUGIN_HOOKS);
+        plugin_before["hooks"].as_object_mut().unwrap().remove("PostToolUseFailure");
+        let mut settings =
+            json!({"hooks": {"PostToolUseFailure": [{"hooks": [{"type": "command", "command": "./notify.sh"}]}]}});
+        merge_claude(&mut settings, &plugin_before, "/old/vl").unwrap();
+        assert_eq!(settings["hooks"]["PostToolUseFailure"].as_array().unwrap().len(), 1);
+        merge_claude(&mut settings, &plugin(CLAUDE_PLUGIN_HOOKS), "/new/vl").unwrap();
+        let hooks = settings["hooks"].as_object().unwrap();
+        for (event, groups) in hooks {
+            let commands: Vec<&str> = groups
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|g| g["hooks"].as_array().unwrap())
+                .filter_map(|h| h["command"].as_str())
+                .collect();
+            let ours: Vec<&&str> = commands.iter().filter(|c| c.contains(" hook claude-code ")).collect();
+            assert_eq!(ours.len(), 1, "{event}: exactly one of ours: {commands:?}");
+            assert!(ours[0].starts_with("/new/vl "), "{event}: re-pointed: {commands:?}");
+        }
+        assert_eq!(settings["hooks"]["PostToolUseFailure"][0]["hooks"][0]["command"], "./notify.sh");
     }
 
     #[test]
     fn cursor_merge_keeps_foreign_hooks_and_is_idempotent() {
         let plugin = plugin(CURSOR_PLUGIN_HOOKS);
         let mut document = json!({"version": 1, "hooks": {"stop": [{"command": "./audit.sh"}]}});
-        assert_eq!(merge_cursor(&mut document, &plugin, "/bin/vl"), Ok(5));
+        assert_eq!(merge_cursor(&mut document, &plugin, "/bin/vl"), Ok(7));
         let once = document.clone();
         merge_cursor(&mut document, &plugin, "/bin/vl").unwrap();
         assert_eq!(document, once);
@@ -279,6 +310,8 @@ mod tests {
             json!([{"command": "./audit.sh"}, {"command": "/bin/vl hook cursor summarize"}])
         );
         assert_eq!(document["hooks"]["afterMCPExecution"], json!([{"command": "/bin/vl hook cursor observation"}]));
+        assert_eq!(document["hooks"]["postToolUseFailure"], json!([{"command": "/bin/vl hook cursor observation"}]));
+        assert_eq!(document["hooks"]["sessionEnd"], json!([{"command": "/bin/vl hook cursor session-complete"}]));
         let mut empty = json!({});
         merge_cursor(&mut empty, &plugin, "/bin/vl").unwrap();
         assert_eq!(empty["version"], 1);

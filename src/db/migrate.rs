@@ -14,6 +14,7 @@ pub const MIGRATIONS: &[(u32, &str, &str)] = &[
     (2, "0002_vibelearn", include_str!("../../migrations/0002_vibelearn.sql")),
     (3, "0003_fewer_index_pages", include_str!("../../migrations/0003_fewer_index_pages.sql")),
     (4, "0004_job_dependencies", include_str!("../../migrations/0004_job_dependencies.sql")),
+    (5, "0005_failed_calls_and_fragments", include_str!("../../migrations/0005_failed_calls_and_fragments.sql")),
 ];
 
 /// The schema version this binary writes.

@@ -15,5 +15,6 @@ mod queue;
 mod queue_deps;
 mod quiz;
 mod recovery;
+mod statusline;
 mod util;
 mod worker;

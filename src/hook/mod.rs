@@ -68,7 +68,11 @@ pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -
         };
     }
     if event == HookEvent::SessionStart {
-        let line = crate::cli::worker_cmd::start(config);
+        let mut line = crate::cli::worker_cmd::start(config);
+        // One line in the IDE when questions are due (VIBELEARN_SESSION_START_MESSAGE).
+        if let Some(message) = crate::cli::statusline::session_start_message(config, input.cwd.as_deref()) {
+            line["systemMessage"] = json!(message);
+        }
         if let Some(session_id) = &input.session_id {
             let mut transport = Transport::new(config);
             transport.send(Route::Event(EventKind::Init), session_body(&input, session_id, platform));

@@ -206,10 +206,12 @@ fn classify_tool_call(payload: &Value, tool_use_id: Option<String>) -> Result<Ob
         if !failed {
             // Content captured at event time: the file read right after the edit (by the hook,
             // or by intake), else what Write wrote; an edit's own text is only a fragment.
+            // A Write's text is the whole file, in its input or (the original client) beside it.
+            let written = || input.get("content").or_else(|| payload.get("content")).and_then(Value::as_str);
             let whole = payload
                 .get("file_content")
                 .and_then(Value::as_str)
-                .or_else(|| (tool_name == "Write").then(|| input.get("content").and_then(Value::as_str)).flatten());
+                .or_else(|| (tool_name == "Write").then(written).flatten());
             match whole {
                 Some(text) => set_content(&mut observation, text, false),
                 None => set_fragment(&mut observation, payload, &input),
@@ -610,6 +612,16 @@ mod tests {
         let ok =
             observation(json!({"event":"observation","contentSessionId":"s","tool_name":"Bash","outcome":"succeeded"}));
         assert!(!ok.failed && ok.error.is_none());
+    }
+
+    #[test]
+    fn a_write_from_the_original_client_is_the_whole_file() {
+        let o = observation(
+            json!({"event":"observation","contentSessionId":"s","tool_name":"Write","tool_type":"file_edit",
+            "file_path":"/p/a.ts","content":"export const a = 1;"}),
+        );
+        assert_eq!((o.content.as_deref(), o.fragment, o.action), (Some("export const a = 1;"), false, Some("create")));
+        assert_eq!(o.file_path.as_deref(), Some("/p/a.ts"));
     }
 
     #[test]

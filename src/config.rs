@@ -35,6 +35,8 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ("VIBELEARN_RETENTION_SUCCEEDED_HOURS", "24"),
     ("VIBELEARN_RETENTION_DEAD_DAYS", "30"),
     ("VIBELEARN_AUTO_SYNC", "true"),
+    // The SessionStart hook's one-line "questions due" message (false turns it off).
+    ("VIBELEARN_SESSION_START_MESSAGE", "true"),
     ("VIBELEARN_SYNC_SNIPPETS", "true"),
     ("VIBELEARN_API_URL", "https://vibelearn.dev"),
 ];

@@ -22,6 +22,8 @@ pub struct IntakeSettings {
     pub home: Option<String>,
     /// Where private-turn markers live (`<data>/private`).
     pub private_dir: PathBuf,
+    /// Whether a session's analysis ends with the sync step (`VIBELEARN_AUTO_SYNC`).
+    pub auto_sync: bool,
 }
 
 impl IntakeSettings {
@@ -31,6 +33,7 @@ impl IntakeSettings {
             excluded_projects: config.excluded_projects().to_owned(),
             home: config.home.as_ref().map(|h| h.to_string_lossy().into_owned()),
             private_dir: config.data_dir.join("private"),
+            auto_sync: config.flag("VIBELEARN_AUTO_SYNC"),
         }
     }
 }
@@ -38,15 +41,32 @@ impl IntakeSettings {
 /// The answer to a submission (SPEC Appendix A.3).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reply {
-    Queued { job_id: i64, deduplicated: bool },
+    Queued { job_id: i64, deduplicated: bool, session: Option<SessionRef> },
     Skipped { reason: &'static str },
 }
 
+/// What an init reply adds for the original VibeLearn client, whose hook reads them: the
+/// session's row id and how many prompts it has with this one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionRef {
+    pub session_db_id: i64,
+    pub prompt_number: i64,
+}
+
 impl Reply {
+    fn queued(job_id: i64, deduplicated: bool) -> Reply {
+        Reply::Queued { job_id, deduplicated, session: None }
+    }
+
     pub fn to_json(&self) -> Value {
         match self {
-            Reply::Queued { job_id, deduplicated } => {
-                json!({"status": "queued", "jobId": job_id, "deduplicated": deduplicated})
+            Reply::Queued { job_id, deduplicated, session } => {
+                let mut reply = json!({"status": "queued", "jobId": job_id, "deduplicated": deduplicated});
+                if let Some(session) = session {
+                    reply["sessionDbId"] = json!(session.session_db_id);
+                    reply["promptNumber"] = json!(session.prompt_number);
+                }
+                reply
             }
             Reply::Skipped { reason } => json!({"status": "skipped", "reason": reason}),
         }
@@ -171,11 +191,15 @@ pub fn submit_event(
         }
         EventKind::Complete => {}
     }
+    if matches!(kind, EventKind::Observation | EventKind::FileEdit) {
+        read_edited_file(&mut body);
+    }
     if let Some(object) = body.as_object_mut() {
         object.insert("event".into(), json!(kind.as_str()));
     }
     // Reject what the job would reject, now, while the caller can still hear about it.
     let envelope = jobs::ingest::parse_event(&body, "validation")?;
+    let session_row = jobs::ingest::SessionRow::of(&envelope);
     let dedup_key = optional_str(&body, "tool_use_id")?
         .map(|id| format!("tool:{session_id}:{id}"))
         .or(optional_str(&body, "event_id")?.map(|id| format!("event:{session_id}:{id}")));
@@ -188,7 +212,99 @@ pub fn submit_event(
         job = job.unique(key, UniqueScope::Ever);
     }
     let enqueued = queue.enqueue(job)?;
-    Ok(Reply::Queued { job_id: enqueued.id.0, deduplicated: enqueued.deduplicated })
+    let mut reply = Reply::queued(enqueued.id.0, enqueued.deduplicated);
+    match kind {
+        EventKind::Init => {
+            if let Reply::Queued { session, .. } = &mut reply {
+                *session = session_ref(queue, session_row, enqueued.id.0);
+            }
+        }
+        EventKind::Complete => finalize(queue, settings, &session_id),
+        EventKind::Observation | EventKind::FileEdit => {}
+    }
+    Ok(reply)
+}
+
+/// An edit that carries only a fragment (Edit/MultiEdit/NotebookEdit without the file, a
+/// file-edit with only `edits`, the original client's `content` = its `new_string`, marked
+/// `tool_type: "file_edit"`) gets the whole file when it exists on this machine: read now,
+/// right after the edit, as the hook would have ([`crate::capture`]). What stays a fragment is
+/// rebuilt or marked at ingest.
+fn read_edited_file(body: &mut Value) {
+    if body.get("file_content").is_some_and(|c| !c.is_null())
+        || body.get("outcome").and_then(Value::as_str) == Some("failed")
+    {
+        return;
+    }
+    let input = body.get("tool_input").cloned().unwrap_or(Value::Null);
+    let tool = body.get("tool_name").and_then(Value::as_str);
+    let whole_content_given = match tool {
+        Some("Write") => true,
+        Some(tool) if crate::capture::FRAGMENT_TOOLS.contains(&tool) => false,
+        // The file-edit route's `content` is the whole file, unless the original client's
+        // marker says it is its new_string.
+        _ => {
+            body.get("content").is_some_and(|c| !c.is_null())
+                && body.get("tool_type").and_then(Value::as_str) != Some("file_edit")
+        }
+    };
+    let is_edit = tool.is_none_or(|t| crate::capture::FRAGMENT_TOOLS.contains(&t))
+        || body.get("tool_type").and_then(Value::as_str) == Some("file_edit");
+    if whole_content_given || !is_edit {
+        return;
+    }
+    let path = ["file_path", "notebook_path"]
+        .iter()
+        .find_map(|k| input.get(*k).or_else(|| body.get(*k)).and_then(Value::as_str))
+        .map(str::to_owned);
+    let cwd = body.get("cwd").and_then(Value::as_str).map(str::to_owned);
+    let local = path.and_then(|p| crate::capture::local_path(&p, cwd.as_deref()));
+    if let Some((text, cut)) = local.and_then(|p| crate::capture::read_captured(&p)) {
+        body["file_content"] = json!(text);
+        if cut {
+            body["truncated"] = json!(true);
+        }
+    }
+}
+
+/// The session's row id and prompt count for an init reply. When the event was stored inline
+/// the rows are there; when it waits in its lane, the prompts waiting up to it count too, and
+/// the session row is created now (the upsert ingest does, which ingest later completes) so
+/// that it has an id. `None` (and a reply without them) only when the database cannot say.
+fn session_ref(queue: &Queue, row: jobs::ingest::SessionRow, job_id: i64) -> Option<SessionRef> {
+    let found = queue.read().ok().and_then(|conn| jobs::session_data::session_ref(&conn, &row.id, job_id).ok());
+    let (db_id, prompt_number) = found?;
+    let session_db_id = match db_id {
+        Some(id) => id,
+        None => queue
+            .writer()
+            .call(false, crate::queue::Durability::Relaxed, move |conn, now| {
+                jobs::ingest::upsert_session(conn, &row, now)?;
+                Ok(jobs::session_data::session_row_id(conn, &row.id)?.unwrap_or_default())
+            })
+            .ok()?,
+    };
+    Some(SessionRef { session_db_id, prompt_number })
+}
+
+/// SessionEnd (Cursor's `sessionEnd`): a session whose Stop never came — Cursor's `stop` is
+/// reported not to fire in some sessions, Cloud Agents run no stop hooks, a Claude Code turn
+/// interrupted with Ctrl-C ends without one — is analysed now. Only when events arrived after
+/// its last analysis request: a session that stopped normally is not analysed twice.
+fn finalize(queue: &Queue, settings: &IntakeSettings, session_id: &str) {
+    let needed = queue.read().ok().and_then(|conn| jobs::session_needs_analysis(&conn, session_id).ok());
+    if needed != Some(true) {
+        return;
+    }
+    log::info!(target: "intake", "the session ended without a Stop after its last events; analysing it now");
+    for kind in jobs::PIPELINE {
+        if kind == jobs::SYNC && !settings.auto_sync {
+            continue;
+        }
+        if let Err(e) = submit_analysis(queue, kind, json!({ "contentSessionId": session_id })) {
+            log::warn!(target: "intake", "could not queue {kind} at the end of the session: {e}");
+        }
+    }
 }
 
 /// Enqueues one analysis step for a session (SPEC §4.3).
@@ -205,5 +321,5 @@ pub fn submit_analysis(queue: &Queue, kind: &str, mut body: Value) -> Result<Rep
         payload["last_assistant_message"] = json!(message);
     }
     let enqueued = queue.enqueue(jobs::analysis_job(kind, &session_id, payload))?;
-    Ok(Reply::Queued { job_id: enqueued.id.0, deduplicated: enqueued.deduplicated })
+    Ok(Reply::queued(enqueued.id.0, enqueued.deduplicated))
 }

@@ -15,6 +15,7 @@
 //! - [`queue`]: the durable job queue as a library (knows nothing of VibeLearn)
 //! - [`config`]: data dir, settings.json + environment, secret redaction
 //! - [`intake`]: validation, privacy and enqueue of incoming events (HTTP and hooks)
+//! - [`capture`]: the whole file after an edit: read here, rebuilt from the session, or a fragment
 //! - [`jobs`]: VibeLearn's job kinds (ingest, analysis steps, sync) as queue handlers
 //! - [`analysis`]: pure stack detection, static rules, concept and question validation
 //! - [`learn`]: pure learning rules: SM-2, mastery, streaks, answer checking
@@ -30,6 +31,7 @@
 //! - [`cli`]: the `vl` commands
 
 pub mod analysis;
+pub mod capture;
 pub mod cli;
 pub mod clock;
 pub mod config;

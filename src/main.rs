@@ -20,5 +20,7 @@ fn main() -> ExitCode {
         Command::Sync { session } => vibelearn::cli::sync::run(session, &config),
         Command::Login(args) => vibelearn::cli::login::run(args, &config),
         Command::Install { target } => vibelearn::cli::install::run(target, &config),
+        Command::Uninstall { target } => vibelearn::cli::install::run_uninstall(target, &config),
+        Command::Statusline => vibelearn::cli::statusline::run(&config),
     }
 }

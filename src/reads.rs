@@ -98,7 +98,15 @@ pub fn session_summary(conn: &Connection, session_id: &str) -> rusqlite::Result<
     let stack: Option<Value> = conn
         .prepare_cached("SELECT profile FROM stack_profiles WHERE session_id = ?1")?
         .query_row([session_id], |r| Ok(json_column(r.get(0)?)))
-        .optional()?;
+        .optional()?
+        .map(|stack| match serde_json::from_value::<crate::analysis::model::StackProfile>(stack.clone()) {
+            // Display names, also for profiles stored by an earlier version with ids.
+            Ok(mut profile) => {
+                crate::analysis::stack::show_languages(&mut profile);
+                serde_json::to_value(profile).unwrap_or(stack)
+            }
+            Err(_) => stack,
+        });
     let concepts = conn
         .prepare_cached(
             "SELECT id, name, category, difficulty, source_file, snippet, why_it_matters, confidence \

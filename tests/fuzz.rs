@@ -95,7 +95,9 @@ fn http_routes_survive_mutated_bodies() {
     let routes = [
         ("/api/sessions/init", "init.json"),
         ("/api/sessions/observations", "observation.json"),
+        ("/api/sessions/observations", "observation-failed.json"),
         ("/api/sessions/file-edit", "file-edit.json"),
+        ("/api/sessions/file-edit", "file-edit-original.json"),
         ("/api/sessions/complete", "analysis.json"),
         ("/api/vibelearn/analyze/stack", "analysis.json"),
         ("/api/vibelearn/analyze/concepts", "analysis.json"),
@@ -125,9 +127,13 @@ fn hooks_survive_mutated_stdin() {
     std::fs::write(dir.path().join("worker-spawn.stamp"), "fuzz\n").unwrap(); // no worker spawns
     let events = ["session-init", "observation", "file-edit", "summarize", "session-complete"];
     let mut rng = Rng::seeded(0x5eed_4321_dcba_0002);
-    for case in 0..40 {
-        let (platform, seed_name) =
-            if case % 2 == 0 { ("claude-code", "hook-claude.json") } else { ("cursor", "hook-cursor.json") };
+    for case in 0..45 {
+        let (platform, seed_name) = match case % 3 {
+            0 => ("claude-code", "hook-claude.json"),
+            // A failure, with Cursor's fields: the Claude Code path reads it as Cursor's.
+            1 => ("claude-code", "hook-claude-failure.json"),
+            _ => ("cursor", "hook-cursor.json"),
+        };
         let event = events[case % events.len()];
         let input = mutate_bytes(&mut rng, &seed(seed_name));
         let mut child = vl(dir.path(), port)
@@ -373,4 +379,26 @@ fn http_heads_parse_strictly_and_the_same_in_any_pieces() {
     }
     // The generator must reach both sides of the parser, or the properties prove little.
     assert!(parsed > cases / 10 && refused > cases / 10, "parsed {parsed}, refused {refused} of {cases}");
+}
+
+#[test]
+fn the_statusline_survives_mutated_stdin() {
+    let dir = TempDir::new();
+    let mut rng = Rng::seeded(0x5eed_7777_0003);
+    let status =
+        json!({"session_id": "s", "cwd": "/tmp/x", "workspace": {"current_dir": "/tmp/x", "project_dir": "/tmp/x"}});
+    for case in 0..20 {
+        let input = mutate_bytes(&mut rng, &status);
+        let mut child = vl(dir.path(), free_port())
+            .arg("statusline")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let _ = child.stdin.take().unwrap().write_all(&input);
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success() && output.stderr.is_empty(), "case {case}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout).lines().count(), 1, "case {case}");
+    }
 }

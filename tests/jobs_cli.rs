@@ -488,7 +488,7 @@ fn install_merges_with_existing_hooks_and_is_idempotent() {
 
     let first = run(home.path(), port, &["install", "claude-code"], &[]);
     assert!(first.status.success(), "{}", stderr(&first));
-    assert!(stdout(&first).contains("installed 5 Claude Code hooks"), "{}", stdout(&first));
+    assert!(stdout(&first).contains("installed 6 Claude Code hooks"), "{}", stdout(&first));
     assert_eq!(std::fs::read_to_string(claude.join("settings.json.vibelearn.bak")).unwrap(), original);
     let merged: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(merged["model"], "opus");
@@ -497,6 +497,7 @@ fn install_merges_with_existing_hooks_and_is_idempotent() {
         ("SessionStart", "session-start"),
         ("UserPromptSubmit", "session-init"),
         ("PostToolUse", "observation"),
+        ("PostToolUseFailure", "observation"),
         ("Stop", "summarize"),
         ("SessionEnd", "session-complete"),
     ] {
@@ -539,7 +540,7 @@ fn install_merges_with_existing_hooks_and_is_idempotent() {
     assert!(run(home.path(), port, &["install", "cursor"], &[]).status.success());
     let user: Value =
         serde_json::from_str(&std::fs::read_to_string(home.path().join(".cursor/hooks.json")).unwrap()).unwrap();
-    assert_eq!(user["hooks"].as_object().unwrap().len(), 5);
+    assert_eq!(user["hooks"].as_object().unwrap().len(), 7);
     let missing = run(home.path(), port, &["install", "cursor", "--project", "/nonexistent/project"], &[]);
     assert_eq!(missing.status.code(), Some(1));
 }

@@ -132,6 +132,9 @@ fn the_offline_pipeline_stores_stack_patterns_concepts_and_questions_then_skips_
     let (_, summary) = http.get(&format!("/api/vibelearn/sessions/{session}/summary")).unwrap();
     assert_eq!(summary["stack"]["framework"], "Next.js");
     assert_eq!(summary["stack"]["orm"], "Prisma");
+    let languages = summary["stack"]["languages"].as_array().unwrap();
+    assert!(languages.contains(&json!("TypeScript")), "display names: {languages:?}");
+    assert!(languages.iter().all(|l| l.as_str().unwrap().starts_with(char::is_uppercase)), "{languages:?}");
     assert!(summary["stack"]["styling"].as_array().unwrap().iter().any(|s| s == "Tailwind CSS"));
     assert!(summary["summary"]["what_was_built"].as_str().unwrap().len() > 10);
     assert!(summary["summary"]["files_created"].as_i64().unwrap() >= 4);

@@ -1,9 +1,14 @@
 //! The one integration-test binary (linking once matters on a 2-core machine). Each module
 //! under `tests/` covers one area; every test gets a fresh data directory.
 
+mod claude_cli;
+mod cursor;
 mod dashboard;
 mod demo;
+mod edits;
+mod failures;
 mod fake_http;
+mod fake_messages;
 mod fuzz;
 mod hooks;
 mod http_raw;
@@ -14,5 +19,6 @@ mod queue_deps;
 mod queue_stats;
 mod quiz;
 mod recovery;
+mod statusline;
 mod util;
 mod worker;

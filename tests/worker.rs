@@ -85,7 +85,21 @@ fn session_events_are_queued_ingested_and_visible() {
     assert_eq!(session["prompts"], 1);
     assert_eq!(session["observations"], 2);
     assert_eq!(session["ended"], true);
-    assert_eq!(session["state"], "observing");
+    // No Stop came after the observations: SessionEnd analysed the session (once).
+    wait_for("the analysis queued at the session's end", Duration::from_secs(20), || {
+        let (_, sessions) = http.get("/api/sessions?limit=5").unwrap();
+        sessions["sessions"][0]["state"] == "synced"
+    });
+    let (_, pipeline) = http.get("/api/vibelearn/sessions/s1/pipeline").unwrap();
+    let steps: Vec<&str> = pipeline["steps"].as_array().unwrap().iter().map(|s| s["state"].as_str().unwrap()).collect();
+    assert_eq!(steps, ["succeeded"; 5], "{pipeline}");
+    let (_, again) = http.post("/api/sessions/complete", &json!({"contentSessionId": "s1", "event_id": "e2"})).unwrap();
+    wait_for("second end", Duration::from_secs(10), || {
+        job_state(&http, again["jobId"].as_i64().unwrap()) == "succeeded"
+    });
+    let (_, stats) = http.get("/api/jobs/stats").unwrap();
+    let stacks: i64 = stats["by_kind"]["analyze_stack"].as_object().unwrap().values().filter_map(Value::as_i64).sum();
+    assert_eq!(stacks, 1, "an analysed session is not analysed again at a second end: {stats}");
 }
 
 #[test]

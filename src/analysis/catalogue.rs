@@ -4,7 +4,9 @@
 //! that material plus the developer's own snippet into a `GeneratedQuestion`.
 //!
 //! The data lives in one file per group of categories (`async_errors`, `concurrency`,
-//! `design`, `code_style`, `data`, `api_testing`, `types`, `react`) so each stays readable;
+//! `design`, `code_style`, `data`, `api_testing`, `types`, `react`) so each stays readable,
+//! and `errors` holds the concepts reached through errors the developer met rather than
+//! through static-analysis signals (`analysis::failures`);
 //! the tests below hold every entry to the invariants `render` relies on (an example that
 //! contains a blankable token and the first bug edit, 4–6 distinct steps, distinct options).
 
@@ -14,6 +16,7 @@ mod code_style;
 mod concurrency;
 mod data;
 mod design;
+mod errors;
 mod react;
 pub mod render;
 pub mod tokens;
@@ -115,6 +118,7 @@ pub fn all() -> impl Iterator<Item = &'static Entry> {
         api_testing::ENTRIES,
         types::ENTRIES,
         react::ENTRIES,
+        errors::ENTRIES,
     ]
     .into_iter()
     .flatten()
@@ -204,11 +208,26 @@ mod tests {
                 assert!((1..=5).contains(&s.weight), "{}", e.name);
                 assert!(s.hints.iter().all(|h| *h == h.to_lowercase()), "{}", e.name);
             }
-            assert!(e.signals.len() + usize::from(e.generic) > 0, "{} has no way in", e.name);
+            let from_errors = errors::ENTRIES.iter().any(|x| x.name == e.name);
+            assert!(
+                e.signals.len() + usize::from(e.generic) + usize::from(from_errors) > 0,
+                "{} has no way in",
+                e.name
+            );
         }
         for t in PATTERN_TYPES {
             assert!(all().any(|e| e.signals.iter().any(|s| s.pattern_type == *t)), "{t}");
         }
+    }
+
+    #[test]
+    fn every_error_kind_has_its_entry() {
+        use crate::analysis::failures::ErrorKind;
+        let kinds = [ErrorKind::MissingDependency, ErrorKind::TypeError, ErrorKind::FailingTest, ErrorKind::Other];
+        for kind in kinds {
+            assert!(errors::ENTRIES.iter().any(|e| e.name == kind.concept()), "{kind:?}");
+        }
+        assert_eq!(errors::ENTRIES.len(), kinds.len());
     }
 
     #[test]

@@ -37,7 +37,7 @@ fn load(root: &Path, dir: &Path, out: &mut Vec<SourceFile>) {
             continue;
         }
         let content = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {rel}: {e}"));
-        out.push(SourceFile { path: rel, content });
+        out.push(SourceFile::new(rel, content));
     }
 }
 
@@ -110,7 +110,7 @@ fn offline_provider_yields_grounded_concepts_and_valid_questions_for_every_fixtu
         let paths: Vec<String> = code.iter().map(|f| f.path.clone()).collect();
         let stack = detect_stack(&manifests, &paths);
         let patterns = analyze_files(&code);
-        let answer = offline_concepts(&stack, &patterns, &code, &["build it".to_owned()]);
+        let answer = offline_concepts(&stack, &patterns, &code, &[], &["build it".to_owned()]);
         let validated = validate_concepts(answer, &code).unwrap_or_else(|e| panic!("{project}: {e}"));
         assert!(validated.concepts.len() >= 3, "{project}: only {} concepts", validated.concepts.len());
         let names: Vec<String> = validated.concepts.iter().map(|c| c.name.clone()).collect();

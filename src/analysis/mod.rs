@@ -8,9 +8,11 @@
 //! - `concepts`: the concept answer shape, category aliases, grounding validation.
 //! - `questions`: the question shape and its structural validation.
 //! - `catalogue`: the concept catalogue the offline provider draws on.
+//! - `failures`: errors the developer met (failed tool calls), classified by kind.
 
 pub mod catalogue;
 pub mod concepts;
+pub mod failures;
 pub mod lexer;
 pub mod model;
 pub mod questions;

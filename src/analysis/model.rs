@@ -10,6 +10,47 @@ use std::collections::BTreeMap;
 pub struct SourceFile {
     pub path: String,
     pub content: String,
+    /// The whole file was never captured: `content` holds only the text of its edits, one
+    /// after another. Serialised only when set, so input hashes of whole files stay as they were.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fragment: bool,
+}
+
+impl SourceFile {
+    /// A whole captured file.
+    pub fn new(path: impl Into<String>, content: impl Into<String>) -> SourceFile {
+        SourceFile { path: path.into(), content: content.into(), fragment: false }
+    }
+}
+
+/// A tool call of the session that failed, with its error (SPEC §6.4: an error the developer
+/// met is a concept to learn).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailedCall {
+    pub tool_name: String,
+    /// What was run: the command, the file, or the tool's input.
+    pub subject: String,
+    /// The error text as captured (privacy-stripped, at most 10 KiB).
+    pub error: String,
+}
+
+impl FailedCall {
+    /// How concepts cite it as their `source_file`: `failed Bash: npm run build`.
+    pub fn label(&self) -> String {
+        let subject: String = self.subject.lines().next().unwrap_or("").chars().take(120).collect();
+        format!("failed {}: {}", self.tool_name, subject.trim())
+    }
+
+    /// Whether a concept's `source_file` names a failed call rather than a file.
+    pub fn is_label(source: &str) -> bool {
+        source.starts_with("failed ") && source.contains(": ")
+    }
+
+    /// The failure as a citable source: its label as the path, its error as the text, so that
+    /// a concept grounded in it passes the same validation as one grounded in code.
+    pub fn as_source(&self) -> SourceFile {
+        SourceFile::new(self.label(), self.error.clone())
+    }
 }
 
 /// What stack detection found (SPEC §6.1, Appendix A.4 `stack`).

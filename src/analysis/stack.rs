@@ -24,6 +24,22 @@ pub mod manifest;
 
 use super::model::{SourceFile, StackProfile};
 use catalog::{CATALOG, Category, IMPLIED, META_OVER_BASE, PATH_HINTS};
+pub use catalog::{display_language, language_id};
+
+/// Rewrites a stored profile's languages (and their confidence keys) to display names: profiles
+/// stored by an earlier version hold ids ("typescript"), and users and the upstream must see
+/// "TypeScript" whichever version wrote them.
+pub fn show_languages(profile: &mut StackProfile) {
+    for lang in &mut profile.languages {
+        let shown = display_language(lang).to_string();
+        if shown != *lang {
+            if let Some(confidence) = profile.confidence.remove(lang.as_str()) {
+                profile.confidence.insert(shown.clone(), confidence);
+            }
+            *lang = shown;
+        }
+    }
+}
 use manifest::{DepKind, file_name};
 use std::collections::{BTreeMap, HashSet};
 
@@ -173,8 +189,10 @@ impl Evidence {
                 (true, false) => LANGUAGE_FROM_MANIFEST,
                 _ => LANGUAGE_FROM_EXTENSION,
             };
-            p.languages.push(l.name.to_string());
-            p.confidence.insert(l.name.to_string(), conf);
+            // Display names wherever users or the upstream see them (SPEC §6.1).
+            let shown = display_language(l.name);
+            p.languages.push(shown.to_string());
+            p.confidence.insert(shown.to_string(), conf);
         }
         let mut frameworks = self.ranked(Category::Framework);
         let present: HashSet<&str> = frameworks.iter().map(|i| i.name).collect();
@@ -209,7 +227,7 @@ mod tests {
     use super::*;
 
     fn f(path: &str, content: &str) -> SourceFile {
-        SourceFile { path: path.into(), content: content.into() }
+        SourceFile::new(path, content)
     }
 
     fn paths(p: &[&str]) -> Vec<String> {
@@ -256,12 +274,17 @@ mod tests {
         // Equal confidence: first seen wins, and serde_json reads object keys sorted.
         assert_eq!(p.testing, vec!["Playwright", "Vitest"]);
         assert_eq!(p.styling, vec!["Tailwind CSS", "CSS Modules"]);
-        assert_eq!(p.languages, vec!["typescript"]);
+        assert_eq!(p.languages, vec!["TypeScript"]);
         assert_eq!(p.confidence.get("Next.js"), Some(&0.95));
         assert_eq!(p.confidence.get("React"), Some(&0.95), "base stays in the confidence map");
         assert_eq!(p.confidence.get("Vitest"), Some(&0.9));
         assert_eq!(p.confidence.get("CSS Modules"), Some(&0.6));
-        assert_eq!(p.confidence.get("typescript"), Some(&0.95));
+        assert_eq!(p.confidence.get("TypeScript"), Some(&0.95));
+        let mut stored = StackProfile { languages: vec!["csharp".into(), "Go".into()], ..StackProfile::default() };
+        stored.confidence.insert("csharp".into(), 0.9);
+        show_languages(&mut stored);
+        assert_eq!(stored.languages, ["C#", "Go"]);
+        assert_eq!(stored.confidence.get("C#"), Some(&0.9));
         assert_eq!(p.manifests, vec!["package.json"]);
     }
 
@@ -278,8 +301,8 @@ mod tests {
         assert_eq!(p.framework.as_deref(), Some("Next.js"));
         assert_eq!(p.orm.as_deref(), Some("SQLAlchemy"));
         assert_eq!(p.testing, vec!["pytest"]);
-        assert_eq!(p.languages[0], "python", "most evidence first: {:?}", p.languages);
-        assert!(p.languages.contains(&"javascript".to_string()) && p.languages.contains(&"typescript".to_string()));
+        assert_eq!(p.languages[0], "Python", "most evidence first: {:?}", p.languages);
+        assert!(p.languages.contains(&"JavaScript".to_string()) && p.languages.contains(&"TypeScript".to_string()));
     }
 
     #[test]
@@ -294,7 +317,7 @@ mod tests {
         );
         assert_eq!(p.manifests, vec!["Cargo.toml"]);
         assert_eq!(p.framework.as_deref(), Some("Axum"));
-        assert_eq!(p.languages, vec!["rust"]);
+        assert_eq!(p.languages, vec!["Rust"]);
     }
 
     #[test]
@@ -306,7 +329,7 @@ mod tests {
         assert_eq!(p.framework.as_deref(), Some("Rails"));
         assert_eq!(p.orm.as_deref(), Some("ActiveRecord"), "implied by Rails");
         assert_eq!(p.confidence.get("Rails"), Some(&0.55));
-        assert_eq!(p.confidence.get("ruby"), Some(&LANGUAGE_FROM_EXTENSION));
+        assert_eq!(p.confidence.get("Ruby"), Some(&LANGUAGE_FROM_EXTENSION));
         assert_eq!(p.testing, vec!["RSpec"]);
         assert_eq!(p.styling, vec!["Tailwind CSS"]);
     }
@@ -343,7 +366,7 @@ mod tests {
 
         let composer = r#"{"require":{"laravel/framework":"^11"},"require-dev":{"phpunit/phpunit":"^10"}}"#;
         let p = detect_stack(&[f("composer.json", composer)], &[]);
-        assert_eq!((p.framework.as_deref(), p.languages.clone()), (Some("Laravel"), vec!["php".to_string()]));
+        assert_eq!((p.framework.as_deref(), p.languages.clone()), (Some("Laravel"), vec!["PHP".to_string()]));
     }
 
     #[test]

@@ -72,11 +72,25 @@ pub enum Command {
                             echo \"$KEY\" | vl login -\n  vl login --status\n  vl login --logout")]
     Login(LoginArgs),
     /// Register VibeLearn's hooks with an IDE (idempotent; keeps your other settings).
-    #[command(after_help = "Examples:\n  vl install claude-code\n  vl install cursor --project .\n  vl install cursor")]
+    #[command(after_help = "Examples:\n  vl install claude-code\n  vl install claude-code --statusline\n  \
+                      vl install cursor --project .\n  vl install cursor")]
     Install {
         #[command(subcommand)]
         target: InstallTarget,
     },
+    /// Remove exactly what `vl install` added, keeping your other settings.
+    #[command(after_help = "The file is backed up to <file>.vibelearn.bak first. A status line that \
+                            `--statusline` replaced is put back.\n\nExamples:\n  vl uninstall claude-code\n  \
+                            vl uninstall cursor --project .")]
+    Uninstall {
+        #[command(subcommand)]
+        target: UninstallTarget,
+    },
+    /// One short line for an IDE status bar: questions due, streak, concepts of the project.
+    #[command(after_help = "For Claude Code's statusLine setting (`vl install claude-code --statusline` sets \
+                            it up): reads the status JSON on stdin, prints one line, always exits 0.\n\n\
+                            Example:\n  echo '{\"cwd\":\"'$PWD'\"}' | vl statusline")]
+    Statusline,
 }
 
 #[derive(Debug, Subcommand)]
@@ -200,14 +214,32 @@ pub struct LoginArgs {
 #[derive(Debug, Subcommand)]
 pub enum InstallTarget {
     /// Add the hooks to ~/.claude/settings.json (backed up first; other settings kept).
-    #[command(after_help = "Each hook runs `<this vl> hook claude-code <event>`. Re-running changes nothing.\n\n\
-                            Example:\n  vl install claude-code")]
-    ClaudeCode,
+    #[command(after_help = "Each hook runs `<this vl> hook claude-code <event>`. Re-running changes nothing; an \
+                            earlier install is upgraded in place.\n\nExamples:\n  vl install claude-code\n  \
+                            vl install claude-code --statusline")]
+    ClaudeCode {
+        /// Also set Claude Code's status line to `vl statusline` (a status line of yours is
+        /// kept aside and put back by `vl uninstall claude-code`).
+        #[arg(long)]
+        statusline: bool,
+    },
     /// Add the hooks to .cursor/hooks.json of a project, or ~/.cursor/hooks.json.
     #[command(after_help = "Each hook runs `<this vl> hook cursor <event>`. Re-running changes nothing.\n\n\
                             Examples:\n  vl install cursor --project .\n  vl install cursor")]
     Cursor {
         /// Install for this project (DIR/.cursor/hooks.json) instead of for the user.
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UninstallTarget {
+    /// Remove VibeLearn's hooks (and its status line) from ~/.claude/settings.json.
+    ClaudeCode,
+    /// Remove VibeLearn's hooks from .cursor/hooks.json of a project, or ~/.cursor/hooks.json.
+    Cursor {
+        /// The project (DIR/.cursor/hooks.json) instead of the user's file.
         #[arg(long, value_name = "DIR")]
         project: Option<PathBuf>,
     },

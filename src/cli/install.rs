@@ -15,6 +15,15 @@
 //! Compatibility: the file is re-serialised with keys in sorted order (serde_json's map; the
 //! sync job's canonical payload relies on that order, so `preserve_order` is not an option).
 //! The content is unchanged apart from our hooks, and the backup holds the original bytes.
+//!
+//! Status line (`--statusline`): Claude Code's `statusLine` becomes `<vl> statusline`. A status
+//! line of the user's own is not lost: it is kept in `<file>.vibelearn-statusline.json` and put
+//! back by `vl uninstall claude-code`.
+//!
+//! Uninstall removes exactly what install added: every hook whose command is ours (any event,
+//! any path to `vl`), then the groups and event lists that only held ours, then an emptied
+//! `hooks` object, and our status line (restoring the kept one). Everything else stays; the
+//! file is backed up first, like install.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -22,7 +31,7 @@ use std::process::ExitCode;
 use serde_json::{Value, json};
 
 use super::backend::CliError;
-use crate::cli::args::InstallTarget;
+use crate::cli::args::{InstallTarget, UninstallTarget};
 use crate::config::Config;
 
 const CLAUDE_PLUGIN_HOOKS: &str = include_str!("../../plugin/hooks/hooks.json");
@@ -38,21 +47,48 @@ pub fn run(target: InstallTarget, config: &Config) -> ExitCode {
     }
 }
 
-fn install(target: InstallTarget, config: &Config) -> Result<(), CliError> {
-    let exe = std::env::current_exe().map_err(|e| CliError::Failed(format!("cannot find the vl executable: {e}")))?;
-    let program = shell_quote(&exe.to_string_lossy());
+pub fn run_uninstall(target: UninstallTarget, config: &Config) -> ExitCode {
+    match uninstall(target, config) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("vl uninstall: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+/// Which settings file an IDE's hooks live in.
+struct Target {
+    path: PathBuf,
+    platform: &'static str,
+    ide: &'static str,
+}
+
+fn target(config: &Config, claude: bool, project: Option<PathBuf>) -> Result<Target, CliError> {
     let home =
         || config.home.clone().ok_or_else(|| CliError::Failed("HOME is not set; cannot find your settings".into()));
-    let (path, platform, ide) = match target {
-        InstallTarget::ClaudeCode => (home()?.join(".claude").join("settings.json"), "claude-code", "Claude Code"),
-        InstallTarget::Cursor { project: Some(dir) } => {
+    Ok(match (claude, project) {
+        (true, _) => {
+            Target { path: home()?.join(".claude").join("settings.json"), platform: "claude-code", ide: "Claude Code" }
+        }
+        (false, Some(dir)) => {
             if !dir.is_dir() {
                 return Err(CliError::NotFound(format!("{} is not a directory", dir.display())));
             }
-            (dir.join(".cursor").join("hooks.json"), "cursor", "Cursor")
+            Target { path: dir.join(".cursor").join("hooks.json"), platform: "cursor", ide: "Cursor" }
         }
-        InstallTarget::Cursor { project: None } => (home()?.join(".cursor").join("hooks.json"), "cursor", "Cursor"),
+        (false, None) => Target { path: home()?.join(".cursor").join("hooks.json"), platform: "cursor", ide: "Cursor" },
+    })
+}
+
+fn install(target_ide: InstallTarget, config: &Config) -> Result<(), CliError> {
+    let exe = std::env::current_exe().map_err(|e| CliError::Failed(format!("cannot find the vl executable: {e}")))?;
+    let program = shell_quote(&exe.to_string_lossy());
+    let (claude, project, statusline) = match target_ide {
+        InstallTarget::ClaudeCode { statusline } => (true, None, statusline),
+        InstallTarget::Cursor { project } => (false, project, false),
     };
+    let Target { path, platform, ide } = target(config, claude, project)?;
     let mut document = read_document(&path)?;
     let before = document.clone();
     let count = match platform {
@@ -60,17 +96,153 @@ fn install(target: InstallTarget, config: &Config) -> Result<(), CliError> {
         _ => merge_cursor(&mut document, &plugin(CURSOR_PLUGIN_HOOKS), &program),
     }
     .map_err(|e| CliError::Failed(format!("{}: {e}; nothing changed", path.display())))?;
+    let mut kept_statusline = None;
+    if statusline {
+        kept_statusline = set_statusline(&mut document, &program)
+            .map_err(|e| CliError::Failed(format!("{}: {e}; nothing changed", path.display())))?;
+    }
     if document == before {
         println!("the {ide} hooks are already installed in {}; nothing changed", path.display());
         return Ok(());
     }
+    if let Some(previous) = &kept_statusline {
+        let aside = sidecar(&path);
+        let text = serde_json::to_string_pretty(previous).expect("a JSON value always serialises") + "\n";
+        std::fs::write(&aside, text).map_err(|e| {
+            CliError::Failed(format!("cannot keep your status line in {}: {e}; nothing changed", aside.display()))
+        })?;
+    }
     let backup = write_document(&path, &document)?;
     println!("installed {count} {ide} hooks in {}", path.display());
+    if statusline {
+        println!("the status line runs: {program} statusline");
+    }
+    if kept_statusline.is_some() {
+        println!(
+            "your previous status line is kept in {} and comes back with `vl uninstall claude-code`",
+            sidecar(&path).display()
+        );
+    }
     if let Some(backup) = backup {
         println!("the previous file is saved as {}", backup.display());
     }
     println!("each runs: {program} hook {platform} <event>");
     Ok(())
+}
+
+fn uninstall(target_ide: UninstallTarget, config: &Config) -> Result<(), CliError> {
+    let (claude, project) = match target_ide {
+        UninstallTarget::ClaudeCode => (true, None),
+        UninstallTarget::Cursor { project } => (false, project),
+    };
+    let Target { path, platform, ide } = target(config, claude, project)?;
+    if !path.exists() {
+        println!("there is no {}; nothing to remove", path.display());
+        return Ok(());
+    }
+    let mut document = read_document(&path)?;
+    let kept = match std::fs::read_to_string(sidecar(&path)) {
+        Ok(text) => serde_json::from_str::<Value>(&text).ok(),
+        Err(_) => None,
+    };
+    let removed = remove_ours(&mut document, platform)
+        .map_err(|e| CliError::Failed(format!("{}: {e}; nothing changed", path.display())))?;
+    let statusline = platform == "claude-code" && remove_statusline(&mut document, kept.clone());
+    if removed == 0 && !statusline {
+        println!("no VibeLearn hooks in {}; nothing changed", path.display());
+        return Ok(());
+    }
+    let backup = write_document(&path, &document)?;
+    if statusline && kept.is_some() {
+        let _ = std::fs::remove_file(sidecar(&path));
+    }
+    println!("removed {removed} {ide} hooks from {}", path.display());
+    match (statusline, kept.is_some()) {
+        (true, true) => println!("your previous status line is back"),
+        (true, false) => println!("removed the VibeLearn status line"),
+        _ => {}
+    }
+    if let Some(backup) = backup {
+        println!("the previous file is saved as {}", backup.display());
+    }
+    Ok(())
+}
+
+/// Where a status line replaced by `--statusline` is kept.
+fn sidecar(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".vibelearn-statusline.json");
+    PathBuf::from(name)
+}
+
+/// Whether a `statusLine` value is ours.
+fn is_our_statusline(value: &Value) -> bool {
+    value.get("command").and_then(Value::as_str).is_some_and(|command| {
+        let Some(program) = command.trim().strip_suffix(" statusline") else { return false };
+        let program = program.trim().trim_matches(|c| c == '\'' || c == '"');
+        Path::new(program).file_name().is_some_and(|name| name == "vl")
+    })
+}
+
+/// Sets `statusLine` to ours; returns the user's own status line it replaced, to keep aside.
+pub fn set_statusline(settings: &mut Value, program: &str) -> Result<Option<Value>, String> {
+    let object = settings.as_object_mut().ok_or("the file does not hold a JSON object")?;
+    let ours = json!({"type": "command", "command": format!("{program} statusline"), "padding": 0});
+    let previous = object.insert("statusLine".into(), ours);
+    Ok(previous.filter(|p| !is_our_statusline(p)))
+}
+
+/// Removes our `statusLine`, putting `kept` back in its place; says whether it removed one.
+pub fn remove_statusline(settings: &mut Value, kept: Option<Value>) -> bool {
+    let Some(object) = settings.as_object_mut() else { return false };
+    if !object.get("statusLine").is_some_and(is_our_statusline) {
+        return false;
+    }
+    match kept {
+        Some(previous) => object.insert("statusLine".into(), previous),
+        None => object.remove("statusLine"),
+    };
+    true
+}
+
+/// Removes every hook of ours from a Claude Code settings or Cursor hooks document, and the
+/// containers that held only ours; returns how many hooks it removed.
+pub fn remove_ours(document: &mut Value, platform: &str) -> Result<usize, String> {
+    let ours = |hook: &Value| {
+        hook.get("command").and_then(Value::as_str).is_some_and(|command| {
+            let event = command.split_whitespace().last().unwrap_or("");
+            is_ours(command, platform, event)
+        })
+    };
+    let Some(hooks) = document.get_mut("hooks") else { return Ok(0) };
+    let hooks = hooks.as_object_mut().ok_or("\"hooks\" is not an object")?;
+    let mut removed = 0;
+    for entries in hooks.values_mut() {
+        let Some(entries) = entries.as_array_mut() else { continue };
+        let before = entries.len();
+        if platform == "claude-code" {
+            // Groups of `{matcher?, hooks:[…]}`: drop ours inside, then groups we emptied.
+            for group in entries.iter_mut() {
+                if let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) {
+                    let n = list.len();
+                    list.retain(|h| !ours(h));
+                    removed += n - list.len();
+                }
+            }
+            entries.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|l| !l.is_empty()));
+        } else {
+            entries.retain(|e| !ours(e));
+            removed += before - entries.len();
+        }
+    }
+    if removed > 0 {
+        // Event lists that only held ours, and then an emptied `hooks`, go too.
+        hooks.retain(|_, entries| entries.as_array().is_none_or(|e| !e.is_empty()));
+        if hooks.is_empty() {
+            document.as_object_mut().map(|o| o.remove("hooks"));
+        }
+    }
+    Ok(removed)
 }
 
 fn plugin(text: &str) -> Value {
@@ -249,9 +421,9 @@ mod tests {
             "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]}],
                       "Stop": [{"hooks": [{"type": "command", "command": "/old/place/vl hook claude-code summarize"}]}]}
         });
-        assert_eq!(merge_claude(&mut settings, &plugin, "/new/vl"), Ok(5));
+        assert_eq!(merge_claude(&mut settings, &plugin, "/new/vl"), Ok(6));
         let once = settings.clone();
-        assert_eq!(merge_claude(&mut settings, &plugin, "/new/vl"), Ok(5));
+        assert_eq!(merge_claude(&mut settings, &plugin, "/new/vl"), Ok(6));
         assert_eq!(settings, once, "a second merge changes nothing");
         assert_eq!(settings["model"], "opus");
         let post = settings["hooks"]["PostToolUse"].as_array().unwrap();
@@ -264,13 +436,44 @@ mod tests {
         assert_eq!(stop[0]["hooks"][0]["command"], "/new/vl hook claude-code summarize");
         assert_eq!(stop[0]["hooks"][0]["timeout"], 15);
         assert_eq!(settings["hooks"]["SessionStart"][0]["matcher"], "startup|resume|clear|compact");
+        // Failed tool calls come through their own event, to the same hook.
+        let failure = settings["hooks"]["PostToolUseFailure"].as_array().unwrap();
+        assert_eq!(failure.len(), 1);
+        assert_eq!(failure[0]["matcher"], "*");
+        assert_eq!(failure[0]["hooks"][0]["command"], "/new/vl hook claude-code observation");
+    }
+
+    #[test]
+    fn an_earlier_install_is_upgraded_in_place() {
+        // What `vl install claude-code` wrote before PostToolUseFailure was registered.
+        let mut plugin_before = plugin(CLAUDE_PLUGIN_HOOKS);
+        plugin_before["hooks"].as_object_mut().unwrap().remove("PostToolUseFailure");
+        let mut settings =
+            json!({"hooks": {"PostToolUseFailure": [{"hooks": [{"type": "command", "command": "./notify.sh"}]}]}});
+        merge_claude(&mut settings, &plugin_before, "/old/vl").unwrap();
+        assert_eq!(settings["hooks"]["PostToolUseFailure"].as_array().unwrap().len(), 1);
+        merge_claude(&mut settings, &plugin(CLAUDE_PLUGIN_HOOKS), "/new/vl").unwrap();
+        let hooks = settings["hooks"].as_object().unwrap();
+        for (event, groups) in hooks {
+            let commands: Vec<&str> = groups
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|g| g["hooks"].as_array().unwrap())
+                .filter_map(|h| h["command"].as_str())
+                .collect();
+            let ours: Vec<&&str> = commands.iter().filter(|c| c.contains(" hook claude-code ")).collect();
+            assert_eq!(ours.len(), 1, "{event}: exactly one of ours: {commands:?}");
+            assert!(ours[0].starts_with("/new/vl "), "{event}: re-pointed: {commands:?}");
+        }
+        assert_eq!(settings["hooks"]["PostToolUseFailure"][0]["hooks"][0]["command"], "./notify.sh");
     }
 
     #[test]
     fn cursor_merge_keeps_foreign_hooks_and_is_idempotent() {
         let plugin = plugin(CURSOR_PLUGIN_HOOKS);
         let mut document = json!({"version": 1, "hooks": {"stop": [{"command": "./audit.sh"}]}});
-        assert_eq!(merge_cursor(&mut document, &plugin, "/bin/vl"), Ok(5));
+        assert_eq!(merge_cursor(&mut document, &plugin, "/bin/vl"), Ok(7));
         let once = document.clone();
         merge_cursor(&mut document, &plugin, "/bin/vl").unwrap();
         assert_eq!(document, once);
@@ -279,9 +482,44 @@ mod tests {
             json!([{"command": "./audit.sh"}, {"command": "/bin/vl hook cursor summarize"}])
         );
         assert_eq!(document["hooks"]["afterMCPExecution"], json!([{"command": "/bin/vl hook cursor observation"}]));
+        assert_eq!(document["hooks"]["postToolUseFailure"], json!([{"command": "/bin/vl hook cursor observation"}]));
+        assert_eq!(document["hooks"]["sessionEnd"], json!([{"command": "/bin/vl hook cursor session-complete"}]));
         let mut empty = json!({});
         merge_cursor(&mut empty, &plugin, "/bin/vl").unwrap();
         assert_eq!(empty["version"], 1);
+    }
+
+    #[test]
+    fn uninstall_removes_exactly_what_install_added() {
+        let original = json!({
+            "model": "opus",
+            "statusLine": {"type": "command", "command": "~/bin/my-status"},
+            "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]}]}
+        });
+        let mut settings = original.clone();
+        merge_claude(&mut settings, &plugin(CLAUDE_PLUGIN_HOOKS), "/opt/vl").unwrap();
+        let kept = set_statusline(&mut settings, "/opt/vl").unwrap();
+        assert_eq!(kept, Some(original["statusLine"].clone()));
+        assert_eq!(settings["statusLine"]["command"], "/opt/vl statusline");
+        assert_eq!(set_statusline(&mut settings.clone(), "/new/vl").unwrap(), None, "ours is not kept aside");
+        assert_eq!(remove_ours(&mut settings, "claude-code"), Ok(6));
+        assert!(remove_statusline(&mut settings, kept));
+        assert_eq!(settings, original);
+        assert_eq!(remove_ours(&mut settings, "claude-code"), Ok(0), "a second uninstall changes nothing");
+        assert!(!remove_statusline(&mut settings, None), "the user's own status line stays");
+
+        let mut fresh = json!({});
+        merge_claude(&mut fresh, &plugin(CLAUDE_PLUGIN_HOOKS), "/opt/vl").unwrap();
+        set_statusline(&mut fresh, "/opt/vl").unwrap();
+        remove_ours(&mut fresh, "claude-code").unwrap();
+        assert!(remove_statusline(&mut fresh, None));
+        assert_eq!(fresh, json!({}), "containers only we filled go too");
+
+        let cursor_original = json!({"version": 1, "hooks": {"stop": [{"command": "./audit.sh"}]}});
+        let mut cursor = cursor_original.clone();
+        merge_cursor(&mut cursor, &plugin(CURSOR_PLUGIN_HOOKS), "/opt/vl").unwrap();
+        assert_eq!(remove_ours(&mut cursor, "cursor"), Ok(7));
+        assert_eq!(cursor, cursor_original);
     }
 
     #[test]

@@ -11,7 +11,8 @@
 //! - [`jobs`]: `vl jobs list | show | replay | cancel | stats | prune`
 //! - [`sync`]: `vl sync [SESSION]` with live progress
 //! - [`login`]: `vl login` — the upstream account key in `<data>/config.json`
-//! - [`install`]: `vl install claude-code | cursor` — hook registration
+//! - [`install`]: `vl install claude-code | cursor` and `vl uninstall` — hook registration
+//! - [`statusline`]: `vl statusline` — one line for an IDE status bar, straight from SQLite
 
 pub mod args;
 pub mod backend;
@@ -23,5 +24,6 @@ pub mod jobs;
 pub mod login;
 pub mod quiz;
 pub mod status;
+pub mod statusline;
 pub mod sync;
 pub mod worker_cmd;

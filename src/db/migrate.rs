@@ -15,6 +15,7 @@ pub const MIGRATIONS: &[(u32, &str, &str)] = &[
     (3, "0003_fewer_index_pages", include_str!("../../migrations/0003_fewer_index_pages.sql")),
     (4, "0004_job_dependencies", include_str!("../../migrations/0004_job_dependencies.sql")),
     (5, "0005_job_counts", include_str!("../../migrations/0005_job_counts.sql")),
+    (6, "0006_failed_calls_and_fragments", include_str!("../../migrations/0006_failed_calls_and_fragments.sql")),
 ];
 
 /// The schema version this binary writes.

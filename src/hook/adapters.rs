@@ -71,6 +71,18 @@ pub struct HookInput {
     pub stop_hook_active: bool,
     pub last_assistant_message: Option<String>,
     pub reason: Option<String>,
+    /// The error of a tool call that failed (Claude Code's PostToolUseFailure `error`, Cursor's
+    /// postToolUseFailure `error_message`, a shell command's output when it exited non-zero).
+    pub error: Option<String>,
+    /// Whether the call failed (its observation is stored with outcome `failed`).
+    pub failed: bool,
+    /// The failure was the user interrupting the call, not an error of the code.
+    pub is_interrupt: bool,
+    /// Cursor's kind of failure (`error`, `timeout`, `permission_denied`), when it says.
+    pub failure_type: Option<String>,
+    /// The payload came from Cursor (its own field names), whichever hook path it took:
+    /// Cursor also runs the hooks configured for Claude Code.
+    pub from_cursor: bool,
 }
 
 /// The first present, non-empty string among `names`.
@@ -92,6 +104,8 @@ fn json_or_text(value: Value) -> Value {
 
 pub fn normalize(platform: Platform, raw: &Value) -> HookInput {
     match platform {
+        // Cursor runs the hooks configured for Claude Code with its own field names.
+        Platform::ClaudeCode if is_cursor_payload(raw) => from_cursor(raw),
         Platform::ClaudeCode => from_claude_code(raw, &|n| n),
         Platform::Raw => from_raw(raw),
         Platform::Cursor => from_cursor(raw),
@@ -113,6 +127,21 @@ fn from_claude_code(raw: &Value, name: &dyn Fn(&'static str) -> &'static str) ->
         stop_hook_active: raw.get(name("stop_hook_active")).and_then(Value::as_bool).unwrap_or(false),
         last_assistant_message: text(raw, &[name("last_assistant_message")]),
         reason: text(raw, &[name("reason")]),
+        error: failure_text(raw.get(name("error"))),
+        failed: raw.get(name("hook_event_name")).and_then(Value::as_str) == Some("PostToolUseFailure")
+            || raw.get(name("error")).is_some_and(|e| !e.is_null()),
+        is_interrupt: raw.get(name("is_interrupt")).and_then(Value::as_bool).unwrap_or(false),
+        failure_type: None,
+        from_cursor: false,
+    }
+}
+
+/// A failure's text: Claude Code sends a string; anything else is kept as its JSON.
+fn failure_text(value: Option<&Value>) -> Option<String> {
+    match value? {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
     }
 }
 
@@ -128,6 +157,8 @@ fn from_raw(raw: &Value) -> HookInput {
         "tool_use_id" => "toolUseId",
         "stop_hook_active" => "stopHookActive",
         "last_assistant_message" => "lastAssistantMessage",
+        "hook_event_name" => "hookEventName",
+        "is_interrupt" => "isInterrupt",
         other => other,
     });
     HookInput {
@@ -144,7 +175,19 @@ fn from_raw(raw: &Value) -> HookInput {
         stop_hook_active: snake.stop_hook_active || camel.stop_hook_active,
         last_assistant_message: snake.last_assistant_message.or(camel.last_assistant_message),
         reason: snake.reason.or(camel.reason),
+        error: snake.error.or(camel.error),
+        failed: snake.failed || camel.failed,
+        is_interrupt: snake.is_interrupt || camel.is_interrupt,
+        failure_type: None,
+        from_cursor: false,
     }
+}
+
+/// Whether a payload is Cursor's, whichever hook command received it: Cursor names its
+/// session `conversation_id` and stamps `cursor_version` on every hook input, including the
+/// hooks it runs from Claude Code's settings files.
+pub fn is_cursor_payload(raw: &Value) -> bool {
+    raw.get("cursor_version").is_some() || (raw.get("conversation_id").is_some() && raw.get("session_id").is_none())
 }
 
 fn from_cursor(raw: &Value) -> HookInput {
@@ -153,9 +196,11 @@ fn from_cursor(raw: &Value) -> HookInput {
         .and_then(Value::as_array)
         .and_then(|r| r.first())
         .and_then(Value::as_str)
-        .map(str::to_owned);
+        .map(str::to_owned)
+        .or_else(|| text(raw, &["cwd"]));
+    let error = failure_text(raw.get("error_message").or_else(|| raw.get("error")));
     let mut input = HookInput {
-        session_id: text(raw, &["conversation_id", "generation_id"]),
+        session_id: text(raw, &["conversation_id", "session_id", "generation_id"]),
         cwd,
         transcript_path: text(raw, &["transcript_path"]),
         prompt: text(raw, &["prompt"]),
@@ -165,18 +210,42 @@ fn from_cursor(raw: &Value) -> HookInput {
         last_assistant_message: text(raw, &["last_assistant_message"]),
         reason: text(raw, &["reason", "status"]),
         tool_use_id: text(raw, &["tool_use_id", "execution_id"]),
+        failed: error.is_some()
+            || raw
+                .get("hook_event_name")
+                .and_then(Value::as_str)
+                .is_some_and(|e| e.eq_ignore_ascii_case("postToolUseFailure")),
+        error,
+        is_interrupt: raw.get("is_interrupt").and_then(Value::as_bool).unwrap_or(false),
+        failure_type: text(raw, &["failure_type"]),
+        from_cursor: true,
         ..HookInput::default()
     };
     if let Some(command) = text(raw, &["command"]) {
         // afterShellExecution: recorded as the Bash tool, like Claude Code's.
         input.tool_name = Some("Bash".into());
         input.tool_input = serde_json::json!({ "command": command });
-        input.tool_response = serde_json::json!({ "output": any(raw, &["output"]) });
+        let output = any(raw, &["output"]);
+        input.tool_response = serde_json::json!({ "output": output });
+        // A non-zero exit status, where the payload carries one, is a failed call whose error
+        // is what the command printed.
+        let exit = ["exit_code", "exitCode", "exit_status"].iter().find_map(|k| raw.get(*k)).and_then(Value::as_i64);
+        if let Some(code) = exit.filter(|c| *c != 0) {
+            input.failed = true;
+            input.error.get_or_insert_with(|| match output.as_str() {
+                Some(text) if !text.trim().is_empty() => text.to_owned(),
+                _ => format!("exited with status {code}"),
+            });
+        }
     } else {
-        // afterMCPExecution.
+        // afterMCPExecution, postToolUseFailure, and the generic tool payloads Cursor sends to
+        // Claude Code's hooks. Its shell tool is recorded as Bash, like its shell hook.
         input.tool_name = text(raw, &["tool_name"]);
         input.tool_input = json_or_text(any(raw, &["tool_input"]));
-        input.tool_response = json_or_text(any(raw, &["result_json", "tool_response"]));
+        input.tool_response = json_or_text(any(raw, &["result_json", "tool_output", "tool_response"]));
+        if matches!(input.tool_name.as_deref(), Some("Shell" | "run_terminal_cmd")) {
+            input.tool_name = Some("Bash".into());
+        }
     }
     input
 }

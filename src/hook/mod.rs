@@ -5,11 +5,14 @@
 //!
 //! - [`stdin`]: the first complete JSON value, 5 s limit, 8 MiB cap
 //! - [`adapters`]: Claude Code / Cursor / raw input → [`adapters::HookInput`]
+//! - [`cursor`]: whether Cursor's own VibeLearn hooks record an event (Cursor also runs Claude
+//!   Code's hooks)
 //! - [`privacy`]: private-tag stripping (pure); [`exclude`]: project globs (pure)
 //! - [`transcript`]: the last assistant message from a transcript
 //! - [`transport`]: POST to the worker or enqueue directly
 
 pub mod adapters;
+pub mod cursor;
 pub mod exclude;
 pub mod privacy;
 pub mod stdin;
@@ -27,8 +30,7 @@ use transport::{Route, Transport};
 /// A whole event never exceeds this (SPEC §3.3).
 pub const MAX_EVENT_BYTES: usize = 256 * 1024;
 
-/// Tools whose observation carries the edited file's text.
-const EDIT_TOOLS: [&str; 3] = ["Edit", "MultiEdit", "NotebookEdit"];
+use crate::capture::FRAGMENT_TOOLS;
 
 /// The line every hook but SessionStart prints.
 pub fn continue_line() -> Value {
@@ -43,6 +45,18 @@ pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -
         return continue_line();
     }
     let input = adapters::normalize(platform, raw);
+    // Cursor also runs the hooks configured for Claude Code, with its own field names: such an
+    // event is Cursor's, and when Cursor's own VibeLearn hook records it too, it is left to that
+    // one, so a user with both installs gets it once.
+    let via_claude_code = platform == Platform::ClaudeCode && input.from_cursor;
+    let platform = if input.from_cursor { Platform::Cursor } else { platform };
+    if via_claude_code && cursor::records_natively(config, &input, event) {
+        log::debug!(target: "hook", "a Cursor event on the Claude Code path; Cursor's own hook records it");
+        return match event {
+            HookEvent::SessionStart => crate::cli::worker_cmd::start(config),
+            _ => continue_line(),
+        };
+    }
     let excluded = input.cwd.as_deref().is_some_and(|cwd| {
         exclude::is_excluded(cwd, config.excluded_projects(), config.home.as_deref().and_then(|h| h.to_str()))
     });
@@ -54,7 +68,11 @@ pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -
         };
     }
     if event == HookEvent::SessionStart {
-        let line = crate::cli::worker_cmd::start(config);
+        let mut line = crate::cli::worker_cmd::start(config);
+        // One line in the IDE when questions are due (VIBELEARN_SESSION_START_MESSAGE).
+        if let Some(message) = crate::cli::statusline::session_start_message(config, input.cwd.as_deref()) {
+            line["systemMessage"] = json!(message);
+        }
         if let Some(session_id) = &input.session_id {
             let mut transport = Transport::new(config);
             transport.send(Route::Event(EventKind::Init), session_body(&input, session_id, platform));
@@ -149,15 +167,18 @@ fn observation_body(
     config: &Config,
 ) -> Option<Value> {
     let mut body = session_body(input, session_id, platform);
+    let mut truncated = false;
     if event == HookEvent::FileEdit {
         let file_path = input.file_path.clone()?;
         body["file_path"] = json!(file_path);
         body["edits"] = input.edits.clone();
         body["tool_use_id"] = json!(input.tool_use_id);
-        if let Some(text) = read_captured(&file_path) {
-            body["content"] = json!(text.0);
-            body["truncated"] = json!(text.1);
+        // The whole file right after the edit; without it intake or ingest rebuild it.
+        if let Some((text, cut)) = local_file(&file_path, input) {
+            body["file_content"] = json!(text);
+            truncated |= cut;
         }
+        truncated |= cap_strings(&mut body["edits"]);
     } else {
         let tool = input.tool_name.clone()?;
         if config.skip_tools().contains(&tool) {
@@ -166,17 +187,17 @@ fn observation_body(
         body["tool_name"] = json!(tool);
         body["tool_use_id"] = json!(input.tool_use_id);
         body["tool_input"] = input.tool_input.clone();
-        let mut truncated = false;
-        if EDIT_TOOLS.contains(&tool.as_str()) || tool == "Write" {
+        if FRAGMENT_TOOLS.contains(&tool.as_str()) || tool == "Write" {
             // The edit's response repeats the whole file; the captured content replaces it.
             body["tool_response"] = Value::Null;
-            if tool != "Write" {
+            // A failed edit changed nothing: the file on disk is not what it wrote.
+            if tool != "Write" && !input.failed {
                 let path = input
                     .tool_input
                     .get("file_path")
                     .or_else(|| input.tool_input.get("notebook_path"))
                     .and_then(Value::as_str);
-                if let Some((text, cut)) = path.and_then(read_captured) {
+                if let Some((text, cut)) = path.and_then(|p| local_file(p, input)) {
                     body["file_content"] = json!(text);
                     truncated |= cut;
                 }
@@ -186,19 +207,30 @@ fn observation_body(
         }
         truncated |= cap_strings(&mut body["tool_input"]);
         truncated |= cap_strings(&mut body["tool_response"]);
-        body["truncated"] = json!(truncated);
     }
+    if input.failed {
+        // PostToolUseFailure (or Cursor's failure / non-zero exit): the call and its error.
+        let error = input.error.as_deref().unwrap_or("the tool call failed");
+        let (error, cut) = truncate_capture(&privacy::strip_private(error));
+        body["outcome"] = json!("failed");
+        body["error"] = json!(error);
+        truncated |= cut;
+        if input.is_interrupt {
+            body["is_interrupt"] = json!(true);
+        }
+        if let Some(kind) = &input.failure_type {
+            body["failure_type"] = json!(kind);
+        }
+    }
+    body["truncated"] = json!(truncated);
     privacy::strip_private_json(&mut body);
     fit_event(&mut body);
     Some(body)
 }
 
-/// The edited file's text right after the edit, stripped and cut to 10 KiB.
-fn read_captured(path: &str) -> Option<(String, bool)> {
-    let bytes = std::fs::read(path).ok()?;
-    let text = String::from_utf8_lossy(&bytes);
-    let stripped = privacy::strip_private(&text);
-    Some(truncate_capture(&stripped))
+/// The edited file read from this machine, relative paths against the event's cwd.
+fn local_file(path: &str, input: &HookInput) -> Option<(String, bool)> {
+    crate::capture::local_path(path, input.cwd.as_deref()).and_then(|p| crate::capture::read_captured(&p))
 }
 
 /// Cuts every string longer than 10 KiB; says whether any was cut.

@@ -1,7 +1,8 @@
 //! The `analyze_concepts` job (SPEC §6.3): a session summary and 3–8 grounded concepts, from
 //! the configured LLM provider (with one repair round-trip) or the offline catalogue. Concepts
 //! are upserted by (session, normalised name); a run whose inputs hash as at the last success
-//! makes no call at all (`unchanged`).
+//! makes no call at all (`unchanged`). Failed tool calls are input too: a concept may be
+//! grounded in an error the developer met, citing the failed call as its file.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,6 +14,7 @@ use super::session_data::{self, hash_of};
 use super::{llm_call, prompts};
 use super::{missing_session, session_id_of};
 use crate::analysis::concepts::{ValidatedConcepts, normalize_name, parse_concepts_json, validate_concepts};
+use crate::analysis::model::{FailedCall, SourceFile};
 use crate::llm::Selected;
 use crate::llm::offline::offline_concepts;
 use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome, Queue};
@@ -50,9 +52,10 @@ impl Handler for ConceptsHandler {
                 session_data::stack_profile(&conn, &session_id)?.unwrap_or_default(),
                 session_data::prompts(&conn, &session_id)?,
                 session_data::last_input_hash(&conn, &session_id, super::ANALYZE_CONCEPTS)?,
+                session_data::failures(&conn, &session_id)?,
             ))
         });
-        let (session, files, patterns, stack, prompts, last_hash) = match inputs {
+        let (session, files, patterns, stack, prompts, last_hash, failures) = match inputs {
             Ok(inputs) => inputs,
             Err(e) => return Outcome::retry(e.to_string()),
         };
@@ -66,23 +69,34 @@ impl Handler for ConceptsHandler {
         }
         // The code decides whether to run again, not the conversation: the Stop hook fires after
         // every turn with a new last message, and a turn that wrote nothing must cost nothing.
-        let hash = hash_of(&(selected.name(), &stack, &patterns, &files));
+        // Failures join the hash only when there are some, so sessions without any keep the
+        // hash they had before failures were recorded (no re-analysis after an upgrade).
+        let hash = if failures.is_empty() {
+            hash_of(&(selected.name(), &stack, &patterns, &files))
+        } else {
+            hash_of(&(selected.name(), &stack, &patterns, &files, &failures))
+        };
         if last_hash.as_deref() == Some(hash.as_str()) {
             return Outcome::unchanged(json!({ "skipped": "unchanged" }));
         }
+        // What a concept may cite: the captured files, and the errors the developer met (a
+        // failed call's label as the file, its error as the text).
+        let citable: Vec<SourceFile> =
+            files.iter().cloned().chain(failures.iter().map(FailedCall::as_source)).collect();
         let validated = match selected {
             Selected::Offline => {
-                let answer = offline_concepts(&stack, &patterns, &files, &prompts);
-                match validate_concepts(answer, &files) {
+                let answer = offline_concepts(&stack, &patterns, &files, &failures, &prompts);
+                match validate_concepts(answer, &citable) {
                     Ok(validated) => validated,
                     Err(e) => return Outcome::dead(format!("the offline provider found no usable concepts: {e}")),
                 }
             }
             Selected::Remote(provider) => {
-                let request = prompts::concepts_request(&stack, &patterns, &files, &prompts, last_message.as_deref());
+                let request =
+                    prompts::concepts_request(&stack, &patterns, &files, &failures, &prompts, last_message.as_deref());
                 let accept = |text: &str| {
                     let answer = parse_concepts_json(text).map_err(|e| e.to_string())?;
-                    validate_concepts(answer, &files).map_err(|e| e.to_string())
+                    validate_concepts(answer, &citable).map_err(|e| e.to_string())
                 };
                 match llm_call::ask_with_repair(provider.as_ref(), &request, self.llm_timeout, cancel, accept) {
                     Ok(validated) => validated,

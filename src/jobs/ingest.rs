@@ -5,9 +5,10 @@
 //! `event_id`, or the job id), so a re-run of the same job — after a crash, a replay, or a
 //! hook that retried its POST — changes nothing.
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
+use crate::capture::{self, EditOp};
 use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, InlineRun, JobId, Outcome};
 
 /// A captured file content or tool output is cut to this many bytes (SPEC §3.3).
@@ -56,6 +57,15 @@ pub struct Observation {
     pub input: Option<Value>,
     pub output: Option<Value>,
     pub truncated: bool,
+    /// The call failed (PostToolUseFailure, Cursor's failure hook, a non-zero exit).
+    pub failed: bool,
+    /// A failed call's error text (privacy-stripped, cut to 10 KiB).
+    pub error: Option<String>,
+    /// `content` is only the edit's new text, not the file ([`crate::capture`]).
+    pub fragment: bool,
+    /// The edit's replacements, for rebuilding the file from the session's last captured
+    /// version of it at store time; empty unless `fragment`.
+    pub edits: Vec<EditOp>,
 }
 
 /// A validated event, ready to store.
@@ -145,11 +155,26 @@ pub fn parse_event(payload: &Value, fallback_key: &str) -> Result<Envelope, Inva
     })
 }
 
-/// A tool call from PostToolUse (or Cursor's shell/MCP hooks) → its observation type.
+/// A tool call from PostToolUse / PostToolUseFailure (or Cursor's shell, MCP and failure
+/// hooks) → its observation type.
 fn classify_tool_call(payload: &Value, tool_use_id: Option<String>) -> Result<Observation, InvalidEvent> {
     let tool_name = required_str(payload, "tool_name")?.to_owned();
     let input = payload.get("tool_input").cloned().filter(|v| !v.is_null());
-    let output = payload.get("tool_response").cloned().filter(|v| !v.is_null());
+    let mut output = payload.get("tool_response").cloned().filter(|v| !v.is_null());
+    let (failed, error, error_cut) = failure(payload)?;
+    if failed {
+        // What else the IDE said about the failure, for the analysis (an interrupt is the
+        // user's doing, not an error of the code).
+        let mut notes = serde_json::Map::new();
+        for key in ["is_interrupt", "failure_type"] {
+            if let Some(v) = payload.get(key).filter(|v| !v.is_null()) {
+                notes.insert(key.into(), v.clone());
+            }
+        }
+        if !notes.is_empty() {
+            output = Some(Value::Object(notes));
+        }
+    }
     let mut observation = Observation {
         obs_type: "mcp_tool",
         tool_name: tool_name.clone(),
@@ -161,83 +186,141 @@ fn classify_tool_call(payload: &Value, tool_use_id: Option<String>) -> Result<Ob
         packages: Vec::new(),
         input: input.clone(),
         output: output.clone(),
-        truncated: payload.get("truncated").and_then(Value::as_bool).unwrap_or(false),
+        truncated: payload.get("truncated").and_then(Value::as_bool).unwrap_or(false) || error_cut,
+        failed,
+        error,
+        fragment: false,
+        edits: Vec::new(),
     };
     let input = input.unwrap_or(Value::Null);
     if EDIT_TOOLS.contains(&tool_name.as_str()) {
         observation.obs_type = "file_edit";
         observation.action = Some(if tool_name == "Write" { "create" } else { "modify" });
-        observation.file_path =
-            input.get("file_path").or_else(|| input.get("notebook_path")).and_then(Value::as_str).map(str::to_owned);
-        // Content captured at event time: the hook's read of the file right after the edit,
-        // else what Write wrote, else the edit's replacement text.
-        let captured = payload
-            .get("file_content")
+        observation.file_path = input
+            .get("file_path")
+            .or_else(|| input.get("notebook_path"))
+            .or_else(|| payload.get("file_path"))
             .and_then(Value::as_str)
-            .or_else(|| input.get("content").and_then(Value::as_str))
-            .map(str::to_owned)
-            .or_else(|| edit_new_strings(&input));
-        if let Some(text) = captured {
-            let (text, cut) = truncate_capture(&text);
-            observation.content = Some(text);
-            observation.truncated |= cut;
+            .map(str::to_owned);
+        // A failed edit wrote nothing: there is no content to capture.
+        if !failed {
+            // Content captured at event time: the file read right after the edit (by the hook,
+            // or by intake), else what Write wrote; an edit's own text is only a fragment.
+            // A Write's text is the whole file, in its input or (the original client) beside it.
+            let written = || input.get("content").or_else(|| payload.get("content")).and_then(Value::as_str);
+            let whole = payload
+                .get("file_content")
+                .and_then(Value::as_str)
+                .or_else(|| (tool_name == "Write").then(written).flatten());
+            match whole {
+                Some(text) => set_content(&mut observation, text, false),
+                None => set_fragment(&mut observation, payload, &input),
+            }
         }
         // The file text is the observation; keep only the small parts of the input.
         observation.input = Some(serde_json::json!({ "file_path": observation.file_path }));
-        observation.output = None;
+        observation.output = if failed { output } else { None };
     } else if tool_name == "Bash" {
         observation.obs_type = "bash_command";
         observation.command = input.get("command").and_then(Value::as_str).map(str::to_owned);
         observation.packages = observation.command.as_deref().map(installed_packages).unwrap_or_default();
+        if failed {
+            // A failed install installed nothing.
+            observation.packages.clear();
+        }
     }
     Ok(observation)
 }
 
-/// Cursor's afterFileEdit → a `file_edit` observation.
+/// `outcome` / `error` of an event: whether the call failed, its error (cut to 10 KiB), and
+/// whether the cut happened. An `error` without an `outcome` means failed.
+fn failure(payload: &Value) -> Result<(bool, Option<String>, bool), InvalidEvent> {
+    let error = optional_str(payload, "error")?.filter(|e| !e.trim().is_empty());
+    let failed = match optional_str(payload, "outcome")?.as_deref() {
+        None => error.is_some(),
+        Some("failed") => true,
+        Some("succeeded") => false,
+        Some(other) => {
+            return Err(InvalidEvent(format!(
+                "the field \"outcome\" must be \"succeeded\" or \"failed\", not {other:?}"
+            )));
+        }
+    };
+    if !failed {
+        return Ok((false, None, false));
+    }
+    let (error, cut) = truncate_capture(error.as_deref().unwrap_or("the tool call failed"));
+    Ok((true, Some(error), cut))
+}
+
+fn set_content(observation: &mut Observation, text: &str, fragment: bool) {
+    let (text, cut) = truncate_capture(text);
+    observation.content = Some(text);
+    observation.truncated |= cut;
+    observation.fragment = fragment;
+}
+
+/// An edit that brought only its own text: a new file when it replaces nothing, else a
+/// fragment, with its replacements kept for rebuilding the file at store time.
+fn set_fragment(observation: &mut Observation, payload: &Value, input: &Value) {
+    let ops = capture::edit_ops(payload);
+    if capture::creates_file(&ops) {
+        set_content(observation, &ops[0].new, false);
+        return;
+    }
+    let text = capture::fragment_text(&ops)
+        .or_else(|| input.get("new_source").and_then(Value::as_str).map(str::to_owned))
+        .or_else(|| payload.get("content").and_then(Value::as_str).map(str::to_owned));
+    if let Some(text) = text {
+        set_content(observation, &text, true);
+        // A replacement cut at the capture limit no longer matches the file.
+        if ops.iter().all(|op| op.old.len() < MAX_CAPTURE_BYTES && op.new.len() < MAX_CAPTURE_BYTES) {
+            observation.edits = ops;
+        }
+    }
+}
+
+/// Cursor's afterFileEdit (and any client's file-edit event) → a `file_edit` observation.
 fn classify_cursor_edit(payload: &Value, tool_use_id: Option<String>) -> Result<Observation, InvalidEvent> {
     let file_path = required_str(payload, "file_path")?.to_owned();
     let edits = payload.get("edits").cloned().unwrap_or(Value::Null);
     if !(edits.is_null() || edits.is_array()) {
         return Err(InvalidEvent("the field \"edits\" must be an array of {old_string, new_string}".into()));
     }
-    let captured = optional_str(payload, "content")?
-        .or(optional_str(payload, "file_content")?)
-        .or_else(|| edit_new_strings(&serde_json::json!({ "edits": edits })));
-    let (content, truncated) = match captured {
-        Some(text) => {
-            let (text, cut) = truncate_capture(&text);
-            (Some(text), cut)
-        }
-        None => (None, false),
-    };
-    Ok(Observation {
+    let (failed, error, error_cut) = failure(payload)?;
+    let mut observation = Observation {
         obs_type: "file_edit",
         tool_name: "cursor_file_edit".into(),
         tool_use_id,
         file_path: Some(file_path.clone()),
         action: Some("modify"),
-        content,
+        content: None,
         command: None,
         packages: Vec::new(),
         input: Some(serde_json::json!({ "file_path": file_path })),
         output: None,
-        truncated: truncated || payload.get("truncated").and_then(Value::as_bool).unwrap_or(false),
-    })
-}
-
-/// The replacement texts of an Edit/MultiEdit/Cursor edit, joined: the fallback content when
-/// the file itself could not be read.
-fn edit_new_strings(input: &Value) -> Option<String> {
-    if let Some(new) = input.get("new_string").and_then(Value::as_str) {
-        return Some(new.to_owned());
+        truncated: payload.get("truncated").and_then(Value::as_bool).unwrap_or(false) || error_cut,
+        failed,
+        error,
+        fragment: false,
+        edits: Vec::new(),
+    };
+    if failed {
+        return Ok(observation);
     }
-    let parts: Vec<&str> = input
-        .get("edits")
-        .and_then(Value::as_array)?
-        .iter()
-        .filter_map(|e| e.get("new_string").and_then(Value::as_str))
-        .collect();
-    (!parts.is_empty()).then(|| parts.join("\n"))
+    // The whole file: read by the hook or intake (`file_content`), or given as `content` —
+    // unless the original client's marker says its `content` is the edit's new text.
+    let content_is_fragment = payload.get("tool_type").and_then(Value::as_str) == Some("file_edit");
+    let whole = optional_str(payload, "file_content")?.or(if content_is_fragment {
+        None
+    } else {
+        optional_str(payload, "content")?
+    });
+    match whole {
+        Some(text) => set_content(&mut observation, &text, false),
+        None => set_fragment(&mut observation, payload, &Value::Null),
+    }
+    Ok(observation)
 }
 
 /// Package names of an install command (npm/yarn/pnpm add|install, pip install, cargo add,
@@ -302,14 +385,34 @@ pub fn project_name(cwd: &str) -> String {
         .to_owned()
 }
 
-/// Stores one event. Runs in the writer's transaction.
-pub fn store_event(conn: &Connection, envelope: &Envelope, now: i64) -> rusqlite::Result<()> {
-    let project = envelope
-        .project
-        .clone()
-        .or_else(|| envelope.cwd.as_deref().map(project_name))
-        .unwrap_or_else(|| "unknown".to_owned());
-    // First cwd (and its project) wins; later events only fill what is missing.
+/// The session row an event creates or touches.
+#[derive(Debug, Clone)]
+pub struct SessionRow {
+    pub id: String,
+    pub project: String,
+    pub cwd: Option<String>,
+    pub platform: Option<String>,
+}
+
+impl SessionRow {
+    pub fn of(envelope: &Envelope) -> SessionRow {
+        let project = envelope
+            .project
+            .clone()
+            .or_else(|| envelope.cwd.as_deref().map(project_name))
+            .unwrap_or_else(|| "unknown".to_owned());
+        SessionRow {
+            id: envelope.session_id.clone(),
+            project,
+            cwd: envelope.cwd.clone(),
+            platform: envelope.platform.clone(),
+        }
+    }
+}
+
+/// Creates the session row or touches it. First cwd (and its project) wins; later events only
+/// fill what is missing.
+pub fn upsert_session(conn: &Connection, row: &SessionRow, now: i64) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO sessions (id, project, cwd, platform, state, started_at, updated_at) \
          VALUES (?1, ?2, ?3, ?4, 'initialized', ?5, ?5) \
@@ -317,7 +420,13 @@ pub fn store_event(conn: &Connection, envelope: &Envelope, now: i64) -> rusqlite
          project = CASE WHEN sessions.cwd IS NULL THEN excluded.project ELSE sessions.project END, \
          platform = COALESCE(sessions.platform, excluded.platform)",
     )?
-    .execute(params![envelope.session_id, project, envelope.cwd, envelope.platform, now])?;
+    .execute(params![row.id, row.project, row.cwd, row.platform, now])?;
+    Ok(())
+}
+
+/// Stores one event. Runs in the writer's transaction.
+pub fn store_event(conn: &Connection, envelope: &Envelope, now: i64) -> rusqlite::Result<()> {
+    upsert_session(conn, &SessionRow::of(envelope), now)?;
     match &envelope.event {
         Event::Init { prompt: Some(prompt) } => {
             conn.prepare_cached(
@@ -328,11 +437,14 @@ pub fn store_event(conn: &Connection, envelope: &Envelope, now: i64) -> rusqlite
         }
         Event::Init { prompt: None } => {}
         Event::Observation(o) => {
+            let (content, fragment, truncated) = whole_file(conn, &envelope.session_id, o)?;
             let inserted = conn
                 .prepare_cached(
                     "INSERT INTO observations (session_id, event_key, obs_type, tool_name, tool_use_id, \
-                     file_path, action, content, command, packages, input, output, truncated, created_at) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) ON CONFLICT DO NOTHING",
+                     file_path, action, content, command, packages, input, output, truncated, created_at, \
+                     outcome, error, fragment) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) \
+                     ON CONFLICT DO NOTHING",
                 )?
                 .execute(params![
                     envelope.session_id,
@@ -342,13 +454,16 @@ pub fn store_event(conn: &Connection, envelope: &Envelope, now: i64) -> rusqlite
                     o.tool_use_id,
                     o.file_path,
                     o.action,
-                    o.content,
+                    content,
                     o.command,
                     (!o.packages.is_empty()).then(|| serde_json::json!(o.packages).to_string()),
                     o.input.as_ref().map(Value::to_string),
                     o.output.as_ref().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned)),
-                    o.truncated,
+                    truncated,
                     now,
+                    if o.failed { "failed" } else { "succeeded" },
+                    o.error,
+                    fragment,
                 ])?;
             if inserted > 0 {
                 // A new observation after analysis reopens the session (SPEC §5.1).
@@ -364,6 +479,33 @@ pub fn store_event(conn: &Connection, envelope: &Envelope, now: i64) -> rusqlite
         }
     }
     Ok(())
+}
+
+/// An edit's content as stored: a fragment becomes the whole file when the session captured
+/// that file before and every replacement applies to that version (the lane runs a session's
+/// events in order, so "before" is the edit's past). Returns (content, still a fragment,
+/// truncated).
+fn whole_file(conn: &Connection, session_id: &str, o: &Observation) -> rusqlite::Result<(Option<String>, bool, bool)> {
+    let unchanged = (o.content.clone(), o.fragment, o.truncated);
+    let (true, false, Some(path)) = (o.fragment, o.edits.is_empty(), o.file_path.as_deref()) else {
+        return Ok(unchanged);
+    };
+    let last: Option<(String, bool)> = conn
+        .prepare_cached(
+            "SELECT content, truncated FROM observations WHERE session_id = ?1 AND file_path = ?2 \
+             AND obs_type = 'file_edit' AND outcome = 'succeeded' AND fragment = 0 AND content IS NOT NULL \
+             ORDER BY id DESC LIMIT 1",
+        )?
+        .query_row(params![session_id, path], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let Some((base, base_truncated)) = last else { return Ok(unchanged) };
+    match capture::apply_edits(&base, &o.edits) {
+        Some(rebuilt) => {
+            let (text, cut) = truncate_capture(&rebuilt);
+            Ok((Some(text), false, o.truncated || base_truncated || cut))
+        }
+        None => Ok(unchanged),
+    }
 }
 
 /// The handler: parse (a bad payload is dead at once — retrying cannot fix it), then store as
@@ -442,6 +584,64 @@ mod tests {
         let fallback = observation(json!({"event":"observation","contentSessionId":"s","tool_name":"MultiEdit",
             "tool_input":{"file_path":"/p/a.ts","edits":[{"old_string":"a","new_string":"b"},{"old_string":"c","new_string":"d"}]}}));
         assert_eq!(fallback.content.as_deref(), Some("b\nd"));
+        assert!(fallback.fragment && !captured.fragment, "only the edit's own text is a fragment");
+        assert_eq!(fallback.edits.len(), 2, "kept for rebuilding the file from the session");
+    }
+
+    #[test]
+    fn a_failed_call_keeps_its_error_and_writes_nothing() {
+        let bash = observation(json!({"event":"observation","contentSessionId":"s","tool_name":"Bash",
+            "tool_input":{"command":"npm install left-padd"},"outcome":"failed","error":"npm ERR! 404 Not Found"}));
+        assert!(bash.failed);
+        assert_eq!(bash.error.as_deref(), Some("npm ERR! 404 Not Found"));
+        assert!(bash.packages.is_empty(), "a failed install installed nothing");
+        let edit = observation(json!({"event":"observation","contentSessionId":"s","tool_name":"Edit",
+            "tool_input":{"file_path":"/p/a.ts","old_string":"x","new_string":"y"},"error":"String to replace not found"}));
+        assert!(
+            edit.failed && edit.content.is_none(),
+            "an error without outcome is a failure; a failed edit wrote nothing"
+        );
+        let long = observation(json!({"event":"observation","contentSessionId":"s","tool_name":"Bash",
+            "outcome":"failed","error":"e".repeat(MAX_CAPTURE_BYTES + 5)}));
+        assert!(long.truncated && long.error.unwrap().len() == MAX_CAPTURE_BYTES);
+        let bad = parse_event(
+            &json!({"event":"observation","contentSessionId":"s","tool_name":"Bash","outcome":"maybe"}),
+            "k",
+        );
+        assert!(bad.unwrap_err().0.contains("outcome"));
+        let ok =
+            observation(json!({"event":"observation","contentSessionId":"s","tool_name":"Bash","outcome":"succeeded"}));
+        assert!(!ok.failed && ok.error.is_none());
+    }
+
+    #[test]
+    fn a_write_from_the_original_client_is_the_whole_file() {
+        let o = observation(
+            json!({"event":"observation","contentSessionId":"s","tool_name":"Write","tool_type":"file_edit",
+            "file_path":"/p/a.ts","content":"export const a = 1;"}),
+        );
+        assert_eq!((o.content.as_deref(), o.fragment, o.action), (Some("export const a = 1;"), false, Some("create")));
+        assert_eq!(o.file_path.as_deref(), Some("/p/a.ts"));
+    }
+
+    #[test]
+    fn file_edit_content_is_whole_unless_the_original_client_marks_it() {
+        let file_edit = |extra: Value| {
+            let mut payload = json!({"event":"file_edit","contentSessionId":"s","file_path":"/p/a.ts"});
+            payload.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            match parse_event(&payload, "k").unwrap().event {
+                Event::Observation(o) => *o,
+                other => panic!("{other:?}"),
+            }
+        };
+        let whole = file_edit(json!({"content": "const a = 1;\nconst b = 2;"}));
+        assert!(!whole.fragment);
+        let original = file_edit(json!({"content": "b = 3", "tool_type": "file_edit"}));
+        assert!(original.fragment && original.content.as_deref() == Some("b = 3"));
+        let created = file_edit(json!({"edits": [{"old_string": "", "new_string": "new file"}]}));
+        assert!(!created.fragment && created.content.as_deref() == Some("new file"));
+        let read = file_edit(json!({"edits": [{"old_string": "a", "new_string": "b"}], "file_content": "whole b"}));
+        assert!(!read.fragment && read.content.as_deref() == Some("whole b"));
     }
 
     #[test]

@@ -97,6 +97,38 @@ fn step_key(kind: &str, session_id: &str) -> String {
     format!("{kind}:{session_id}")
 }
 
+/// Whether a session has events newer than its last analysis request: SessionEnd analyses such
+/// a session (its Stop never came), and only such a one, so a session is not analysed twice.
+///
+/// Compared by job id, in the session's lane: the last observation or file-edit job (found
+/// through the ingest keys `tool:<session>:…` / `event:<session>:…`, an index range) against
+/// the last `analyze_stack` job. When the event jobs are gone (pruned), the stored
+/// observations' times stand in for them.
+pub fn session_needs_analysis(conn: &rusqlite::Connection, session_id: &str) -> rusqlite::Result<bool> {
+    let (last_request, requested_at): (Option<i64>, Option<i64>) = conn
+        .prepare_cached("SELECT MAX(id), MAX(created_at) FROM jobs WHERE unique_key = ?1")?
+        .query_row([step_key(ANALYZE_STACK, session_id)], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let mut last_event: Option<i64> = None;
+    for prefix in ["tool", "event"] {
+        let (from, to) = (format!("{prefix}:{session_id}:"), format!("{prefix}:{session_id};"));
+        let id: Option<i64> = conn
+            .prepare_cached(
+                "SELECT MAX(id) FROM jobs WHERE unique_key >= ?1 AND unique_key < ?2 AND lane = ?3 \
+                 AND kind = 'ingest' AND state NOT IN ('dead','cancelled') \
+                 AND json_extract(payload, '$.event') IN ('observation','file_edit')",
+            )?
+            .query_row(rusqlite::params![from, to, lane(session_id)], |r| r.get(0))?;
+        last_event = last_event.max(id);
+    }
+    if let Some(event) = last_event {
+        return Ok(last_request.is_none_or(|request| event > request));
+    }
+    let last_observed: Option<i64> = conn
+        .prepare_cached("SELECT MAX(created_at) FROM observations WHERE session_id = ?1")?
+        .query_row([session_id], |r| r.get(0))?;
+    Ok(last_observed.is_some_and(|at| requested_at.is_none_or(|requested| at > requested)))
+}
+
 /// An analysis step for a session, after the latest job of each of its prerequisites;
 /// deduplicated while an identical one (with the same prerequisites) is still waiting.
 pub fn analysis_job(kind: &str, session_id: &str, payload: serde_json::Value) -> NewJob {

@@ -2,7 +2,7 @@
 //! carry only privacy-stripped inputs (stripping happened at intake).
 
 use crate::analysis::concepts::{Concept, Level};
-use crate::analysis::model::{Pattern, SourceFile, StackProfile};
+use crate::analysis::model::{FailedCall, Pattern, SourceFile, StackProfile};
 use crate::analysis::questions::RUBRIC_DIMENSIONS;
 use crate::llm::LlmRequest;
 
@@ -25,10 +25,14 @@ fn clip(text: &str, max: usize) -> String {
     format!("{}\n… (cut)", &text[..end])
 }
 
+/// Longest error text quoted per failed call.
+const MAX_ERROR_CHARS: usize = 1_500;
+
 pub fn concepts_request(
     stack: &StackProfile,
     patterns: &[Pattern],
     files: &[SourceFile],
+    failures: &[FailedCall],
     prompts: &[String],
     last_message: Option<&str>,
 ) -> LlmRequest {
@@ -48,7 +52,16 @@ pub fn concepts_request(
     }
     prompt.push_str("\nThe code written (latest version of each file):\n");
     for file in files.iter().take(MAX_FILES) {
-        prompt.push_str(&format!("\n=== {} ===\n{}\n", file.path, clip(&file.content, MAX_FILE_CHARS)));
+        let marker = if file.fragment { " (only the text of its edits: the whole file was not captured)" } else { "" };
+        prompt.push_str(&format!("\n=== {}{marker} ===\n{}\n", file.path, clip(&file.content, MAX_FILE_CHARS)));
+    }
+    if !failures.is_empty() {
+        prompt.push_str(
+            "\nErrors the developer met (tool calls that failed; the label before the error is its source_file):\n",
+        );
+        for failure in failures {
+            prompt.push_str(&format!("\n=== {} ===\n{}\n", failure.label(), clip(&failure.error, MAX_ERROR_CHARS)));
+        }
     }
     prompt.push_str(
         "\nReturn JSON: {\"summary\":{\"what_was_built\":str,\"developer_intent\":str,\"architecture_decisions\":[str]},\
@@ -59,6 +72,18 @@ pub fn concepts_request(
          security, state_management, type_system, react_pattern. source_file must be one of the file paths above and \
          snippet must be copied verbatim (a few lines) from that file. confidence is between 0 and 1.",
     );
+    if !failures.is_empty() {
+        prompt.push_str(
+            " An error the developer met is worth a concept (what it means, its likely cause, how to fix it: a type \
+             error, a failing test, a missing package): for such a concept, source_file is the error's label exactly as \
+             written above (starting with \"failed \") and snippet is copied verbatim from its error text.",
+        );
+    }
+    if files.iter().any(|f| f.fragment) {
+        prompt.push_str(
+            " A file marked as edits only is fragments of a file, not the whole file: do not describe its structure.",
+        );
+    }
     LlmRequest { system: SYSTEM.to_owned(), prompt, max_tokens: 4_000 }
 }
 
@@ -75,6 +100,12 @@ pub fn questions_request(concepts: &[(Concept, Level)]) -> LlmRequest {
             clip(&concept.snippet, 1_500)
         ));
     }
+    if concepts.iter().any(|(c, _)| FailedCall::is_label(&c.source_file)) {
+        prompt.push_str(
+            "\nA concept whose file starts with \"failed \" comes from an error the developer met; its snippet is the \
+             error output. Ask about that error: what it means, what likely caused it in their code, and how to fix it.\n",
+        );
+    }
     prompt.push_str(&format!(
         "\nReturn JSON: {{\"questions\":[{{\"concept\":str (a name above),\"question_type\":str,\"difficulty\":\"junior|mid|senior\",\
          \"snippet\":str|null,\"question\":str,\"options\":[str]|null,\"correct\":str|null,\"explanation\":str,\
@@ -88,4 +119,40 @@ pub fn questions_request(concepts: &[(Concept, Level)]) -> LlmRequest {
         RUBRIC_DIMENSIONS.iter().map(|d| format!("\"rubric:{d}\"")).collect::<Vec<_>>().join(", ")
     ));
     LlmRequest { system: SYSTEM.to_owned(), prompt, max_tokens: 6_000 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_and_fragments_reach_the_prompts() {
+        let files = [
+            SourceFile::new("lib/cart.ts", "export const a = 1;"),
+            SourceFile { path: "lib/db.ts".into(), content: "b = 2".into(), fragment: true },
+        ];
+        let failure = FailedCall {
+            tool_name: "Bash".into(),
+            subject: "npx tsc --noEmit".into(),
+            error: "error TS2322: Type 'string' is not assignable to type 'number'.".into(),
+        };
+        let request =
+            concepts_request(&StackProfile::default(), &[], &files, std::slice::from_ref(&failure), &[], None);
+        assert!(request.prompt.contains("=== failed Bash: npx tsc --noEmit ===\nerror TS2322"));
+        assert!(request.prompt.contains("source_file is the error's label"));
+        assert!(request.prompt.contains("=== lib/db.ts (only the text of its edits"));
+        let plain = concepts_request(&StackProfile::default(), &[], &files[..1], &[], &[], None);
+        assert!(!plain.prompt.contains("Errors the developer met") && !plain.prompt.contains("edits only"));
+        let concept = Concept {
+            name: "Reading compiler type errors".into(),
+            category: "type_system".into(),
+            difficulty: "junior".into(),
+            source_file: failure.label(),
+            snippet: failure.error.clone(),
+            why_it_matters: "x".into(),
+            confidence: 0.8,
+        };
+        let questions = questions_request(&[(concept, Level::Junior)]);
+        assert!(questions.prompt.contains("comes from an error the developer met"));
+    }
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
-use crate::analysis::model::{Pattern, SourceFile, StackProfile};
+use crate::analysis::model::{FailedCall, Pattern, SourceFile, StackProfile};
 
 /// The session row fields the steps use.
 #[derive(Debug, Clone)]
@@ -41,22 +41,83 @@ pub fn session(conn: &Connection, id: &str) -> rusqlite::Result<Option<SessionIn
 /// The latest captured content of every file the session wrote, in path order, with paths
 /// relative to the session's cwd when they lie under it (what a developer recognises, and
 /// what questions quote).
+///
+/// Fragments (edits whose whole file was never captured, [`crate::capture`]) never replace a
+/// whole version of their file; a file known only from fragments is their texts in order,
+/// marked `fragment`. Failed calls wrote nothing and are left out.
 pub fn captured_files(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<SourceFile>> {
     let cwd: Option<String> = conn
         .prepare_cached("SELECT cwd FROM sessions WHERE id = ?1")?
         .query_row([session_id], |r| r.get(0))
         .optional()?
         .flatten();
-    let mut latest: BTreeMap<String, String> = BTreeMap::new();
+    let mut latest: BTreeMap<String, SourceFile> = BTreeMap::new();
     let mut stmt = conn.prepare_cached(
-        "SELECT file_path, content FROM observations WHERE session_id = ?1 AND obs_type = 'file_edit' \
-         AND file_path IS NOT NULL AND content IS NOT NULL ORDER BY id",
+        "SELECT file_path, content, fragment FROM observations WHERE session_id = ?1 AND obs_type = 'file_edit' \
+         AND file_path IS NOT NULL AND content IS NOT NULL AND outcome = 'succeeded' ORDER BY id",
     )?;
-    for row in stmt.query_map([session_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
-        let (path, content) = row?;
-        latest.insert(relative_path(&path, cwd.as_deref()), content);
+    let rows = stmt.query_map([session_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get(2)?)))?;
+    for row in rows {
+        let (path, content, fragment): (String, String, bool) = row?;
+        let path = relative_path(&path, cwd.as_deref());
+        match latest.get_mut(&path) {
+            Some(known) if fragment && known.fragment => {
+                known.content.push('\n');
+                known.content.push_str(&content);
+            }
+            Some(_) if fragment => {}
+            _ => {
+                latest.insert(path.clone(), SourceFile { path, content, fragment });
+            }
+        }
     }
-    Ok(latest.into_iter().map(|(path, content)| SourceFile { path, content }).collect())
+    Ok(latest.into_values().collect())
+}
+
+/// Most failed calls one analysis looks at: the first ones of a session are where the
+/// developer met something new; dozens of retries of one build add nothing.
+pub const MAX_FAILURES: usize = 12;
+
+/// The session's failed tool calls, oldest first, without the ones the user interrupted.
+pub fn failures(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<FailedCall>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT tool_name, command, file_path, input, error FROM observations \
+         WHERE session_id = ?1 AND outcome = 'failed' AND error IS NOT NULL \
+         AND COALESCE(json_extract(CASE WHEN json_valid(output) THEN output END, '$.is_interrupt'), 0) = 0 \
+         ORDER BY id LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![session_id, MAX_FAILURES as i64], |r| {
+        let tool_name: String = r.get(0)?;
+        let command: Option<String> = r.get(1)?;
+        let file_path: Option<String> = r.get(2)?;
+        let input: Option<String> = r.get(3)?;
+        let error: String = r.get(4)?;
+        let subject = command.or(file_path).or(input).unwrap_or_else(|| tool_name.clone());
+        Ok(FailedCall { tool_name, subject, error })
+    })?;
+    rows.collect()
+}
+
+/// For an init reply: the session's row id (if its row exists) and its prompt number — the
+/// prompts stored plus the ones still waiting in its lane up to and including job `job_id`.
+pub fn session_ref(conn: &Connection, session_id: &str, job_id: i64) -> rusqlite::Result<(Option<i64>, i64)> {
+    let row_id = session_row_id(conn, session_id)?;
+    let stored: i64 = conn
+        .prepare_cached("SELECT COUNT(*) FROM prompts WHERE session_id = ?1")?
+        .query_row([session_id], |r| r.get(0))?;
+    let waiting: i64 = conn
+        .prepare_cached(
+            "SELECT COUNT(*) FROM jobs WHERE lane = ?1 AND state IN ('available','running','retryable') \
+             AND id <= ?2 AND kind = 'ingest' AND json_extract(payload, '$.event') = 'init' \
+             AND TRIM(COALESCE(json_extract(payload, '$.prompt'), '')) <> ''",
+        )?
+        .query_row(params![super::lane(session_id), job_id], |r| r.get(0))?;
+    Ok((row_id, stored + waiting))
+}
+
+/// The integer row id of a session (what the original VibeLearn client calls `sessionDbId`).
+pub fn session_row_id(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached("SELECT rowid FROM sessions WHERE id = ?1")?.query_row([session_id], |r| r.get(0)).optional()
 }
 
 /// `path` relative to `root` (`/`-separated) when it lies under it, else unchanged.
@@ -75,7 +136,7 @@ pub fn file_counts(conn: &Connection, session_id: &str) -> rusqlite::Result<(i64
     conn.prepare_cached(
         "SELECT COUNT(DISTINCT CASE WHEN action = 'create' THEN file_path END), \
                 COUNT(DISTINCT CASE WHEN action = 'modify' THEN file_path END) \
-         FROM observations WHERE session_id = ?1 AND obs_type = 'file_edit'",
+         FROM observations WHERE session_id = ?1 AND obs_type = 'file_edit' AND outcome = 'succeeded'",
     )?
     .query_row([session_id], |r| Ok((r.get(0)?, r.get(1)?)))
 }
@@ -91,7 +152,11 @@ pub fn stack_profile(conn: &Connection, session_id: &str) -> rusqlite::Result<Op
         .prepare_cached("SELECT profile FROM stack_profiles WHERE session_id = ?1")?
         .query_row([session_id], |r| r.get(0))
         .optional()?;
-    Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
+    let mut profile: Option<StackProfile> = text.and_then(|t| serde_json::from_str(&t).ok());
+    if let Some(profile) = &mut profile {
+        crate::analysis::stack::show_languages(profile);
+    }
+    Ok(profile)
 }
 
 pub fn patterns(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<Pattern>> {

@@ -61,7 +61,7 @@ impl Handler for StackHandler {
         let touched: Vec<String> = captured.iter().map(|f| f.path.clone()).collect();
         for file in &captured {
             if is_manifest(&file.path) && !manifests.iter().any(|m| m.path == file.path) {
-                manifests.push(SourceFile { path: file.path.clone(), content: file.content.clone() });
+                manifests.push(SourceFile::new(file.path.clone(), file.content.clone()));
             }
         }
         manifests.sort_by(|a, b| a.path.cmp(&b.path));
@@ -107,7 +107,7 @@ fn read_manifests(root: &Path) -> Vec<SourceFile> {
                 let small = entry.metadata().map(|m| m.len() <= MAX_MANIFEST_BYTES).unwrap_or(false);
                 if let (true, Ok(content)) = (small, std::fs::read_to_string(&path)) {
                     let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
-                    found.push(SourceFile { path: rel, content });
+                    found.push(SourceFile::new(rel, content));
                 }
             }
         }

@@ -2,8 +2,10 @@
 //! network and no randomness, so `vl demo` and the tests run anywhere and the same session
 //! always gives the same answer.
 //!
-//! Concepts: every catalogue entry is scored by the static-analysis patterns its signals
-//! match; the best 3–8 are kept (at most two per category on the first pass, for variety),
+//! Concepts: first the errors the session met (failed tool calls, at most
+//! [`select::MAX_ERROR_CONCEPTS`], one per kind of error), each citing the failed call and the
+//! lines of its error that show the problem; then every catalogue entry is scored by the
+//! static-analysis patterns its signals match; the best 3–8 are kept (at most two per category on the first pass, for variety),
 //! each citing the file and a verbatim snippet of the pattern that matched best, so
 //! `validate_concepts` accepts it. When the code yields fewer than three, entries that fit the
 //! stack and whose tokens occur in a captured file are added, then generic entries (imports,
@@ -17,19 +19,27 @@ mod select;
 mod summary;
 
 use crate::analysis::catalogue::{self, render::Evidence, render::render};
-use crate::analysis::concepts::{Concept, ConceptsAnswer, Level, MIN_CONCEPTS, normalize_name};
-use crate::analysis::model::{Pattern, SourceFile, StackProfile};
+use crate::analysis::concepts::{Concept, ConceptsAnswer, Level, MAX_CONCEPTS, MIN_CONCEPTS, normalize_name};
+use crate::analysis::model::{FailedCall, Pattern, SourceFile, StackProfile};
 use crate::analysis::questions::{GeneratedQuestion, QuestionType, QuestionsAnswer, fnv1a64};
-use select::{Pick, fill_from_stack, pick_from_patterns};
+use select::{Pick, fill_from_stack, pick_from_failures, pick_from_patterns};
 
-/// Concepts for a session from its static patterns, stack and files (see the module doc).
+/// Concepts for a session from its static patterns, stack, files and the errors it met (see
+/// the module doc).
 pub fn offline_concepts(
     stack: &StackProfile,
     patterns: &[Pattern],
     files: &[SourceFile],
+    failures: &[FailedCall],
     prompts: &[String],
 ) -> ConceptsAnswer {
-    let mut picked = pick_from_patterns(patterns, files);
+    // Errors first: where the developer got stuck is what they most need to understand.
+    let mut picked = pick_from_failures(failures);
+    for pick in pick_from_patterns(patterns, files) {
+        if picked.len() < MAX_CONCEPTS && !picked.iter().any(|p| p.is_entry(&pick)) {
+            picked.push(pick);
+        }
+    }
     if picked.len() < MIN_CONCEPTS {
         fill_from_stack(&mut picked, stack, patterns, files);
     }

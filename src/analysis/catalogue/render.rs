@@ -11,6 +11,7 @@
 use super::Entry;
 use super::tokens::{blank_in, find_token};
 use crate::analysis::concepts::{Level, normalize_name};
+use crate::analysis::model::FailedCall;
 use crate::analysis::questions::{GeneratedQuestion, QuestionType, RUBRIC_DIMENSIONS, fnv1a64, rubric_tag};
 
 /// Where a question's code comes from.
@@ -30,8 +31,10 @@ pub fn render(entry: &Entry, qtype: QuestionType, level: Level, ev: &Evidence<'_
     let from_developer = !ev.snippet.trim().is_empty();
     let code = if from_developer { ev.snippet } else { entry.example };
     let place = if from_developer && !ev.file.is_empty() { ev.file } else { "an example" };
+    // A concept grounded in an error the developer met quotes the error, not code.
+    let noun = if from_developer && FailedCall::is_label(ev.file) { "error output" } else { "code" };
     let seed = seed(entry, qtype, level);
-    let ctx = Ctx { entry, level, code, from_developer, place, seed };
+    let ctx = Ctx { entry, level, code, from_developer, place, noun, seed };
     let mut q = match qtype {
         QuestionType::MultipleChoice => multiple_choice(&ctx),
         QuestionType::TrueFalse => true_false(&ctx),
@@ -62,6 +65,8 @@ struct Ctx<'a> {
     /// Whether `code` is the developer's snippet rather than the entry's example.
     from_developer: bool,
     place: &'a str,
+    /// What `code` is: "code", or "error output" when it is an error the developer met.
+    noun: &'static str,
     seed: u64,
 }
 
@@ -90,7 +95,7 @@ fn multiple_choice(c: &Ctx<'_>) -> GeneratedQuestion {
     let fact = c.entry.facts[l];
     let question = match c.level {
         Level::Junior => format!("Which statement about {name} is true?"),
-        Level::Mid => format!("Looking at this code from {}, which statement about {name} holds?", c.place),
+        Level::Mid => format!("Looking at this {} from {}, which statement about {name} holds?", c.noun, c.place),
         Level::Senior => {
             format!("Which statement about {name} would an experienced reviewer agree with?")
         }
@@ -143,11 +148,11 @@ fn closest_fact(entry: &Entry, myth: &str) -> &'static str {
 
 fn fill_in_blank(c: &Ctx<'_>) -> GeneratedQuestion {
     let name = c.entry.name;
-    let (place, blanked, token) = match blank_in(c.code, c.entry.tokens) {
-        Some((blanked, token)) => (c.place, blanked, token),
+    let (place, noun, blanked, token) = match blank_in(c.code, c.entry.tokens) {
+        Some((blanked, token)) => (c.place, c.noun, blanked, token),
         // The developer's snippet has none of the tokens: blank the example instead.
         None => match blank_in(c.entry.example, c.entry.tokens) {
-            Some((blanked, token)) => ("an example", blanked, token),
+            Some((blanked, token)) => ("an example", "code", blanked, token),
             // Unreachable for catalogue entries (their tests check the example has a token),
             // but a code_reading question is still better than a panic.
             None => return code_reading(c),
@@ -155,13 +160,14 @@ fn fill_in_blank(c: &Ctx<'_>) -> GeneratedQuestion {
     };
     let question = match c.level {
         Level::Junior => format!(
-            "Fill in the blank in this code from {place}: which keyword, symbol or name related to {name} is missing?"
+            "Fill in the blank in this {noun} from {place}: which keyword, symbol or name related to {name} is missing?"
         ),
-        Level::Mid => {
+        Level::Mid if noun == "code" => {
             format!("Fill in the blank so this code from {place} does what it did before.")
         }
+        Level::Mid => format!("Fill in the blank so this {noun} from {place} reads as it did."),
         Level::Senior => {
-            format!("Fill in the blank in this code from {place}, and think about what would break without it.")
+            format!("Fill in the blank in this {noun} from {place}, and think about what it tells you.")
         }
     };
     let explanation = format!("`{token}` belongs in the blank. {}", c.entry.description);
@@ -216,6 +222,16 @@ fn code_reading(c: &Ctx<'_>) -> GeneratedQuestion {
         (c.entry.reading[0].to_string(), c.entry.reading[1].to_string())
     } else {
         let question = match c.level {
+            Level::Junior if c.noun != "code" => {
+                format!(
+                    "Read this {} you met ({}). What does it tell you went wrong, and where would you look first?",
+                    c.noun, c.place
+                )
+            }
+            Level::Mid | Level::Senior if c.noun != "code" => format!(
+                "Read this {} you met ({}). What is its cause likely to be, how would you confirm it, and how would you fix it?",
+                c.noun, c.place
+            ),
             Level::Junior => format!("Read this code from {}. What does it do, and where does it use {name}?", c.place),
             Level::Mid => format!(
                 "Read this code from {}. How does it use {name}, and what would go wrong if that part were removed or done naively?",
@@ -339,6 +355,20 @@ mod tests {
         let q = render(entry, QuestionType::SpotTheBug, Level::Junior, &ev);
         assert!(q.snippet.as_deref().is_some_and(|s| s.contains("err == nil")));
         assert!(q.question.contains("main.go"));
+    }
+
+    #[test]
+    fn an_error_the_developer_met_is_quoted_as_error_output() {
+        let entry = super::super::find("Reading compiler type errors").expect("catalogue entry");
+        let error = "src/cart.ts(12,9): error TS2322: Type 'string' is not assignable to type 'number'.";
+        let ev = Evidence { concept: entry.name, file: "failed Bash: npx tsc --noEmit", snippet: error };
+        let q = render(entry, QuestionType::CodeReading, Level::Mid, &ev);
+        assert!(q.question.contains("error output you met (failed Bash: npx tsc --noEmit)"), "{}", q.question);
+        assert_eq!(q.snippet.as_deref(), Some(error));
+        let blank = render(entry, QuestionType::FillInBlank, Level::Junior, &ev);
+        assert!(blank.question.contains("this error output from failed Bash"), "{}", blank.question);
+        let bug = render(entry, QuestionType::SpotTheBug, Level::Junior, &ev);
+        assert!(bug.snippet.as_deref().is_some_and(|s| s.contains("const label: string = cartTotal")), "{bug:?}");
     }
 
     #[test]

@@ -8,8 +8,8 @@ const API_TS: &str = "import { db } from \"./db\";\n\nexport async function GET(
 
 fn files() -> Vec<SourceFile> {
     vec![
-        SourceFile { path: "/home/x/proj/src/api.ts".into(), content: API_TS.into() },
-        SourceFile { path: "src/util.py".into(), content: "def add(a, b):\n    return a + b\n".into() },
+        SourceFile::new("/home/x/proj/src/api.ts", API_TS),
+        SourceFile::new("src/util.py", "def add(a, b):\n    return a + b\n"),
     ]
 }
 

@@ -270,6 +270,35 @@ impl PathHint {
 }
 
 /// Language of a file extension (SPEC §6.1 list), lowercase as in `StackProfile::languages`.
+/// A language's display name, as users and the upstream see it (SPEC §6.1): "typescript" →
+/// "TypeScript", "csharp" → "C#". Accepts a display name too (stack profiles stored before
+/// display names were used hold ids); anything unknown is returned trimmed.
+pub fn display_language(lang: &str) -> &str {
+    match lang.trim().to_lowercase().as_str() {
+        "typescript" => "TypeScript",
+        "javascript" => "JavaScript",
+        "python" => "Python",
+        "go" => "Go",
+        "rust" => "Rust",
+        "ruby" => "Ruby",
+        "java" => "Java",
+        "kotlin" => "Kotlin",
+        "csharp" | "c#" => "C#",
+        "php" => "PHP",
+        "swift" => "Swift",
+        _ => lang.trim(),
+    }
+}
+
+/// The internal id of a language from its display name or id ("C#" → "csharp"), the form
+/// static patterns and catalogue hints use.
+pub fn language_id(lang: &str) -> String {
+    match lang.trim().to_lowercase().as_str() {
+        "c#" => "csharp".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
 pub fn language_of_extension(ext: &str) -> Option<&'static str> {
     Some(match ext {
         "ts" | "tsx" | "mts" | "cts" => "typescript",

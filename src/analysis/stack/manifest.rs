@@ -561,7 +561,7 @@ mod tests {
     use super::*;
 
     fn parsed(path: &str, content: &str) -> Result<Manifest, ManifestError> {
-        parse(&SourceFile { path: path.into(), content: content.into() })
+        parse(&SourceFile::new(path, content))
     }
 
     fn names(path: &str, content: &str) -> Vec<(String, DepKind)> {

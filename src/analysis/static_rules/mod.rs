@@ -246,10 +246,7 @@ pub(crate) mod testutil {
     use super::*;
 
     pub fn found(path: &str, src: &str) -> Vec<(String, String)> {
-        analyze_file(&SourceFile { path: path.into(), content: src.into() })
-            .into_iter()
-            .map(|p| (p.pattern_type, p.name))
-            .collect()
+        analyze_file(&SourceFile::new(path, src)).into_iter().map(|p| (p.pattern_type, p.name)).collect()
     }
 
     fn has(found: &[(String, String)], ty: &str, name: &str) -> bool {
@@ -279,7 +276,7 @@ mod tests {
     use super::*;
 
     fn file(path: &str, content: &str) -> SourceFile {
-        SourceFile { path: path.into(), content: content.into() }
+        SourceFile::new(path, content)
     }
 
     #[test]

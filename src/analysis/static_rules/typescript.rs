@@ -551,10 +551,7 @@ mod tests {
 
     #[test]
     fn javascript_files_report_javascript() {
-        let p = super::super::analyze_file(&crate::analysis::model::SourceFile {
-            path: "x.mjs".into(),
-            content: "async function a() {}".into(),
-        });
+        let p = super::super::analyze_file(&crate::analysis::model::SourceFile::new("x.mjs", "async function a() {}"));
         assert_eq!(p[0].language, "javascript");
     }
 }

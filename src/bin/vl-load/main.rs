@@ -281,7 +281,7 @@ fn static_throughput(megabytes: usize) -> serde_json::Value {
     while bytes < megabytes * 1024 * 1024 {
         let content = &sources[n % sources.len()];
         bytes += content.len();
-        files.push(SourceFile { path: format!("src/gen/file{n}.tsx"), content: content.clone() });
+        files.push(SourceFile::new(format!("src/gen/file{n}.tsx"), content.clone()));
         n += 1;
     }
     let lines: usize = files.iter().map(|f| f.content.lines().count()).sum();

@@ -5,7 +5,9 @@
 use crate::analysis::catalogue::tokens::find_token;
 use crate::analysis::catalogue::{self, Entry, Signal};
 use crate::analysis::concepts::{Concept, MAX_CONCEPTS, MIN_CONCEPTS, path_matches};
-use crate::analysis::model::{Pattern, SourceFile, StackProfile};
+use crate::analysis::failures::{self, ErrorKind};
+use crate::analysis::model::{FailedCall, Pattern, SourceFile, StackProfile};
+use crate::analysis::stack::language_id;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -38,8 +40,14 @@ pub(super) struct Pick {
 }
 
 impl Pick {
+    /// Whether two picks are the same catalogue entry.
+    pub(super) fn is_entry(&self, other: &Pick) -> bool {
+        self.entry.name == other.entry.name
+    }
+
     pub(super) fn to_concept(&self) -> Concept {
         let seen = match &self.seen_as {
+            _ if FailedCall::is_label(&self.file) => format!(" You met it in this session ({}).", self.file),
             Some(name) if !name.trim().is_empty() => {
                 format!(" Seen here as `{}` in {}.", name.trim(), self.file)
             }
@@ -55,6 +63,26 @@ impl Pick {
             confidence: self.confidence,
         }
     }
+}
+
+/// At most this many concepts come from errors: a session that met ten errors still wrote code
+/// worth learning from.
+pub const MAX_ERROR_CONCEPTS: usize = 2;
+/// Confidence of a concept grounded in an error of a known kind, and in any other error.
+const ERROR_CONFIDENCE: f64 = 0.8;
+const OTHER_ERROR_CONFIDENCE: f64 = 0.6;
+
+/// One concept per kind of error the session met, citing the failed call's label and the
+/// error's telling lines (verbatim, so validation finds them in the failure's text).
+pub(super) fn pick_from_failures(failures: &[FailedCall]) -> Vec<Pick> {
+    failures::errors_met(failures, MAX_ERROR_CONCEPTS)
+        .into_iter()
+        .filter_map(|met| {
+            let entry = catalogue::find(met.kind.concept())?;
+            let confidence = if met.kind == ErrorKind::Other { OTHER_ERROR_CONFIDENCE } else { ERROR_CONFIDENCE };
+            Some(Pick { entry, file: met.label, snippet: met.excerpt, seen_as: None, confidence })
+        })
+        .collect()
 }
 
 pub(super) fn pick_from_patterns(patterns: &[Pattern], files: &[SourceFile]) -> Vec<Pick> {
@@ -235,7 +263,8 @@ fn stack_terms(stack: &StackProfile, patterns: &[Pattern], files: &[SourceFile])
     let detected = singles.into_iter().flatten().chain(lists.into_iter().flatten());
     let from_code = patterns.iter().map(|p| p.language.clone());
     let from_files = files.iter().filter_map(|f| language_of(&f.path)).map(str::to_string);
-    detected.cloned().chain(from_code).chain(from_files).map(|t| t.trim().to_lowercase()).collect()
+    // Languages are display names in profiles ("C#"), ids in patterns and hints ("csharp").
+    detected.map(|t| language_id(t)).chain(from_code).chain(from_files).map(|t| t.trim().to_lowercase()).collect()
 }
 
 /// The first place a token of `entry` occurs in a file whose language fits the entry (when

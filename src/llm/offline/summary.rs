@@ -5,6 +5,7 @@
 use super::select::language_of;
 use crate::analysis::concepts::{Concept, SessionSummary};
 use crate::analysis::model::{Pattern, SourceFile, StackProfile};
+use crate::analysis::stack::display_language;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -53,7 +54,7 @@ fn what_was_built(stack: &StackProfile, patterns: &[Pattern], files: &[SourceFil
     let mut languages: Vec<String> = Vec::new();
     let detected = stack.languages.iter().map(String::as_str);
     for lang in detected.chain(files.iter().filter_map(|f| language_of(&f.path))) {
-        let shown = display_language(lang);
+        let shown = display_language(lang).to_string();
         if !languages.contains(&shown) {
             languages.push(shown);
         }
@@ -80,24 +81,6 @@ fn what_was_built(stack: &StackProfile, patterns: &[Pattern], files: &[SourceFil
 }
 
 /// How a language is written in prose ("TypeScript", "C#"); unknown names pass through.
-fn display_language(lang: &str) -> String {
-    let shown = match lang.trim().to_lowercase().as_str() {
-        "typescript" => "TypeScript",
-        "javascript" => "JavaScript",
-        "python" => "Python",
-        "go" => "Go",
-        "rust" => "Rust",
-        "ruby" => "Ruby",
-        "java" => "Java",
-        "kotlin" => "Kotlin",
-        "csharp" | "c#" => "C#",
-        "php" => "PHP",
-        "swift" => "Swift",
-        _ => return lang.trim().to_string(),
-    };
-    shown.to_string()
-}
-
 /// Byte length of the directory prefix all file paths share ("/home/x/proj/"), so the
 /// summary can name files relative to it; 0 when they share none.
 fn common_dir(files: &[SourceFile]) -> usize {

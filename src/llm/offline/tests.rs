@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 
 /// Runs the provider end to end on a session and checks everything validates.
 fn check_session(label: &str, s: &Session, expect: &[&str]) {
-    let answer = offline_concepts(&s.stack, &s.patterns, &s.files, &prompts());
+    let answer = offline_concepts(&s.stack, &s.patterns, &s.files, &[], &prompts());
     let validated = validate_concepts(answer.clone(), &s.files).unwrap_or_else(|e| panic!("{label}: {e}\n{answer:#?}"));
     assert!(validated.dropped.is_empty(), "{label}: {:?}", validated.dropped);
     assert!((MIN_CONCEPTS..=MAX_CONCEPTS).contains(&validated.concepts.len()), "{label}");
@@ -62,7 +62,7 @@ fn code_without_patterns_falls_back_to_stack_then_generic() {
     let mut s = go();
     s.patterns.clear();
     check_session("go without patterns", &s, &[]);
-    let answer = offline_concepts(&s.stack, &[], &s.files, &[]);
+    let answer = offline_concepts(&s.stack, &[], &s.files, &[], &[]);
     assert!(answer.concepts.iter().all(|c| c.confidence >= 0.4));
 
     let plain = Session {
@@ -75,7 +75,7 @@ fn code_without_patterns_falls_back_to_stack_then_generic() {
 
 #[test]
 fn no_code_means_no_concepts_and_an_honest_summary() {
-    let answer = offline_concepts(&StackProfile::default(), &[], &[], &[]);
+    let answer = offline_concepts(&StackProfile::default(), &[], &[], &[], &[]);
     assert!(answer.concepts.is_empty());
     assert!(!answer.summary.what_was_built.is_empty());
     assert!(validate_concepts(answer, &[]).is_err());
@@ -87,7 +87,7 @@ fn snippets_are_verbatim_and_cut_from_the_file_when_the_pattern_snippet_is_not()
     for p in &mut s.patterns {
         p.snippet = format!("{} // reformatted by the analyser", p.snippet);
     }
-    let answer = offline_concepts(&s.stack, &s.patterns, &s.files, &[]);
+    let answer = offline_concepts(&s.stack, &s.patterns, &s.files, &[], &[]);
     for c in &answer.concepts {
         let f = s.files.iter().find(|f| f.path == c.source_file).expect("cited file is captured");
         assert!(f.content.contains(&c.snippet), "{}", c.name);
@@ -97,7 +97,7 @@ fn snippets_are_verbatim_and_cut_from_the_file_when_the_pattern_snippet_is_not()
 #[test]
 fn summary_comes_from_stack_files_and_first_prompt() {
     let s = nextjs();
-    let summary = offline_concepts(&s.stack, &s.patterns, &s.files, &prompts()).summary;
+    let summary = offline_concepts(&s.stack, &s.patterns, &s.files, &[], &prompts()).summary;
     assert!(summary.what_was_built.contains("Next.js"), "{}", summary.what_was_built);
     // Files are named relative to the directory they share.
     assert!(summary.what_was_built.contains("(users/page.tsx, api/users/route.ts)"), "{}", summary.what_was_built);
@@ -105,15 +105,15 @@ fn summary_comes_from_stack_files_and_first_prompt() {
     assert_eq!(summary.developer_intent, "The developer asked: \"Add a users page that lists everyone\"");
     assert!(summary.architecture_decisions.contains(&"Data access through Prisma".to_string()));
     let long = vec!["x".repeat(500)];
-    let intent = offline_concepts(&s.stack, &s.patterns, &s.files, &long).summary.developer_intent;
+    let intent = offline_concepts(&s.stack, &s.patterns, &s.files, &[], &long).summary.developer_intent;
     assert!(intent.chars().count() < 240 && intent.ends_with("…\""), "{intent}");
 }
 
 #[test]
 fn output_is_deterministic() {
     for s in [nextjs(), fastapi(), go(), rust(), ruby()] {
-        let a = offline_concepts(&s.stack, &s.patterns, &s.files, &prompts());
-        let b = offline_concepts(&s.stack, &s.patterns, &s.files, &prompts());
+        let a = offline_concepts(&s.stack, &s.patterns, &s.files, &[], &prompts());
+        let b = offline_concepts(&s.stack, &s.patterns, &s.files, &[], &prompts());
         assert_eq!(a, b);
         let asked: Vec<(Concept, Level)> = a.concepts.iter().map(|c| (c.clone(), Level::Senior)).collect();
         assert_eq!(offline_questions(&asked), offline_questions(&asked));
@@ -146,4 +146,49 @@ fn unknown_concepts_get_a_valid_generic_question() {
         let q = offline_questions(&[(concept.clone(), level)]).questions.remove(0);
         assert_eq!(validate_question(&q, &["Event sourcing".to_string()]), Ok(()), "{q:#?}");
     }
+}
+
+#[test]
+fn errors_the_developer_met_come_first_and_are_grounded_in_the_error() {
+    use crate::analysis::model::FailedCall;
+    let s = nextjs();
+    let failures = [
+        FailedCall {
+            tool_name: "Bash".into(),
+            subject: "npx tsc --noEmit".into(),
+            error: "lib/cart.ts(9,7): error TS2322: Type 'string' is not assignable to type 'number'.\nFound 1 error."
+                .into(),
+        },
+        FailedCall {
+            tool_name: "Bash".into(),
+            subject: "npm test".into(),
+            error: " FAIL  tests/cart.test.ts\nAssertionError: expected 500 to be 600\n".into(),
+        },
+        FailedCall { tool_name: "Bash".into(), subject: "npx tsc".into(), error: "error TS2322: again".into() },
+    ];
+    let answer = offline_concepts(&s.stack, &s.patterns, &s.files, &failures, &prompts());
+    let names: Vec<&str> = answer.concepts.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names[..2], ["Reading compiler type errors", "Reading a failing test"], "{names:?}");
+    assert_eq!(answer.concepts[0].source_file, "failed Bash: npx tsc --noEmit");
+    assert!(answer.concepts[0].snippet.contains("error TS2322"));
+    assert!(answer.concepts[0].why_it_matters.contains("You met it"));
+    assert!(answer.concepts.len() <= MAX_CONCEPTS);
+    // The failures are citable sources: every concept validates, none is dropped.
+    let citable: Vec<SourceFile> = s.files.iter().cloned().chain(failures.iter().map(FailedCall::as_source)).collect();
+    let validated = validate_concepts(answer, &citable).unwrap();
+    assert!(validated.dropped.is_empty(), "{:?}", validated.dropped);
+    // The quiz asks about the error itself, quoting it.
+    let asked: Vec<(Concept, Level)> = validated.concepts[..1].iter().map(|c| (c.clone(), Level::Mid)).collect();
+    for index in 0..6 {
+        let qtype = question_type_for(&asked[0].0.name, index, Level::Mid);
+        let entry = catalogue::find(&asked[0].0.name).unwrap();
+        let ev = Evidence { concept: &asked[0].0.name, file: &asked[0].0.source_file, snippet: &asked[0].0.snippet };
+        let q = render(entry, qtype, Level::Mid, &ev);
+        assert_eq!(validate_question(&q, &[asked[0].0.name.clone()]), Ok(()), "{q:#?}");
+    }
+    let q = &offline_questions(&asked).questions[0];
+    assert_eq!(q.concept, "Reading compiler type errors");
+    // Without failures, nothing about errors is invented.
+    let plain = offline_concepts(&s.stack, &s.patterns, &s.files, &[], &prompts());
+    assert!(plain.concepts.iter().all(|c| !c.source_file.starts_with("failed ")));
 }

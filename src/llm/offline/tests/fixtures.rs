@@ -101,7 +101,7 @@ pub(super) fn pat(
 }
 
 pub(super) fn file(path: &str, content: &str) -> SourceFile {
-    SourceFile { path: format!("/home/dev/proj/{path}"), content: content.into() }
+    SourceFile::new(format!("/home/dev/proj/{path}"), content)
 }
 
 pub(super) struct Session {

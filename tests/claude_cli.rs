@@ -1,0 +1,332 @@
+//! The real Claude Code CLI (issue 18, point 7): `@anthropic-ai/claude-code` from the npm
+//! registry (a native binary; pinned in `tests/claude-code/package-lock.json`), run as
+//! `claude -p` fully offline against a fake Messages API on 127.0.0.1 that streams a scripted
+//! session — Write, Edit, a Bash call that fails, a final answer — with VibeLearn's hooks
+//! installed two ways: by `vl install claude-code`, and as a plugin from this repository's
+//! marketplace. Every event must arrive (the failed call with its error), the Edit must hold
+//! the whole file, no private text may be stored, and the pipeline must finish.
+//!
+//! Offline: `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1` (no telemetry, error reporting or
+//! auto-update checks) and `ANTHROPIC_BASE_URL` at the fake. Measured with `strace -e connect`
+//! on 2.1.332: with it, the CLI connects to nothing but the fake (and the hooks to the worker);
+//! without it, it starts by resolving other hosts (DNS). The fake sees only the four
+//! `/v1/messages` calls of the session, every one streamed, which `check_offline` asserts.
+//! `--dangerously-skip-permissions` refuses to run as root unless `IS_SANDBOX=1`.
+//!
+//! Skips (saying why, on stderr) only when npm is missing or the package cannot be installed.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::fake_messages::{FakeMessages, Turn};
+use crate::hooks::db_rows;
+use crate::util::{Http, TempDir, VL, WorkerProcess, vl, wait_for};
+
+const MARKER: &str = "MARKER-real-client-5c1b-PRIVATE";
+const CART: &str =
+    "export function cartTotal(prices: number[]): number {\n  return prices.reduce((a, b) => a + b, 0);\n}\n";
+const TSC: &str = "src/cart.ts(2,10): error TS2322: Type 'string' is not assignable to type 'number'.";
+/// The longest a `claude -p` run may take here (measured: ~1.5 s with the debug `vl` hooks).
+const CLAUDE_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn skip(reason: &str) {
+    // Straight to the process's stderr: libtest captures `eprintln!` of a passing test.
+    let _ = writeln!(std::io::stderr(), "SKIPPED real Claude Code CLI test: {reason}");
+}
+
+/// The CLI, installed with `npm ci` from the lock file when it is not there yet; `Err` says
+/// why it cannot run here.
+fn real_claude() -> Result<PathBuf, String> {
+    static INSTALL: Mutex<()> = Mutex::new(());
+    let _one_at_a_time = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
+    let dir = manifest_dir().join("tests/claude-code");
+    let bin = dir.join("node_modules/.bin/claude");
+    if runs(&bin) {
+        return Ok(bin);
+    }
+    if Command::new("npm").arg("--version").output().is_err() {
+        return Err("npm is not on PATH (install Node.js and npm; .ci/run does)".into());
+    }
+    let output = Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+        .current_dir(&dir)
+        .output()
+        .map_err(|e| format!("cannot run npm: {e}"))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(4).collect();
+        return Err(format!(
+            "`npm ci` in {} could not install @anthropic-ai/claude-code: {}",
+            dir.display(),
+            tail.join(" / ")
+        ));
+    }
+    if runs(&bin) { Ok(bin) } else { Err(format!("{} was installed but does not run here", bin.display())) }
+}
+
+fn runs(bin: &Path) -> bool {
+    let home = TempDir::new();
+    Command::new(bin)
+        .arg("--version")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// `claude ARGS` for a test: its HOME, offline, the fake API, the worker's settings for the
+/// hooks it runs, and the test's `vl` first on PATH (the plugin's hooks look for it there).
+fn claude(bin: &Path, home: &Path, port: u16, api: &FakeMessages, cwd: &Path, args: &[&str]) -> Command {
+    let vl_dir = Path::new(VL).parent().expect("vl has a directory");
+    let mut command = Command::new(bin);
+    command
+        .args(args)
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", format!("{}:{}", vl_dir.display(), std::env::var("PATH").unwrap_or_default()))
+        .env("HOME", home)
+        .env("IS_SANDBOX", "1")
+        .env("ANTHROPIC_BASE_URL", &api.url)
+        .env("ANTHROPIC_API_KEY", "sk-ant-test-0123456789")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_ERROR_REPORTING", "1")
+        .env("VIBELEARN_DATA_DIR", home)
+        .env("VIBELEARN_WORKER_PORT", port.to_string())
+        .env("VIBELEARN_PROVIDER", "offline")
+        .env("VIBELEARN_SYNCHRONOUS", "NORMAL")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Runs a command to its end within [`CLAUDE_TIMEOUT`] (killed and failed past it).
+fn finish(mut command: Command) -> Output {
+    let mut child = command.spawn().expect("spawn claude");
+    let started = Instant::now();
+    while child.try_wait().expect("wait for claude").is_none() {
+        if started.elapsed() > CLAUDE_TIMEOUT {
+            let _ = child.kill();
+            let output = child.wait_with_output().expect("collect claude's output");
+            panic!("claude ran past {CLAUDE_TIMEOUT:?}; stderr: {}", String::from_utf8_lossy(&output.stderr));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("collect claude's output")
+}
+
+/// The scripted session, in a project at `project`.
+fn session_turns(project: &Path) -> Vec<Turn> {
+    let file = project.join("src/cart.ts").to_string_lossy().into_owned();
+    let failing = format!("printf '%s\\n' \"{TSC}\" '<private>{MARKER}</private>' >&2; exit 2");
+    vec![
+        Turn::tool("toolu_write", "Write", json!({"file_path": file, "content": CART})),
+        Turn::tool(
+            "toolu_edit",
+            "Edit",
+            json!({"file_path": file, "old_string": "(a, b) => a + b", "new_string": "(sum, price) => sum + price"}),
+        ),
+        Turn::tool("toolu_bash", "Bash", json!({"command": failing, "description": "Type-check the project"})),
+        Turn::text(&format!("Done: cartTotal is written; the type check still fails. <private>{MARKER}</private>")),
+    ]
+}
+
+fn prompt() -> String {
+    format!("Add a cartTotal function to src/cart.ts and type-check it. <private>{MARKER}</private>")
+}
+
+/// Runs the scripted session through `claude -p`; returns its JSON result.
+fn run_session(bin: &Path, home: &Path, port: u16, project: &Path) -> (Value, FakeMessages) {
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::write(project.join("package.json"), r#"{"devDependencies":{"typescript":"5.6.0"}}"#).unwrap();
+    let api = FakeMessages::start(session_turns(project));
+    let prompt = prompt();
+    let args = ["-p", prompt.as_str(), "--dangerously-skip-permissions", "--output-format", "json"];
+    let output = finish(claude(bin, home, port, &api, project, &args));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "claude failed: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let result: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(result["is_error"], false, "{result}");
+    assert_eq!(result["num_turns"], 4, "{result}");
+    (result, api)
+}
+
+/// Waits for the session's pipeline to finish; checks what arrived and what was stored.
+fn check_recorded(home: &Path, port: u16, session: &str, project: &Path) {
+    let http = Http::new(port).with_token(home);
+    let pipeline = |http: &Http| http.get(&format!("/api/vibelearn/sessions/{session}/pipeline")).unwrap().1;
+    wait_for("the session's pipeline to finish", Duration::from_secs(30), || {
+        pipeline(&http)["steps"].as_array().is_some_and(|s| s.iter().all(|s| s["state"] == "succeeded"))
+    });
+    // Every event arrived, in order: SessionStart, the prompt, Write, Edit, the failed Bash
+    // (PostToolUseFailure), Stop's five steps, SessionEnd.
+    let jobs = db_rows(
+        home,
+        "SELECT kind, json_extract(payload, '$.event'), json_extract(payload, '$.tool_name') FROM jobs ORDER BY id",
+    );
+    let seen: Vec<String> = jobs
+        .iter()
+        .map(|r| match (&r[1], &r[2]) {
+            (Value::String(event), Value::String(tool)) => format!("{event}:{tool}"),
+            (Value::String(event), _) => event.clone(),
+            _ => r[0].as_str().unwrap().to_owned(),
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "init",
+            "init",
+            "observation:Write",
+            "observation:Edit",
+            "observation:Bash",
+            "analyze_stack",
+            "analyze_static",
+            "analyze_concepts",
+            "analyze_quiz",
+            "sync",
+            "complete"
+        ],
+        "every event, once"
+    );
+    let rows = db_rows(
+        home,
+        "SELECT tool_name, action, outcome, error, content, fragment, command FROM observations ORDER BY id",
+    );
+    let (write, edit, bash) = (&rows[0], &rows[1], &rows[2]);
+    assert_eq!((write[1].as_str(), write[4].as_str()), (Some("create"), Some(CART)));
+    let on_disk = std::fs::read_to_string(project.join("src/cart.ts")).unwrap();
+    assert!(on_disk.contains("(sum, price) => sum + price"), "the CLI really edited the file: {on_disk}");
+    assert_eq!(
+        (edit[1].as_str(), edit[4].as_str(), edit[5].clone()),
+        (Some("modify"), Some(on_disk.as_str()), json!(0))
+    );
+    assert_eq!(bash[2], "failed");
+    let error = bash[3].as_str().unwrap();
+    assert!(error.contains(TSC) && error.contains("Exit code 2"), "{error}");
+    assert!(!error.contains(MARKER) && !bash[6].as_str().unwrap().contains(MARKER));
+    let prompts = db_rows(home, "SELECT text FROM prompts");
+    assert_eq!(prompts.len(), 1);
+    assert!(prompts[0][0].as_str().unwrap().starts_with("Add a cartTotal function"), "{prompts:?}");
+    // The error the developer met became a concept, grounded in the failed call.
+    let concepts = db_rows(home, "SELECT name, source_file FROM concepts");
+    assert!(
+        concepts
+            .iter()
+            .any(|c| c[0] == "Reading compiler type errors" && c[1].as_str().unwrap().starts_with("failed Bash: ")),
+        "{concepts:?}"
+    );
+    let session_row = db_rows(home, "SELECT platform, ended_at IS NOT NULL FROM sessions");
+    assert_eq!(session_row, [[json!("claude-code"), json!(1)]]);
+    // No private byte in the database, its WAL, a queued payload or a log line.
+    let mut files = vec![home.join("vibelearn.db"), home.join("vibelearn.db-wal")];
+    files.extend(std::fs::read_dir(home.join("logs")).unwrap().map(|e| e.unwrap().path()));
+    for file in files {
+        if let Ok(bytes) = std::fs::read(&file) {
+            assert!(
+                !bytes.windows(MARKER.len()).any(|w| w == MARKER.as_bytes()),
+                "{} holds private bytes",
+                file.display()
+            );
+        }
+    }
+}
+
+/// Only the Messages API was called, and for the session's four turns only.
+fn check_offline(api: &FakeMessages) {
+    let requests = api.requests();
+    let calls: Vec<String> = requests.iter().map(|r| format!("{} {}", r.method, r.path)).collect();
+    assert!(calls.iter().all(|c| c.starts_with("POST /v1/messages")), "{calls:?}");
+    let turns = requests.iter().filter(|r| r.body["tools"].as_array().is_some_and(|t| !t.is_empty())).count();
+    assert_eq!(turns, 4, "{calls:?}");
+    assert!(requests.iter().all(|r| r.body["stream"] == true), "every turn was streamed");
+}
+
+#[test]
+fn the_real_claude_code_cli_reports_every_event_of_a_scripted_session_to_vl_install_hooks() {
+    let bin = match real_claude() {
+        Ok(bin) => bin,
+        Err(reason) => return skip(&reason),
+    };
+    let home = TempDir::new();
+    let project = TempDir::new();
+    let worker = WorkerProcess::start(home.path());
+    let installed = vl(home.path(), worker.port).args(["install", "claude-code"]).output().unwrap();
+    assert!(installed.status.success(), "{}", String::from_utf8_lossy(&installed.stderr));
+    let (result, api) = run_session(&bin, home.path(), worker.port, project.path());
+    assert!(result["result"].as_str().unwrap().starts_with("Done: cartTotal is written"), "{result}");
+    check_offline(&api);
+    let session = result["session_id"].as_str().expect("the result names its session").to_owned();
+    check_recorded(home.path(), worker.port, &session, project.path());
+    let last = db_rows(
+        home.path(),
+        "SELECT json_extract(payload, '$.last_assistant_message') FROM jobs WHERE kind = 'analyze_concepts'",
+    );
+    assert_eq!(
+        last[0][0], "Done: cartTotal is written; the type check still fails. ",
+        "the Stop hook's last message, stripped"
+    );
+}
+
+#[test]
+fn the_repository_is_a_marketplace_whose_plugin_the_real_cli_installs_and_runs() {
+    let bin = match real_claude() {
+        Ok(bin) => bin,
+        Err(reason) => return skip(&reason),
+    };
+    let home = TempDir::new();
+    let project = TempDir::new();
+    let repository = manifest_dir();
+    let repo = repository.to_str().unwrap();
+    let worker = WorkerProcess::start(home.path());
+    let api = FakeMessages::start(vec![Turn::text("unused")]);
+    let plugin_cli = |args: &[&str]| {
+        let output = finish(claude(&bin, home.path(), worker.port, &api, home.path(), args));
+        let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        assert!(output.status.success(), "claude {args:?}: {text}");
+        text
+    };
+    assert!(plugin_cli(&["plugin", "validate", repo]).contains("Validation passed"));
+    plugin_cli(&["plugin", "marketplace", "add", repo]);
+    plugin_cli(&["plugin", "install", "vibelearn@vibelearn"]);
+    let listed: Value = serde_json::from_str(&plugin_cli(&["plugin", "list", "--json"])).unwrap();
+    let plugin = listed.as_array().unwrap().iter().find(|p| p["id"] == "vibelearn@vibelearn").cloned();
+    let plugin = plugin.unwrap_or_else(|| panic!("not installed: {listed}"));
+    assert_eq!(plugin["enabled"], true, "{plugin}");
+    assert!(plugin.get("errors").is_none_or(|e| e.as_array().is_some_and(Vec::is_empty)), "{plugin}");
+    // The plugin's hooks (vl-hook, finding `vl` on PATH) record the same session.
+    let (result, api) = run_session(&bin, home.path(), worker.port, project.path());
+    check_offline(&api);
+    let session = result["session_id"].as_str().unwrap().to_owned();
+    check_recorded(home.path(), worker.port, &session, project.path());
+}
+
+#[test]
+fn the_marketplace_lists_the_plugin_directory() {
+    let root = manifest_dir();
+    let read = |path: PathBuf| -> Value { serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap() };
+    let marketplace = read(root.join(".claude-plugin/marketplace.json"));
+    assert_eq!(marketplace["name"], "vibelearn");
+    assert!(marketplace["owner"]["name"].is_string());
+    let entry = &marketplace["plugins"][0];
+    assert_eq!(entry["source"], "./plugin");
+    let manifest = read(root.join("plugin/.claude-plugin/plugin.json"));
+    assert_eq!(entry["name"], manifest["name"]);
+    assert_eq!(entry["version"], manifest["version"]);
+    // hooks/hooks.json loads by convention; naming it in the manifest makes Claude Code report
+    // a duplicate hooks file.
+    assert!(manifest.get("hooks").is_none(), "{manifest}");
+    assert!(root.join("plugin/hooks/hooks.json").exists());
+}

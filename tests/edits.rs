@@ -1,0 +1,176 @@
+//! The whole file after an edit, whoever the client is (issue 18, point 3): intake reads the
+//! file when an edit carries only a fragment and the file is on this machine; else ingest
+//! rebuilds it from the session's last captured version; else it is stored as a marked
+//! fragment that never replaces the file in what the analysis sees. And the init reply the
+//! original client reads (`sessionDbId`, `promptNumber`).
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use vibelearn::intake::{self, IntakeSettings, Reply};
+use vibelearn::jobs::ingest::EventKind;
+
+use crate::hooks::db_rows;
+use crate::util::{Http, TempDir, WorkerProcess, start_queue, wait_for};
+
+const CART: &str = "export function cartTotal(items) {\n  return items.reduce((sum, i) => sum + i.price, 0);\n}\n";
+
+fn stored(dir: &std::path::Path, http: &Http, reply: &Value) -> Vec<Value> {
+    let id = reply["jobId"].as_i64().unwrap_or_else(|| panic!("{reply}"));
+    wait_for("the event to be stored", Duration::from_secs(10), || {
+        http.get(&format!("/api/jobs/{id}")).unwrap().1["state"] == "succeeded"
+    });
+    let key = http.get(&format!("/api/jobs/{id}")).unwrap().1["payload"].clone();
+    let event_key =
+        key["tool_use_id"].as_str().or(key["event_id"].as_str()).map(str::to_owned).unwrap_or(format!("job:{id}"));
+    db_rows(
+        dir,
+        &format!("SELECT content, fragment, truncated, file_path FROM observations WHERE event_key = '{event_key}'"),
+    )
+    .remove(0)
+}
+
+#[test]
+fn an_edit_fragment_of_a_file_on_this_machine_is_stored_as_the_whole_file() {
+    let dir = TempDir::new();
+    let project = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let cwd = project.path().to_str().unwrap();
+    std::fs::create_dir_all(project.path().join("src")).unwrap();
+    std::fs::write(project.path().join("src/cart.ts"), CART.replace("i.price", "i.price * i.qty")).unwrap();
+    // The original VibeLearn client: `content` is only new_string, marked tool_type file_edit.
+    let original = json!({"contentSessionId": "e1", "cwd": cwd, "tool_type": "file_edit", "event_id": "o1",
+        "file_path": format!("{cwd}/src/cart.ts"), "content": "i.price * i.qty"});
+    let (status, reply) = http.post("/api/sessions/file-edit", &original).unwrap();
+    assert_eq!(status, 202, "{reply}");
+    let row = stored(dir.path(), &http, &reply);
+    assert!(row[0].as_str().unwrap().starts_with("export function cartTotal"), "{row:?}");
+    assert_eq!(row[1], json!(0), "not a fragment");
+    // A Claude Code Edit sent by a client that read nothing, with a path relative to its cwd.
+    let edit = json!({"contentSessionId": "e1", "cwd": cwd, "tool_name": "Edit", "tool_use_id": "o2",
+        "tool_input": {"file_path": "src/cart.ts", "old_string": "i.price", "new_string": "i.price * i.qty"}});
+    let row = stored(dir.path(), &http, &http.post("/api/sessions/observations", &edit).unwrap().1);
+    assert!(row[0].as_str().unwrap().contains("export function cartTotal") && row[1] == json!(0), "{row:?}");
+    // A file over the capture limit is cut and marked.
+    std::fs::write(project.path().join("big.ts"), "// x\n".repeat(5000)).unwrap();
+    let big = json!({"contentSessionId": "e1", "cwd": cwd, "tool_name": "Edit", "tool_use_id": "o3",
+        "tool_input": {"file_path": format!("{cwd}/big.ts"), "old_string": "a", "new_string": "b"}});
+    let row = stored(dir.path(), &http, &http.post("/api/sessions/observations", &big).unwrap().1);
+    assert_eq!((row[0].as_str().unwrap().len(), row[2].clone()), (10 * 1024, json!(1)));
+}
+
+#[test]
+fn an_edit_of_a_file_not_on_this_machine_is_rebuilt_from_the_sessions_last_version() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    // A container or remote IDE: the paths do not exist here.
+    let path = "/workspace/remote-only/src/cart.ts";
+    let write = json!({"contentSessionId": "e2", "cwd": "/workspace/remote-only", "tool_name": "Write", "tool_use_id": "w1",
+        "tool_input": {"file_path": path, "content": CART}});
+    assert_eq!(http.post("/api/sessions/observations", &write).unwrap().0, 202);
+    let edit = json!({"contentSessionId": "e2", "tool_name": "Edit", "tool_use_id": "w2",
+        "tool_input": {"file_path": path, "old_string": "i.price", "new_string": "i.price * i.quantity"}});
+    let row = stored(dir.path(), &http, &http.post("/api/sessions/observations", &edit).unwrap().1);
+    assert_eq!(row[0].as_str().unwrap(), CART.replace("i.price", "i.price * i.quantity"));
+    assert_eq!(row[1], json!(0));
+    // Then a Cursor-style edit on top of the rebuilt version, and a MultiEdit.
+    let cursor = json!({"contentSessionId": "e2", "file_path": path, "event_id": "w3",
+        "edits": [{"old_string": "export function", "new_string": "export default function"}]});
+    let row = stored(dir.path(), &http, &http.post("/api/sessions/file-edit", &cursor).unwrap().1);
+    assert!(row[0].as_str().unwrap().starts_with("export default function cartTotal") && row[1] == json!(0), "{row:?}");
+    let multi = json!({"contentSessionId": "e2", "tool_name": "MultiEdit", "tool_use_id": "w4",
+        "tool_input": {"file_path": path, "edits": [{"old_string": "sum +", "new_string": "sum  +"}, {"old_string": ", 0)", "new_string": ", 0.0)"}]}});
+    let row = stored(dir.path(), &http, &http.post("/api/sessions/observations", &multi).unwrap().1);
+    assert!(row[0].as_str().unwrap().contains("sum  + i.price * i.quantity, 0.0)"), "{row:?}");
+}
+
+#[test]
+fn an_edit_with_neither_is_a_marked_fragment_that_never_replaces_the_file() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let path = "/workspace/remote-only/src/cart.ts";
+    let write = json!({"contentSessionId": "e3", "cwd": "/workspace/remote-only", "tool_name": "Write", "tool_use_id": "n1",
+        "tool_input": {"file_path": path, "content": CART}});
+    assert_eq!(http.post("/api/sessions/observations", &write).unwrap().0, 202);
+    // The old text is not in the last captured version (the file changed outside the session).
+    let stale = json!({"contentSessionId": "e3", "tool_name": "Edit", "tool_use_id": "n2",
+        "tool_input": {"file_path": path, "old_string": "no such text", "new_string": "const x = 1;"}});
+    let row = stored(dir.path(), &http, &http.post("/api/sessions/observations", &stale).unwrap().1);
+    assert_eq!((row[0].as_str(), row[1].clone()), (Some("const x = 1;"), json!(1)));
+    // The original client's fragment of a file never captured.
+    let unknown = json!({"contentSessionId": "e3", "tool_type": "file_edit", "event_id": "n3",
+        "file_path": "/workspace/remote-only/src/other.ts", "content": "export const y = 2;"});
+    let row = stored(dir.path(), &http, &http.post("/api/sessions/file-edit", &unknown).unwrap().1);
+    assert_eq!((row[0].as_str(), row[1].clone()), (Some("export const y = 2;"), json!(1)));
+    // What the analysis sees: the Write for cart.ts (not the 12-character fragment), and
+    // other.ts as a marked fragment.
+    let conn = rusqlite::Connection::open(dir.path().join("vibelearn.db")).unwrap();
+    let files = vibelearn::jobs::session_data::captured_files(&conn, "e3").unwrap();
+    let by_path = |p: &str| files.iter().find(|f| f.path == p).unwrap_or_else(|| panic!("{p}: {files:?}"));
+    assert_eq!((by_path("src/cart.ts").content.as_str(), by_path("src/cart.ts").fragment), (CART, false));
+    assert_eq!(
+        (by_path("src/other.ts").content.as_str(), by_path("src/other.ts").fragment),
+        ("export const y = 2;", true)
+    );
+}
+
+#[test]
+fn init_replies_carry_the_session_row_and_prompt_number() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let init = |prompt: &str| {
+        let (status, reply) = http
+            .post("/api/sessions/init", &json!({"contentSessionId": "i1", "prompt": prompt, "cwd": "/tmp/i1"}))
+            .unwrap();
+        assert_eq!(status, 202, "{reply}");
+        reply
+    };
+    let first = init("build a cart");
+    let second = init("now add tests");
+    assert!(first["sessionDbId"].as_i64().is_some_and(|id| id > 0), "{first}");
+    assert_eq!(first["sessionDbId"], second["sessionDbId"]);
+    assert_eq!((first["promptNumber"].clone(), second["promptNumber"].clone()), (json!(1), json!(2)));
+    let other = http.post("/api/sessions/init", &json!({"contentSessionId": "i2", "prompt": "hello"})).unwrap().1;
+    assert_ne!(other["sessionDbId"], first["sessionDbId"]);
+    assert_eq!(other["promptNumber"], 1);
+    let observation =
+        http.post("/api/sessions/observations", &json!({"contentSessionId": "i1", "tool_name": "Read"})).unwrap().1;
+    assert!(observation.get("promptNumber").is_none(), "only init replies carry them: {observation}");
+}
+
+#[test]
+fn an_init_waiting_in_its_lane_still_gets_its_session_row_and_prompt_number() {
+    // No runner: the analysis job stays waiting, so the inits behind it are not stored inline.
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let settings = IntakeSettings {
+        skip_tools: vec![],
+        excluded_projects: String::new(),
+        home: None,
+        private_dir: dir.path().join("private"),
+        auto_sync: true,
+    };
+    intake::submit_analysis(&queue, "analyze_stack", json!({"contentSessionId": "w1"})).unwrap();
+    let init = |prompt: &str| {
+        intake::submit_event(
+            &queue,
+            &settings,
+            EventKind::Init,
+            json!({"contentSessionId": "w1", "prompt": prompt, "cwd": "/tmp/w1"}),
+        )
+        .unwrap()
+    };
+    let (Reply::Queued { session: Some(first), .. }, Reply::Queued { session: Some(second), .. }) =
+        (init("one"), init("two"))
+    else {
+        panic!("init replies without a session reference");
+    };
+    assert_eq!(first.session_db_id, second.session_db_id);
+    assert_eq!((first.prompt_number, second.prompt_number), (1, 2));
+    assert_eq!(db_rows(dir.path(), "SELECT COUNT(*) FROM prompts")[0][0], json!(0), "nothing was stored yet");
+    assert_eq!(db_rows(dir.path(), "SELECT project, cwd FROM sessions")[0], [json!("w1"), json!("/tmp/w1")]);
+}

@@ -1,0 +1,159 @@
+//! Inside the IDE (issue 18, point 4): `vl statusline` for Claude Code's `statusLine`, the
+//! SessionStart hook's one-line message when questions are due, and `vl install claude-code
+//! --statusline` / `vl uninstall claude-code|cursor` giving the user their settings back.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::hooks::hook;
+use crate::pipeline::{request_steps, seed_session, wait_step};
+use crate::util::{TempDir, WorkerProcess, free_port, vl};
+
+/// Runs `vl statusline` with `stdin`; asserts exit 0, one line, empty stderr; returns the line.
+fn statusline(dir: &Path, stdin: &[u8], env: &[(&str, &str)]) -> String {
+    let mut child = vl(dir, free_port())
+        .arg("statusline")
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    assert!(output.stderr.is_empty(), "stderr: {}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "{stdout:?}");
+    stdout.trim_end().to_owned()
+}
+
+fn status_json(project: &Path) -> Vec<u8> {
+    json!({"hook_event_name": "Status", "session_id": "x", "cwd": project.join("src"), "model": {"id": "m", "display_name": "M"},
+        "workspace": {"current_dir": project.join("src"), "project_dir": project}, "version": "2.1.0"})
+    .to_string()
+    .into_bytes()
+}
+
+#[test]
+fn the_statusline_shows_what_is_due_for_the_project_and_never_fails() {
+    let dir = TempDir::new();
+    let project = TempDir::new();
+    assert_eq!(statusline(dir.path(), &status_json(project.path()), &[]), "📚 VibeLearn: no sessions yet");
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let session = seed_session(&http, "sl1", project.path());
+    request_steps(&http, &session, &["stack", "static", "concepts", "quiz"]);
+    wait_step(&http, &session, "analyze_quiz", "succeeded", Duration::from_secs(20));
+    let questions = crate::hooks::db_rows(dir.path(), "SELECT COUNT(*) FROM questions")[0][0].as_i64().unwrap();
+    let concepts = crate::hooks::db_rows(dir.path(), "SELECT COUNT(DISTINCT normalized_name) FROM concepts")[0][0]
+        .as_i64()
+        .unwrap();
+    assert!(questions > 1);
+    let here = statusline(dir.path(), &status_json(project.path()), &[]);
+    assert_eq!(here, format!("📚 {questions} questions due · vl quiz · {concepts} concepts here"));
+    // Another project with nothing yet: the totals of all projects.
+    let elsewhere = TempDir::new();
+    assert_eq!(
+        statusline(dir.path(), &status_json(elsewhere.path()), &[]),
+        format!("📚 {questions} questions due · vl quiz · {concepts} concepts")
+    );
+    // A prefix of the project's name is another project.
+    let sibling = format!("{}-other", project.path().display());
+    let sibling_line = statusline(dir.path(), json!({"cwd": sibling}).to_string().as_bytes(), &[]);
+    assert!(!sibling_line.ends_with("here"), "{sibling_line}");
+    // Garbage or no stdin: still one line.
+    assert!(statusline(dir.path(), b"not json", &[]).starts_with("📚"));
+    assert!(statusline(dir.path(), b"", &[]).starts_with("📚"));
+    // A database it cannot read: still one line, nothing on stderr.
+    let broken = TempDir::new();
+    std::fs::write(broken.path().join("vibelearn.db"), b"this is not a database").unwrap();
+    assert!(statusline(broken.path(), &status_json(project.path()), &[]).starts_with("📚 VibeLearn"));
+    // Fast: straight from SQLite (generous bound for a loaded CI machine; bench: a few ms).
+    let started = Instant::now();
+    for _ in 0..5 {
+        statusline(dir.path(), &status_json(project.path()), &[]);
+    }
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?} for 5 runs", started.elapsed());
+}
+
+#[test]
+fn session_start_says_when_questions_are_due_unless_turned_off() {
+    let dir = TempDir::new();
+    let project = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let start =
+        json!({"session_id": "ss1", "cwd": project.path(), "hook_event_name": "SessionStart", "source": "startup"});
+    let line = hook(dir.path(), worker.port, "claude-code", "session-start", start.to_string().as_bytes(), &[]);
+    assert_eq!(line["status"], "ready");
+    assert!(line.get("systemMessage").is_none(), "nothing due, no message: {line}");
+    let http = worker.http();
+    let session = seed_session(&http, "ss0", project.path());
+    request_steps(&http, &session, &["stack", "static", "concepts", "quiz"]);
+    wait_step(&http, &session, "analyze_quiz", "succeeded", Duration::from_secs(20));
+    let line = hook(dir.path(), worker.port, "claude-code", "session-start", start.to_string().as_bytes(), &[]);
+    let message = line["systemMessage"].as_str().unwrap_or_else(|| panic!("{line}"));
+    assert!(
+        message.starts_with("VibeLearn: ") && message.contains("due from this project") && message.contains("vl quiz")
+    );
+    assert!(!message.contains('\n'), "one line");
+    let off = [("VIBELEARN_SESSION_START_MESSAGE", "false")];
+    let line = hook(dir.path(), worker.port, "claude-code", "session-start", start.to_string().as_bytes(), &off);
+    assert!(line.get("systemMessage").is_none(), "{line}");
+}
+
+fn run(home: &Path, args: &[&str]) -> String {
+    let output = vl(home, free_port()).args(args).output().unwrap();
+    assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn read(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn install_with_statusline_then_uninstall_gives_the_settings_back() {
+    let home = TempDir::new();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let original = json!({"model": "opus", "statusLine": {"type": "command", "command": "~/bin/my-status"},
+        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}});
+    std::fs::write(&settings, original.to_string()).unwrap();
+    let out = run(home.path(), &["install", "claude-code", "--statusline"]);
+    assert!(out.contains("installed 6 Claude Code hooks") && out.contains("previous status line is kept"), "{out}");
+    let installed = read(&settings);
+    assert!(installed["statusLine"]["command"].as_str().unwrap().ends_with("vl statusline"), "{installed}");
+    assert_eq!(installed["hooks"]["Stop"].as_array().unwrap().len(), 2);
+    // The installed status line works as Claude Code would run it.
+    let command = installed["statusLine"]["command"].as_str().unwrap().to_owned();
+    let output = std::process::Command::new("sh")
+        .args(["-c", &command])
+        .env("VIBELEARN_DATA_DIR", home.path())
+        .env("HOME", home.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "📚 VibeLearn: no sessions yet");
+    let out = run(home.path(), &["uninstall", "claude-code"]);
+    assert!(out.contains("removed 6 Claude Code hooks") && out.contains("previous status line is back"), "{out}");
+    assert_eq!(read(&settings), original);
+    assert!(run(home.path(), &["uninstall", "claude-code"]).contains("nothing changed"));
+
+    // Cursor, for a project; and the user's file, which never existed.
+    let project = TempDir::new();
+    let hooks = project.path().join(".cursor/hooks.json");
+    std::fs::create_dir_all(hooks.parent().unwrap()).unwrap();
+    let cursor_original = json!({"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}]}});
+    std::fs::write(&hooks, cursor_original.to_string()).unwrap();
+    let dir = project.path().to_str().unwrap();
+    run(home.path(), &["install", "cursor", "--project", dir]);
+    assert_eq!(read(&hooks)["hooks"]["afterFileEdit"].as_array().unwrap().len(), 2);
+    assert!(run(home.path(), &["uninstall", "cursor", "--project", dir]).contains("removed 7 Cursor hooks"));
+    assert_eq!(read(&hooks), cursor_original);
+    assert!(run(home.path(), &["uninstall", "cursor"]).contains("nothing to remove"));
+}

@@ -106,6 +106,11 @@ pub fn unmet(conn: &Connection, job: JobId) -> rusqlite::Result<Vec<JobId>> {
     .collect()
 }
 
+/// Whether any job depends on `job`.
+pub fn has_dependents(conn: &Connection, job: JobId) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM job_deps WHERE dep_id = ?1)")?.query_row([job], |r| r.get(0))
+}
+
 /// available → held, waiting on its dependencies (`gate` None) or on a paused gate.
 pub fn hold(conn: &Connection, job: JobId, gate: Option<&str>) -> rusqlite::Result<bool> {
     let changed = conn

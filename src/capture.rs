@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::hook::privacy;
 use crate::jobs::ingest::truncate_capture;
+use crate::policy::privacy;
 
 /// Bytes of a file read at most. A captured file is cut to 10 KiB anyway, but private blocks
 /// are removed before the cut, so more is read than kept; a multi-megabyte file (a lock file,

@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::hook::exclude::is_excluded;
-use crate::hook::privacy::{is_entirely_private, strip_private_json};
 use crate::jobs::{
     self,
     ingest::{EventKind, InvalidEvent, optional_str, required_str},
 };
+use crate::policy::exclude::is_excluded;
+use crate::policy::privacy::{is_entirely_private, strip_private_json};
 use crate::queue::{NewJob, Queue, QueueError, UniqueScope};
 
 /// The settings intake needs, taken from the resolved config once.

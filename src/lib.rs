@@ -27,7 +27,9 @@
 //! - [`sample`]: recorded sample sessions (the demo and the tests replay them)
 //! - [`worker`]: the worker process: lock, startup, shutdown
 //! - [`worker_client`]: the HTTP client hooks and the CLI use to reach the worker
+//! - [`worker_spawn`]: starting a detached worker (`vl worker start`, hooks)
 //! - [`logging`]: the rotating log file
+//! - [`policy`]: privacy stripping and project exclusion, shared by hooks and the worker
 //! - [`cli`]: the `vl` commands
 
 pub mod analysis;
@@ -43,9 +45,11 @@ pub mod jobs;
 pub mod learn;
 pub mod llm;
 pub mod logging;
+pub mod policy;
 pub mod queue;
 pub mod reads;
 pub mod remote;
 pub mod sample;
 pub mod worker;
 pub mod worker_client;
+pub mod worker_spawn;

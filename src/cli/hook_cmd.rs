@@ -30,7 +30,7 @@ fn line_for(platform: &str, event: &str, config: &Config) -> serde_json::Value {
         Ok(raw) => hook::run(platform, event, &raw, config),
         Err(e) => {
             log::warn!(target: "hook", "{} {:?}: {e}; nothing recorded", platform.as_str(), event);
-            if event == HookEvent::SessionStart { crate::cli::worker_cmd::start(config) } else { hook::continue_line() }
+            if event == HookEvent::SessionStart { crate::worker_spawn::start(config) } else { hook::continue_line() }
         }
     }
 }

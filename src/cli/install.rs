@@ -33,6 +33,7 @@ use serde_json::{Value, json};
 use super::backend::CliError;
 use crate::cli::args::{InstallTarget, UninstallTarget};
 use crate::config::Config;
+use crate::hook::is_ours;
 
 const CLAUDE_PLUGIN_HOOKS: &str = include_str!("../../plugin/hooks/hooks.json");
 const CURSOR_PLUGIN_HOOKS: &str = include_str!("../../plugin/cursor/hooks.json");
@@ -306,13 +307,6 @@ fn plugin_target(command: &str) -> Option<(String, String)> {
     let event = words.next()?.to_owned();
     let platform = words.next()?.to_owned();
     Some((platform, event))
-}
-
-/// Whether an installed command is VibeLearn's hook for this platform and event.
-pub fn is_ours(command: &str, platform: &str, event: &str) -> bool {
-    let Some(program) = command.trim().strip_suffix(&format!(" hook {platform} {event}")) else { return false };
-    let program = program.trim().trim_matches(|c| c == '\'' || c == '"');
-    Path::new(program).file_name().is_some_and(|name| name == "vl")
 }
 
 /// Our command for a plugin command.

@@ -57,7 +57,7 @@ fn sync(session: Option<String>, config: &Config) -> Result<ExitCode, CliError> 
     if backend.is_worker() {
         println!("session {session_id}: queued {} steps", PIPELINE.len());
     } else {
-        super::worker_cmd::spawn_detached(config).map_err(CliError::Failed)?;
+        crate::worker_spawn::spawn_detached(config).map_err(CliError::Failed)?;
         println!("session {session_id}: queued {} steps; the worker was not running, starting it", PIPELINE.len());
     }
     let started = Instant::now();

@@ -14,8 +14,8 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::adapters::{HookEvent, HookInput};
+use super::is_ours;
 use crate::capture::FRAGMENT_TOOLS;
-use crate::cli::install::is_ours;
 use crate::config::Config;
 
 /// The Cursor events whose VibeLearn hook records what `event` (with `input`) would record.

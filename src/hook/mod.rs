@@ -13,8 +13,6 @@
 
 pub mod adapters;
 pub mod cursor;
-pub mod exclude;
-pub mod privacy;
 pub mod stdin;
 pub mod transcript;
 pub mod transport;
@@ -24,6 +22,7 @@ use serde_json::{Value, json};
 use crate::config::Config;
 use crate::intake::PrivateTurns;
 use crate::jobs::ingest::{EventKind, MAX_CAPTURE_BYTES, truncate_capture};
+use crate::policy::{exclude, privacy};
 use adapters::{HookEvent, HookInput, Platform};
 use transport::{Route, Transport};
 
@@ -53,7 +52,7 @@ pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -
     if via_claude_code && cursor::records_natively(config, &input, event) {
         log::debug!(target: "hook", "a Cursor event on the Claude Code path; Cursor's own hook records it");
         return match event {
-            HookEvent::SessionStart => crate::cli::worker_cmd::start(config),
+            HookEvent::SessionStart => crate::worker_spawn::start(config),
             _ => continue_line(),
         };
     }
@@ -68,7 +67,7 @@ pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -
         };
     }
     if event == HookEvent::SessionStart {
-        let mut line = crate::cli::worker_cmd::start(config);
+        let mut line = crate::worker_spawn::start(config);
         // One line in the IDE when questions are due (VIBELEARN_SESSION_START_MESSAGE).
         if let Some(message) = crate::cli::statusline::session_start_message(config, input.cwd.as_deref()) {
             line["systemMessage"] = json!(message);
@@ -257,6 +256,13 @@ fn fit_event(body: &mut Value) {
             body["truncated"] = json!(true);
         }
     }
+}
+
+/// Whether an installed command is VibeLearn's hook for this platform and event.
+pub fn is_ours(command: &str, platform: &str, event: &str) -> bool {
+    let Some(program) = command.trim().strip_suffix(&format!(" hook {platform} {event}")) else { return false };
+    let program = program.trim().trim_matches(|c| c == '\'' || c == '"');
+    std::path::Path::new(program).file_name().is_some_and(|name| name == "vl")
 }
 
 #[cfg(test)]

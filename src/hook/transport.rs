@@ -127,7 +127,7 @@ fn maybe_spawn_worker(config: &Config) {
         return;
     }
     let _ = std::fs::write(&stamp, format!("{}\n", std::process::id()));
-    match crate::cli::worker_cmd::spawn_vl_detached(config, &["worker", "start"]) {
+    match crate::worker_spawn::spawn_vl_detached(config, &["worker", "start"]) {
         Ok(()) => log::info!(target: "hook", "the worker was down; started one"),
         Err(e) => log::warn!(target: "hook", "{e}"),
     }

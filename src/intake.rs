@@ -117,7 +117,7 @@ impl<'a> PrivateTurns<'a> {
 
     fn marker(&self, session_id: &str) -> PathBuf {
         // Session ids come from the IDE; hex keeps any byte out of the path's structure.
-        let name: String = session_id.bytes().map(|b| format!("{b:02x}")).collect();
+        let name = crate::jobs::session_data::hex(session_id.as_bytes());
         self.dir.join(name)
     }
 

@@ -62,14 +62,20 @@ pub fn lang_for_path(path: &str) -> Option<Lang> {
         return Some(Lang::Ruby);
     }
     let ext = p.extension()?.to_str()?.to_ascii_lowercase();
-    Some(match ext.as_str() {
-        "ts" | "tsx" | "mts" | "cts" => Lang::TypeScript,
-        "js" | "jsx" | "mjs" | "cjs" => Lang::JavaScript,
-        "py" | "pyi" => Lang::Python,
+    // Stubs and Rake files are not in the stack list, but the scanner reads them.
+    let id = match ext.as_str() {
+        "pyi" => "python",
+        "rake" => "ruby",
+        other => super::stack::language_of_extension(other)?,
+    };
+    Some(match id {
+        "typescript" => Lang::TypeScript,
+        "javascript" => Lang::JavaScript,
+        "python" => Lang::Python,
         "go" => Lang::Go,
-        "rs" => Lang::Rust,
-        "rb" | "rake" => Lang::Ruby,
-        "cs" => Lang::CSharp,
+        "rust" => Lang::Rust,
+        "ruby" => Lang::Ruby,
+        "csharp" => Lang::CSharp,
         "java" => Lang::Java,
         _ => return None,
     })

@@ -20,6 +20,7 @@
 //! on input.
 
 mod catalog;
+pub use catalog::language_of_extension;
 pub mod manifest;
 
 use super::model::{SourceFile, StackProfile};

@@ -299,6 +299,8 @@ pub fn language_id(lang: &str) -> String {
     }
 }
 
+/// The language id of a lowercase file extension (SPEC §6.1's list): the one extension table
+/// (stack detection, the offline provider and the lexer all read it).
 pub fn language_of_extension(ext: &str) -> Option<&'static str> {
     Some(match ext {
         "ts" | "tsx" | "mts" | "cts" => "typescript",

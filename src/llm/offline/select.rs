@@ -195,21 +195,7 @@ fn prefix_at_char(text: &str, max: usize) -> &str {
 
 /// Language of a file from its extension (SPEC §6.1's list).
 pub(super) fn language_of(path: &str) -> Option<&'static str> {
-    let ext = path.rsplit_once('.')?.1.to_lowercase();
-    Some(match ext.as_str() {
-        "ts" | "tsx" | "mts" | "cts" => "typescript",
-        "js" | "jsx" | "mjs" | "cjs" => "javascript",
-        "py" => "python",
-        "go" => "go",
-        "rs" => "rust",
-        "rb" => "ruby",
-        "java" => "java",
-        "kt" | "kts" => "kotlin",
-        "cs" => "csharp",
-        "php" => "php",
-        "swift" => "swift",
-        _ => return None,
-    })
+    crate::analysis::stack::language_of_extension(&path.rsplit_once('.')?.1.to_lowercase())
 }
 
 /// Adds concepts until there are `MIN_CONCEPTS`: first entries that fit the stack and whose

@@ -26,12 +26,17 @@ fn refusing_llm() -> FakeServer {
 
 /// From now on the fake answers like a working provider: concepts or questions, by prompt.
 fn fix(llm: &FakeServer) {
-    llm.set_responder(|request: &Recorded| {
+    answer(llm, Duration::ZERO);
+}
+
+/// Like [`fix`], with each quiz answer held back `quiz_delay`.
+fn answer(llm: &FakeServer, quiz_delay: Duration) {
+    llm.set_responder(move |request: &Recorded| {
         let prompt = request.json()["messages"][0]["content"].as_str().unwrap_or_default().to_owned();
         if prompt.starts_with("Extract the programming concepts") {
             anthropic(&concepts_answer("src/cart.ts"))
         } else {
-            anthropic(&questions_answer())
+            anthropic(&questions_answer()).delayed(quiz_delay)
         }
     });
 }
@@ -294,14 +299,7 @@ fn a_sigkill_in_the_middle_of_a_cascade_loses_nothing_and_the_chain_goes_on() {
     wait_step(&http, "crash", "sync", "held", WAIT);
     // The quiz answer is slow: the cascade is in flight (concepts done, quiz running) when
     // the worker is killed.
-    llm.set_responder(|request: &Recorded| {
-        let prompt = request.json()["messages"][0]["content"].as_str().unwrap_or_default().to_owned();
-        if prompt.starts_with("Extract the programming concepts") {
-            anthropic(&concepts_answer("src/cart.ts"))
-        } else {
-            anthropic(&questions_answer()).delayed(Duration::from_secs(30))
-        }
-    });
+    answer(&llm, Duration::from_secs(30));
     http.post(&format!("/api/jobs/{}/replay", concepts["id"]), &json!({})).unwrap();
     wait_step(&http, "crash", "analyze_quiz", "running", WAIT);
     first.kill();

@@ -226,11 +226,6 @@ fn credentials_fingerprint(text: &str) -> String {
 }
 
 /// Notices for `/api/health` and `vl status`: each paused provider, why, and what waits on it.
-pub fn notices(queue: &crate::queue::Queue) -> Vec<String> {
-    queue.gates().map(|gates| notices_of(&gates)).unwrap_or_default()
-}
-
-/// [`notices`] from the gates as read.
 pub fn notices_of(gates: &[crate::queue::Gate]) -> Vec<String> {
     gates
         .iter()

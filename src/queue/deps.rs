@@ -18,7 +18,7 @@
 //! every lane head, the check is one index seek, and no failure path (timeout, rescue, crash)
 //! needs its own cascade.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
 use super::job::{JobId, JobState};
 use crate::clock::Millis;
@@ -160,13 +160,4 @@ pub fn cancel_dependents(conn: &Connection, job: JobId, why: &str, now: Millis) 
         cancel.execute(params![id, now, error])?;
     }
     Ok(ids)
-}
-
-/// The gate a held job waits on, if it waits on one.
-pub fn held_gate(conn: &Connection, job: JobId) -> rusqlite::Result<Option<String>> {
-    Ok(conn
-        .prepare_cached("SELECT gate FROM jobs WHERE id = ?1 AND state = 'held'")?
-        .query_row([job], |r| r.get::<_, Option<String>>(0))
-        .optional()?
-        .flatten())
 }

@@ -228,6 +228,12 @@ fn health(ctx: &AppContext) -> Response {
     if !runner_ok {
         problems.push("the job runner has not ticked for 10 s");
     }
+    // One read of the gates serves both the paused list and the notices.
+    let paused: Vec<crate::queue::Gate> = ctx
+        .queue
+        .gates()
+        .map(|gates| gates.into_iter().filter(|g| g.state == crate::queue::GateState::Paused).collect())
+        .unwrap_or_default();
     let body = json!({
         "status": if healthy { "ok" } else { "degraded" },
         "version": env!("CARGO_PKG_VERSION"),
@@ -241,13 +247,11 @@ fn health(ctx: &AppContext) -> Response {
             "dead": count(Dead),
             "held": count(Held),
         },
-        "paused": ctx.queue.gates().map(|gates| {
-            gates.into_iter().filter(|g| g.state == crate::queue::GateState::Paused).collect::<Vec<_>>()
-        }).unwrap_or_default(),
+        "paused": paused,
         "runner": runner.map_or(json!(null), |r| json!(r)),
         "problems": problems,
         "settings_warning": ctx.config.settings_warning,
-        "notices": crate::jobs::notices(&ctx.queue),
+        "notices": crate::jobs::notices_of(&paused),
     });
     json_response(if healthy { 200 } else { 503 }, &body)
 }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
-use crate::clock::{Millis, SharedMonotonic, SystemMonotonic};
+use crate::clock::{Millis, SharedMonotonic};
 use crate::queue::gates::KindGates;
 use crate::queue::job::ClaimedJob;
 
@@ -73,11 +73,6 @@ impl std::fmt::Debug for CancelToken {
 }
 
 impl CancelToken {
-    /// A token that expires `timeout` from now on the system's monotonic clock.
-    pub fn new(timeout: Duration) -> CancelToken {
-        CancelToken::on(Arc::new(SystemMonotonic), timeout)
-    }
-
     /// A token that expires `timeout` from now on `clock`.
     pub fn on(clock: SharedMonotonic, timeout: Duration) -> CancelToken {
         CancelToken { cancelled: Arc::new(AtomicBool::new(false)), deadline: clock.now() + timeout, clock }

@@ -8,11 +8,13 @@
 //! - `concepts`: the concept answer shape, category aliases, grounding validation.
 //! - `questions`: the question shape and its structural validation.
 //! - `catalogue`: the concept catalogue the offline provider draws on.
+//! - `grounding`: where a question's code comes from in the session's files.
 //! - `failures`: errors the developer met (failed tool calls), classified by kind.
 
 pub mod catalogue;
 pub mod concepts;
 pub mod failures;
+pub mod grounding;
 pub mod lexer;
 pub mod model;
 pub mod questions;

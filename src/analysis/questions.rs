@@ -14,6 +14,7 @@ mod normalize;
 pub use normalize::normalize_question;
 
 use crate::analysis::concepts::{Level, ParseError, normalize_name, parse_json_answer};
+use crate::analysis::grounding::Grounding;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
 
@@ -84,6 +85,10 @@ pub struct GeneratedQuestion {
     pub follow_up: Option<String>,
     #[serde(default)]
     pub tags: Vec<String>,
+    /// Where the question's code comes from in the session's files; `None` for a question
+    /// that quotes no code of the session (a catalogue example, or an ungrounded LLM answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grounding: Option<Grounding>,
 }
 
 /// The whole questions answer (Appendix A.6).

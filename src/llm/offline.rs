@@ -93,6 +93,7 @@ fn unknown_concept_question(concept: &Concept, level: Level) -> GeneratedQuestio
         explanation: answer,
         follow_up: (level == Level::Junior).then(|| format!("How would this code change without {name}?")),
         tags: vec![concept.category.clone(), normalize_name(name).replace(' ', "-")],
+        grounding: None,
     }
 }
 

@@ -87,6 +87,7 @@ fn blank_question(qtype: QuestionType, question: String, explanation: String) ->
         explanation,
         follow_up: None,
         tags: Vec::new(),
+        grounding: None,
     }
 }
 

@@ -19,6 +19,7 @@ fn base(qtype: &str) -> GeneratedQuestion {
         explanation: "It suspends the function.".into(),
         follow_up: None,
         tags: vec!["async_pattern".into()],
+        grounding: None,
     }
 }
 

@@ -23,6 +23,7 @@ pub mod tokens;
 mod types;
 
 use crate::analysis::concepts::{Level, normalize_name};
+use crate::analysis::model::Pattern;
 
 /// A static-analysis signal that reveals a concept.
 #[derive(Debug, Clone, Copy)]
@@ -105,6 +106,33 @@ pub struct Entry {
     /// A concept almost any code shows (imports, functions, early returns): the last resort
     /// when a session's code gives too few signals.
     pub generic: bool,
+}
+
+/// The weight of the strongest signal of `signals` that `p` matches, if any. `lowered` is
+/// the pattern's (name, snippet) in lowercase. A hint found only in the snippet's context
+/// lines, not in the name, counts one less: a useState pattern whose context shows a
+/// useEffect call is weaker evidence for effects than the useEffect pattern itself.
+pub fn best_weight(signals: &[Signal], p: &Pattern, lowered: &(String, String)) -> Option<u32> {
+    let language = p.language.to_lowercase();
+    let (name, snippet) = lowered;
+    signals
+        .iter()
+        .filter(|s| s.pattern_type == "*" || s.pattern_type == p.pattern_type)
+        .filter(|s| s.langs.is_empty() || s.langs.contains(&language.as_str()))
+        .filter(|s| s.name_test.is_none_or(|test| test(&p.name)))
+        .filter_map(|s| {
+            if s.hints.is_empty() {
+                // A "*" signal without hints would match every pattern; it never counts.
+                (s.pattern_type != "*").then_some(s.weight)
+            } else if s.hints.iter().any(|h| name.contains(h)) {
+                Some(s.weight)
+            } else if s.hints.iter().any(|h| snippet.contains(h)) {
+                Some(s.weight.saturating_sub(1).max(1))
+            } else {
+                None
+            }
+        })
+        .max()
 }
 
 /// Every entry, in a fixed order (the tie-break when scores are equal).

@@ -9,11 +9,13 @@
 //! - `questions`: the question shape and its structural validation.
 //! - `catalogue`: the concept catalogue the offline provider draws on.
 //! - `grounding`: where a question's code comes from in the session's files.
+//! - `grounded`: questions built from the session's own files (bugs, blanks, orderings, quotes).
 //! - `failures`: errors the developer met (failed tool calls), classified by kind.
 
 pub mod catalogue;
 pub mod concepts;
 pub mod failures;
+pub mod grounded;
 pub mod grounding;
 pub mod lexer;
 pub mod model;

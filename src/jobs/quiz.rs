@@ -12,6 +12,7 @@ use super::concepts::ProviderChoice;
 use super::session_data::{self, hash_of};
 use super::{llm_call, prompts};
 use super::{missing_session, session_id_of};
+use crate::analysis::analyze_files;
 use crate::analysis::concepts::{Concept, Level, normalize_name};
 use crate::analysis::questions::{
     GeneratedQuestion, normalize_question, normalized_text_hash, parse_questions_json, validate_question,
@@ -152,7 +153,16 @@ impl Handler for QuizHandler {
         }
         let pairs: Vec<(Concept, Level)> = targets.iter().map(|t| (t.concept.clone(), t.level)).collect();
         let (kept, dropped) = match selected {
-            Selected::Offline => keep_valid(offline_questions(&pairs).questions, &targets),
+            Selected::Offline => {
+                // The offline questions are built from the session's own files (issue 16).
+                let files =
+                    match self.queue.read().and_then(|conn| Ok(session_data::captured_files(&conn, &session_id)?)) {
+                        Ok(files) => files,
+                        Err(e) => return Outcome::retry(e.to_string()),
+                    };
+                let patterns = analyze_files(&files);
+                keep_valid(offline_questions(&pairs, &files, &patterns).questions, &targets)
+            }
             Selected::Remote(provider) => {
                 let request = prompts::questions_request(&pairs);
                 let accept = |text: &str| {

@@ -132,7 +132,7 @@ fn true_false(c: &Ctx<'_>) -> GeneratedQuestion {
 
 /// The fact sharing the most words (of four letters or more) with `myth`: myths are written
 /// as twisted facts, so this is usually the correction. Ties go to the earlier fact.
-fn closest_fact(entry: &Entry, myth: &str) -> &'static str {
+pub(crate) fn closest_fact(entry: &Entry, myth: &str) -> &'static str {
     let words = |s: &str| -> Vec<String> {
         normalize_name(s).split(' ').filter(|w| w.len() >= 4).map(str::to_string).collect()
     };
@@ -180,13 +180,7 @@ fn fill_in_blank(c: &Ctx<'_>) -> GeneratedQuestion {
 
 fn ordering(c: &Ctx<'_>) -> GeneratedQuestion {
     let steps = c.entry.steps;
-    let perm = shuffled(steps.len(), c.seed);
-    let options: Vec<String> = perm.iter().map(|&s| steps[s].to_string()).collect();
-    // correct lists, for each step in its true order, the option number showing it.
-    let correct: Vec<String> = (0..steps.len())
-        .filter_map(|step| perm.iter().position(|&s| s == step))
-        .map(|option| (option + 1).to_string())
-        .collect();
+    let (options, correct) = shuffled_steps(steps, c.seed);
     let question = format!(
         "{} (The code is an example of {}; answer with the option numbers in order, e.g. 2,1,3,4.)",
         c.entry.order_prompt, c.entry.name
@@ -195,8 +189,20 @@ fn ordering(c: &Ctx<'_>) -> GeneratedQuestion {
     let mut q = blank_question(QuestionType::Ordering, question, explanation);
     q.snippet = Some(c.entry.example.to_string());
     q.options = Some(options);
-    q.correct = Some(correct.join(","));
+    q.correct = Some(correct);
     q
+}
+
+/// The steps as ordering options in a shuffled order, and the answer: for each step in its
+/// true order, the number of the option showing it ("3,1,4,2").
+pub(crate) fn shuffled_steps<S: AsRef<str>>(steps: &[S], seed: u64) -> (Vec<String>, String) {
+    let perm = shuffled(steps.len(), seed);
+    let options: Vec<String> = perm.iter().map(|&s| steps[s].as_ref().to_string()).collect();
+    let correct: Vec<String> = (0..steps.len())
+        .filter_map(|step| perm.iter().position(|&s| s == step))
+        .map(|option| (option + 1).to_string())
+        .collect();
+    (options, correct.join(","))
 }
 
 /// A deterministic permutation of 0..n from `seed` (Fisher–Yates driven by xorshift64),

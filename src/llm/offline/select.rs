@@ -3,7 +3,7 @@
 //! for each, so that the citation always passes `validate_concepts`.
 
 use crate::analysis::catalogue::tokens::find_token;
-use crate::analysis::catalogue::{self, Entry, Signal};
+use crate::analysis::catalogue::{self, Entry, best_weight};
 use crate::analysis::concepts::{Concept, MAX_CONCEPTS, MIN_CONCEPTS, path_matches};
 use crate::analysis::failures::{self, ErrorKind};
 use crate::analysis::model::{FailedCall, Pattern, SourceFile, StackProfile};
@@ -126,33 +126,6 @@ pub(super) fn pick_from_patterns(patterns: &[Pattern], files: &[SourceFile]) -> 
     let room = MAX_CONCEPTS - first_pass.len();
     first_pass.extend(rest.into_iter().take(room));
     first_pass
-}
-
-/// The weight of the strongest signal of `signals` that `p` matches, if any. `lowered` is
-/// the pattern's (name, snippet) in lowercase. A hint found only in the snippet's context
-/// lines, not in the name, counts one less: a useState pattern whose context shows a
-/// useEffect call is weaker evidence for effects than the useEffect pattern itself.
-fn best_weight(signals: &[Signal], p: &Pattern, lowered: &(String, String)) -> Option<u32> {
-    let language = p.language.to_lowercase();
-    let (name, snippet) = lowered;
-    signals
-        .iter()
-        .filter(|s| s.pattern_type == "*" || s.pattern_type == p.pattern_type)
-        .filter(|s| s.langs.is_empty() || s.langs.contains(&language.as_str()))
-        .filter(|s| s.name_test.is_none_or(|test| test(&p.name)))
-        .filter_map(|s| {
-            if s.hints.is_empty() {
-                // A "*" signal without hints would match every pattern; it never counts.
-                (s.pattern_type != "*").then_some(s.weight)
-            } else if s.hints.iter().any(|h| name.contains(h)) {
-                Some(s.weight)
-            } else if s.hints.iter().any(|h| snippet.contains(h)) {
-                Some(s.weight.saturating_sub(1).max(1))
-            } else {
-                None
-            }
-        })
-        .max()
 }
 
 /// A verbatim piece of `file` for the pattern: its own snippet when the file contains it and

@@ -2,10 +2,14 @@
 //! concepts that pass `validate_concepts` and, at every level, one valid question per concept.
 
 mod fixtures;
+mod sessions;
 
 use super::*;
+use crate::analysis::catalogue::{self, render::Evidence, render::render};
+use crate::analysis::concepts::Level;
 use crate::analysis::concepts::MAX_CONCEPTS;
 use crate::analysis::concepts::validate_concepts;
+use crate::analysis::questions::QuestionType;
 use crate::analysis::questions::validate_question;
 use fixtures::{Session, fastapi, file, go, nextjs, prompts, ruby, rust};
 use std::collections::BTreeSet;
@@ -22,8 +26,15 @@ fn check_session(label: &str, s: &Session, expect: &[&str]) {
     }
     for level in Level::ALL {
         let asked: Vec<(Concept, Level)> = validated.concepts.iter().map(|c| (c.clone(), level)).collect();
-        let questions = offline_questions(&asked).questions;
-        assert_eq!(questions.len(), asked.len(), "{label}");
+        let questions = offline_questions(&asked, &s.files, &s.patterns).questions;
+        for (concept, _) in &asked {
+            let asked_about = questions.iter().filter(|q| q.concept == concept.name).count();
+            assert!(
+                (1..=QUESTIONS_PER_CONCEPT).contains(&asked_about),
+                "{label}: {asked_about} about {}",
+                concept.name
+            );
+        }
         for q in &questions {
             assert_eq!(validate_question(q, &names), Ok(()), "{label} {level:?}: {q:#?}");
         }
@@ -116,7 +127,7 @@ fn output_is_deterministic() {
         let b = offline_concepts(&s.stack, &s.patterns, &s.files, &[], &prompts());
         assert_eq!(a, b);
         let asked: Vec<(Concept, Level)> = a.concepts.iter().map(|c| (c.clone(), Level::Senior)).collect();
-        assert_eq!(offline_questions(&asked), offline_questions(&asked));
+        assert_eq!(offline_questions(&asked, &s.files, &s.patterns), offline_questions(&asked, &s.files, &s.patterns));
     }
 }
 
@@ -143,7 +154,7 @@ fn unknown_concepts_get_a_valid_generic_question() {
         confidence: 0.8,
     };
     for level in Level::ALL {
-        let q = offline_questions(&[(concept.clone(), level)]).questions.remove(0);
+        let q = offline_questions(&[(concept.clone(), level)], &[], &[]).questions.remove(0);
         assert_eq!(validate_question(&q, &["Event sourcing".to_string()]), Ok(()), "{q:#?}");
     }
 }
@@ -186,7 +197,7 @@ fn errors_the_developer_met_come_first_and_are_grounded_in_the_error() {
         let q = render(entry, qtype, Level::Mid, &ev);
         assert_eq!(validate_question(&q, &[asked[0].0.name.clone()]), Ok(()), "{q:#?}");
     }
-    let q = &offline_questions(&asked).questions[0];
+    let q = &offline_questions(&asked, &s.files, &s.patterns).questions[0];
     assert_eq!(q.concept, "Reading compiler type errors");
     // Without failures, nothing about errors is invented.
     let plain = offline_concepts(&s.stack, &s.patterns, &s.files, &[], &prompts());

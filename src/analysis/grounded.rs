@@ -1,0 +1,220 @@
+//! Questions grounded in the developer's own code (issue 16): where in the session's files a
+//! concept occurs (its *sites*), the stretch of lines a question quotes around a site, and one
+//! question of each type built from those lines, each carrying its [`Grounding`].
+//!
+//! # Shape
+//! [`SessionCode`] holds every captured file split into lines, next to the same lines with
+//! comments and strings masked by the lexer, so a search for `await` or `err != nil` never
+//! lands in a comment, and an edit found in the masked text applies at the same byte offsets
+//! of the original. [`sites`] ranks the places a concept occurs: the static patterns its
+//! catalogue signals match (strongest first, the concept's own file first), then the line where
+//! the concept's cited snippet starts. [`question`] builds one question of a requested type at
+//! the first site that supports it:
+//!
+//! - spot_the_bug: a known bug for the concept applied to one real line (`mutations`);
+//! - fill_in_blank: a token that matters to the concept blanked in a real line;
+//! - ordering: the statements of the function around the site, shuffled (`flow`);
+//! - multiple_choice, true_false, code_reading, open_ended: a verbatim quote of the lines
+//!   around the site, the question anchored on it by file and line numbers (`builders`).
+//!
+//! Everything is a pure function of its inputs; the option and step shuffles come from FNV
+//! seeds of (entry, type, level, file, line), as in `catalogue::render`.
+
+mod builders;
+mod flow;
+mod mutations;
+
+use crate::analysis::catalogue::tokens::find_token;
+use crate::analysis::catalogue::{Entry, best_weight};
+use crate::analysis::concepts::{Concept, Level, path_matches};
+use crate::analysis::grounding::{Grounding, GroundingKind};
+use crate::analysis::lexer::{self, Lang};
+use crate::analysis::model::{Pattern, SourceFile};
+use crate::analysis::questions::{GeneratedQuestion, QuestionType};
+use std::cmp::Reverse;
+
+/// Most sites kept per concept: the questions of one concept use the first few.
+const MAX_SITES: usize = 6;
+/// A function this long or shorter is quoted whole; a longer one only around the site.
+const MAX_QUOTE_LINES: usize = 14;
+/// Lines quoted on each side of the site when the whole function is too long.
+const QUOTE_CONTEXT: usize = 3;
+
+/// One captured file, line by line, as written and with comments and strings masked.
+pub struct CodeFile<'a> {
+    pub path: &'a str,
+    pub lang: Option<Lang>,
+    /// The file's lines as `str::lines` splits them (no line breaks, no trailing `\r`).
+    pub lines: Vec<&'a str>,
+    /// The same lines with comment and string contents blanked (same byte offsets).
+    pub masked: Vec<String>,
+}
+
+impl<'a> CodeFile<'a> {
+    pub fn new(file: &'a SourceFile) -> CodeFile<'a> {
+        let lang = lexer::lang_for_path(&file.path);
+        let masked_text = match lang {
+            Some(lang) => lexer::mask_comments_and_strings(&file.content, lang),
+            None => file.content.clone(),
+        };
+        let lines: Vec<&str> = file.content.lines().collect();
+        let mut masked: Vec<String> = masked_text.lines().map(str::to_string).collect();
+        // Masking keeps line breaks, so the counts agree; guard anyway rather than index past.
+        masked.resize(lines.len(), String::new());
+        CodeFile { path: &file.path, lang, lines, masked }
+    }
+
+    /// Lines `start..=end` (0-based) joined with `\n`.
+    pub fn text(&self, start: usize, end: usize) -> String {
+        self.lines[start..=end].join("\n")
+    }
+
+    fn indent(&self, line: usize) -> usize {
+        let l = self.lines[line];
+        l.len() - l.trim_start().len()
+    }
+
+    fn is_blank(&self, line: usize) -> bool {
+        self.masked[line].trim().is_empty()
+    }
+}
+
+/// Every captured file of a session, ready for searching.
+pub struct SessionCode<'a> {
+    pub files: Vec<CodeFile<'a>>,
+}
+
+impl<'a> SessionCode<'a> {
+    pub fn new(files: &'a [SourceFile]) -> SessionCode<'a> {
+        SessionCode { files: files.iter().map(CodeFile::new).collect() }
+    }
+}
+
+/// A place a concept occurs: a file of the session and a 0-based line of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Site {
+    pub file: usize,
+    pub line: usize,
+}
+
+/// The places `concept` occurs in the session, best first (see the module doc); empty when
+/// the session has none (a concept met only in an error, or named by an LLM for code that
+/// was not captured).
+pub fn sites(code: &SessionCode<'_>, entry: Option<&Entry>, concept: &Concept, patterns: &[Pattern]) -> Vec<Site> {
+    let mut ranked: Vec<(u32, bool, Site)> = Vec::new();
+    if let Some(entry) = entry {
+        for p in patterns {
+            let lowered = (p.name.to_lowercase(), p.snippet.to_lowercase());
+            let Some(weight) = best_weight(entry.signals, p, &lowered) else { continue };
+            let Some(file) = code.files.iter().position(|f| path_matches(f.path, &p.file)) else { continue };
+            let Some(line) = usize::try_from(p.line).ok().and_then(|l| l.checked_sub(1)) else { continue };
+            if line < code.files[file].lines.len() {
+                let own_file = path_matches(code.files[file].path, &concept.source_file);
+                ranked.push((weight, own_file, Site { file, line }));
+            }
+        }
+    }
+    // Strongest first, the concept's own file first among equals; stable, so line order stays.
+    ranked.sort_by_key(|&(weight, own_file, _)| (Reverse(weight), !own_file));
+    let mut out: Vec<Site> = Vec::new();
+    for site in ranked.into_iter().map(|r| r.2).chain(snippet_site(code, concept)) {
+        if !out.contains(&site) && out.len() < MAX_SITES {
+            out.push(site);
+        }
+    }
+    out
+}
+
+/// The line where the concept's cited snippet starts in its cited file.
+fn snippet_site(code: &SessionCode<'_>, concept: &Concept) -> Option<Site> {
+    let first = concept.snippet.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let file = code.files.iter().position(|f| path_matches(f.path, &concept.source_file))?;
+    let line = code.files[file].lines.iter().position(|l| l.trim() == first || l.contains(first))?;
+    Some(Site { file, line })
+}
+
+/// Where a quoted snippet of lines `start..=end` (0-based) of `file` comes from.
+fn quote_grounding(file: &CodeFile<'_>, start: usize, end: usize, kind: GroundingKind) -> Grounding {
+    Grounding {
+        file: file.path.to_string(),
+        line_start: one_based(start),
+        line_end: one_based(end),
+        kind,
+        mutation: None,
+    }
+}
+
+fn one_based(line: usize) -> u32 {
+    u32::try_from(line + 1).unwrap_or(u32::MAX)
+}
+
+/// The lines a question quotes around `line`: the enclosing function when it is short, else
+/// `QUOTE_CONTEXT` lines on each side (kept inside the function), without blank edge lines.
+fn quote_window(file: &CodeFile<'_>, line: usize) -> (usize, usize) {
+    let (mut start, mut end) = match flow::enclosing_function(file, line) {
+        Some((s, e)) if e - s < MAX_QUOTE_LINES => (s, e),
+        Some((s, e)) => (line.saturating_sub(QUOTE_CONTEXT).max(s), (line + QUOTE_CONTEXT).min(e)),
+        None => (line.saturating_sub(QUOTE_CONTEXT), (line + QUOTE_CONTEXT).min(file.lines.len() - 1)),
+    };
+    while start < line && file.is_blank(start) {
+        start += 1;
+    }
+    while end > line && file.is_blank(end) {
+        end -= 1;
+    }
+    (start, end)
+}
+
+/// The first of the entry's tokens that occurs as code in `start..=end` of `file`, for
+/// "look at `await`" pointers.
+fn token_in(entry: &Entry, file: &CodeFile<'_>, start: usize, end: usize) -> Option<&'static str> {
+    entry.tokens.iter().copied().find(|t| (start..=end).any(|i| find_token(&file.masked[i], t).is_some()))
+}
+
+/// What every builder needs to know about the question it writes.
+pub struct Ask<'e> {
+    pub entry: &'e Entry,
+    /// The concept name written into the question (as the concept was stored).
+    pub concept: &'e str,
+    pub qtype: QuestionType,
+    pub level: Level,
+}
+
+/// A question of `ask.qtype` grounded at the first of `sites` (tried from `first` on, wrapping
+/// around) that supports it, or `None` when no site does (no known bug applies, no token to
+/// blank, no function with enough statements). Open-ended is senior-only, as in `render`.
+pub fn question(code: &SessionCode<'_>, sites: &[Site], first: usize, ask: &Ask<'_>) -> Option<GeneratedQuestion> {
+    if ask.qtype == QuestionType::OpenEnded && ask.level != Level::Senior {
+        return None;
+    }
+    let n = sites.len();
+    (0..n).map(|k| sites[(first + k) % n]).find_map(|site| {
+        let file = &code.files[site.file];
+        match ask.qtype {
+            QuestionType::SpotTheBug => builders::spot_the_bug(ask, file, site.line),
+            QuestionType::FillInBlank => builders::fill_in_blank(ask, file, site.line),
+            QuestionType::Ordering => builders::ordering(ask, file, site.line),
+            QuestionType::MultipleChoice
+            | QuestionType::TrueFalse
+            | QuestionType::CodeReading
+            | QuestionType::OpenEnded => Some(builders::quoted(ask, file, site.line)),
+        }
+    })
+}
+
+/// A verbatim quote of the lines `snippet` occupies in the file `source_file` names, for a
+/// question about a concept the catalogue does not know.
+pub fn locate_snippet(code: &SessionCode<'_>, source_file: &str, snippet: &str) -> Option<Grounding> {
+    let wanted: Vec<&str> = snippet.lines().map(str::trim).collect();
+    let file = code.files.iter().find(|f| path_matches(f.path, source_file))?;
+    let n = wanted.len();
+    if n == 0 || n > file.lines.len() {
+        return None;
+    }
+    let start = (0..=file.lines.len() - n)
+        .find(|&s| file.lines[s..s + n].iter().map(|l| l.trim()).eq(wanted.iter().copied()))?;
+    Some(quote_grounding(file, start, start + n - 1, GroundingKind::Quote))
+}
+
+#[cfg(test)]
+mod tests;

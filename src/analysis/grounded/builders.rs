@@ -1,0 +1,277 @@
+//! One builder per question type, each over the lines of one file around a site: the bug
+//! (a `mutations` rule applied to a real line), the blank (an entry token blanked in a real
+//! line), the ordering (the function's statements, `flow`), and the quoted types (the lines
+//! verbatim, the question anchored on their file and line numbers, distractors from the
+//! entry's misconceptions). Each sets the question's [`Grounding`].
+
+use super::flow::{enclosing_function, function_name, statements};
+use super::mutations::rules_for;
+use super::{Ask, CodeFile, one_based, quote_grounding, quote_window, token_in};
+use crate::analysis::catalogue::render::{closest_fact, shuffled_steps};
+use crate::analysis::catalogue::tokens::find_token;
+use crate::analysis::concepts::{Level, normalize_name};
+use crate::analysis::grounding::{GroundingKind, LineEdit};
+use crate::analysis::questions::{
+    GeneratedQuestion, QuestionType, RUBRIC_DIMENSIONS, count_blanks, fnv1a64, rubric_tag,
+};
+
+/// Lines searched on each side of the site for a bug to plant when it is in no function.
+const BUG_SEARCH_LINES: usize = 6;
+/// Ordering questions show this many statements at most (`validate_question` allows 4–6).
+const MAX_STEPS: usize = 6;
+const MIN_STEPS: usize = 4;
+/// The blank marker (as `catalogue::tokens` writes it).
+const BLANK: &str = "___";
+
+/// A question with the fields every builder sets the same way.
+fn base(ask: &Ask<'_>, question: String, explanation: String) -> GeneratedQuestion {
+    let entry = ask.entry;
+    GeneratedQuestion {
+        concept: ask.concept.to_string(),
+        question_type: ask.qtype.as_str().to_string(),
+        difficulty: ask.level.as_str().to_string(),
+        snippet: None,
+        question,
+        options: None,
+        correct: None,
+        explanation,
+        follow_up: (ask.level == Level::Junior).then(|| entry.follow_up.to_string()),
+        tags: vec![
+            entry.category.to_string(),
+            normalize_name(entry.name).replace(' ', "-"),
+            ask.qtype.as_str().to_string(),
+        ],
+        grounding: None,
+    }
+}
+
+fn seed(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> u64 {
+    let key = format!("{}|{}|{}|{}|{line}", ask.entry.name, ask.qtype.as_str(), ask.level.as_str(), file.path);
+    fnv1a64(key.as_bytes())
+}
+
+/// "`lib/cart.ts` (lines 9-12)", as questions name where their code is.
+fn place(file: &CodeFile<'_>, start: usize, end: usize) -> String {
+    if start == end {
+        format!("`{}` (line {})", file.path, start + 1)
+    } else {
+        format!("`{}` (lines {}-{})", file.path, start + 1, end + 1)
+    }
+}
+
+/// Lines of `start..=end` ordered by distance from `line` (the nearer first, earlier on ties).
+fn nearest_first(start: usize, end: usize, line: usize) -> Vec<usize> {
+    let mut lines: Vec<usize> = (start..=end).collect();
+    lines.sort_by_key(|&i| (i.abs_diff(line), i));
+    lines
+}
+
+/// A known bug of the concept planted in one real line near the site.
+pub fn spot_the_bug(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<GeneratedQuestion> {
+    let lang = file.lang?;
+    let (start, end) = enclosing_function(file, line)
+        .unwrap_or((line.saturating_sub(BUG_SEARCH_LINES), (line + BUG_SEARCH_LINES).min(file.lines.len() - 1)));
+    let candidates = nearest_first(start, end, line);
+    let (at, mutated, rule) = rules_for(lang, ask.entry).find_map(|rule| {
+        candidates.iter().find_map(|&i| {
+            let mutated = (rule.apply)(&file.masked[i], file.lines[i])?;
+            (mutated != file.lines[i]).then_some((i, mutated, rule))
+        })
+    })?;
+    let (first, last) = quote_window(file, at);
+    let mut shown: Vec<&str> = file.lines[first..=last].to_vec();
+    shown[at - first] = &mutated;
+    let mut question = format!(
+        "This is your code from {} with one line changed so that it has a bug. Which line is it, and what goes wrong at runtime?",
+        place(file, first, last)
+    );
+    if ask.level == Level::Junior {
+        question.push_str(&format!(" Hint: look at how {} is used.", ask.entry.name));
+    }
+    let original = file.lines[at];
+    let answer =
+        format!("Line {}: `{}` should read `{}`. {}", at + 1, mutated.trim(), original.trim(), rule.consequence);
+    let mut q = base(ask, question, format!("{} {}", rule.consequence, ask.entry.description));
+    q.snippet = Some(shown.join("\n"));
+    q.correct = Some(answer);
+    let mut grounding = quote_grounding(file, first, last, GroundingKind::Mutation);
+    grounding.mutation = Some(LineEdit { line: one_based(at), original: original.to_string(), mutated });
+    q.grounding = Some(grounding);
+    Some(q)
+}
+
+/// Byte offset of `token` as code on masked line `i`; a directive such as `use client` lives
+/// in a string, so a token with a space is also looked for in the original text.
+fn token_at(file: &CodeFile<'_>, i: usize, token: &str) -> Option<usize> {
+    find_token(&file.masked[i], token)
+        .or_else(|| token.contains(' ').then(|| find_token(file.lines[i], token)).flatten())
+}
+
+/// One of the concept's tokens blanked in a real line near the site; the answer restores it.
+pub fn fill_in_blank(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<GeneratedQuestion> {
+    let (first, last) = quote_window(file, line);
+    let lines = nearest_first(first, last, line);
+    let shown_times =
+        |token: &str, first: usize, last: usize| (first..=last).filter(|&i| token_at(file, i, token).is_some()).count();
+    // A token seen once in the quote first (else the answer is visible elsewhere in it), and
+    // tokens of two characters or more before one-letter ones.
+    let mut tokens: Vec<&'static str> = ask.entry.tokens.to_vec();
+    tokens.sort_by_key(|t| (shown_times(t, first, last) != 1, t.len() < 2));
+    let (at, pos, token) =
+        tokens.iter().find_map(|t| lines.iter().find_map(|&i| token_at(file, i, t).map(|pos| (i, pos, *t))))?;
+    // Narrow the quote until the answer shows nowhere else in it (down to the line itself).
+    let (mut first, mut last) = (first, last);
+    while shown_times(token, first, last) > 1 && (first < at || last > at) {
+        if at - first >= last - at {
+            first += 1;
+        } else {
+            last -= 1;
+        }
+    }
+    let original = file.lines[at];
+    let blanked = format!("{}{BLANK}{}", &original[..pos], &original[pos + token.len()..]);
+    let mut shown: Vec<&str> = file.lines[first..=last].to_vec();
+    shown[at - first] = &blanked;
+    let snippet = shown.join("\n");
+    if count_blanks(&snippet) != 1 {
+        return None;
+    }
+    let (name, where_) = (ask.entry.name, place(file, first, last));
+    let question = match ask.level {
+        Level::Junior => format!(
+            "Fill in the blank on line {} of this code from {where_}: which keyword, symbol or name related to {name} is missing?",
+            at + 1
+        ),
+        Level::Mid => {
+            format!("Fill in the blank on line {} so this code from {where_} does what it did before.", at + 1)
+        }
+        Level::Senior => format!(
+            "Fill in the blank on line {} of this code from {where_}, and think about what it does for {name} here.",
+            at + 1
+        ),
+    };
+    let explanation = format!("Line {} reads `{}`. {}", at + 1, original.trim(), ask.entry.description);
+    let mut q = base(ask, question, explanation);
+    q.snippet = Some(snippet);
+    q.correct = Some(token.to_string());
+    q.grounding = Some(quote_grounding(file, first, last, GroundingKind::Blank));
+    Some(q)
+}
+
+/// The statements of the function around the site, to be put back in the order they run.
+/// The options are the quoted lines (trimmed); the grounding cites the first to the last.
+pub fn ordering(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<GeneratedQuestion> {
+    let (header, end) = enclosing_function(file, line)?;
+    let all = statements(file, header, end);
+    if all.len() < MIN_STEPS {
+        return None;
+    }
+    // Up to MAX_STEPS consecutive statements, the one nearest the site among them.
+    let nearest = (0..all.len()).min_by_key(|&k| all[k].abs_diff(line)).unwrap_or(0);
+    let from = nearest.saturating_sub(MAX_STEPS / 2).min(all.len().saturating_sub(MAX_STEPS));
+    let chosen = &all[from..(from + MAX_STEPS).min(all.len())];
+    let steps: Vec<&str> = chosen.iter().map(|&i| file.lines[i].trim()).collect();
+    let keys: std::collections::BTreeSet<String> = steps.iter().map(|s| s.to_lowercase()).collect();
+    if keys.len() != steps.len() {
+        return None;
+    }
+    let (options, correct) = shuffled_steps(&steps, seed(ask, file, header));
+    let function = function_name(file, header)
+        .map_or_else(|| format!("the function at line {}", header + 1), |n| format!("`{n}`"));
+    let question = format!(
+        "Put these statements of {function} from `{}` in the order they run on a normal call, one that does not fail (the code uses {}; answer with the option numbers in order, e.g. 2,1,3,4).",
+        file.path, ask.entry.name
+    );
+    let explanation =
+        format!("In `{}` they run in this order: {}. {}", file.path, steps.join(" → "), ask.entry.description);
+    let mut q = base(ask, question, explanation);
+    q.options = Some(options);
+    q.correct = Some(correct);
+    let (first, last) = (chosen[0], chosen[chosen.len() - 1]);
+    q.grounding = Some(quote_grounding(file, first, last, GroundingKind::Quote));
+    Some(q)
+}
+
+/// multiple_choice, true_false, code_reading or open_ended over a verbatim quote of the lines
+/// around the site.
+pub fn quoted(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> GeneratedQuestion {
+    let (first, last) = quote_window(file, line);
+    let where_ = place(file, first, last);
+    let token = token_in(ask.entry, file, first, last);
+    let pointer = token.map(|t| format!(" (look at `{t}`)")).unwrap_or_default();
+    let look_at = token.map(|t| format!(" Look at `{t}`.")).unwrap_or_default();
+    let seed = seed(ask, file, line);
+    let (entry, name, l) = (ask.entry, ask.entry.name, ask.level.index());
+    let mut q = match ask.qtype {
+        QuestionType::MultipleChoice => {
+            let question = match ask.level {
+                Level::Junior => {
+                    format!("This code from {where_} uses {name}.{look_at} Which statement about it is true?")
+                }
+                Level::Mid => format!("Looking at your code in {where_}, which statement about {name} holds?{look_at}"),
+                Level::Senior => format!(
+                    "Reviewing your code in {where_}, which statement about {name} would an experienced reviewer agree with?{look_at}"
+                ),
+            };
+            let fact = entry.facts[l];
+            let mut options: Vec<String> = entry.myths.iter().map(|m| m.to_string()).collect();
+            let position = (seed % 4) as usize;
+            options.insert(position, fact.to_string());
+            let mut q =
+                base(ask, question, format!("{fact} The other options are common misconceptions about {name}."));
+            q.options = Some(options);
+            q.correct = Some(["A", "B", "C", "D"][position].to_string());
+            q
+        }
+        QuestionType::TrueFalse => {
+            let truth = (seed >> 8).is_multiple_of(2);
+            let statement = if truth { entry.facts[l] } else { entry.myths[l] };
+            let explanation = if truth {
+                format!("True. {}", entry.description)
+            } else {
+                format!("False: this is a common misconception. What holds instead: {}", closest_fact(entry, statement))
+            };
+            let question = format!("This code from {where_} uses {name}.{look_at} True or false: {statement}");
+            let mut q = base(ask, question, explanation);
+            q.correct = Some(truth.to_string());
+            q
+        }
+        QuestionType::OpenEnded => {
+            let explanation = format!(
+                "Graded on correctness, depth (why, not only what), trade-offs, real-world application and clarity. One point a strong answer includes: {}",
+                entry.facts[2]
+            );
+            let mut q = base(ask, format!("Looking at your code in {where_}: {}", entry.open[0]), explanation);
+            q.correct = Some(entry.open[1].to_string());
+            q.tags.extend(RUBRIC_DIMENSIONS.iter().map(|d| rubric_tag(d)));
+            q
+        }
+        _ => {
+            let question = match ask.level {
+                Level::Junior => {
+                    format!("Read this code from {where_}. What does it do, and where does it use {name}?")
+                }
+                Level::Mid => format!(
+                    "Read this code from {where_}. How does it use {name}, and what would go wrong if that part were removed or done naively?"
+                ),
+                Level::Senior => format!(
+                    "Read this code from {where_}. How does it use {name}, and which failure modes or trade-offs does that bring in production?"
+                ),
+            };
+            let mut answer = format!(
+                "It relies on {name}{pointer}. A good answer makes these points: {} {}",
+                entry.facts[0], entry.facts[1]
+            );
+            if ask.level == Level::Senior {
+                answer = format!("{answer} {}", entry.facts[2]);
+            }
+            let mut q = base(ask, question, entry.description.to_string());
+            q.question_type = QuestionType::CodeReading.as_str().to_string();
+            q.correct = Some(answer);
+            q
+        }
+    };
+    q.snippet = Some(file.text(first, last));
+    q.grounding = Some(quote_grounding(file, first, last, GroundingKind::Quote));
+    q
+}

@@ -1,0 +1,399 @@
+//! Known bugs, each a one-line edit of real code, for spot_the_bug questions: a removed
+//! `await`, an effect without its dependency array, a list item without its `key`, a dropped
+//! `defer`, `?` turned into `unwrap()`, a swapped comparison, an off-by-one loop bound, a
+//! swallowed error, an error status reported as success, a mutable default argument …
+//!
+//! A rule finds its spot in the *masked* line (so comments and strings never match) and edits
+//! the original line at the same byte offsets, which masking preserves. Each rule names the
+//! concepts it teaches (`topics`, matched against the entry's category and name); rules with
+//! no topics are generic bugs, used only when no rule of the concept applies near the site.
+
+use crate::analysis::catalogue::Entry;
+use crate::analysis::catalogue::tokens::find_token;
+use crate::analysis::lexer::Lang;
+
+const JS: &[Lang] = &[Lang::TypeScript, Lang::JavaScript];
+const PY: &[Lang] = &[Lang::Python];
+const GO: &[Lang] = &[Lang::Go];
+const RS: &[Lang] = &[Lang::Rust];
+const ANY: &[Lang] = &[];
+
+/// One known bug.
+pub struct Rule {
+    pub langs: &'static [Lang],
+    /// Lowercase substrings of the entry's category or name this bug teaches; empty: generic.
+    pub topics: &'static [&'static str],
+    /// The mutated line for (masked, original) when the bug applies to it.
+    pub apply: fn(&str, &str) -> Option<String>,
+    /// What goes wrong at runtime, for the answer key.
+    pub consequence: &'static str,
+}
+
+impl Rule {
+    fn fits(&self, lang: Lang, entry: &Entry) -> bool {
+        let name = entry.name.to_lowercase();
+        (self.langs.is_empty() || self.langs.contains(&lang))
+            && self.topics.iter().any(|t| entry.category.contains(t) || name.contains(t))
+    }
+
+    fn is_generic(&self, lang: Lang) -> bool {
+        self.topics.is_empty() && (self.langs.is_empty() || self.langs.contains(&lang))
+    }
+}
+
+/// Every rule, most specific first.
+pub const RULES: &[Rule] = &[
+    Rule {
+        langs: JS,
+        topics: &["effect", "hook"],
+        apply: drop_effect_deps,
+        consequence: "Without its dependency array the effect runs after every render; when it sets state, that state change renders again and the effect runs again, in an endless loop of requests.",
+    },
+    Rule {
+        langs: JS,
+        topics: &["react", "state", "hook", "component"],
+        apply: drop_jsx_key,
+        consequence: "The list items lose their `key`: React can no longer tell which item is which between renders, warns in the console, and may keep the wrong item's state or DOM when the list changes order.",
+    },
+    Rule {
+        langs: &[Lang::TypeScript, Lang::JavaScript, Lang::Python, Lang::Rust],
+        topics: &["async", "await", "database", "orm", "api_design", "quer", "test"],
+        apply: drop_await,
+        consequence: "The call is no longer awaited: the code gets a pending Promise / coroutine / future instead of its result, uses that as if it were the value, and a failure of the call is no longer caught or propagated here.",
+    },
+    Rule {
+        langs: JS,
+        topics: &["concurren", "promise", "join"],
+        apply: all_to_race,
+        consequence: "Promise.race settles with the first promise to finish and drops the others' results, so the destructured values are wrong (undefined) and a later failure goes unnoticed.",
+    },
+    Rule {
+        langs: JS,
+        topics: &["database", "orm", "quer", "security", "auth"],
+        apply: drop_where_filter,
+        consequence: "The query lost its filter: it now reads or changes every row of the table instead of the caller's own, a data leak (or a mass update) with no error to warn anyone.",
+    },
+    Rule {
+        langs: RS,
+        topics: &["result", "error", "?"],
+        apply: question_mark_to_unwrap,
+        consequence: "`unwrap()` on a fallible call panics on the first error instead of returning it to the caller with `?`: one bad input or a failed I/O call crashes the thread (in a server, the request) instead of becoming an error response.",
+    },
+    Rule {
+        langs: GO,
+        topics: &["concurren", "mutex", "goroutine", "resource"],
+        apply: drop_defer,
+        consequence: "Without `defer` the call runs immediately instead of when the function returns: the lock is released (or the resource closed, or the WaitGroup marked done) before the work it protects has happened.",
+    },
+    Rule {
+        langs: &[Lang::Go, Lang::Python],
+        topics: &["context", "wrap"],
+        apply: drop_error_wrap,
+        consequence: "The original error is no longer wrapped: its message may survive, but errors.Is / errors.As (or Python's __cause__) can no longer find it, so callers that check for the specific error (to answer 404, say) stop recognising it.",
+    },
+    Rule {
+        langs: GO,
+        topics: &["goroutine", "concurren"],
+        apply: drop_go_keyword,
+        consequence: "Without `go` the call runs synchronously on the current goroutine: the work is no longer concurrent, and a send on an unbuffered channel inside it blocks forever (deadlock) because nobody is receiving yet.",
+    },
+    Rule {
+        langs: GO,
+        topics: &["error", "go"],
+        apply: swap_err_check,
+        consequence: "The error check is inverted: on success the function returns early (as if it failed), and on failure it carries on with a zero value and ignores the error.",
+    },
+    Rule {
+        langs: &[Lang::TypeScript, Lang::JavaScript, Lang::Python],
+        topics: &["error", "exception", "failure"],
+        apply: swallow_raise,
+        consequence: "The error is swallowed: instead of failing, the function returns nothing (undefined / None), so the caller carries on as if it had succeeded and the real cause is lost.",
+    },
+    Rule {
+        langs: PY,
+        topics: &["error", "exception", "failure"],
+        apply: broaden_except,
+        consequence: "`except Exception` catches every error, including bugs such as a typo's NameError or a failed database call, and turns them all into the same handled case, hiding the real failure.",
+    },
+    Rule {
+        langs: RS,
+        topics: &["derive", "struct", "type"],
+        apply: drop_last_derive,
+        consequence: "The type no longer derives that trait, so every use that needs it (serialising the value, cloning it, comparing it, printing it with {:?}) fails to compile.",
+    },
+    Rule {
+        langs: ANY,
+        topics: &[],
+        apply: error_status_to_ok,
+        consequence: "The error response now carries a success status: clients, retries and monitoring all see success, so the failure goes unnoticed while the body says something went wrong.",
+    },
+    Rule {
+        langs: PY,
+        topics: &[],
+        apply: mutable_default,
+        consequence: "A mutable default argument is created once, when the function is defined, and shared by every call: items added in one call show up in the next.",
+    },
+    Rule {
+        langs: ANY,
+        topics: &[],
+        apply: off_by_one,
+        consequence: "The loop bound is off by one: the loop runs one step too far and reads past the last element (an index error, or undefined in JavaScript).",
+    },
+    Rule {
+        langs: ANY,
+        topics: &[],
+        apply: swap_comparison,
+        consequence: "The comparison is inverted, so the branch runs exactly when it should not: valid input takes the error path and invalid input goes through.",
+    },
+];
+
+/// The rules worth trying on `lang` code for `entry`: the concept's own bugs, then the
+/// generic ones.
+pub fn rules_for(lang: Lang, entry: &Entry) -> impl Iterator<Item = &'static Rule> + '_ {
+    let own = RULES.iter().filter(move |r| r.fits(lang, entry));
+    let generic = RULES.iter().filter(move |r| r.is_generic(lang));
+    own.chain(generic)
+}
+
+/// `original` with `len` bytes at `at` replaced by `with`.
+fn splice(original: &str, at: usize, len: usize, with: &str) -> Option<String> {
+    let before = original.get(..at)?;
+    let after = original.get(at + len..)?;
+    Some(format!("{before}{with}{after}"))
+}
+
+fn drop_effect_deps(m: &str, o: &str) -> Option<String> {
+    let t = m.trim_end();
+    if !(t.trim_start().starts_with("}, [") && t.ends_with("]);")) {
+        return None;
+    }
+    let at = m.find("}, [")?;
+    splice(o, at, t.len() - at, "});")
+}
+
+fn drop_jsx_key(m: &str, o: &str) -> Option<String> {
+    let at = m.find(" key={")?;
+    let close = m[at..].find('}')? + at;
+    splice(o, at, close + 1 - at, "")
+}
+
+fn drop_await(m: &str, o: &str) -> Option<String> {
+    if let Some(at) = m.find(".await") {
+        return splice(o, at, ".await".len(), "");
+    }
+    let at = find_token(m, "await")?;
+    (m.as_bytes().get(at + 5) == Some(&b' ')).then_some(())?;
+    splice(o, at, "await ".len(), "")
+}
+
+fn all_to_race(m: &str, o: &str) -> Option<String> {
+    let at = m.find("Promise.all(")?;
+    splice(o, at, "Promise.all".len(), "Promise.race")
+}
+
+fn drop_where_filter(m: &str, o: &str) -> Option<String> {
+    let at = m.find("where: {")? + "where: ".len();
+    let close = m[at..].find('}')? + at;
+    (close > at + 2).then_some(())?;
+    splice(o, at, close + 1 - at, "{}")
+}
+
+fn question_mark_to_unwrap(m: &str, o: &str) -> Option<String> {
+    let b = m.as_bytes();
+    let at = (1..b.len()).find(|&i| {
+        b[i] == b'?'
+            && (b[i - 1] == b')' || b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')
+            && matches!(b.get(i + 1), None | Some(b';' | b'.' | b')' | b',' | b' '))
+    })?;
+    splice(o, at, 1, ".unwrap()")
+}
+
+fn drop_defer(m: &str, o: &str) -> Option<String> {
+    let at = find_token(m, "defer").filter(|&at| m[..at].trim().is_empty())?;
+    splice(o, at, "defer ".len(), "")
+}
+
+fn drop_error_wrap(m: &str, o: &str) -> Option<String> {
+    if let Some(at) = m.find("Errorf(").and_then(|_| o.find("%w")) {
+        return splice(o, at, 2, "%v");
+    }
+    let t = m.trim_start();
+    let at = t.starts_with("raise ").then(|| m.rfind(" from "))??;
+    splice(o, at, o.len() - at, "")
+}
+
+fn drop_go_keyword(m: &str, o: &str) -> Option<String> {
+    let at = find_token(m, "go").filter(|&at| m[..at].trim().is_empty() && m[at..].starts_with("go "))?;
+    splice(o, at, "go ".len(), "")
+}
+
+fn swap_err_check(m: &str, o: &str) -> Option<String> {
+    let at = m.find("err != nil")? + "err ".len();
+    splice(o, at, 2, "==")
+}
+
+fn swallow_raise(m: &str, o: &str) -> Option<String> {
+    let t = m.trim_start();
+    let at = m.len() - t.len();
+    if t.starts_with("throw ") {
+        return splice(o, at, o.len() - at, "return;");
+    }
+    if t.starts_with("raise ") || t == "raise" {
+        return splice(o, at, o.len() - at, "return None");
+    }
+    None
+}
+
+fn broaden_except(m: &str, o: &str) -> Option<String> {
+    let t = m.trim_start();
+    let rest = t.strip_prefix("except ")?;
+    let name_len = rest.find([':', ' ', '('])?;
+    let name = &rest[..name_len];
+    (!name.is_empty() && name != "Exception" && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.'))
+        .then_some(())?;
+    splice(o, m.len() - rest.len(), name_len, "Exception")
+}
+
+fn drop_last_derive(m: &str, o: &str) -> Option<String> {
+    let t = m.trim();
+    if !t.starts_with("#[derive(") {
+        return None;
+    }
+    let close = m.rfind(")]")?;
+    let comma = m[..close].rfind(',')?;
+    splice(o, comma, close - comma, "")
+}
+
+fn error_status_to_ok(m: &str, o: &str) -> Option<String> {
+    for marker in ["status: ", "status_code=", "status=", "StatusCode::", "http.Status"] {
+        let Some(at) = m.find(marker).map(|p| p + marker.len()) else { continue };
+        let rest = &m[at..];
+        let len = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        let code = &rest[..len];
+        let is_error = code.starts_with('4') || code.starts_with('5');
+        let named_error = !code.is_empty() && !code.starts_with(char::is_numeric) && !code.starts_with("OK");
+        if len == 3 && is_error && code.chars().all(|c| c.is_ascii_digit()) {
+            return splice(o, at, len, "200");
+        }
+        if named_error && (marker == "StatusCode::" || marker == "http.Status") {
+            return splice(o, at, len, "OK");
+        }
+    }
+    None
+}
+
+fn mutable_default(m: &str, o: &str) -> Option<String> {
+    let t = m.trim_start();
+    if !(t.starts_with("def ") || t.starts_with("async def ")) {
+        return None;
+    }
+    let at = find_token(m, "None").filter(|&at| m[..at].trim_end().ends_with('='))?;
+    splice(o, at, "None".len(), "[]")
+}
+
+fn off_by_one(m: &str, o: &str) -> Option<String> {
+    find_token(m, "for")?;
+    if let Some(at) = m.find(" < ") {
+        return splice(o, at, 3, " <= ");
+    }
+    let at = m.find("range(len(")? + "range(".len();
+    let mut depth = 0;
+    let close = m[at..].char_indices().find_map(|(i, c)| {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => return Some(i + at),
+            ')' => depth -= 1,
+            _ => {}
+        }
+        None
+    })?;
+    splice(o, close, 0, " + 1")
+}
+
+fn swap_comparison(m: &str, o: &str) -> Option<String> {
+    let t = m.trim_start().trim_start_matches('}').trim_start();
+    let is_condition =
+        ["if", "elif", "while", "assert"].iter().any(|kw| find_token(t, kw) == Some(0)) || t.starts_with("else if");
+    if !is_condition {
+        return None;
+    }
+    const SWAPS: [(&str, &str); 6] =
+        [("===", "!=="), ("!==", "==="), ("!=", "=="), ("==", "!="), (" >= ", " < "), (" <= ", " > ")];
+    for (from, to) in SWAPS {
+        if let Some(at) = m.find(from) {
+            return splice(o, at, from.len(), to);
+        }
+    }
+    if let Some(at) = m.find("(!") {
+        return splice(o, at + 1, 1, "");
+    }
+    let at = find_token(m, "not")?;
+    splice(o, at, "not ".len(), "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rule's edit function.
+    type Edit = fn(&str, &str) -> Option<String>;
+
+    fn applied(rule: Edit, line: &str) -> Option<String> {
+        rule(line, line)
+    }
+
+    #[test]
+    fn each_rule_edits_the_line_it_is_for_and_leaves_others_alone() {
+        let cases: &[(Edit, &str, &str)] = &[
+            (drop_effect_deps, "  }, [userId]);", "  });"),
+            (drop_jsx_key, "<li key={u.id}>{u.name}</li>", "<li>{u.name}</li>"),
+            (drop_await, "const r = await fetch(url);", "const r = fetch(url);"),
+            (drop_await, "let body = res.text().await?;", "let body = res.text()?;"),
+            (all_to_race, "await Promise.all([a, b])", "await Promise.race([a, b])"),
+            (drop_where_filter, "findMany({ where: { userId } })", "findMany({ where: {} })"),
+            (question_mark_to_unwrap, "let n = s.parse::<u32>()?;", "let n = s.parse::<u32>().unwrap();"),
+            (drop_defer, "\tdefer mu.Unlock()", "\tmu.Unlock()"),
+            (drop_go_keyword, "\tgo worker(jobs)", "\tworker(jobs)"),
+            (
+                drop_error_wrap,
+                r#"return fmt.Errorf("adjust %s: %w", sku, err)"#,
+                r#"return fmt.Errorf("adjust %s: %v", sku, err)"#,
+            ),
+            (drop_error_wrap, "    raise NotFound(id) from err", "    raise NotFound(id)"),
+            (swap_err_check, "\tif err != nil {", "\tif err == nil {"),
+            (swallow_raise, "    throw error;", "    return;"),
+            (swallow_raise, "        raise HTTPException(404)", "        return None"),
+            (broaden_except, "    except KeyError:", "    except Exception:"),
+            (drop_last_derive, "#[derive(Debug, Serialize)]", "#[derive(Debug)]"),
+            (error_status_to_ok, "return json({ e }, { status: 500 });", "return json({ e }, { status: 200 });"),
+            (error_status_to_ok, "c.JSON(http.StatusNotFound, e)", "c.JSON(http.StatusOK, e)"),
+            (error_status_to_ok, "(StatusCode::NOT_FOUND, msg)", "(StatusCode::OK, msg)"),
+            (mutable_default, "def add(x, tags=None):", "def add(x, tags=[]):"),
+            (off_by_one, "for (let i = 0; i < n; i++) {", "for (let i = 0; i <= n; i++) {"),
+            (off_by_one, "for i in range(len(xs)):", "for i in range(len(xs) + 1):"),
+            (swap_comparison, "if (total >= limit) {", "if (total < limit) {"),
+            (swap_comparison, "if (!product) {", "if (product) {"),
+            (swap_comparison, "if not user:", "if user:"),
+        ];
+        for (rule, line, want) in cases {
+            assert_eq!(applied(*rule, line).as_deref(), Some(*want), "{line}");
+        }
+        let untouched: &[(Edit, &str)] = &[
+            (drop_await, "const awaited = 1;"),
+            (swap_comparison, "const ok = a === b;"),
+            (off_by_one, "if (a < b) {"),
+            (error_status_to_ok, "return json(x, { status: 201 });"),
+            (drop_defer, "deferred()"),
+        ];
+        for (rule, line) in untouched {
+            assert_eq!(applied(*rule, line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn masked_text_decides_where_original_text_is_edited() {
+        let original = r#"log("await me"); const x = await f();"#;
+        let masked = r#"log("        "); const x = await f();"#;
+        assert_eq!(drop_await(masked, original).as_deref(), Some(r#"log("await me"); const x = f();"#));
+    }
+}

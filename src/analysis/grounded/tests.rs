@@ -1,0 +1,125 @@
+//! Unit tests of the grounded builders over small files: where functions start and end, which
+//! lines count as statements, and that each builder's question validates and cites real lines.
+
+use super::flow::{enclosing_function, function_name, statements};
+use super::*;
+use crate::analysis::catalogue;
+use crate::analysis::questions::validate_question;
+
+const ROUTE: &str = r#"import { prisma } from "@/lib/db";
+
+export async function POST(request: Request) {
+  const body = await request.json();
+  if (!body.userId) {
+    return Response.json({ error: "userId missing" }, { status: 400 });
+  }
+  try {
+    const user = await prisma.user.findUnique({
+      where: { id: body.userId },
+    });
+    return Response.json(user);
+  } catch (err) {
+    // await in a comment is not code
+    return Response.json({ error: String(err) }, { status: 500 });
+  }
+}
+"#;
+
+const SERVICE: &str = "def load(repo, ids, tags=None):\n    if tags is None:\n        tags = []\n    rows = repo.fetch(ids)\n    for row in rows:\n        tags.append(row.tag)\n    total = len(rows)\n    print(total)\n    return rows\n\n\ndef other():\n    pass\n";
+
+fn files() -> Vec<SourceFile> {
+    vec![SourceFile::new("app/api/users/route.ts", ROUTE), SourceFile::new("app/service.py", SERVICE)]
+}
+
+#[test]
+fn functions_end_where_their_braces_or_indentation_do() {
+    let files = files();
+    let code = SessionCode::new(&files);
+    let ts = &code.files[0];
+    assert_eq!(enclosing_function(ts, 8), Some((2, 16)));
+    assert_eq!(function_name(ts, 2).as_deref(), Some("POST"));
+    assert_eq!(enclosing_function(ts, 0), None);
+    let py = &code.files[1];
+    assert_eq!(enclosing_function(py, 4), Some((0, 8)));
+    assert_eq!(function_name(py, 0).as_deref(), Some("load"));
+}
+
+#[test]
+fn statements_skip_branches_literals_and_error_paths() {
+    let files = files();
+    let code = SessionCode::new(&files);
+    // 0-based: body, if header, try body (findUnique, return); not the `where` literal, the
+    // if body or the catch branch.
+    assert_eq!(statements(&code.files[0], 2, 16), vec![3, 4, 8, 11]);
+    // The for loop's body runs many times: its header stays, its body goes.
+    assert_eq!(statements(&code.files[1], 0, 8), vec![1, 3, 4, 6, 7, 8]);
+}
+
+#[test]
+fn every_builder_cites_real_lines_and_validates() {
+    let files = files();
+    let code = SessionCode::new(&files);
+    let entry = catalogue::find("Async/await").expect("catalogue entry");
+    let sites = [Site { file: 0, line: 3 }];
+    let names = vec![entry.name.to_string()];
+    for qtype in QuestionType::ALL {
+        let ask = Ask { entry, concept: entry.name, qtype, level: Level::Senior };
+        let q = question(&code, &sites, 0, &ask).unwrap_or_else(|| panic!("no {qtype:?} question"));
+        assert_eq!(validate_question(&q, &names), Ok(()), "{q:#?}");
+        let g = q.grounding.as_ref().expect("grounded");
+        assert_eq!(g.file, "app/api/users/route.ts");
+        assert!(g.line_start >= 1 && g.line_end <= 17 && g.line_start <= g.line_end, "{g:?}");
+    }
+    let bug = question(
+        &code,
+        &sites,
+        0,
+        &Ask { entry, concept: entry.name, qtype: QuestionType::SpotTheBug, level: Level::Mid },
+    )
+    .expect("a bug");
+    let edit = bug.grounding.and_then(|g| g.mutation).expect("an edit");
+    assert_eq!(edit.original.trim(), "const body = await request.json();");
+    assert_eq!(edit.mutated.trim(), "const body = request.json();");
+}
+
+#[test]
+fn a_generic_bug_is_planted_when_the_concept_has_none_here() {
+    let files = files();
+    let code = SessionCode::new(&files);
+    let entry = catalogue::find("Higher-order functions").expect("catalogue entry");
+    let ask = Ask { entry, concept: entry.name, qtype: QuestionType::SpotTheBug, level: Level::Mid };
+    let q = question(&code, &[Site { file: 1, line: 3 }], 0, &ask).expect("a generic bug");
+    let edit = q.grounding.and_then(|g| g.mutation).expect("an edit");
+    assert_eq!(edit.mutated, "def load(repo, ids, tags=[]):");
+}
+
+#[test]
+fn sites_prefer_matching_patterns_and_fall_back_to_the_cited_snippet() {
+    let files = files();
+    let code = SessionCode::new(&files);
+    let entry = catalogue::find("Async/await");
+    let concept = Concept {
+        name: "Async/await".into(),
+        category: "async_pattern".into(),
+        difficulty: "junior".into(),
+        source_file: "app/api/users/route.ts".into(),
+        snippet: "const user = await prisma.user.findUnique({".into(),
+        why_it_matters: String::new(),
+        confidence: 0.9,
+    };
+    assert_eq!(sites(&code, entry, &concept, &[]), vec![Site { file: 0, line: 8 }]);
+    let patterns = crate::analysis::analyze_files(&files);
+    let found = sites(&code, entry, &concept, &patterns);
+    assert!(found.len() > 1 && found.iter().all(|s| s.file == 0), "{found:?}");
+    let elsewhere = Concept { source_file: "missing.ts".into(), ..concept };
+    assert!(sites(&code, None, &elsewhere, &[]).is_empty());
+}
+
+#[test]
+fn a_cited_snippet_is_located_modulo_indentation() {
+    let files = files();
+    let code = SessionCode::new(&files);
+    let g = locate_snippet(&code, "route.ts", "try {\nconst user = await prisma.user.findUnique({").expect("found");
+    assert_eq!((g.line_start, g.line_end, g.kind), (8, 9, GroundingKind::Quote));
+    assert!(locate_snippet(&code, "route.ts", "not in the file").is_none());
+}

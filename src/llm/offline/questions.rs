@@ -1,0 +1,161 @@
+//! The offline provider's questions: [`QUESTIONS_PER_CONCEPT`] per concept, of different
+//! types, grounded in the session's own files (`analysis::grounded`), with the catalogue's
+//! canned example only for a concept the session's code does not show.
+//!
+//! # Why two per concept
+//! One question per concept gives a 3-concept session at most three types, and a quiz that
+//! asks each concept once from one angle. Two of different types per concept reach five or more
+//! types on any session with three concepts and keep the quiz short: 6–16 questions for the
+//! 3–8 concepts a session yields. A third would make an 8-concept session a 24-question quiz,
+//! mostly quoting the same lines again.
+//!
+//! # Choosing the types
+//! Types are picked session-wide: for each concept, the types (open_ended only at senior
+//! level) are tried least-used-in-the-session first, ties broken by a rotation that starts at a
+//! hash of the concept's name plus its position, so neighbours differ. A type that cannot be
+//! grounded at the concept's sites (no known bug applies near them, no function with four
+//! statements) is skipped for the next. A question whose text equals (modulo whitespace) one
+//! already asked in the session is skipped too.
+
+use crate::analysis::catalogue::{self, render::Evidence, render::render};
+use crate::analysis::concepts::{Concept, Level, normalize_name};
+use crate::analysis::grounded::{self, Ask, SessionCode, Site};
+use crate::analysis::grounding::GroundingKind;
+use crate::analysis::model::{Pattern, SourceFile};
+use crate::analysis::questions::{GeneratedQuestion, QuestionType, QuestionsAnswer, fnv1a64};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Questions asked per concept when its code is in the session (see the module doc).
+pub const QUESTIONS_PER_CONCEPT: usize = 2;
+
+/// Questions for the concepts at their levels, from the session's captured `files` and the
+/// static `patterns` found in them (see the module doc). Concepts are expected to be validated
+/// (non-empty snippet); a concept the catalogue does not know (named by an LLM) gets one
+/// code_reading question built from its own `why_it_matters`, quoting its snippet.
+pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], patterns: &[Pattern]) -> QuestionsAnswer {
+    let code = SessionCode::new(files);
+    let mut session = Asked::default();
+    for (index, (concept, level)) in concepts.iter().enumerate() {
+        let entry = catalogue::find(&concept.name);
+        let sites = grounded::sites(&code, entry, concept, patterns);
+        let before = session.questions.len();
+        if let Some(entry) = entry.filter(|_| !sites.is_empty()) {
+            for qtype in session.type_order(&concept.name, index, *level) {
+                if session.questions.len() - before == QUESTIONS_PER_CONCEPT {
+                    break;
+                }
+                let ask = Ask { entry, concept: &concept.name, qtype, level: *level };
+                let first_site = session.questions.len() - before;
+                if let Some(q) = grounded::question(&code, &sites, first_site, &ask) {
+                    session.add(q);
+                }
+            }
+        }
+        if session.questions.len() == before {
+            session.add(fallback_question(&code, concept, *level, index, &sites));
+        }
+    }
+    QuestionsAnswer { questions: session.questions }
+}
+
+/// The questions of a session so far, with what type selection and de-duplication need.
+#[derive(Default)]
+struct Asked {
+    questions: Vec<GeneratedQuestion>,
+    per_type: BTreeMap<String, usize>,
+    texts: BTreeSet<String>,
+    /// Blanks and bugs already planted (file, first line, last line, edited line): two concepts
+    /// at one site would otherwise get the same snippet twice.
+    edits: BTreeSet<(String, u32, u32, u32)>,
+}
+
+impl Asked {
+    /// The types to try for the `index`-th concept, least used in the session first.
+    fn type_order(&self, name: &str, index: usize, level: Level) -> Vec<QuestionType> {
+        let types = level_types(level);
+        let start = types.iter().position(|t| *t == question_type_for(name, index, level)).unwrap_or(0);
+        let mut order: Vec<QuestionType> = (0..types.len()).map(|k| types[(start + k) % types.len()]).collect();
+        // Stable: among equally used types the rotation decides.
+        order.sort_by_key(|t| self.per_type.get(t.as_str()).copied().unwrap_or(0));
+        order
+    }
+
+    /// Adds `q` unless a question with the same text (modulo whitespace), or the same blank or
+    /// bug in the same lines, is already there.
+    fn add(&mut self, q: GeneratedQuestion) {
+        let text = q.question.split_whitespace().collect::<Vec<_>>().join(" ");
+        let edit = q.grounding.as_ref().filter(|g| g.kind != GroundingKind::Quote).map(|g| {
+            let line = g.mutation.as_ref().map_or(0, |m| m.line);
+            (g.file.clone(), g.line_start, g.line_end, line)
+        });
+        if self.texts.contains(&text) || edit.as_ref().is_some_and(|e| self.edits.contains(e)) {
+            return;
+        }
+        self.edits.extend(edit);
+        if self.texts.insert(text) {
+            *self.per_type.entry(q.question_type.clone()).or_default() += 1;
+            self.questions.push(q);
+        }
+    }
+}
+
+/// The types asked at `level`: open_ended (last in `QuestionType::ALL`) only at senior level.
+fn level_types(level: Level) -> &'static [QuestionType] {
+    if level == Level::Senior { &QuestionType::ALL[..] } else { &QuestionType::ALL[..6] }
+}
+
+/// The type for the `index`-th concept of a session: a hash of its normalised name picks the
+/// starting type and the index rotates from there, so neighbours differ.
+pub fn question_type_for(name: &str, index: usize, level: Level) -> QuestionType {
+    let types = level_types(level);
+    let start = fnv1a64(normalize_name(name).as_bytes()) % types.len() as u64;
+    types[(start as usize + index) % types.len()]
+}
+
+/// One question for a concept the session's code does not show: the catalogue's template over
+/// the concept's own snippet (an error the developer met, say), or for a concept the catalogue
+/// does not know, a code_reading question quoting the snippet.
+fn fallback_question(
+    code: &SessionCode<'_>,
+    concept: &Concept,
+    level: Level,
+    index: usize,
+    sites: &[Site],
+) -> GeneratedQuestion {
+    match catalogue::find(&concept.name) {
+        Some(entry) => {
+            let qtype = question_type_for(&concept.name, index, level);
+            let evidence = Evidence { concept: &concept.name, file: &concept.source_file, snippet: &concept.snippet };
+            render(entry, qtype, level, &evidence)
+        }
+        None => {
+            let mut q = unknown_concept_question(concept, level);
+            if !sites.is_empty() {
+                q.grounding = grounded::locate_snippet(code, &concept.source_file, &concept.snippet);
+            }
+            q
+        }
+    }
+}
+
+fn unknown_concept_question(concept: &Concept, level: Level) -> GeneratedQuestion {
+    let name = concept.name.trim();
+    let why = concept.why_it_matters.trim();
+    let answer = if why.is_empty() { format!("The code relies on {name}.") } else { why.to_string() };
+    GeneratedQuestion {
+        concept: concept.name.clone(),
+        question_type: QuestionType::CodeReading.as_str().to_string(),
+        difficulty: level.as_str().to_string(),
+        snippet: Some(concept.snippet.clone()),
+        question: format!(
+            "Read this code from {}. Where does it use {name}, and why does that matter here?",
+            concept.source_file
+        ),
+        options: None,
+        correct: Some(answer.clone()),
+        explanation: answer,
+        follow_up: (level == Level::Junior).then(|| format!("How would this code change without {name}?")),
+        tags: vec![concept.category.clone(), normalize_name(name).replace(' ', "-")],
+        grounding: None,
+    }
+}

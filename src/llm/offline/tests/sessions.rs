@@ -1,0 +1,227 @@
+//! Issue 16's done-when, over every recorded session in `tests/fixtures/sessions`: replayed
+//! through the pure pipeline (stack, static patterns, offline concepts, offline questions),
+//! at least 90 % of a session's questions are grounded in its files, a session with three or
+//! more files gets at least five question types, no two questions of a session read the same
+//! (modulo whitespace), and every answer key holds when re-applied to the file it cites: the
+//! blank's answer restores the line, reverting the mutation restores the lines, a quote is the
+//! cited lines, and an ordering's answer puts the steps back in the file's order.
+//!
+//! The re-apply checks here are written independently of the production verifier on purpose,
+//! so the two can be cross-checked.
+
+use crate::analysis::concepts::{Concept, Level, validate_concepts};
+use crate::analysis::grounding::{Grounding, GroundingKind};
+use crate::analysis::model::SourceFile;
+use crate::analysis::questions::{GeneratedQuestion, normalize_question, validate_question};
+use crate::analysis::{analyze_files, detect_stack, is_manifest};
+use crate::llm::offline::{offline_concepts, offline_questions};
+use crate::sample::SampleSession;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Every recorded session must be here; a new one is picked up by `sessions()` and must be
+/// listed, so a renamed file fails loudly.
+const SESSIONS: [&str; 5] = [
+    "claude-fastapi-orders.json",
+    "claude-go-inventory.json",
+    "claude-rust-notes.json",
+    "cursor-fastapi.json",
+    "nextjs-cart.json",
+];
+
+/// Share of a session's questions that must be grounded in its files (issue 16).
+const MIN_GROUNDED_SHARE: f64 = 0.9;
+/// Question types a session with `MANY_FILES` or more files must show (issue 16).
+const MIN_TYPES: usize = 5;
+const MANY_FILES: usize = 3;
+
+/// One replayed session: its captured files (latest content per path) and its quiz.
+struct Replayed {
+    name: String,
+    files: Vec<SourceFile>,
+    questions: Vec<GeneratedQuestion>,
+}
+
+fn sessions_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sessions")
+}
+
+fn sessions() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(sessions_dir())
+        .expect("tests/fixtures/sessions exists")
+        .map(|e| e.expect("directory entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    assert_eq!(names, SESSIONS.map(String::from).to_vec(), "the recorded sessions changed: update SESSIONS");
+    names
+}
+
+/// Replays `name` at the levels the quiz job would ask (`level` overrides them when given).
+fn replay(name: &str, level: Option<Level>) -> Replayed {
+    let text = std::fs::read_to_string(sessions_dir().join(name)).expect("session readable");
+    let session = SampleSession::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut latest: BTreeMap<String, String> = BTreeMap::new();
+    for step in &session.steps {
+        if let Some(w) = &step.write_file {
+            latest.insert(w.path.clone(), w.content.clone());
+        }
+    }
+    let files: Vec<SourceFile> = latest.into_iter().map(|(p, c)| SourceFile::new(p, c)).collect();
+    let manifests: Vec<SourceFile> = session
+        .project_files
+        .iter()
+        .filter(|(p, _)| is_manifest(p))
+        .map(|(p, c)| SourceFile::new(p.clone(), c.clone()))
+        .collect();
+    let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
+    let stack = detect_stack(&manifests, &paths);
+    let patterns = analyze_files(&files);
+    let answer = offline_concepts(&stack, &patterns, &files, &[], std::slice::from_ref(&session.description));
+    let concepts = validate_concepts(answer, &files).unwrap_or_else(|e| panic!("{name}: {e}")).concepts;
+    let names: Vec<String> = concepts.iter().map(|c| c.name.clone()).collect();
+    // The quiz job's level before any answer: the concept's difficulty, capped at mid.
+    let quiz_level = |c: &Concept| if c.difficulty == "junior" { Level::Junior } else { Level::Mid };
+    let pairs: Vec<(Concept, Level)> =
+        concepts.iter().map(|c| (c.clone(), level.unwrap_or_else(|| quiz_level(c)))).collect();
+    let mut questions = offline_questions(&pairs, &files, &patterns).questions;
+    for q in &mut questions {
+        normalize_question(q);
+        assert_eq!(validate_question(q, &names), Ok(()), "{name}: {q:#?}");
+    }
+    Replayed { name: name.to_string(), files, questions }
+}
+
+fn squash(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Re-applies `q`'s answer key to the file its grounding cites (see the module doc).
+fn check_answer_key(q: &GeneratedQuestion, g: &Grounding, files: &[SourceFile]) -> Result<(), String> {
+    let file = files.iter().find(|f| f.path == g.file).ok_or_else(|| format!("no file {}", g.file))?;
+    let lines: Vec<&str> = file.content.lines().collect();
+    let (start, end) = (g.line_start as usize, g.line_end as usize);
+    if start == 0 || start > end || end > lines.len() {
+        return Err(format!("lines {start}-{end} outside {} ({} lines)", g.file, lines.len()));
+    }
+    let cited = &lines[start - 1..end];
+    let snippet = q.snippet.as_deref().unwrap_or_default();
+    let shown: Vec<&str> = snippet.lines().collect();
+    match g.kind {
+        GroundingKind::Quote if q.question_type == "ordering" => check_ordering(q, cited),
+        GroundingKind::Quote if squash(snippet) == squash(&cited.join("\n")) => Ok(()),
+        GroundingKind::Quote => Err(format!("quote differs from lines {start}-{end}:\n{snippet}")),
+        GroundingKind::Blank => {
+            let answer = q.correct.as_deref().unwrap_or_default();
+            let restored: Vec<String> = shown.iter().map(|l| l.replacen("___", answer, 1)).collect();
+            let blanked = shown.iter().filter(|l| l.contains("___")).count();
+            if blanked == 1 && restored.iter().map(String::as_str).eq(cited.iter().copied()) {
+                Ok(())
+            } else {
+                Err(format!("`{answer}` does not restore lines {start}-{end}:\n{snippet}"))
+            }
+        }
+        GroundingKind::Mutation => {
+            let edit = g.mutation.as_ref().ok_or("a mutation without its edit")?;
+            let at =
+                (edit.line as usize).checked_sub(start).filter(|&k| k < cited.len()).ok_or("edit outside the lines")?;
+            let mut reverted: Vec<&str> = shown.clone();
+            if reverted.len() != cited.len() || reverted[at] != edit.mutated || edit.mutated == edit.original {
+                return Err(format!("line {} of the snippet is not the declared edit:\n{snippet}", edit.line));
+            }
+            reverted[at] = &edit.original;
+            if reverted != cited {
+                return Err(format!("reverting line {} does not restore lines {start}-{end}", edit.line));
+            }
+            let named = q.correct.as_deref().is_some_and(|c| c.contains(&format!("Line {}", edit.line)));
+            named.then_some(()).ok_or_else(|| "the answer key does not name the mutated line".to_string())
+        }
+    }
+}
+
+/// The steps put in the answer's order are the cited lines' statements, in file order, from
+/// the first cited line to the last.
+fn check_ordering(q: &GeneratedQuestion, cited: &[&str]) -> Result<(), String> {
+    let options = q.options.as_deref().unwrap_or_default();
+    let order: Vec<usize> =
+        q.correct.as_deref().unwrap_or_default().split(',').filter_map(|n| n.trim().parse().ok()).collect();
+    let steps: Vec<&str> = order.iter().filter_map(|&n| options.get(n.checked_sub(1)?)).map(String::as_str).collect();
+    let mut rest = cited.iter().map(|l| l.trim());
+    let in_file_order = steps.iter().all(|step| rest.any(|l| l == *step));
+    let ends = steps.first() == cited.first().map(|l| l.trim()).as_ref()
+        && steps.last() == cited.last().map(|l| l.trim()).as_ref();
+    (steps.len() == options.len() && in_file_order && ends)
+        .then_some(())
+        .ok_or_else(|| format!("the answer does not put {options:?} back in file order"))
+}
+
+/// Issue 16's figures for one replayed session; panics naming the session on a shortfall.
+fn check_session(s: &Replayed) -> (usize, usize, usize) {
+    let grounded = s.questions.iter().filter(|q| q.grounding.is_some()).count();
+    let share = grounded as f64 / s.questions.len().max(1) as f64;
+    assert!(share >= MIN_GROUNDED_SHARE, "{}: {grounded}/{} grounded", s.name, s.questions.len());
+    let types: BTreeSet<&str> = s.questions.iter().map(|q| q.question_type.as_str()).collect();
+    if s.files.len() >= MANY_FILES {
+        assert!(types.len() >= MIN_TYPES, "{}: only {types:?}", s.name);
+    }
+    let mut texts = BTreeSet::new();
+    for q in &s.questions {
+        assert!(texts.insert(squash(&q.question)), "{}: asked twice: {}", s.name, q.question);
+        if let Some(g) = &q.grounding {
+            check_answer_key(q, g, &s.files).unwrap_or_else(|e| panic!("{} {}: {e}\n{q:#?}", s.name, q.question_type));
+        }
+    }
+    (grounded, s.questions.len(), types.len())
+}
+
+#[test]
+fn every_recorded_session_gets_grounded_verified_and_varied_questions() {
+    for name in sessions() {
+        let s = replay(&name, None);
+        let (grounded, total, types) = check_session(&s);
+        println!("{name}: {} files, {grounded}/{total} grounded, {types} types", s.files.len());
+    }
+}
+
+#[test]
+fn answer_keys_hold_at_every_level() {
+    for name in sessions() {
+        for level in Level::ALL {
+            let s = replay(&name, Some(level));
+            check_session(&s);
+        }
+    }
+}
+
+#[test]
+fn the_re_apply_checks_catch_a_wrong_key() {
+    let s = replay("nextjs-cart.json", None);
+    let mut caught = BTreeSet::new();
+    for q in &s.questions {
+        let Some(g) = &q.grounding else { continue };
+        let mut broken = q.clone();
+        let mut g = g.clone();
+        match (g.kind, q.question_type.as_str()) {
+            (GroundingKind::Blank, _) => {
+                broken.correct = Some(format!("{}x", q.correct.as_deref().unwrap_or_default()))
+            }
+            (GroundingKind::Mutation, _) => {
+                if let Some(edit) = &mut g.mutation {
+                    edit.original.push(' ');
+                }
+            }
+            (GroundingKind::Quote, "ordering") => {
+                let mut order: Vec<&str> = q.correct.as_deref().unwrap_or_default().split(',').collect();
+                order.swap(0, 1);
+                broken.correct = Some(order.join(","));
+            }
+            (GroundingKind::Quote, _) => {
+                g.line_start += 1;
+                g.line_end += 1;
+            }
+        }
+        assert!(check_answer_key(&broken, &g, &s.files).is_err(), "a broken key went unnoticed: {broken:#?}\n{g:#?}");
+        caught.insert(q.question_type.clone());
+    }
+    assert!(caught.len() >= MIN_TYPES, "too few types exercised: {caught:?}");
+}

@@ -59,6 +59,11 @@ fn sessions() -> Vec<String> {
 
 /// Replays `name` at the levels the quiz job would ask (`level` overrides them when given).
 fn replay(name: &str, level: Option<Level>) -> Replayed {
+    replay_concepts(name, level, usize::MAX)
+}
+
+/// `replay`, asking about the first `max_concepts` concepts only.
+fn replay_concepts(name: &str, level: Option<Level>, max_concepts: usize) -> Replayed {
     let text = std::fs::read_to_string(sessions_dir().join(name)).expect("session readable");
     let session = SampleSession::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut latest: BTreeMap<String, String> = BTreeMap::new();
@@ -78,7 +83,8 @@ fn replay(name: &str, level: Option<Level>) -> Replayed {
     let stack = detect_stack(&manifests, &paths);
     let patterns = analyze_files(&files);
     let answer = offline_concepts(&stack, &patterns, &files, &[], std::slice::from_ref(&session.description));
-    let concepts = validate_concepts(answer, &files).unwrap_or_else(|e| panic!("{name}: {e}")).concepts;
+    let mut concepts = validate_concepts(answer, &files).unwrap_or_else(|e| panic!("{name}: {e}")).concepts;
+    concepts.truncate(max_concepts);
     let names: Vec<String> = concepts.iter().map(|c| c.name.clone()).collect();
     // The quiz job's level before any answer: the concept's difficulty, capped at mid.
     let quiz_level = |c: &Concept| if c.difficulty == "junior" { Level::Junior } else { Level::Mid };
@@ -190,6 +196,17 @@ fn answer_keys_hold_at_every_level() {
             let s = replay(&name, Some(level));
             check_session(&s);
         }
+    }
+}
+
+/// The smallest session (three concepts) still reaches five types: why each concept gets two
+/// questions of different types.
+#[test]
+fn three_concepts_give_five_types() {
+    for name in sessions() {
+        let s = replay_concepts(&name, None, 3);
+        let types: BTreeSet<&str> = s.questions.iter().map(|q| q.question_type.as_str()).collect();
+        assert!(types.len() >= MIN_TYPES, "{name}: {types:?}");
     }
 }
 

@@ -38,7 +38,11 @@ fn vl_demo_runs_the_whole_pipeline_offline_and_prints_stack_concepts_and_questio
         .find_map(|l| l.strip_prefix("Quiz questions (").and_then(|r| r.strip_suffix(')')))
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
-    assert_eq!(questions, concepts, "one question per concept:\n{stdout}");
+    let per_concept = vibelearn::llm::offline::QUESTIONS_PER_CONCEPT;
+    assert!(
+        (concepts..=concepts * per_concept).contains(&questions),
+        "up to {per_concept} questions per concept:\n{stdout}"
+    );
     assert!(!stdout.contains("hunter2"), "the sample's private prompt part must not appear");
     // Nothing is left in the user's home: the demo works in a temporary directory.
     assert!(std::fs::read_dir(home.path()).unwrap().next().is_none(), "the demo wrote into HOME");

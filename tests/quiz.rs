@@ -120,6 +120,26 @@ fn of_kind(dir: &TempDir, kind: &str) -> Option<Q> {
     questions(dir).into_iter().find(|q| q.kind == kind)
 }
 
+/// The first junior question of `kind` (junior questions carry follow-ups).
+fn junior_of_kind(dir: &TempDir, kind: &str) -> Option<Q> {
+    questions(dir).into_iter().find(|q| q.kind == kind && q.difficulty == "junior")
+}
+
+/// A multiple-choice question's right letter and a wrong one, lowercase as a learner types them.
+fn letters(mc: &Q) -> (String, String) {
+    let right = mc.correct.to_lowercase();
+    let wrong = ["a", "b", "c", "d"].into_iter().find(|l| *l != right).unwrap_or("a").to_owned();
+    (right, wrong)
+}
+
+/// The display name of a concept stored under `normalized`.
+fn concept_name(dir: &TempDir, normalized: &str) -> String {
+    db(dir).query_row("SELECT name FROM concepts WHERE normalized_name = ?1", [normalized], |r| r.get(0)).unwrap()
+}
+
+/// A fill-in-the-blank answer no generated question has.
+const WRONG_FILL_IN: &str = "not-the-missing-token";
+
 /// Makes `id` the only question due (a review due long ago), every other one not due.
 fn only_due(dir: &TempDir, id: &str) {
     db(dir)
@@ -198,14 +218,18 @@ fn every_question_type_accepts_its_forgiving_forms() {
     insert_question(&dir, "t-open", "open_ended", "senior", "Model answer: it depends.", "closures");
     let mut covered = Vec::new();
     for q in questions(&dir) {
-        let option_d = q.options.get(3).cloned().unwrap_or_default();
         // (stdin, correct, quality): piped answers are untimed, so right = 4 and wrong = 1.
         let cases: Vec<(String, bool, i64)> = match q.kind.as_str() {
             "multiple_choice" => {
-                assert_eq!(q.correct, "D", "the offline catalogue put the fact at D for this concept");
-                vec![("d".into(), true, 4), (option_d.to_uppercase(), true, 4), (" (b) ".into(), false, 1)]
+                let (right, wrong) = letters(&q);
+                let index = usize::from(right.as_bytes()[0] - b'a');
+                let option_text = q.options.get(index).cloned().unwrap_or_default();
+                vec![(right, true, 4), (option_text.to_uppercase(), true, 4), (format!(" ({wrong}) "), false, 1)]
             }
-            "true_false" => vec![("y".into(), true, 4), ("no".into(), false, 1), ("TRUE".into(), true, 4)],
+            "true_false" if q.correct == "true" => {
+                vec![("y".into(), true, 4), ("no".into(), false, 1), ("TRUE".into(), true, 4)]
+            }
+            "true_false" => vec![("n".into(), true, 4), ("yes".into(), false, 1), ("FALSE".into(), true, 4)],
             "ordering" => {
                 let spaced = q.correct.replace(',', " ");
                 let mut reversed: Vec<&str> = q.correct.split(',').collect();
@@ -215,7 +239,7 @@ fn every_question_type_accepts_its_forgiving_forms() {
             "fill_in_blank" => vec![
                 (format!("`{}`", q.correct.to_uppercase()), true, 4),
                 (format!("  \"{}\" ", q.correct), true, 4),
-                ("toEqual".into(), false, 1),
+                (WRONG_FILL_IN.into(), false, 1),
             ],
             _ => vec![
                 ("it captures the variable\n4".into(), true, 4),
@@ -285,16 +309,18 @@ fn now_ms() -> i64 {
 fn the_sm2_schedule_follows_a_sequence_of_answers() {
     let dir = analysed();
     let q = of_kind(&dir, "multiple_choice").unwrap();
+    let (right, wrong) = letters(&q);
+    let upper = right.to_uppercase();
     let mut expected_interval = Vec::new();
     // (answer, repetitions, interval, ease) after each: quality 4 keeps the ease, a wrong
     // answer (quality 1) costs 0.54 and restarts at 1 day; then 1, 6, round(6 × 1.96) = 12.
     let steps = [
-        ("d", 1, 1, 2.5),
-        ("D", 2, 6, 2.5),
-        ("a", 0, 1, 1.96),
-        ("d", 1, 1, 1.96),
-        ("d", 2, 6, 1.96),
-        ("d", 3, 12, 1.96),
+        (right.as_str(), 1, 1, 2.5),
+        (upper.as_str(), 2, 6, 2.5),
+        (wrong.as_str(), 0, 1, 1.96),
+        (right.as_str(), 1, 1, 1.96),
+        (right.as_str(), 2, 6, 1.96),
+        (right.as_str(), 3, 12, 1.96),
     ];
     for (answer, repetitions, interval, ease) in steps {
         // Time passes: the question is due again (its schedule is otherwise untouched).
@@ -311,7 +337,7 @@ fn the_sm2_schedule_follows_a_sequence_of_answers() {
     assert_eq!(expected_interval, [1, 6, 1, 1, 6, 12]);
     // Not due again for 12 days: nothing is asked.
     db(&dir).execute("UPDATE questions SET due_at = ?2 WHERE id != ?1", params![q.id, FAR_FUTURE]).unwrap();
-    let out = quiz(&dir, &["--session"], "d\n");
+    let out = quiz(&dir, &["--session"], &format!("{right}\n"));
     assert_eq!(out.trim(), "Nothing to review right now — the next question is due in 12 days.");
     assert_eq!(attempts(&dir, &q.id).len(), 6);
 }
@@ -331,7 +357,8 @@ fn profile(dir: &TempDir, concept: &str) -> (String, i64, i64, i64, f64) {
 #[test]
 fn three_right_answers_in_a_row_promote_and_a_wrong_one_demotes() {
     let dir = analysed();
-    let q = of_kind(&dir, "fill_in_blank").unwrap();
+    let q = junior_of_kind(&dir, "fill_in_blank").unwrap();
+    let name = concept_name(&dir, &q.concept);
     assert_eq!(profile(&dir, &q.concept).0, "junior");
     let mut outputs = Vec::new();
     for answer in [q.correct.as_str(), q.correct.as_str()] {
@@ -342,12 +369,12 @@ fn three_right_answers_in_a_row_promote_and_a_wrong_one_demotes() {
     only_due(&dir, &q.id);
     let out = quiz(&dir, &[], &format!("{}\n", q.correct));
     assert_eq!(profile(&dir, &q.concept), ("mid".to_owned(), 3, 0, 0, 1.0), "promoted; the streak starts again");
-    assert!(out.contains("Level up for Unit tests: junior → mid"), "{out}");
+    assert!(out.contains(&format!("Level up for {name}: junior → mid")), "{out}");
     assert!(!outputs.iter().any(|o| o.contains("Level")), "no level change before the third");
     only_due(&dir, &q.id);
-    let out = quiz(&dir, &[], "toEqual\n");
+    let out = quiz(&dir, &[], &format!("{WRONG_FILL_IN}\n"));
     assert_eq!(profile(&dir, &q.concept), ("junior".to_owned(), 3, 1, 0, 0.75), "demoted by a wrong answer");
-    assert!(out.contains("Level down for Unit tests: mid → junior"), "{out}");
+    assert!(out.contains(&format!("Level down for {name}: mid → junior")), "{out}");
 }
 
 fn follow_ups_of(dir: &TempDir, parent: &str) -> Vec<(String, String, String, String, Option<String>, String)> {
@@ -364,7 +391,7 @@ fn follow_ups_of(dir: &TempDir, parent: &str) -> Vec<(String, String, String, St
 #[test]
 fn a_right_junior_answer_inserts_its_follow_up_and_asks_it_next() {
     let dir = analysed();
-    let q = of_kind(&dir, "fill_in_blank").unwrap();
+    let q = junior_of_kind(&dir, "fill_in_blank").unwrap();
     let text = q.follow_up.clone().expect("junior questions carry a follow-up");
     only_due(&dir, &q.id);
     let out = quiz(&dir, &[], &format!("{}\nit proves the test can fail\n4\n", q.correct));
@@ -372,7 +399,8 @@ fn a_right_junior_answer_inserts_its_follow_up_and_asks_it_next() {
     assert_eq!(follow_ups.len(), 1);
     let (id, kind, difficulty, question, snippet, tags) = &follow_ups[0];
     assert_eq!((kind.as_str(), difficulty.as_str(), question.as_str()), ("open_ended", "mid", text.as_str()));
-    assert!(snippet.as_deref().unwrap().contains(&format!(".{}(6)", q.correct)), "the blank is filled in: {snippet:?}");
+    let filled = snippet.as_deref().unwrap();
+    assert!(!filled.contains("___") && filled.contains(&q.correct), "the blank is filled in: {snippet:?}");
     assert!(tags.contains("\"follow-up\""), "{tags}");
     assert_eq!(attempts(&dir, id), [("it proves the test can fail".to_owned(), true, 4)]);
     let unlocked = out.find("Follow-up question unlocked").expect("announced");
@@ -389,12 +417,13 @@ fn a_right_junior_answer_inserts_its_follow_up_and_asks_it_next() {
 
     // A wrong junior answer earns nothing; a follow-up left unanswered (end of input) stays
     // due and comes first next time.
-    let mc = of_kind(&dir, "multiple_choice").unwrap();
+    let mc = junior_of_kind(&dir, "multiple_choice").unwrap();
+    let (right, wrong) = letters(&mc);
     only_due(&dir, &mc.id);
-    quiz(&dir, &[], "a\n");
+    quiz(&dir, &[], &format!("{wrong}\n"));
     assert!(follow_ups_of(&dir, &mc.id).is_empty());
     only_due(&dir, &mc.id);
-    let out = quiz(&dir, &[], "d\n");
+    let out = quiz(&dir, &[], &format!("{right}\n"));
     assert!(out.contains("Follow-up question unlocked") && out.contains("End of input"), "{out}");
     let (follow_up_id, ..) = follow_ups_of(&dir, &mc.id).pop().unwrap();
     assert!(attempts(&dir, &follow_up_id).is_empty());
@@ -417,11 +446,12 @@ fn the_daily_streak_counts_consecutive_days() {
         db(&dir).execute("INSERT INTO daily_streaks (day, answers, correct) VALUES (?1, 3, 2)", [day]).unwrap();
     }
     let mc = of_kind(&dir, "multiple_choice").unwrap();
+    let (right, wrong) = letters(&mc);
     only_due(&dir, &mc.id);
-    let out = quiz(&dir, &[], "d\n");
+    let out = quiz(&dir, &[], &format!("{right}\n"));
     assert!(out.contains("streak 3 days (longest 3 days)"), "{out}");
     only_due(&dir, &mc.id);
-    quiz(&dir, &[], "a\n");
+    quiz(&dir, &[], &format!("{wrong}\n"));
     assert_eq!(streak_rows(&dir), [(today - 2, 3, 2), (today - 1, 3, 2), (today, 2, 1)]);
     let (_, status, _) = run(dir.path(), &["status"], "");
     assert!(status.contains("streak          3 days (longest 3 days)"), "{status}");
@@ -434,17 +464,37 @@ fn the_daily_streak_counts_consecutive_days() {
     let (_, status, _) = run(dir.path(), &["status"], "");
     assert!(status.contains("streak          0 days (longest 4 days)"), "{status}");
     only_due(&dir, &mc.id);
-    let out = quiz(&dir, &[], "d\n");
+    let out = quiz(&dir, &[], &format!("{right}\n"));
     assert!(out.contains("streak 1 day (longest 4 days)"), "{out}");
 }
 
-/// The lines that answer `q` right, given the concept's level (a follow-up comes next for a
-/// junior question of a concept still junior).
-fn script_for(dir: &TempDir, q: &Q) -> String {
-    let level = profile(dir, &q.concept).0;
+/// A concept's (level, correct streak) as the quiz moves it: three right in a row promote
+/// and restart the streak.
+type Progress = std::collections::HashMap<String, (String, i64)>;
+
+fn answered_right(progress: &mut (String, i64)) {
+    progress.1 += 1;
+    if progress.1 >= 3 {
+        let next = match progress.0.as_str() {
+            "junior" => "mid",
+            _ => "senior",
+        };
+        *progress = (next.to_owned(), 0);
+    }
+}
+
+/// The lines that answer `q` right, given the concept's level as the run so far moved it (a
+/// follow-up comes next for a junior question of a concept still junior after the answer).
+fn script_for(dir: &TempDir, q: &Q, progress: &mut Progress) -> String {
+    let concept = progress.entry(q.concept.clone()).or_insert_with(|| {
+        let (level, _, _, streak, _) = profile(dir, &q.concept);
+        (level, streak)
+    });
     let mut lines = right_answer(q);
-    if q.difficulty == "junior" && level == "junior" && q.follow_up.is_some() {
+    answered_right(concept);
+    if q.difficulty == "junior" && concept.0 == "junior" && q.follow_up.is_some() {
         lines.push_str("\nmy follow-up answer\n4");
+        answered_right(concept);
     }
     lines + "\n"
 }
@@ -460,8 +510,9 @@ fn a_whole_quiz_runs_through_a_pipe_and_end_of_input_keeps_what_was_answered() {
         .map(|q| q["id"].as_str().unwrap().to_owned())
         .collect();
     let all = questions(&dir);
+    let mut progress = Progress::new();
     let scripts: Vec<String> =
-        order.iter().map(|id| script_for(&dir, all.iter().find(|q| &q.id == id).unwrap())).collect();
+        order.iter().map(|id| script_for(&dir, all.iter().find(|q| &q.id == id).unwrap(), &mut progress)).collect();
     let follow_ups = scripts.iter().filter(|s| s.contains("my follow-up answer")).count();
     assert!(follow_ups >= 3, "the sample has junior questions with follow-ups");
 
@@ -564,7 +615,7 @@ fn status_and_gaps_summarise_the_learning() {
     for line in [
         "sessions        1",
         "concepts        8",
-        "due now         8 questions (0 reviews, 8 new)",
+        "due now         16 questions (0 reviews, 16 new)",
         "mastered        1 of 8 concepts",
         "streak          0 days",
         "top categories  async_pattern 2, functional_pattern 2, database_pattern 1",
@@ -672,21 +723,23 @@ fn a_fast_answer_at_the_terminal_scores_five_and_a_slow_one_four() {
 
     let dir = analysed();
     let mc = of_kind(&dir, "multiple_choice").unwrap();
+    let (right, _) = letters(&mc);
     let options =
         QuizOptions { session: None, limit: 1, interactive: true, style: Style { color: true }, grader: None };
     for (delay, quality) in [(2_000, 5), (12_000, 4)] {
         only_due(&dir, &mc.id);
         let clock = ManualClock::new(now_ms());
-        let typist = Typist { text: std::io::Cursor::new(b"d\n".to_vec()), clock: clock.clone(), delay };
+        let typist =
+            Typist { text: std::io::Cursor::new(format!("{right}\n").into_bytes()), clock: clock.clone(), delay };
         let mut input = std::io::BufReader::new(typist);
         let mut out = Vec::new();
         let mut conn = vibelearn::db::open(&dir.db_path(), vibelearn::db::Synchronous::Normal).unwrap();
         let summary = run_quiz(&mut conn, &mut input, &mut out, clock.as_ref(), &options).unwrap();
         assert_eq!((summary.answered, summary.correct), (1, 1));
-        assert_eq!(last_attempt(&dir, &mc.id), ("d".to_owned(), true, quality), "answered after {delay} ms");
+        assert_eq!(last_attempt(&dir, &mc.id), (right.clone(), true, quality), "answered after {delay} ms");
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("\x1b[32m✓ Correct"), "colours when asked for: {text}");
-        assert!(!text.contains("> d"), "a terminal echoes the answer itself");
+        assert!(!text.contains(&format!("> {right}")), "a terminal echoes the answer itself");
     }
 }
 

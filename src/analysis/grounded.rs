@@ -24,6 +24,8 @@ mod builders;
 mod flow;
 mod mutations;
 
+pub use builders::BUG_TAG_PREFIX;
+
 use crate::analysis::catalogue::tokens::find_token;
 use crate::analysis::catalogue::{Entry, best_weight};
 use crate::analysis::concepts::{Concept, Level, path_matches};
@@ -178,6 +180,8 @@ pub struct Ask<'e> {
     pub concept: &'e str,
     pub qtype: QuestionType,
     pub level: Level,
+    /// The bugs (rule ids) the session's questions planted already; others are tried first.
+    pub used_bugs: &'e [String],
 }
 
 /// A question of `ask.qtype` grounded at the first of `sites` (tried from `first` on, wrapping

@@ -5,7 +5,7 @@
 //! entry's misconceptions). Each sets the question's [`Grounding`].
 
 use super::flow::{enclosing_function, function_name, statements};
-use super::mutations::rules_for;
+use super::mutations::{Rule, rules_for};
 use super::{Ask, CodeFile, one_based, quote_grounding, quote_window, token_in};
 use crate::analysis::catalogue::render::{closest_fact, shuffled_steps};
 use crate::analysis::catalogue::tokens::find_token;
@@ -20,6 +20,8 @@ const BUG_SEARCH_LINES: usize = 6;
 /// Ordering questions show this many statements at most (`validate_question` allows 4–6).
 const MAX_STEPS: usize = 6;
 const MIN_STEPS: usize = 4;
+/// Prefix of the tag naming a spot_the_bug question's planted bug (`bug:drop-await`).
+pub const BUG_TAG_PREFIX: &str = "bug:";
 /// The blank marker (as `catalogue::tokens` writes it).
 const BLANK: &str = "___";
 
@@ -72,7 +74,11 @@ pub fn spot_the_bug(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<G
     let (start, end) = enclosing_function(file, line)
         .unwrap_or((line.saturating_sub(BUG_SEARCH_LINES), (line + BUG_SEARCH_LINES).min(file.lines.len() - 1)));
     let candidates = nearest_first(start, end, line);
-    let (at, mutated, rule) = rules_for(lang, ask.entry).find_map(|rule| {
+    // The concept's own bugs before generic ones, and among each, bugs the session has not
+    // shown yet first (stable: otherwise in the rules' order).
+    let mut rules: Vec<&Rule> = rules_for(lang, ask.entry).collect();
+    rules.sort_by_key(|r| (r.topics.is_empty(), ask.used_bugs.iter().any(|used| used == r.id)));
+    let (at, mutated, rule) = rules.into_iter().find_map(|rule| {
         candidates.iter().find_map(|&i| {
             let mutated = (rule.apply)(&file.masked[i], file.lines[i])?;
             (mutated != file.lines[i]).then_some((i, mutated, rule))
@@ -94,6 +100,7 @@ pub fn spot_the_bug(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<G
     let mut q = base(ask, question, format!("{} {}", rule.consequence, ask.entry.description));
     q.snippet = Some(shown.join("\n"));
     q.correct = Some(answer);
+    q.tags.push(format!("{BUG_TAG_PREFIX}{}", rule.id));
     let mut grounding = quote_grounding(file, first, last, GroundingKind::Mutation);
     grounding.mutation = Some(LineEdit { line: one_based(at), original: original.to_string(), mutated });
     q.grounding = Some(grounding);

@@ -20,6 +20,8 @@ const ANY: &[Lang] = &[];
 
 /// One known bug.
 pub struct Rule {
+    /// Names the bug in a question's tags (`bug:<id>`), so a session can vary its bugs.
+    pub id: &'static str,
     pub langs: &'static [Lang],
     /// Lowercase substrings of the entry's category or name this bug teaches; empty: generic.
     pub topics: &'static [&'static str],
@@ -44,102 +46,119 @@ impl Rule {
 /// Every rule, most specific first.
 pub const RULES: &[Rule] = &[
     Rule {
+        id: "drop-effect-deps",
         langs: JS,
         topics: &["effect", "hook"],
         apply: drop_effect_deps,
         consequence: "Without its dependency array the effect runs after every render; when it sets state, that state change renders again and the effect runs again, in an endless loop of requests.",
     },
     Rule {
+        id: "drop-jsx-key",
         langs: JS,
         topics: &["react", "state", "hook", "component"],
         apply: drop_jsx_key,
         consequence: "The list items lose their `key`: React can no longer tell which item is which between renders, warns in the console, and may keep the wrong item's state or DOM when the list changes order.",
     },
     Rule {
+        id: "drop-await",
         langs: &[Lang::TypeScript, Lang::JavaScript, Lang::Python, Lang::Rust],
         topics: &["async", "await", "database", "orm", "api_design", "quer", "test"],
         apply: drop_await,
         consequence: "The call is no longer awaited: the code gets a pending Promise / coroutine / future instead of its result, uses that as if it were the value, and a failure of the call is no longer caught or propagated here.",
     },
     Rule {
+        id: "all-to-race",
         langs: JS,
         topics: &["concurren", "promise", "join"],
         apply: all_to_race,
         consequence: "Promise.race settles with the first promise to finish and drops the others' results, so the destructured values are wrong (undefined) and a later failure goes unnoticed.",
     },
     Rule {
+        id: "drop-where-filter",
         langs: JS,
         topics: &["database", "orm", "quer", "security", "auth"],
         apply: drop_where_filter,
         consequence: "The query lost its filter: it now reads or changes every row of the table instead of the caller's own, a data leak (or a mass update) with no error to warn anyone.",
     },
     Rule {
+        id: "question-mark-to-unwrap",
         langs: RS,
         topics: &["result", "error", "?"],
         apply: question_mark_to_unwrap,
         consequence: "`unwrap()` on a fallible call panics on the first error instead of returning it to the caller with `?`: one bad input or a failed I/O call crashes the thread (in a server, the request) instead of becoming an error response.",
     },
     Rule {
+        id: "drop-defer",
         langs: GO,
         topics: &["concurren", "mutex", "goroutine", "resource"],
         apply: drop_defer,
         consequence: "Without `defer` the call runs immediately instead of when the function returns: the lock is released (or the resource closed, or the WaitGroup marked done) before the work it protects has happened.",
     },
     Rule {
+        id: "drop-error-wrap",
         langs: &[Lang::Go, Lang::Python],
         topics: &["context", "wrap"],
         apply: drop_error_wrap,
         consequence: "The original error is no longer wrapped: its message may survive, but errors.Is / errors.As (or Python's __cause__) can no longer find it, so callers that check for the specific error (to answer 404, say) stop recognising it.",
     },
     Rule {
+        id: "drop-go-keyword",
         langs: GO,
         topics: &["goroutine", "concurren"],
         apply: drop_go_keyword,
         consequence: "Without `go` the call runs synchronously on the current goroutine: the work is no longer concurrent, and a send on an unbuffered channel inside it blocks forever (deadlock) because nobody is receiving yet.",
     },
     Rule {
+        id: "swap-err-check",
         langs: GO,
         topics: &["error", "go"],
         apply: swap_err_check,
         consequence: "The error check is inverted: on success the function returns early (as if it failed), and on failure it carries on with a zero value and ignores the error.",
     },
     Rule {
+        id: "swallow-raise",
         langs: &[Lang::TypeScript, Lang::JavaScript, Lang::Python],
         topics: &["error", "exception", "failure"],
         apply: swallow_raise,
         consequence: "The error is swallowed: instead of failing, the function returns nothing (undefined / None), so the caller carries on as if it had succeeded and the real cause is lost.",
     },
     Rule {
+        id: "broaden-except",
         langs: PY,
         topics: &["error", "exception", "failure"],
         apply: broaden_except,
         consequence: "`except Exception` catches every error, including bugs such as a typo's NameError or a failed database call, and turns them all into the same handled case, hiding the real failure.",
     },
     Rule {
+        id: "drop-last-derive",
         langs: RS,
         topics: &["derive", "struct", "type"],
         apply: drop_last_derive,
         consequence: "The type no longer derives that trait, so every use that needs it (serialising the value, cloning it, comparing it, printing it with {:?}) fails to compile.",
     },
     Rule {
+        id: "error-status-to-ok",
         langs: ANY,
         topics: &[],
         apply: error_status_to_ok,
         consequence: "The error response now carries a success status: clients, retries and monitoring all see success, so the failure goes unnoticed while the body says something went wrong.",
     },
     Rule {
+        id: "mutable-default",
         langs: PY,
         topics: &[],
         apply: mutable_default,
         consequence: "A mutable default argument is created once, when the function is defined, and shared by every call: items added in one call show up in the next.",
     },
     Rule {
+        id: "off-by-one",
         langs: ANY,
         topics: &[],
         apply: off_by_one,
         consequence: "The loop bound is off by one: the loop runs one step too far and reads past the last element (an index error, or undefined in JavaScript).",
     },
     Rule {
+        id: "swap-comparison",
         langs: ANY,
         topics: &[],
         apply: swap_comparison,

@@ -63,7 +63,7 @@ fn every_builder_cites_real_lines_and_validates() {
     let sites = [Site { file: 0, line: 3 }];
     let names = vec![entry.name.to_string()];
     for qtype in QuestionType::ALL {
-        let ask = Ask { entry, concept: entry.name, qtype, level: Level::Senior };
+        let ask = Ask { entry, concept: entry.name, qtype, level: Level::Senior, used_bugs: &[] };
         let q = question(&code, &sites, 0, &ask).unwrap_or_else(|| panic!("no {qtype:?} question"));
         assert_eq!(validate_question(&q, &names), Ok(()), "{q:#?}");
         let g = q.grounding.as_ref().expect("grounded");
@@ -74,7 +74,7 @@ fn every_builder_cites_real_lines_and_validates() {
         &code,
         &sites,
         0,
-        &Ask { entry, concept: entry.name, qtype: QuestionType::SpotTheBug, level: Level::Mid },
+        &Ask { entry, concept: entry.name, qtype: QuestionType::SpotTheBug, level: Level::Mid, used_bugs: &[] },
     )
     .expect("a bug");
     let edit = bug.grounding.and_then(|g| g.mutation).expect("an edit");
@@ -87,7 +87,7 @@ fn a_generic_bug_is_planted_when_the_concept_has_none_here() {
     let files = files();
     let code = SessionCode::new(&files);
     let entry = catalogue::find("Higher-order functions").expect("catalogue entry");
-    let ask = Ask { entry, concept: entry.name, qtype: QuestionType::SpotTheBug, level: Level::Mid };
+    let ask = Ask { entry, concept: entry.name, qtype: QuestionType::SpotTheBug, level: Level::Mid, used_bugs: &[] };
     let q = question(&code, &[Site { file: 1, line: 3 }], 0, &ask).expect("a generic bug");
     let edit = q.grounding.and_then(|g| g.mutation).expect("an edit");
     assert_eq!(edit.mutated, "def load(repo, ids, tags=[]):");

@@ -19,7 +19,7 @@
 
 use crate::analysis::catalogue::{self, render::Evidence, render::render};
 use crate::analysis::concepts::{Concept, Level, normalize_name};
-use crate::analysis::grounded::{self, Ask, SessionCode, Site};
+use crate::analysis::grounded::{self, Ask, BUG_TAG_PREFIX, SessionCode, Site};
 use crate::analysis::grounding::GroundingKind;
 use crate::analysis::model::{Pattern, SourceFile};
 use crate::analysis::questions::{GeneratedQuestion, QuestionType, QuestionsAnswer, fnv1a64};
@@ -44,7 +44,7 @@ pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], pa
                 if session.questions.len() - before == QUESTIONS_PER_CONCEPT {
                     break;
                 }
-                let ask = Ask { entry, concept: &concept.name, qtype, level: *level };
+                let ask = Ask { entry, concept: &concept.name, qtype, level: *level, used_bugs: &session.bugs };
                 let first_site = session.questions.len() - before;
                 if let Some(q) = grounded::question(&code, &sites, first_site, &ask) {
                     session.add(q);
@@ -67,6 +67,8 @@ struct Asked {
     /// Blanks and bugs already planted (file, first line, last line, edited line): two concepts
     /// at one site would otherwise get the same snippet twice.
     edits: BTreeSet<(String, u32, u32, u32)>,
+    /// The bugs planted so far (rule ids), so the next spot_the_bug prefers another kind.
+    bugs: Vec<String>,
 }
 
 impl Asked {
@@ -92,6 +94,7 @@ impl Asked {
             return;
         }
         self.edits.extend(edit);
+        self.bugs.extend(q.tags.iter().filter_map(|t| t.strip_prefix(BUG_TAG_PREFIX)).map(str::to_string));
         if self.texts.insert(text) {
             *self.per_type.entry(q.question_type.clone()).or_default() += 1;
             self.questions.push(q);

@@ -92,8 +92,7 @@ fn blank_question(qtype: QuestionType, question: String, explanation: String) ->
 }
 
 fn multiple_choice(c: &Ctx<'_>) -> GeneratedQuestion {
-    let (name, l) = (c.entry.name, c.level.index());
-    let fact = c.entry.facts[l];
+    let name = c.entry.name;
     let question = match c.level {
         Level::Junior => format!("Which statement about {name} is true?"),
         Level::Mid => format!("Looking at this {} from {}, which statement about {name} holds?", c.noun, c.place),
@@ -101,29 +100,43 @@ fn multiple_choice(c: &Ctx<'_>) -> GeneratedQuestion {
             format!("Which statement about {name} would an experienced reviewer agree with?")
         }
     };
-    let mut options: Vec<String> = c.entry.myths.iter().map(|m| m.to_string()).collect();
-    let position = (c.seed % 4) as usize;
-    options.insert(position, fact.to_string());
-    let explanation = format!("{fact} The other options are common misconceptions about {name}.");
+    let (options, letter, explanation) = fact_among_myths(c.entry, c.level, c.seed);
     let mut q = blank_question(QuestionType::MultipleChoice, question, explanation);
     if c.level == Level::Mid {
         q.snippet = Some(c.code.to_string());
     }
     q.options = Some(options);
-    q.correct = Some(["A", "B", "C", "D"][position].to_string());
+    q.correct = Some(letter);
     q
 }
 
-fn true_false(c: &Ctx<'_>) -> GeneratedQuestion {
-    let l = c.level.index();
-    let truth = (c.seed >> 8).is_multiple_of(2);
-    let statement = if truth { c.entry.facts[l] } else { c.entry.myths[l] };
+/// The entry's fact for `level` hidden among its three myths at a position chosen by `seed`:
+/// the options, the right letter and the explanation of a multiple-choice question.
+pub(crate) fn fact_among_myths(entry: &Entry, level: Level, seed: u64) -> (Vec<String>, String, String) {
+    let fact = entry.facts[level.index()];
+    let mut options: Vec<String> = entry.myths.iter().map(|m| m.to_string()).collect();
+    let position = (seed % 4) as usize;
+    options.insert(position, fact.to_string());
+    let explanation = format!("{fact} The other options are common misconceptions about {}.", entry.name);
+    (options, ["A", "B", "C", "D"][position].to_string(), explanation)
+}
+
+/// The entry's fact or myth for `level` (chosen by `seed`), whether it is true, and the
+/// explanation of a true/false question about it.
+pub(crate) fn fact_or_myth(entry: &Entry, level: Level, seed: u64) -> (&'static str, bool, String) {
+    let truth = (seed >> 8).is_multiple_of(2);
+    let statement = if truth { entry.facts[level.index()] } else { entry.myths[level.index()] };
     let explanation = if truth {
-        format!("True. {}", c.entry.description)
+        format!("True. {}", entry.description)
     } else {
-        let fact = closest_fact(c.entry, statement);
+        let fact = closest_fact(entry, statement);
         format!("False: this is a common misconception. What holds instead: {fact}")
     };
+    (statement, truth, explanation)
+}
+
+fn true_false(c: &Ctx<'_>) -> GeneratedQuestion {
+    let (statement, truth, explanation) = fact_or_myth(c.entry, c.level, c.seed);
     let question = format!("True or false: {statement}");
     let mut q = blank_question(QuestionType::TrueFalse, question, explanation);
     q.correct = Some(truth.to_string());
@@ -132,7 +145,7 @@ fn true_false(c: &Ctx<'_>) -> GeneratedQuestion {
 
 /// The fact sharing the most words (of four letters or more) with `myth`: myths are written
 /// as twisted facts, so this is usually the correction. Ties go to the earlier fact.
-pub(crate) fn closest_fact(entry: &Entry, myth: &str) -> &'static str {
+fn closest_fact(entry: &Entry, myth: &str) -> &'static str {
     let words = |s: &str| -> Vec<String> {
         normalize_name(s).split(' ').filter(|w| w.len() >= 4).map(str::to_string).collect()
     };
@@ -223,7 +236,6 @@ fn shuffled(n: usize, seed: u64) -> Vec<usize> {
 }
 
 fn code_reading(c: &Ctx<'_>) -> GeneratedQuestion {
-    let (name, facts) = (c.entry.name, c.entry.facts);
     let (question, answer) = if c.code == c.entry.example {
         // The catalogue's own question was written for its example.
         (c.entry.reading[0].to_string(), c.entry.reading[1].to_string())
@@ -239,15 +251,7 @@ fn code_reading(c: &Ctx<'_>) -> GeneratedQuestion {
                 "Read this {} you met ({}). What is its cause likely to be, how would you confirm it, and how would you fix it?",
                 c.noun, c.place
             ),
-            Level::Junior => format!("Read this code from {}. What does it do, and where does it use {name}?", c.place),
-            Level::Mid => format!(
-                "Read this code from {}. How does it use {name}, and what would go wrong if that part were removed or done naively?",
-                c.place
-            ),
-            Level::Senior => format!(
-                "Read this code from {}. How does it use {name}, and which failure modes or trade-offs does that bring in production?",
-                c.place
-            ),
+            _ => reading_question(c.entry, c.level, c.place),
         };
         let pointer = c
             .entry
@@ -256,17 +260,34 @@ fn code_reading(c: &Ctx<'_>) -> GeneratedQuestion {
             .find(|t| find_token(c.code, t).is_some())
             .map(|t| format!(" (look at `{t}`)"))
             .unwrap_or_default();
-        let mut answer =
-            format!("It relies on {name}{pointer}. A good answer makes these points: {} {}", facts[0], facts[1]);
-        if c.level == Level::Senior {
-            answer = format!("{answer} {}", facts[2]);
-        }
-        (question, answer)
+        (question, reading_answer(c.entry, c.level, &pointer))
     };
     let mut q = blank_question(QuestionType::CodeReading, question, c.entry.description.to_string());
     q.snippet = Some(c.code.to_string());
     q.correct = Some(answer);
     q
+}
+
+/// A code_reading question about the developer's code at `place`, for `level`.
+pub(crate) fn reading_question(entry: &Entry, level: Level, place: &str) -> String {
+    let name = entry.name;
+    match level {
+        Level::Junior => format!("Read this code from {place}. What does it do, and where does it use {name}?"),
+        Level::Mid => format!(
+            "Read this code from {place}. How does it use {name}, and what would go wrong if that part were removed or done naively?"
+        ),
+        Level::Senior => format!(
+            "Read this code from {place}. How does it use {name}, and which failure modes or trade-offs does that bring in production?"
+        ),
+    }
+}
+
+/// The model answer of a code_reading question; `pointer` is " (look at `token`)" or empty.
+pub(crate) fn reading_answer(entry: &Entry, level: Level, pointer: &str) -> String {
+    let facts = entry.facts;
+    let answer =
+        format!("It relies on {}{pointer}. A good answer makes these points: {} {}", entry.name, facts[0], facts[1]);
+    if level == Level::Senior { format!("{answer} {}", facts[2]) } else { answer }
 }
 
 fn spot_the_bug(c: &Ctx<'_>) -> GeneratedQuestion {
@@ -301,15 +322,19 @@ fn spot_the_bug(c: &Ctx<'_>) -> GeneratedQuestion {
 }
 
 fn open_ended(c: &Ctx<'_>) -> GeneratedQuestion {
-    let explanation = format!(
-        "Graded on correctness, depth (why, not only what), trade-offs, real-world application and clarity. One point a strong answer includes: {}",
-        c.entry.facts[2]
-    );
-    let mut q = blank_question(QuestionType::OpenEnded, c.entry.open[0].to_string(), explanation);
+    let mut q = blank_question(QuestionType::OpenEnded, c.entry.open[0].to_string(), open_explanation(c.entry));
     q.snippet = Some(c.code.to_string());
     q.correct = Some(c.entry.open[1].to_string());
     q.tags = RUBRIC_DIMENSIONS.iter().map(|d| rubric_tag(d)).collect();
     q
+}
+
+/// The explanation of an open-ended question: the rubric and one point a strong answer makes.
+pub(crate) fn open_explanation(entry: &Entry) -> String {
+    format!(
+        "Graded on correctness, depth (why, not only what), trade-offs, real-world application and clarity. One point a strong answer includes: {}",
+        entry.facts[2]
+    )
 }
 
 #[cfg(test)]

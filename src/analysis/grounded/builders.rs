@@ -7,7 +7,9 @@
 use super::flow::{enclosing_function, function_name, statements};
 use super::mutations::{Rule, rules_for};
 use super::{Ask, CodeFile, one_based, quote_grounding, quote_window, token_in};
-use crate::analysis::catalogue::render::{closest_fact, shuffled_steps};
+use crate::analysis::catalogue::render::{
+    fact_among_myths, fact_or_myth, open_explanation, reading_answer, reading_question, shuffled_steps,
+};
 use crate::analysis::catalogue::tokens::find_token;
 use crate::analysis::concepts::{Level, normalize_name};
 use crate::analysis::grounding::{GroundingKind, LineEdit};
@@ -208,7 +210,7 @@ pub fn quoted(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> GeneratedQuest
     let pointer = token.map(|t| format!(" (look at `{t}`)")).unwrap_or_default();
     let look_at = token.map(|t| format!(" Look at `{t}`.")).unwrap_or_default();
     let seed = seed(ask, file, line);
-    let (entry, name, l) = (ask.entry, ask.entry.name, ask.level.index());
+    let (entry, name) = (ask.entry, ask.entry.name);
     let mut q = match ask.qtype {
         QuestionType::MultipleChoice => {
             let question = match ask.level {
@@ -220,61 +222,30 @@ pub fn quoted(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> GeneratedQuest
                     "Reviewing your code in {where_}, which statement about {name} would an experienced reviewer agree with?{look_at}"
                 ),
             };
-            let fact = entry.facts[l];
-            let mut options: Vec<String> = entry.myths.iter().map(|m| m.to_string()).collect();
-            let position = (seed % 4) as usize;
-            options.insert(position, fact.to_string());
-            let mut q =
-                base(ask, question, format!("{fact} The other options are common misconceptions about {name}."));
+            let (options, letter, explanation) = fact_among_myths(entry, ask.level, seed);
+            let mut q = base(ask, question, explanation);
             q.options = Some(options);
-            q.correct = Some(["A", "B", "C", "D"][position].to_string());
+            q.correct = Some(letter);
             q
         }
         QuestionType::TrueFalse => {
-            let truth = (seed >> 8).is_multiple_of(2);
-            let statement = if truth { entry.facts[l] } else { entry.myths[l] };
-            let explanation = if truth {
-                format!("True. {}", entry.description)
-            } else {
-                format!("False: this is a common misconception. What holds instead: {}", closest_fact(entry, statement))
-            };
+            let (statement, truth, explanation) = fact_or_myth(entry, ask.level, seed);
             let question = format!("This code from {where_} uses {name}.{look_at} True or false: {statement}");
             let mut q = base(ask, question, explanation);
             q.correct = Some(truth.to_string());
             q
         }
         QuestionType::OpenEnded => {
-            let explanation = format!(
-                "Graded on correctness, depth (why, not only what), trade-offs, real-world application and clarity. One point a strong answer includes: {}",
-                entry.facts[2]
-            );
-            let mut q = base(ask, format!("Looking at your code in {where_}: {}", entry.open[0]), explanation);
+            let question = format!("Looking at your code in {where_}: {}", entry.open[0]);
+            let mut q = base(ask, question, open_explanation(entry));
             q.correct = Some(entry.open[1].to_string());
             q.tags.extend(RUBRIC_DIMENSIONS.iter().map(|d| rubric_tag(d)));
             q
         }
         _ => {
-            let question = match ask.level {
-                Level::Junior => {
-                    format!("Read this code from {where_}. What does it do, and where does it use {name}?")
-                }
-                Level::Mid => format!(
-                    "Read this code from {where_}. How does it use {name}, and what would go wrong if that part were removed or done naively?"
-                ),
-                Level::Senior => format!(
-                    "Read this code from {where_}. How does it use {name}, and which failure modes or trade-offs does that bring in production?"
-                ),
-            };
-            let mut answer = format!(
-                "It relies on {name}{pointer}. A good answer makes these points: {} {}",
-                entry.facts[0], entry.facts[1]
-            );
-            if ask.level == Level::Senior {
-                answer = format!("{answer} {}", entry.facts[2]);
-            }
-            let mut q = base(ask, question, entry.description.to_string());
+            let mut q = base(ask, reading_question(entry, ask.level, &where_), entry.description.to_string());
             q.question_type = QuestionType::CodeReading.as_str().to_string();
-            q.correct = Some(answer);
+            q.correct = Some(reading_answer(entry, ask.level, &pointer));
             q
         }
     };

@@ -119,6 +119,52 @@ pub(crate) fn llm_worker(dir: &TempDir, fake: &FakeServer, extra: &[(&str, &str)
     WorkerProcess::start_with(dir.path(), free_port(), &env)
 }
 
+/// The recorded Go, Rust and Python sessions, replayed through the real hooks with the offline
+/// provider: their questions come from the files the hooks captured (issue 16). The answer keys
+/// are re-applied in `llm::offline::tests::sessions`; here the stored quiz shows five or more
+/// types and its quoted and blanked snippets are the session's own lines.
+#[test]
+fn recorded_sessions_in_three_languages_get_varied_questions_from_their_own_code() {
+    let sessions = [
+        (include_str!("fixtures/sessions/claude-go-inventory.json"), "go-inventory-session"),
+        (include_str!("fixtures/sessions/claude-rust-notes.json"), "rust-notes-session"),
+        (include_str!("fixtures/sessions/claude-fastapi-orders.json"), "fastapi-orders-session"),
+    ];
+    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    for (recorded, session) in sessions {
+        let project = TempDir::new();
+        replay(recorded, "claude-code", dir.path(), project.path(), worker.port, &[]);
+        wait_step(&http, session, "sync", "succeeded", Duration::from_secs(20));
+        let written: Vec<String> = vibelearn::sample::SampleSession::parse(recorded)
+            .unwrap()
+            .steps
+            .iter()
+            .filter_map(|s| s.write_file.as_ref().map(|w| squash(&w.content)))
+            .collect();
+        let rows = db_rows(
+            dir.path(),
+            &format!("SELECT question_type, snippet, correct FROM questions WHERE session_id = '{session}'"),
+        );
+        let types: std::collections::BTreeSet<&str> = rows.iter().map(|r| r[0].as_str().unwrap()).collect();
+        assert!(types.len() >= 5, "{session}: {types:?}");
+        for row in &rows {
+            let (kind, snippet) = (row[0].as_str().unwrap(), row[1].as_str().unwrap_or_default());
+            let shown = match kind {
+                "fill_in_blank" => snippet.replacen("___", row[2].as_str().unwrap(), 1),
+                "code_reading" | "multiple_choice" | "true_false" | "open_ended" => snippet.to_owned(),
+                _ => continue,
+            };
+            assert!(
+                written.iter().any(|w| w.contains(&squash(&shown))),
+                "{session} {kind}: not the session's code:\n{shown}"
+            );
+        }
+    }
+}
+
 #[test]
 fn the_offline_pipeline_stores_stack_patterns_concepts_and_questions_then_skips_unchanged_input() {
     let dir = TempDir::new();

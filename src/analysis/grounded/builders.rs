@@ -138,7 +138,7 @@ pub fn fill_in_blank(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<
         }
     }
     let original = file.lines[at];
-    let blanked = format!("{}{BLANK}{}", &original[..pos], &original[pos + token.len()..]);
+    let blanked = format!("{}{BLANK}{}", original.get(..pos)?, original.get(pos + token.len()..)?);
     let mut shown: Vec<&str> = file.lines[first..=last].to_vec();
     shown[at - first] = &blanked;
     let snippet = shown.join("\n");

@@ -123,3 +123,37 @@ fn a_cited_snippet_is_located_modulo_indentation() {
     assert_eq!((g.line_start, g.line_end, g.kind), (8, 9, GroundingKind::Quote));
     assert!(locate_snippet(&code, "route.ts", "not in the file").is_none());
 }
+
+/// Every entry, type and level at every line of odd files (CRLF line ends, multi-byte text in
+/// strings and comments, an unterminated string, a one-line file) yields either no question or
+/// a valid one whose grounding stays inside the file.
+#[test]
+fn odd_files_never_panic_and_stay_inside_the_file() {
+    let odd = [
+        SourceFile::new(
+            "a.ts",
+            "const é = \"ünïcödé await\"; // ✓ await\r\nexport async function f() {\r\n  const x = await g(\"…\");\r\n  if (x !== 1) { throw new Error(\"×\"); }\r\n  return x;\r\n}\r\n",
+        ),
+        SourceFile::new(
+            "b.py",
+            "def f(x=None):\n    s = 'unterminated\n    for i in range(len(x)):\n        raise ValueError('é')\n",
+        ),
+        SourceFile::new("c.go", "func main() { defer f() }"),
+        SourceFile::new("d.rs", "fn f() -> Result<(), E> {\n    let v = g()?; // ü\n    Ok(v)\n}"),
+    ];
+    let code = SessionCode::new(&odd);
+    for entry in catalogue::all() {
+        let names = vec![entry.name.to_string()];
+        for (f, file) in code.files.iter().enumerate() {
+            for line in 0..file.lines.len() {
+                for qtype in QuestionType::ALL {
+                    let ask = Ask { entry, concept: entry.name, qtype, level: Level::Senior, used_bugs: &[] };
+                    let Some(q) = question(&code, &[Site { file: f, line }], 0, &ask) else { continue };
+                    assert_eq!(validate_question(&q, &names), Ok(()), "{}: {q:#?}", file.path);
+                    let g = q.grounding.expect("grounded");
+                    assert!(g.line_start >= 1 && g.line_end as usize <= file.lines.len(), "{g:?}");
+                }
+            }
+        }
+    }
+}

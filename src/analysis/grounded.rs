@@ -8,7 +8,9 @@
 //! lands in a comment, and an edit found in the masked text applies at the same byte offsets
 //! of the original. [`sites`] ranks the places a concept occurs: the static patterns its
 //! catalogue signals match (strongest first, the concept's own file first), then the line where
-//! the concept's cited snippet starts. [`question`] builds one question of a requested type at
+//! the concept's cited snippet starts; for a concept grounded in an error the developer met, the
+//! lines of the session's files the error points at (`src/cart.ts(12,9)`, `main.rs:4:18`,
+//! `File "main.py", line 3`). [`question`] builds one question of a requested type at
 //! the first site that supports it:
 //!
 //! - spot_the_bug: a known bug for the concept applied to one real line (`mutations`);
@@ -31,7 +33,7 @@ use crate::analysis::catalogue::{Entry, best_weight};
 use crate::analysis::concepts::{Concept, Level, path_matches};
 use crate::analysis::grounding::{Grounding, GroundingKind};
 use crate::analysis::lexer::{self, Lang};
-use crate::analysis::model::{Pattern, SourceFile};
+use crate::analysis::model::{FailedCall, Pattern, SourceFile};
 use crate::analysis::questions::{GeneratedQuestion, QuestionType};
 use std::cmp::Reverse;
 
@@ -119,7 +121,8 @@ pub fn sites(code: &SessionCode<'_>, entry: Option<&Entry>, concept: &Concept, p
     // Strongest first, the concept's own file first among equals; stable, so line order stays.
     ranked.sort_by_key(|&(weight, own_file, _)| (Reverse(weight), !own_file));
     let mut out: Vec<Site> = Vec::new();
-    for site in ranked.into_iter().map(|r| r.2).chain(snippet_site(code, concept)) {
+    let cited = snippet_site(code, concept).into_iter().chain(error_sites(code, concept));
+    for site in ranked.into_iter().map(|r| r.2).chain(cited) {
         if !out.contains(&site) && out.len() < MAX_SITES {
             out.push(site);
         }
@@ -133,6 +136,32 @@ fn snippet_site(code: &SessionCode<'_>, concept: &Concept) -> Option<Site> {
     let file = code.files.iter().position(|f| path_matches(f.path, &concept.source_file))?;
     let line = code.files[file].lines.iter().position(|l| l.trim() == first || l.contains(first))?;
     Some(Site { file, line })
+}
+
+/// For a concept grounded in an error the developer met (its `source_file` is a failed call's
+/// label, its snippet the error's lines): the lines of captured files the error points at.
+fn error_sites(code: &SessionCode<'_>, concept: &Concept) -> Vec<Site> {
+    if !FailedCall::is_label(&concept.source_file) {
+        return Vec::new();
+    }
+    let error = &concept.snippet;
+    let mut out = Vec::new();
+    for (file, f) in code.files.iter().enumerate() {
+        for (at, _) in error.match_indices(f.path) {
+            let line = line_after(&error[at + f.path.len()..]).and_then(|l| l.checked_sub(1));
+            if let Some(line) = line.filter(|&l| l < f.lines.len()) {
+                out.push(Site { file, line });
+            }
+        }
+    }
+    out
+}
+
+/// The line number right after a path in an error: `(12,9)`, `:12:9` or `", line 12`.
+fn line_after(rest: &str) -> Option<usize> {
+    let digits = ["(", ":", "\", line "].iter().find_map(|p| rest.strip_prefix(p))?;
+    let end = digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len());
+    digits[..end].parse().ok()
 }
 
 /// Where a quoted snippet of lines `start..=end` (0-based) of `file` comes from.
@@ -180,6 +209,8 @@ pub struct Ask<'e> {
     pub concept: &'e str,
     pub qtype: QuestionType,
     pub level: Level,
+    /// The concept was met as an error pointing at this code, rather than seen in it.
+    pub about_error: bool,
     /// The bugs (rule ids) the session's questions planted already; others are tried first.
     pub used_bugs: &'e [String],
 }

@@ -187,9 +187,14 @@ pub fn ordering(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<Gener
     let (options, correct) = shuffled_steps(&steps, seed(ask, file, header));
     let function = function_name(file, header)
         .map_or_else(|| format!("the function at line {}", header + 1), |n| format!("`{n}`"));
+    let context = if ask.about_error {
+        format!("an error you met ({}) pointed into it", ask.entry.name)
+    } else {
+        format!("the code uses {}", ask.entry.name)
+    };
     let question = format!(
-        "Put these statements of {function} from `{}` in the order they run on a normal call, one that does not fail (the code uses {}; answer with the option numbers in order, e.g. 2,1,3,4).",
-        file.path, ask.entry.name
+        "Put these statements of {function} from `{}` in the order they run on a normal call, one that does not fail ({context}; answer with the option numbers in order, e.g. 2,1,3,4).",
+        file.path
     );
     let explanation =
         format!("In `{}` they run in this order: {}. {}", file.path, steps.join(" → "), ask.entry.description);
@@ -211,12 +216,15 @@ pub fn quoted(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> GeneratedQuest
     let look_at = token.map(|t| format!(" Look at `{t}`.")).unwrap_or_default();
     let seed = seed(ask, file, line);
     let (entry, name) = (ask.entry, ask.entry.name);
+    let intro = if ask.about_error {
+        format!("An error you met in this session pointed at this code from {where_} ({name}).")
+    } else {
+        format!("This code from {where_} uses {name}.")
+    };
     let mut q = match ask.qtype {
         QuestionType::MultipleChoice => {
             let question = match ask.level {
-                Level::Junior => {
-                    format!("This code from {where_} uses {name}.{look_at} Which statement about it is true?")
-                }
+                Level::Junior => format!("{intro}{look_at} Which statement about it is true?"),
                 Level::Mid => format!("Looking at your code in {where_}, which statement about {name} holds?{look_at}"),
                 Level::Senior => format!(
                     "Reviewing your code in {where_}, which statement about {name} would an experienced reviewer agree with?{look_at}"
@@ -230,7 +238,7 @@ pub fn quoted(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> GeneratedQuest
         }
         QuestionType::TrueFalse => {
             let (statement, truth, explanation) = fact_or_myth(entry, ask.level, seed);
-            let question = format!("This code from {where_} uses {name}.{look_at} True or false: {statement}");
+            let question = format!("{intro}{look_at} True or false: {statement}");
             let mut q = base(ask, question, explanation);
             q.correct = Some(truth.to_string());
             q
@@ -243,7 +251,14 @@ pub fn quoted(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> GeneratedQuest
             q
         }
         _ => {
-            let mut q = base(ask, reading_question(entry, ask.level, &where_), entry.description.to_string());
+            let question = if ask.about_error {
+                format!(
+                    "{intro} What does the code do there, what was the error most likely about, and how would you fix it?"
+                )
+            } else {
+                reading_question(entry, ask.level, &where_)
+            };
+            let mut q = base(ask, question, entry.description.to_string());
             q.question_type = QuestionType::CodeReading.as_str().to_string();
             q.correct = Some(reading_answer(entry, ask.level, &pointer));
             q

@@ -63,7 +63,7 @@ fn every_builder_cites_real_lines_and_validates() {
     let sites = [Site { file: 0, line: 3 }];
     let names = vec![entry.name.to_string()];
     for qtype in QuestionType::ALL {
-        let ask = Ask { entry, concept: entry.name, qtype, level: Level::Senior, used_bugs: &[] };
+        let ask = Ask { entry, concept: entry.name, qtype, level: Level::Senior, about_error: false, used_bugs: &[] };
         let q = question(&code, &sites, 0, &ask).unwrap_or_else(|| panic!("no {qtype:?} question"));
         assert_eq!(validate_question(&q, &names), Ok(()), "{q:#?}");
         let g = q.grounding.as_ref().expect("grounded");
@@ -74,7 +74,14 @@ fn every_builder_cites_real_lines_and_validates() {
         &code,
         &sites,
         0,
-        &Ask { entry, concept: entry.name, qtype: QuestionType::SpotTheBug, level: Level::Mid, used_bugs: &[] },
+        &Ask {
+            entry,
+            concept: entry.name,
+            qtype: QuestionType::SpotTheBug,
+            level: Level::Mid,
+            about_error: false,
+            used_bugs: &[],
+        },
     )
     .expect("a bug");
     let edit = bug.grounding.and_then(|g| g.mutation).expect("an edit");
@@ -87,7 +94,14 @@ fn a_generic_bug_is_planted_when_the_concept_has_none_here() {
     let files = files();
     let code = SessionCode::new(&files);
     let entry = catalogue::find("Higher-order functions").expect("catalogue entry");
-    let ask = Ask { entry, concept: entry.name, qtype: QuestionType::SpotTheBug, level: Level::Mid, used_bugs: &[] };
+    let ask = Ask {
+        entry,
+        concept: entry.name,
+        qtype: QuestionType::SpotTheBug,
+        level: Level::Mid,
+        about_error: false,
+        used_bugs: &[],
+    };
     let q = question(&code, &[Site { file: 1, line: 3 }], 0, &ask).expect("a generic bug");
     let edit = q.grounding.and_then(|g| g.mutation).expect("an edit");
     assert_eq!(edit.mutated, "def load(repo, ids, tags=[]):");
@@ -147,7 +161,14 @@ fn odd_files_never_panic_and_stay_inside_the_file() {
         for (f, file) in code.files.iter().enumerate() {
             for line in 0..file.lines.len() {
                 for qtype in QuestionType::ALL {
-                    let ask = Ask { entry, concept: entry.name, qtype, level: Level::Senior, used_bugs: &[] };
+                    let ask = Ask {
+                        entry,
+                        concept: entry.name,
+                        qtype,
+                        level: Level::Senior,
+                        about_error: false,
+                        used_bugs: &[],
+                    };
                     let Some(q) = question(&code, &[Site { file: f, line }], 0, &ask) else { continue };
                     assert_eq!(validate_question(&q, &names), Ok(()), "{}: {q:#?}", file.path);
                     let g = q.grounding.expect("grounded");
@@ -156,4 +177,28 @@ fn odd_files_never_panic_and_stay_inside_the_file() {
             }
         }
     }
+}
+
+#[test]
+fn errors_point_at_lines_of_captured_files() {
+    let files = files();
+    let code = SessionCode::new(&files);
+    let concept = |snippet: &str| Concept {
+        name: "Reading compiler type errors".into(),
+        category: "type_system".into(),
+        difficulty: "junior".into(),
+        source_file: "failed Bash: npx tsc".into(),
+        snippet: snippet.into(),
+        why_it_matters: String::new(),
+        confidence: 0.8,
+    };
+    let at = |snippet: &str| sites(&code, None, &concept(snippet), &[]);
+    assert_eq!(at("app/api/users/route.ts(4,9): error TS2322"), vec![Site { file: 0, line: 3 }]);
+    assert_eq!(at(" --> app/service.py:7:1"), vec![Site { file: 1, line: 6 }]);
+    assert_eq!(at("  File \"app/service.py\", line 2, in load"), vec![Site { file: 1, line: 1 }]);
+    assert!(at("app/service.py(999,1): past the end").is_empty());
+    assert!(at("error TS2322 somewhere else").is_empty());
+    // A concept seen in code (not an error) is not read for line numbers.
+    let seen = Concept { source_file: "app/api/users/route.ts".into(), ..concept("route.ts(4,9)") };
+    assert!(error_sites(&code, &seen).is_empty());
 }

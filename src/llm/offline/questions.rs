@@ -1,6 +1,8 @@
 //! The offline provider's questions: [`QUESTIONS_PER_CONCEPT`] per concept, of different
 //! types, grounded in the session's own files (`analysis::grounded`), with the catalogue's
-//! canned example only for a concept the session's code does not show.
+//! canned example only for a concept the session's code does not show. A concept met as an
+//! error is asked about at the lines of the session's files the error points at, when it
+//! names one.
 //!
 //! # Why two per concept
 //! One question per concept gives a 3-concept session at most three types, and a quiz that
@@ -21,7 +23,7 @@ use crate::analysis::catalogue::{self, render::Evidence, render::render};
 use crate::analysis::concepts::{Concept, Level, normalize_name};
 use crate::analysis::grounded::{self, Ask, BUG_TAG_PREFIX, SessionCode, Site};
 use crate::analysis::grounding::GroundingKind;
-use crate::analysis::model::{Pattern, SourceFile};
+use crate::analysis::model::{FailedCall, Pattern, SourceFile};
 use crate::analysis::questions::{GeneratedQuestion, QuestionType, QuestionsAnswer, fnv1a64};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -44,7 +46,9 @@ pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], pa
                 if session.questions.len() - before == QUESTIONS_PER_CONCEPT {
                     break;
                 }
-                let ask = Ask { entry, concept: &concept.name, qtype, level: *level, used_bugs: &session.bugs };
+                let about_error = FailedCall::is_label(&concept.source_file);
+                let ask =
+                    Ask { entry, concept: &concept.name, qtype, level: *level, about_error, used_bugs: &session.bugs };
                 let first_site = session.questions.len() - before;
                 if let Some(q) = grounded::question(&code, &sites, first_site, &ask) {
                     session.add(q);
@@ -116,7 +120,7 @@ pub fn question_type_for(name: &str, index: usize, level: Level) -> QuestionType
 }
 
 /// One question for a concept the session's code does not show: the catalogue's template over
-/// the concept's own snippet (an error the developer met, say), or for a concept the catalogue
+/// the concept's own snippet (an error that names no captured file, say), or for a concept the catalogue
 /// does not know, a code_reading question quoting the snippet.
 fn fallback_question(
     code: &SessionCode<'_>,

@@ -11,7 +11,7 @@
 
 use crate::analysis::concepts::{Concept, Level, validate_concepts};
 use crate::analysis::grounding::{Grounding, GroundingKind};
-use crate::analysis::model::SourceFile;
+use crate::analysis::model::{FailedCall, SourceFile};
 use crate::analysis::questions::{GeneratedQuestion, normalize_question, validate_question};
 use crate::analysis::{analyze_files, detect_stack, is_manifest};
 use crate::llm::offline::{offline_concepts, offline_questions};
@@ -59,11 +59,12 @@ fn sessions() -> Vec<String> {
 
 /// Replays `name` at the levels the quiz job would ask (`level` overrides them when given).
 fn replay(name: &str, level: Option<Level>) -> Replayed {
-    replay_concepts(name, level, usize::MAX)
+    replay_concepts(name, level, usize::MAX, &[])
 }
 
-/// `replay`, asking about the first `max_concepts` concepts only.
-fn replay_concepts(name: &str, level: Option<Level>, max_concepts: usize) -> Replayed {
+/// `replay`, asking about the first `max_concepts` concepts only, with `failures` as the
+/// session's failed calls.
+fn replay_concepts(name: &str, level: Option<Level>, max_concepts: usize, failures: &[FailedCall]) -> Replayed {
     let text = std::fs::read_to_string(sessions_dir().join(name)).expect("session readable");
     let session = SampleSession::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut latest: BTreeMap<String, String> = BTreeMap::new();
@@ -82,8 +83,9 @@ fn replay_concepts(name: &str, level: Option<Level>, max_concepts: usize) -> Rep
     let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
     let stack = detect_stack(&manifests, &paths);
     let patterns = analyze_files(&files);
-    let answer = offline_concepts(&stack, &patterns, &files, &[], std::slice::from_ref(&session.description));
-    let mut concepts = validate_concepts(answer, &files).unwrap_or_else(|e| panic!("{name}: {e}")).concepts;
+    let answer = offline_concepts(&stack, &patterns, &files, failures, std::slice::from_ref(&session.description));
+    let citable: Vec<SourceFile> = files.iter().cloned().chain(failures.iter().map(FailedCall::as_source)).collect();
+    let mut concepts = validate_concepts(answer, &citable).unwrap_or_else(|e| panic!("{name}: {e}")).concepts;
     concepts.truncate(max_concepts);
     let names: Vec<String> = concepts.iter().map(|c| c.name.clone()).collect();
     // The quiz job's level before any answer: the concept's difficulty, capped at mid.
@@ -204,9 +206,30 @@ fn answer_keys_hold_at_every_level() {
 #[test]
 fn three_concepts_give_five_types() {
     for name in sessions() {
-        let s = replay_concepts(&name, None, 3);
+        let s = replay_concepts(&name, None, 3, &[]);
         let types: BTreeSet<&str> = s.questions.iter().map(|q| q.question_type.as_str()).collect();
         assert!(types.len() >= MIN_TYPES, "{name}: {types:?}");
+    }
+}
+
+/// An error the developer met that names a captured file is asked about at the lines it points
+/// at, so a session with errors stays grounded.
+#[test]
+fn an_error_that_points_into_the_code_is_asked_about_there() {
+    let failures = [FailedCall {
+        tool_name: "Bash".into(),
+        subject: "npx tsc --noEmit".into(),
+        error: "lib/cart.ts(10,9): error TS2322: Type 'string' is not assignable to type 'number'.\nFound 1 error."
+            .into(),
+    }];
+    let s = replay_concepts("nextjs-cart.json", None, usize::MAX, &failures);
+    check_session(&s);
+    let about_error: Vec<&GeneratedQuestion> =
+        s.questions.iter().filter(|q| q.concept == "Reading compiler type errors").collect();
+    assert!(!about_error.is_empty(), "no question about the error");
+    for q in about_error {
+        let g = q.grounding.as_ref().unwrap_or_else(|| panic!("ungrounded: {q:#?}"));
+        assert!(g.file == "lib/cart.ts" && g.line_start <= 10 && 10 <= g.line_end.max(g.line_start), "{g:?}");
     }
 }
 

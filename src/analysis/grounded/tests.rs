@@ -3,7 +3,7 @@
 
 use super::flow::{enclosing_function, function_name, statements};
 use super::*;
-use crate::analysis::catalogue;
+use crate::analysis::catalogue::{self, Entry};
 use crate::analysis::questions::validate_question;
 
 const ROUTE: &str = r#"import { prisma } from "@/lib/db";
@@ -26,6 +26,11 @@ export async function POST(request: Request) {
 "#;
 
 const SERVICE: &str = "def load(repo, ids, tags=None):\n    if tags is None:\n        tags = []\n    rows = repo.fetch(ids)\n    for row in rows:\n        tags.append(row.tag)\n    total = len(rows)\n    print(total)\n    return rows\n\n\ndef other():\n    pass\n";
+
+/// A question request about `entry` under its own name, for code it was seen in.
+fn ask(entry: &'static Entry, qtype: QuestionType, level: Level) -> Ask<'static> {
+    Ask { entry, concept: entry.name, qtype, level, about_error: false, used_bugs: &[] }
+}
 
 fn files() -> Vec<SourceFile> {
     vec![SourceFile::new("app/api/users/route.ts", ROUTE), SourceFile::new("app/service.py", SERVICE)]
@@ -63,27 +68,14 @@ fn every_builder_cites_real_lines_and_validates() {
     let sites = [Site { file: 0, line: 3 }];
     let names = vec![entry.name.to_string()];
     for qtype in QuestionType::ALL {
-        let ask = Ask { entry, concept: entry.name, qtype, level: Level::Senior, about_error: false, used_bugs: &[] };
-        let q = question(&code, &sites, 0, &ask).unwrap_or_else(|| panic!("no {qtype:?} question"));
+        let q = question(&code, &sites, 0, &ask(entry, qtype, Level::Senior))
+            .unwrap_or_else(|| panic!("no {qtype:?} question"));
         assert_eq!(validate_question(&q, &names), Ok(()), "{q:#?}");
         let g = q.grounding.as_ref().expect("grounded");
         assert_eq!(g.file, "app/api/users/route.ts");
         assert!(g.line_start >= 1 && g.line_end <= 17 && g.line_start <= g.line_end, "{g:?}");
     }
-    let bug = question(
-        &code,
-        &sites,
-        0,
-        &Ask {
-            entry,
-            concept: entry.name,
-            qtype: QuestionType::SpotTheBug,
-            level: Level::Mid,
-            about_error: false,
-            used_bugs: &[],
-        },
-    )
-    .expect("a bug");
+    let bug = question(&code, &sites, 0, &ask(entry, QuestionType::SpotTheBug, Level::Mid)).expect("a bug");
     let edit = bug.grounding.and_then(|g| g.mutation).expect("an edit");
     assert_eq!(edit.original.trim(), "const body = await request.json();");
     assert_eq!(edit.mutated.trim(), "const body = request.json();");
@@ -94,15 +86,8 @@ fn a_generic_bug_is_planted_when_the_concept_has_none_here() {
     let files = files();
     let code = SessionCode::new(&files);
     let entry = catalogue::find("Higher-order functions").expect("catalogue entry");
-    let ask = Ask {
-        entry,
-        concept: entry.name,
-        qtype: QuestionType::SpotTheBug,
-        level: Level::Mid,
-        about_error: false,
-        used_bugs: &[],
-    };
-    let q = question(&code, &[Site { file: 1, line: 3 }], 0, &ask).expect("a generic bug");
+    let bug = ask(entry, QuestionType::SpotTheBug, Level::Mid);
+    let q = question(&code, &[Site { file: 1, line: 3 }], 0, &bug).expect("a generic bug");
     let edit = q.grounding.and_then(|g| g.mutation).expect("an edit");
     assert_eq!(edit.mutated, "def load(repo, ids, tags=[]):");
 }
@@ -161,15 +146,10 @@ fn odd_files_never_panic_and_stay_inside_the_file() {
         for (f, file) in code.files.iter().enumerate() {
             for line in 0..file.lines.len() {
                 for qtype in QuestionType::ALL {
-                    let ask = Ask {
-                        entry,
-                        concept: entry.name,
-                        qtype,
-                        level: Level::Senior,
-                        about_error: false,
-                        used_bugs: &[],
+                    let Some(q) = question(&code, &[Site { file: f, line }], 0, &ask(entry, qtype, Level::Senior))
+                    else {
+                        continue;
                     };
-                    let Some(q) = question(&code, &[Site { file: f, line }], 0, &ask) else { continue };
                     assert_eq!(validate_question(&q, &names), Ok(()), "{}: {q:#?}", file.path);
                     let g = q.grounding.expect("grounded");
                     assert!(g.line_start >= 1 && g.line_end as usize <= file.lines.len(), "{g:?}");

@@ -162,7 +162,7 @@ pub const RULES: &[Rule] = &[
         langs: ANY,
         topics: &[],
         apply: swap_comparison,
-        consequence: "The comparison is inverted, so the branch runs exactly when it should not: valid input takes the error path and invalid input goes through.",
+        consequence: "The comparison is inverted, so the code decides the opposite way: what should pass is rejected (or the error path runs on valid input) and what should be rejected goes through.",
     },
 ];
 

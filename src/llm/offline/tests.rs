@@ -1,5 +1,5 @@
 //! Offline-provider tests over small sessions in five stacks: each must yield at least three
-//! concepts that pass `validate_concepts` and, at every level, one valid question per concept.
+//! concepts that pass `validate_concepts` and, at every level, one or two valid questions per concept.
 
 mod fixtures;
 mod sessions;

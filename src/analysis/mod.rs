@@ -9,12 +9,14 @@
 //! - `questions`: the question shape and its structural validation.
 //! - `catalogue`: the concept catalogue the offline provider draws on.
 //! - `grounding`: where a question's code comes from in the session's files.
+//! - `grounding_check`: verifying a question's grounding and answer key against those files.
 //! - `failures`: errors the developer met (failed tool calls), classified by kind.
 
 pub mod catalogue;
 pub mod concepts;
 pub mod failures;
 pub mod grounding;
+pub mod grounding_check;
 pub mod lexer;
 pub mod model;
 pub mod questions;

@@ -362,7 +362,7 @@ fn blank_runs(text: &str) -> Vec<std::ops::Range<usize>> {
 }
 
 /// `text` with its first blank replaced by `answer`.
-fn replace_blank(text: &str, answer: &str) -> String {
+pub(crate) fn replace_blank(text: &str, answer: &str) -> String {
     match blank_runs(text).first() {
         Some(r) => format!("{}{answer}{}", &text[..r.start], &text[r.end..]),
         None => text.to_string(),

@@ -8,6 +8,7 @@ pub mod concepts;
 pub mod ingest;
 pub mod llm_call;
 pub mod prompts;
+pub mod question_checks;
 pub mod quiz;
 pub mod session_data;
 pub mod stack;

@@ -103,3 +103,17 @@ fn a_worse_repair_keeps_the_first_answers_valid_questions_and_nothing_valid_is_r
     assert!(nothing.judge(&answer(&[fabricated()])).unwrap_err().starts_with("no question was valid"));
     assert!(nothing.judge(&answer(&[wrong_blank()])).is_err());
 }
+
+#[test]
+fn a_malformed_grounding_fails_only_its_question() {
+    let mut capitalised = grounded();
+    capitalised["grounding"] = json!({"file": "src/load.ts", "line_start": 2, "line_end": 2, "kind": "Quote"});
+    let mut garbage = grounded();
+    garbage["question"] = json!("Another question about the same line?");
+    garbage["grounding"] = json!("line 2");
+    let questions = parse(&answer(&[capitalised, garbage]));
+    assert_eq!(questions[0].grounding.as_ref().map(|g| g.kind), Some(GroundingKind::Quote));
+    assert_eq!(questions[1].grounding, None);
+    let checked = keep_valid(questions, &targets(), &files(), CannedCode::Refused);
+    assert_eq!(checked.kept.len(), 2, "{:?}", checked.dropped);
+}

@@ -254,8 +254,10 @@ fn check_in_file(q: &GeneratedQuestion, declared: &Grounding, file: &SourceFile)
     match declared.kind {
         GroundingKind::Quote => {
             let code = quoted_code(q).ok_or(GroundingError::NoCode)?;
+            // Code in the question's text counts only as whole lines, as when it is located.
+            let in_text = snippet_of(q).is_none();
             code.iter()
-                .find_map(|c| cited.occurrences(&squeeze(c)).first().copied())
+                .find_map(|c| cited.occurrences(&squeeze(c)).into_iter().find(|at| !in_text || at.whole_lines()))
                 .map(|at| grounding(file, GroundingKind::Quote, (at.first_line, at.last_line), None))
                 .ok_or_else(|| GroundingError::QuoteMismatch {
                     file: file.path.clone(),

@@ -266,6 +266,11 @@ fn a_question_without_a_snippet_is_ungrounded_unless_its_text_quotes_whole_lines
     let mut declared_q = question("true_false", None, "true");
     declared_q.grounding = declared("lib/cart.ts", (4, 4), GroundingKind::Quote, None);
     assert_eq!(verify(&declared_q), Err(GroundingError::NoCode));
+    // A declared line range does not make an identifier in backticks a quote.
+    declared_q.question = "Does `findUnique` return null for a missing product?".into();
+    assert!(matches!(verify(&declared_q), Err(GroundingError::QuoteMismatch { .. })));
+    declared_q.question = format!("Does `{FIND}` return null for a missing product?");
+    assert_eq!(lines_of(verify(&declared_q)), ("lib/cart.ts".into(), 4, 4, GroundingKind::Quote));
 }
 
 #[test]

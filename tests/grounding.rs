@@ -26,24 +26,18 @@ fn grounded(mut q: Value, lines: (u32, u32), kind: &str, mutation: Option<Value>
     q
 }
 
-fn quote() -> Value {
-    let snippet = "return items.reduce((sum, item) => sum + item.quantity * item.price, 0);";
-    grounded(
-        question("Array reduce", "code_reading", "junior", Some(snippet), "It sums the lines."),
-        (8, 8),
-        "quote",
-        None,
-    )
+/// A code_reading question quoting `snippet` as line `line` of src/cart.ts.
+fn quoting(concept: &str, difficulty: &str, snippet: &str, line: u32) -> Value {
+    grounded(question(concept, "code_reading", difficulty, Some(snippet), "See the code."), (line, line), "quote", None)
 }
 
+fn quote() -> Value {
+    quoting("Array reduce", "junior", "return items.reduce((sum, item) => sum + item.quantity * item.price, 0);", 8)
+}
+
+/// Claims line 13, which calls `fetch`, not `axios`.
 fn fabricated() -> Value {
-    let snippet = "const response = await axios.get(`/api/cart/${userId}`);";
-    grounded(
-        question("Async error handling", "code_reading", "mid", Some(snippet), "It loads the cart."),
-        (13, 13),
-        "quote",
-        None,
-    )
+    quoting("Async error handling", "mid", "const response = await axios.get(`/api/cart/${userId}`);", 13)
 }
 
 fn blank(answer: &str) -> Value {

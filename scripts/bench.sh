@@ -59,7 +59,11 @@ for run in $(seq "$RUNS"); do
     record hook_down "$($L hook 200 down)"
 done
 
-python3 - "$OUT/results" <<'PY' | tee docs/PERFORMANCE.md
+# Grounded questions (issue 16): deterministic (offline provider), so measured once per fixture session.
+echo "grounding" >&2
+$L grounding tests/fixtures/sessions/*.json > "$OUT/grounding.json"
+
+python3 - "$OUT/results" "$OUT/grounding.json" <<'PY' | tee docs/PERFORMANCE.md
 import json, os, platform, statistics, subprocess, sys
 rows = {}
 for line in open(sys.argv[1]):
@@ -93,4 +97,17 @@ row("hook, worker down (direct enqueue)", f"p50 {med('hook_down','p50_ms'):.1f} 
 row("static analysis throughput", f"{med('static','lines_per_sec'):,.0f} lines/s ({med('static','mb_per_sec'):.1f} MB/s)", "")
 row("200-event session: stack + static steps", f"{med('pipeline','stack_plus_static_ms'):.0f} ms", "< 200 ms")
 row("200-event session: whole pipeline (offline provider)", f"{med('pipeline','pipeline_ms'):.0f} ms", "")
+print("\n## Grounded questions\n")
+print("Each fixture session in `tests/fixtures/sessions` through the offline pipeline: the questions whose code")
+print("is verified to come from the session's files (a quote, a blank its answer restores, a mutation whose")
+print("reversal restores the file), as `GET /api/vibelearn/sessions/:id/summary` reports them.\n")
+print("| session | questions | grounded | share | quote / blank / mutation | question types | target |")
+print("|---|---|---|---|---|---|---|")
+for s in json.load(open(sys.argv[2]))["sessions"]:
+    if "error" in s:
+        print(f"| {s['session']} | error: {s['error']} | | | | | |")
+        continue
+    k = s["by_kind"]
+    share = f"{s['share'] * 100:.0f} %" if s["share"] is not None else "—"
+    print(f"| {s['session']} | {s['questions']} | {s['grounded']} | {share} | {k['quote']} / {k['blank']} / {k['mutation']} | {s['types']} | ≥ 90 %, ≥ 5 types |")
 PY

@@ -17,7 +17,8 @@
 //! - [`intake`]: validation, privacy and enqueue of incoming events (HTTP and hooks)
 //! - [`capture`]: the whole file after an edit: read here, rebuilt from the session, or a fragment
 //! - [`jobs`]: VibeLearn's job kinds (ingest, analysis steps, sync) as queue handlers
-//! - [`analysis`]: pure stack detection, static rules, concept and question validation
+//! - [`analysis`]: pure stack detection, static rules, concept and question validation, and the
+//!   verification of a question's grounding in the session's files
 //! - [`learn`]: pure learning rules: SM-2, mastery, streaks, answer checking
 //! - [`llm`]: LLM providers behind one trait, and the offline provider
 //! - [`hook`]: the IDE hook entry point: stdin, adapters, privacy, exclusion, transport

@@ -51,6 +51,39 @@ pub fn question_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Value> {
         "tags": json_column(r.get("tags")?),
         "due_at": r.get::<_, Option<i64>>("due_at")?,
         "session_id": r.get::<_, String>("session_id")?,
+        "grounding": grounding_from_row(r)?,
+    }))
+}
+
+/// A question row's grounding (`analysis::grounding::Grounding` as JSON), or null.
+fn grounding_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Value> {
+    let Some(kind) = r.get::<_, Option<String>>("grounding_kind")? else { return Ok(Value::Null) };
+    Ok(json!({
+        "file": r.get::<_, Option<String>>("grounding_file")?,
+        "line_start": r.get::<_, Option<i64>>("grounding_line_start")?,
+        "line_end": r.get::<_, Option<i64>>("grounding_line_end")?,
+        "kind": kind,
+        "mutation": json_column(r.get("grounding_mutation")?),
+    }))
+}
+
+/// The share of a session's questions grounded in its files (issue 16): `{questions,
+/// grounded, share, by_kind:{quote, blank, mutation}}`, `share` null with no question.
+pub fn grounding_share(conn: &Connection, session_id: &str) -> rusqlite::Result<Value> {
+    let (questions, quote, blank, mutation): (i64, i64, i64, i64) = conn
+        .prepare_cached(
+            "SELECT COUNT(*), COUNT(*) FILTER (WHERE grounding_kind = 'quote'), \
+             COUNT(*) FILTER (WHERE grounding_kind = 'blank'), COUNT(*) FILTER (WHERE grounding_kind = 'mutation') \
+             FROM questions WHERE session_id = ?1",
+        )?
+        .query_row([session_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+    let grounded = quote + blank + mutation;
+    let share = (questions > 0).then(|| grounded as f64 / questions as f64);
+    Ok(json!({
+        "questions": questions,
+        "grounded": grounded,
+        "share": share,
+        "by_kind": { "quote": quote, "blank": blank, "mutation": mutation },
     }))
 }
 
@@ -125,7 +158,8 @@ pub fn session_summary(conn: &Connection, session_id: &str) -> rusqlite::Result<
             }))
         })?
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Some(json!({ "summary": summary, "stack": stack, "concepts": concepts })))
+    let grounding = grounding_share(conn, session_id)?;
+    Ok(Some(json!({ "summary": summary, "stack": stack, "concepts": concepts, "grounding": grounding })))
 }
 
 /// `GET /api/vibelearn/sessions/:id/pipeline`: each step's latest job.
@@ -175,6 +209,7 @@ pub fn sessions(conn: &Connection, limit: usize) -> rusqlite::Result<Value> {
            (SELECT COUNT(*) FROM observations o WHERE o.session_id = s.id), \
            (SELECT COUNT(*) FROM concepts c WHERE c.session_id = s.id), \
            (SELECT COUNT(*) FROM questions q WHERE q.session_id = s.id), \
+           (SELECT COUNT(grounding_kind) FROM questions q WHERE q.session_id = s.id), \
            EXISTS (SELECT 1 FROM jobs j WHERE j.lane = 'session:' || s.id AND j.kind != 'ingest' \
                    AND j.state IN ('available','running','retryable')), \
            s.ended_at \
@@ -183,19 +218,20 @@ pub fn sessions(conn: &Connection, limit: usize) -> rusqlite::Result<Value> {
     let rows = stmt
         .query_map([limit.clamp(1, 1000) as i64], |r| {
             let stored: String = r.get(3)?;
-            let analyzing: bool = r.get(10)?;
+            let analyzing: bool = r.get(11)?;
             Ok(json!({
                 "id": r.get::<_, String>(0)?,
                 "project": r.get::<_, String>(1)?,
                 "cwd": r.get::<_, Option<String>>(2)?,
                 "state": if analyzing { "analyzing".to_owned() } else { stored },
                 "ended": r.get::<_, bool>(4)?,
-                "ended_at": r.get::<_, Option<i64>>(11)?,
+                "ended_at": r.get::<_, Option<i64>>(12)?,
                 "started_at": r.get::<_, i64>(5)?,
                 "prompts": r.get::<_, i64>(6)?,
                 "observations": r.get::<_, i64>(7)?,
                 "concepts": r.get::<_, i64>(8)?,
                 "questions": r.get::<_, i64>(9)?,
+                "grounded_questions": r.get::<_, i64>(10)?,
             }))
         })?
         .collect::<Result<Vec<_>, _>>()?;
@@ -280,6 +316,63 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let conn = crate::db::open_and_migrate(&dir.path().join("t.db"), crate::db::Synchronous::Normal).unwrap();
         (dir, conn)
+    }
+
+    #[test]
+    fn questions_stored_before_grounding_read_as_ungrounded_and_count_in_the_share() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = crate::db::open(&dir.path().join("t.db"), crate::db::Synchronous::Normal).unwrap();
+        // A database at version 6, with one question, migrated to the latest.
+        for (version, _, sql) in crate::db::migrate::MIGRATIONS.iter().filter(|(v, _, _)| *v <= 6) {
+            conn.execute_batch(sql).unwrap();
+            conn.pragma_update(None, "user_version", version).unwrap();
+        }
+        let question = |id: &str, extra: &str, values: &str| {
+            format!(
+                "INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, question, explanation, \
+                 tags, text_hash, created_at{extra}) VALUES ('{id}', 'c', 's', 'code_reading', 'mid', 'q {id}', 'e', \
+                 '[]', '{id}', 1{values})"
+            )
+        };
+        conn.execute_batch(&format!(
+            "INSERT INTO sessions (id, project, started_at, updated_at) VALUES ('s', 'p', 1, 1); \
+             INSERT INTO concepts (id, session_id, name, normalized_name, category, difficulty, source_file, snippet, \
+             why_it_matters, confidence, created_at, updated_at) VALUES ('c', 's', 'C', 'c', 'general', 'mid', 'a.ts', \
+             'x', 'y', 0.9, 1, 1); {};",
+            question("old", "", "")
+        ))
+        .unwrap();
+        crate::db::migrate(&mut conn).unwrap();
+        conn.execute_batch(&format!(
+            "{}; {};",
+            question(
+                "mutated",
+                ", grounding_kind, grounding_file, grounding_line_start, grounding_line_end, grounding_mutation",
+                ", 'mutation', 'a.ts', 2, 4, '{\"line\":3,\"original\":\"a\",\"mutated\":\"b\"}'"
+            ),
+            question(
+                "quoted",
+                ", grounding_kind, grounding_file, grounding_line_start, grounding_line_end",
+                ", 'quote', 'a.ts', 1, 1"
+            )
+        ))
+        .unwrap();
+        let share = grounding_share(&conn, "s").unwrap();
+        assert_eq!(share["questions"], 3);
+        assert_eq!(share["grounded"], 2);
+        assert_eq!(share["by_kind"], json!({"quote": 1, "blank": 0, "mutation": 1}));
+        assert!((share["share"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9);
+        let due = due_questions(&conn, 0, Some("s"), 10).unwrap();
+        let by_id = |id: &str| due["questions"].as_array().unwrap().iter().find(|q| q["id"] == id).unwrap().clone();
+        assert_eq!(by_id("old")["grounding"], Value::Null);
+        assert_eq!(
+            by_id("mutated")["grounding"],
+            json!({"file": "a.ts", "line_start": 2, "line_end": 4, "kind": "mutation",
+                   "mutation": {"line": 3, "original": "a", "mutated": "b"}})
+        );
+        assert_eq!(sessions(&conn, 10).unwrap()["sessions"][0]["grounded_questions"], 2);
+        assert_eq!(session_summary(&conn, "s").unwrap().unwrap()["grounding"], share);
+        assert_eq!(grounding_share(&conn, "none").unwrap()["share"], Value::Null);
     }
 
     fn finished(conn: &Connection, state: &str, at: Millis) {

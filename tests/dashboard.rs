@@ -325,6 +325,13 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
     for kind in ["analyze_stack", "analyze_static", "analyze_concepts", "analyze_quiz"] {
         assert_eq!(good["steps"][kind], "succeeded", "{kind} in {good}");
     }
+    // The grounded share is the summary's, whatever share the offline generator reaches.
+    let grounding =
+        http.get(&format!("/api/vibelearn/sessions/{GOOD_SESSION}/summary")).unwrap().1["grounding"].clone();
+    let (grounded, questions) = (grounding["grounded"].as_i64().unwrap(), grounding["questions"].as_i64().unwrap());
+    assert!(questions > 0, "{grounding}");
+    assert_eq!(good["grounded"], format!("{} %", (100.0 * grounded as f64 / questions as f64).round()), "{good}");
+    assert_eq!(good["grounded_title"], format!("{grounded} of {questions} questions show this session's own code"));
     // Held behind a dead step and held on a paused provider look different from dead.
     assert_eq!(
         (good["steps"]["sync"].as_str(), good["looks"]["sync"].as_str()),

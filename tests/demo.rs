@@ -43,6 +43,18 @@ fn vl_demo_runs_the_whole_pipeline_offline_and_prints_stack_concepts_and_questio
         (concepts..=concepts * per_concept).contains(&questions),
         "up to {per_concept} questions per concept:\n{stdout}"
     );
+    // The grounded share counts the questions that show where their code comes from, whatever
+    // share the offline generator reaches.
+    let (grounded, total) = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Grounded  "))
+        .and_then(|rest| {
+            let mut words = rest.split(' ');
+            Some((words.next()?.parse::<usize>().ok()?, words.nth(1)?.parse::<usize>().ok()?))
+        })
+        .unwrap_or_else(|| panic!("no grounded share in:\n{stdout}"));
+    assert_eq!(total, questions, "{stdout}");
+    assert_eq!(grounded, stdout.lines().filter(|l| l.trim_start().starts_with("↳ ")).count(), "{stdout}");
     assert!(!stdout.contains("hunter2"), "the sample's private prompt part must not appear");
     // Nothing is left in the user's home: the demo works in a temporary directory.
     assert!(std::fs::read_dir(home.path()).unwrap().next().is_none(), "the demo wrote into HOME");

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::fake_http::{FakeServer, Reply};
+use crate::fake_http::FakeServer;
 use crate::hooks::{db_rows, hook};
 use crate::pipeline::{anthropic, llm_worker, questions_answer, request_steps, seed_session, wait_step};
 use crate::util::{TempDir, WorkerProcess, wait_for};
@@ -176,7 +176,8 @@ fn an_llm_provider_is_shown_the_error_and_may_ground_a_concept_in_it() {
     questions["questions"].as_array_mut().unwrap().push(json!({"concept": "Assignability errors", "question_type": "true_false",
         "difficulty": "junior", "snippet": TSC_ERROR, "question": "This error means a string value reached a place typed number.",
         "options": null, "correct": "true", "explanation": "TS2322 compares declared and actual types.", "follow_up": "Where would you fix it?", "tags": []}));
-    let fake = FakeServer::start(vec![anthropic(&answer), anthropic(&questions)], Reply::raw(500, "{}"));
+    // The questions answer has one invalid question: its repair gets the same answer again.
+    let fake = FakeServer::start(vec![anthropic(&answer), anthropic(&questions)], anthropic(&questions));
     let worker = llm_worker(&dir, &fake, &[]);
     let http = worker.http();
     let session = seed_session(&http, "f4", project.path());

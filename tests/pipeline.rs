@@ -138,6 +138,12 @@ fn recorded_sessions_in_three_languages_get_varied_questions_from_their_own_code
         let project = TempDir::new();
         replay(recorded, "claude-code", dir.path(), project.path(), worker.port, &[]);
         wait_step(&http, session, "sync", "succeeded", Duration::from_secs(20));
+        // The quiz job's verifier found every offline answer key sound, and the summary shows
+        // the share issue 16 asks for.
+        let quiz = wait_step(&http, session, "analyze_quiz", "succeeded", Duration::from_secs(1));
+        assert_eq!(quiz["result"]["dropped"], 0, "{session}: {quiz}");
+        let (_, summary) = http.get(&format!("/api/vibelearn/sessions/{session}/summary")).unwrap();
+        assert!(summary["grounding"]["share"].as_f64().unwrap() >= 0.9, "{session}: {}", summary["grounding"]);
         let written: Vec<String> = vibelearn::sample::SampleSession::parse(recorded)
             .unwrap()
             .steps
@@ -225,7 +231,12 @@ fn an_llm_provider_answer_is_validated_grounded_and_stored() {
     let dir = TempDir::new();
     let project = TempDir::new();
     let fake = FakeServer::start(
-        vec![anthropic(&concepts_answer("src/cart.ts")), anthropic(&questions_answer())],
+        // The invalid question costs one repair round-trip; the same answer again drops it.
+        vec![
+            anthropic(&concepts_answer("src/cart.ts")),
+            anthropic(&questions_answer()),
+            anthropic(&questions_answer()),
+        ],
         Reply::raw(500, "{}"),
     );
     let worker = llm_worker(&dir, &fake, &[]);
@@ -237,7 +248,10 @@ fn an_llm_provider_answer_is_validated_grounded_and_stored() {
     let quiz = wait_step(&http, &session, "analyze_quiz", "succeeded", Duration::from_secs(15));
     assert_eq!((quiz["result"]["questions"].clone(), quiz["result"]["dropped"].clone()), (json!(2), json!(1)));
     let requests = fake.requests();
-    assert_eq!(requests.len(), 2);
+    assert_eq!(requests.len(), 3);
+    assert!(
+        requests[2].json()["messages"][0]["content"].as_str().unwrap().contains("expected exactly 4 options, got 2")
+    );
     assert_eq!(requests[0].path, "/v1/messages");
     assert_eq!(requests[0].header("x-api-key"), Some(KEY));
     assert!(requests[0].json()["messages"][0]["content"].as_str().unwrap().contains("cartTotal"));

@@ -197,7 +197,8 @@ fn during_an_outage_five_sessions_cost_one_call_and_new_credentials_complete_the
     for session in &sessions {
         assert_complete_and_delivered_once(&dir, &upstream, session);
     }
-    assert_eq!(llm_calls(&llm), 1 + 5 * 2, "one refused call, then concepts and quiz once per session");
+    // The quiz answer holds one invalid question, which costs its one repair round-trip.
+    assert_eq!(llm_calls(&llm), 1 + 5 * 3, "one refused call, then concepts, quiz and its repair per session");
     let (_, dead) = run_vl(dir.path(), port, &["jobs", "list", "--state", "dead"]);
     assert!(dead.contains("no jobs match"), "{dead}");
 }

@@ -10,6 +10,7 @@ mod failures;
 mod fake_http;
 mod fake_messages;
 mod fuzz;
+mod grounding;
 mod hooks;
 mod http_raw;
 mod jobs_cli;

@@ -10,6 +10,7 @@
 //! - `catalogue`: the concept catalogue the offline provider draws on.
 //! - `grounding`: where a question's code comes from in the session's files.
 //! - `grounded`: questions built from the session's own files (bugs, blanks, orderings, quotes).
+//! - `grounding_check`: verifying a question's grounding and answer key against those files.
 //! - `failures`: errors the developer met (failed tool calls), classified by kind.
 
 pub mod catalogue;
@@ -17,6 +18,7 @@ pub mod concepts;
 pub mod failures;
 pub mod grounded;
 pub mod grounding;
+pub mod grounding_check;
 pub mod lexer;
 pub mod model;
 pub mod questions;

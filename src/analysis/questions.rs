@@ -87,7 +87,9 @@ pub struct GeneratedQuestion {
     pub tags: Vec<String>,
     /// Where the question's code comes from in the session's files; `None` for a question
     /// that quotes no code of the session (a catalogue example, or an ungrounded LLM answer).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// A model's malformed grounding reads as none (the verifier then locates the snippet)
+    /// rather than failing the whole answer.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_grounding")]
     pub grounding: Option<Grounding>,
 }
 
@@ -117,6 +119,15 @@ fn lenient_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Er
         Value::Array(items) => Some(items.iter().filter_map(scalar).collect::<Vec<_>>().join(",")),
         other => scalar(&other),
     })
+}
+
+fn lenient_grounding<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Grounding>, D::Error> {
+    let mut value = serde_json::Value::deserialize(d)?;
+    // Models capitalise enum values ("Quote") as often as not.
+    if let Some(kind) = value.get_mut("kind").and_then(|k| k.as_str().map(str::to_lowercase)) {
+        value["kind"] = serde_json::Value::String(kind);
+    }
+    Ok(serde_json::from_value(value).ok())
 }
 
 /// One broken structural rule; the message is what a repair prompt tells the model.
@@ -362,7 +373,7 @@ fn blank_runs(text: &str) -> Vec<std::ops::Range<usize>> {
 }
 
 /// `text` with its first blank replaced by `answer`.
-fn replace_blank(text: &str, answer: &str) -> String {
+pub(crate) fn replace_blank(text: &str, answer: &str) -> String {
     match blank_runs(text).first() {
         Some(r) => format!("{}{answer}{}", &text[..r.start], &text[r.end..]),
         None => text.to_string(),

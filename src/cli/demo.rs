@@ -1,7 +1,8 @@
 //! `vl demo`: the whole product on an embedded sample, with no keys and no network. A
 //! temporary data dir, an in-process worker on a free loopback port, the recorded sample
 //! session replayed through the real hook code and HTTP API, the full pipeline with the
-//! offline provider; then the detected stack, the concepts and the questions are printed.
+//! offline provider; then the detected stack, the concepts, the questions (each with where
+//! its code comes from in the session) and the share of grounded questions are printed.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -38,6 +39,42 @@ pub fn run(home: Option<std::path::PathBuf>) -> ExitCode {
 }
 
 fn demo(home: Option<std::path::PathBuf>) -> Result<(), String> {
+    println!("VibeLearn demo — a recorded Claude Code session, replayed offline\n");
+    let replayed = replay(DEMO_SESSION, home)?;
+    println!("worker    an in-process worker on http://{} (data in a temporary directory)", replayed.worker_addr);
+    println!("session   {}", replayed.description);
+    println!("hooks     {} events replayed through the hook code and the HTTP API", replayed.events);
+    println!("pipeline  finished in {} ms:", replayed.pipeline_ms);
+    for step in replayed.pipeline["steps"].as_array().into_iter().flatten() {
+        let result = &step["result"];
+        let note =
+            result.get("skipped").and_then(Value::as_str).map(|s| format!(" (skipped: {s})")).unwrap_or_default();
+        println!("  {:<17} {}{}", step["kind"].as_str().unwrap_or("?"), step["state"].as_str().unwrap_or("?"), note);
+    }
+    print_summary(&replayed.summary);
+    print_questions(&replayed.questions);
+    println!("\n{}", grounding_line(&replayed.summary["grounding"]));
+    println!("\nNext: `vl install claude-code` to record your own sessions, then `vl quiz`.");
+    Ok(())
+}
+
+/// What replaying a recorded session through a fresh in-process worker produced.
+pub struct Replayed {
+    pub description: String,
+    pub worker_addr: String,
+    pub events: usize,
+    pub pipeline_ms: u128,
+    /// `GET /api/vibelearn/sessions/:id/pipeline`, `…/summary`, and the session's questions.
+    pub pipeline: Value,
+    pub summary: Value,
+    pub questions: Value,
+}
+
+/// Replays a recorded session (`sample::SampleSession` JSON) through the real hook code and
+/// HTTP API of an in-process worker with the offline provider, in a temporary data directory
+/// removed afterwards, and returns what the worker's read API says about it. `vl demo` runs it
+/// on the embedded sample; `vl-load grounding` on every fixture session.
+pub fn replay(session_json: &str, home: Option<std::path::PathBuf>) -> Result<Replayed, String> {
     let scratch =
         ScratchDir(std::env::temp_dir().join(format!("vibelearn-demo-{}-{}", std::process::id(), fastrand::u32(..))));
     let data_dir = scratch.0.join("data");
@@ -59,48 +96,58 @@ fn demo(home: Option<std::path::PathBuf>) -> Result<(), String> {
     config.ensure_settings_file();
     crate::logging::init(&config.logs_dir(), "INFO", Vec::new(), crate::logging::Rotation::BySize);
 
-    println!("VibeLearn demo — a recorded Claude Code session, replayed offline\n");
     let _lock = crate::worker::try_lock(&config.data_dir).map_err(|e| e.to_string())?;
     let worker = Worker::start(config.clone()).map_err(|e| e.to_string())?;
-    println!("worker    listening on http://{} (data in a temporary directory)", worker.http.addr);
+    let worker_addr = worker.http.addr.to_string();
 
-    let session = SampleSession::parse(DEMO_SESSION).map_err(|e| format!("the embedded sample is broken: {e}"))?;
-    println!("session   {}", session.description);
+    let session = SampleSession::parse(session_json).map_err(|e| format!("the sample session is broken: {e}"))?;
     session.materialize(&project).map_err(|e| format!("cannot write the sample project: {e}"))?;
     let started = Instant::now();
     let mut session_id = String::new();
     for step in &session.steps {
         let input = session.prepare_step(step, &project).map_err(|e| format!("cannot prepare a hook event: {e}"))?;
-        if let Some(id) = input.get("session_id").and_then(Value::as_str) {
+        // Claude Code names the session `session_id`; a recorded Cursor session, `conversation_id`.
+        let platform = if input.get("session_id").is_some() { Platform::ClaudeCode } else { Platform::Cursor };
+        if let Some(id) = input.get("session_id").or_else(|| input.get("conversation_id")).and_then(Value::as_str) {
             session_id = id.to_owned();
         }
         let event = HookEvent::parse(&step.event)
             .ok_or_else(|| format!("unknown hook event {:?} in the sample", step.event))?;
-        crate::hook::run(Platform::ClaudeCode, event, &input, &config);
+        crate::hook::run(platform, event, &input, &config);
     }
-    println!("hooks     {} events replayed through the hook code and the HTTP API", session.steps.len());
 
     let client = WorkerClient::new(&config, Duration::from_secs(5));
+    let read = |path: String| client.get(&path).map(|reply| reply.body).map_err(|e| e.to_string());
     let pipeline = wait_for_pipeline(&client, &session_id)?;
-    println!("pipeline  finished in {} ms:", started.elapsed().as_millis());
-    for step in pipeline["steps"].as_array().into_iter().flatten() {
-        let result = &step["result"];
-        let note =
-            result.get("skipped").and_then(Value::as_str).map(|s| format!(" (skipped: {s})")).unwrap_or_default();
-        println!("  {:<17} {}{}", step["kind"].as_str().unwrap_or("?"), step["state"].as_str().unwrap_or("?"), note);
-    }
-
-    let summary = client.get(&format!("/api/vibelearn/sessions/{session_id}/summary")).map_err(|e| e.to_string())?.body;
-    print_summary(&summary);
-    let questions = client
-        .get(&format!("/api/vibelearn/questions/due?session={session_id}&limit=50"))
-        .map_err(|e| e.to_string())?
-        .body;
-    print_questions(&questions);
-    println!("\nNext: `vl install claude-code` to record your own sessions, then `vl quiz`.");
+    let pipeline_ms = started.elapsed().as_millis();
+    let summary = read(format!("/api/vibelearn/sessions/{session_id}/summary"))?;
+    let questions = read(format!("/api/vibelearn/questions/due?session={session_id}&limit=50"))?;
     worker.stop();
     drop(scratch);
-    Ok(())
+    Ok(Replayed {
+        description: session.description.clone(),
+        worker_addr,
+        events: session.steps.len(),
+        pipeline_ms,
+        pipeline,
+        summary,
+        questions,
+    })
+}
+
+/// The summary's grounding figure as one line: how many questions show this session's code.
+fn grounding_line(grounding: &Value) -> String {
+    let count = |v: &Value| v.as_i64().unwrap_or(0);
+    let by_kind = &grounding["by_kind"];
+    format!(
+        "Grounded  {} of {} questions show this session's own code ({:.0} %): {} quoted, {} blanked, {} mutated",
+        count(&grounding["grounded"]),
+        count(&grounding["questions"]),
+        grounding["share"].as_f64().unwrap_or(0.0) * 100.0,
+        count(&by_kind["quote"]),
+        count(&by_kind["blank"]),
+        count(&by_kind["mutation"]),
+    )
 }
 
 fn wait_for_pipeline(client: &WorkerClient, session_id: &str) -> Result<Value, String> {
@@ -184,6 +231,15 @@ fn print_questions(questions: &Value) {
         }
         for (i, option) in q["options"].as_array().into_iter().flatten().enumerate() {
             println!("       {}) {}", (b'A' + i as u8) as char, option.as_str().unwrap_or("?"));
+        }
+        let origin = &q["grounding"];
+        if let Some(kind) = origin["kind"].as_str() {
+            println!(
+                "       ↳ {kind} of {}:{}-{}",
+                origin["file"].as_str().unwrap_or("?"),
+                origin["line_start"].as_i64().unwrap_or(0),
+                origin["line_end"].as_i64().unwrap_or(0)
+            );
         }
     }
 }

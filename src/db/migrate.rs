@@ -16,6 +16,7 @@ pub const MIGRATIONS: &[(u32, &str, &str)] = &[
     (4, "0004_job_dependencies", include_str!("../../migrations/0004_job_dependencies.sql")),
     (5, "0005_job_counts", include_str!("../../migrations/0005_job_counts.sql")),
     (6, "0006_failed_calls_and_fragments", include_str!("../../migrations/0006_failed_calls_and_fragments.sql")),
+    (7, "0007_question_grounding", include_str!("../../migrations/0007_question_grounding.sql")),
 ];
 
 /// The schema version this binary writes.

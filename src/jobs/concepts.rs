@@ -14,7 +14,6 @@ use super::session_data::{self, hash_of};
 use super::{llm_call, prompts};
 use super::{missing_session, session_id_of};
 use crate::analysis::concepts::{ValidatedConcepts, normalize_name, parse_concepts_json, validate_concepts};
-use crate::analysis::model::{FailedCall, SourceFile};
 use crate::llm::Selected;
 use crate::llm::offline::offline_concepts;
 use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome, Queue};
@@ -79,10 +78,7 @@ impl Handler for ConceptsHandler {
         if last_hash.as_deref() == Some(hash.as_str()) {
             return Outcome::unchanged(json!({ "skipped": "unchanged" }));
         }
-        // What a concept may cite: the captured files, and the errors the developer met (a
-        // failed call's label as the file, its error as the text).
-        let citable: Vec<SourceFile> =
-            files.iter().cloned().chain(failures.iter().map(FailedCall::as_source)).collect();
+        let citable = session_data::citable(&files, &failures);
         let validated = match selected {
             Selected::Offline => {
                 let answer = offline_concepts(&stack, &patterns, &files, &failures, &prompts);

@@ -1,5 +1,7 @@
 //! VibeLearn's job kinds: one file per kind, each implementing `queue::Handler`, and the
-//! table of their timeouts and attempt limits (SPEC §5.1).
+//! table of their timeouts and attempt limits (SPEC §5.1). Beside them: the prompts, one LLM
+//! exchange with its repair (`llm_call`), what the quiz keeps of an answer (`question_checks`),
+//! and the session's inputs (`session_data`).
 //!
 //! Handlers read through the queue's read pool and return their outputs as effects, which the
 //! writer commits together with the job's `succeeded` state.
@@ -8,6 +10,7 @@ pub mod concepts;
 pub mod ingest;
 pub mod llm_call;
 pub mod prompts;
+pub mod question_checks;
 pub mod quiz;
 pub mod session_data;
 pub mod stack;

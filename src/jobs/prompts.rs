@@ -1,7 +1,7 @@
 //! The prompts sent to LLM providers. They ask for the exact JSON of SPEC Appendix A.6 and
 //! carry only privacy-stripped inputs (stripping happened at intake).
 
-use crate::analysis::concepts::{Concept, Level};
+use crate::analysis::concepts::{Concept, Level, path_matches};
 use crate::analysis::model::{FailedCall, Pattern, SourceFile, StackProfile};
 use crate::analysis::questions::RUBRIC_DIMENSIONS;
 use crate::llm::LlmRequest;
@@ -87,7 +87,43 @@ pub fn concepts_request(
     LlmRequest { system: SYSTEM.to_owned(), prompt, max_tokens: 4_000 }
 }
 
-pub fn questions_request(concepts: &[(Concept, Level)]) -> LlmRequest {
+/// Most lines of one file shown to the questions prompt, and of all files together: enough
+/// for the code around every concept of a session, within a model's comfortable context.
+const MAX_QUESTION_FILE_LINES: usize = 300;
+const MAX_QUESTION_LINES: usize = 1_200;
+
+/// The files questions are asked on: the ones the concepts cite first, then the rest (failed
+/// calls' errors are left out: the concepts quote them already), each line numbered so a
+/// model can declare the lines it quotes.
+fn numbered_files(concepts: &[(Concept, Level)], files: &[SourceFile]) -> String {
+    let cited = |f: &SourceFile| concepts.iter().any(|(c, _)| path_matches(&f.path, &c.source_file));
+    let mut ordered: Vec<&SourceFile> = files.iter().filter(|f| !FailedCall::is_label(&f.path)).collect();
+    ordered.sort_by_key(|f| !cited(f));
+    let mut text = String::new();
+    let mut budget = MAX_QUESTION_LINES;
+    for file in ordered.into_iter().take(MAX_FILES) {
+        let marker = if file.fragment { " (only the text of its edits: the whole file was not captured)" } else { "" };
+        text.push_str(&format!("\n=== {}{marker} ===\n", file.path));
+        let total = file.content.lines().count();
+        let shown = total.min(MAX_QUESTION_FILE_LINES).min(budget);
+        for (n, line) in file.content.lines().take(shown).enumerate() {
+            text.push_str(&format!("{:>4}| {line}\n", n + 1));
+        }
+        if shown < total {
+            text.push_str(&format!("… (cut after line {shown} of {total})\n"));
+        }
+        budget -= shown;
+        if budget == 0 {
+            break;
+        }
+    }
+    text
+}
+
+/// The questions prompt: the concepts with their levels, and the session's files (numbered
+/// lines), asking for questions on that code with each question's grounding declared (the
+/// `grounding` field is an extra of Appendix A.6, which allows extra fields).
+pub fn questions_request(concepts: &[(Concept, Level)], files: &[SourceFile]) -> LlmRequest {
     let mut prompt = String::from("Write one quiz question per concept, at the level given for it.\n\nConcepts:\n");
     for (concept, level) in concepts {
         prompt.push_str(&format!(
@@ -106,16 +142,33 @@ pub fn questions_request(concepts: &[(Concept, Level)]) -> LlmRequest {
              error output. Ask about that error: what it means, what likely caused it in their code, and how to fix it.\n",
         );
     }
+    let code = numbered_files(concepts, files);
+    if !code.is_empty() {
+        prompt.push_str(
+            "\nThe developer's code (latest version of each file; each line starts with its number and \"| \", \
+             which are not part of the code):\n",
+        );
+        prompt.push_str(&code);
+    }
     prompt.push_str(&format!(
         "\nReturn JSON: {{\"questions\":[{{\"concept\":str (a name above),\"question_type\":str,\"difficulty\":\"junior|mid|senior\",\
          \"snippet\":str|null,\"question\":str,\"options\":[str]|null,\"correct\":str|null,\"explanation\":str,\
-         \"follow_up\":str|null,\"tags\":[str]}}]}}\n\
+         \"follow_up\":str|null,\"tags\":[str],\"grounding\":{{\"file\":str,\"line_start\":int,\"line_end\":int,\
+         \"kind\":\"quote|blank|mutation\",\"mutation\":{{\"line\":int,\"original\":str,\"mutated\":str}}|null}}|null}}]}}\n\
          Types and rules: multiple_choice (exactly 4 distinct options, correct is a letter A-D); true_false (no options, \
          correct \"true\" or \"false\"); fill_in_blank (the snippet or question has exactly one ___ and correct is the \
          missing text); ordering (4-6 steps in options, shuffled, correct is the right order as 1-based positions like \
          \"2,4,1,3\"); code_reading and spot_the_bug (a snippet, correct is a model answer); open_ended (senior only, \
          correct is a model answer, tags include {}). Every question has an explanation; junior questions have a \
-         mid-level follow_up question.",
+         mid-level follow_up question.\n\
+         Ask about the developer's own code above, not textbook examples. A snippet is whole lines copied from one file \
+         above (without the line numbers), and its grounding names that file and the first and last line it covers: \
+         kind \"quote\" for lines copied as they are; for fill_in_blank, kind \"blank\": one token of those lines \
+         replaced by ___, and correct is exactly that token; for spot_the_bug, kind \"mutation\": the lines with exactly \
+         one line changed to introduce a bug, and mutation gives that line's number, the line as the file has it \
+         (original) and as the snippet shows it (mutated; an empty string removes the line). A question without a snippet \
+         may quote whole lines in its text between backticks, with a quote grounding; grounding is null only for a \
+         question that shows no code.",
         RUBRIC_DIMENSIONS.iter().map(|d| format!("\"rubric:{d}\"")).collect::<Vec<_>>().join(", ")
     ));
     LlmRequest { system: SYSTEM.to_owned(), prompt, max_tokens: 6_000 }
@@ -152,7 +205,33 @@ mod tests {
             why_it_matters: "x".into(),
             confidence: 0.8,
         };
-        let questions = questions_request(&[(concept, Level::Junior)]);
+        let questions = questions_request(&[(concept, Level::Junior)], &files);
         assert!(questions.prompt.contains("comes from an error the developer met"));
+    }
+
+    #[test]
+    fn the_questions_prompt_numbers_the_files_lines_and_asks_for_each_grounding() {
+        let long: String = (1..=400).map(|n| format!("let x{n} = {n};\n")).collect();
+        let files = [
+            SourceFile::new("src/other.rs", long),
+            SourceFile::new("src/cart.rs", "fn total() -> u32 {\n    1\n}\n"),
+            FailedCall { tool_name: "Bash".into(), subject: "cargo test".into(), error: "boom".into() }.as_source(),
+        ];
+        let concept = Concept {
+            name: "Functions".into(),
+            category: "general".into(),
+            difficulty: "mid".into(),
+            source_file: "cart.rs".into(),
+            snippet: "fn total() -> u32 {".into(),
+            why_it_matters: "x".into(),
+            confidence: 0.9,
+        };
+        let prompt = questions_request(&[(concept, Level::Mid)], &files).prompt;
+        let cart = prompt.find("=== src/cart.rs ===\n   1| fn total() -> u32 {\n   2|     1\n").expect("numbered");
+        assert!(cart < prompt.find("=== src/other.rs ===").expect("other file"), "the cited file comes first");
+        assert!(prompt.contains(" 300| let x300 = 300;\n… (cut after line 300 of 400)"));
+        assert!(!prompt.contains("=== failed Bash"));
+        assert!(prompt.contains("\"grounding\":{\"file\":str,\"line_start\":int"));
+        assert!(prompt.contains("kind \"mutation\"") && prompt.contains("correct is exactly that token"));
     }
 }

@@ -1,6 +1,6 @@
-//! The `analyze_quiz` job (SPEC §6.4): one question per concept of the session not yet
-//! mastered, at the developer's current level for it, from the LLM provider (one repair
-//! round-trip) or the offline catalogue. Every question is validated before it is stored;
+//! The `analyze_quiz` job (SPEC §6.4): questions on each concept of the session not yet
+//! mastered, at the developer's current level for it, from the LLM provider (one per concept,
+//! one repair round-trip) or offline from the session's own files (two per concept, README). Every question is validated before it is stored;
 //! invalid ones are dropped and counted. Questions are upserted by (concept, type, text hash).
 
 use std::time::Duration;
@@ -9,14 +9,14 @@ use rusqlite::{Connection, params};
 use serde_json::json;
 
 use super::concepts::ProviderChoice;
+use super::question_checks::{QuestionTarget, RepairJudge, keep_valid};
 use super::session_data::{self, hash_of};
 use super::{llm_call, prompts};
 use super::{missing_session, session_id_of};
 use crate::analysis::analyze_files;
-use crate::analysis::concepts::{Concept, Level, normalize_name};
-use crate::analysis::questions::{
-    GeneratedQuestion, normalize_question, normalized_text_hash, parse_questions_json, validate_question,
-};
+use crate::analysis::concepts::{Concept, Level};
+use crate::analysis::grounding_check::CannedCode;
+use crate::analysis::questions::{GeneratedQuestion, normalized_text_hash};
 use crate::llm::Selected;
 use crate::llm::offline::offline_questions;
 use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome, Queue};
@@ -86,29 +86,6 @@ fn targets(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<Target>>
     .collect()
 }
 
-/// Normalises and validates each question; returns the valid ones with their concept's row id.
-fn keep_valid(
-    questions: Vec<GeneratedQuestion>,
-    targets: &[Target],
-) -> (Vec<(String, GeneratedQuestion)>, Vec<String>) {
-    let names: Vec<String> = targets.iter().map(|t| t.concept.name.clone()).collect();
-    let mut kept = Vec::new();
-    let mut dropped = Vec::new();
-    for mut question in questions {
-        normalize_question(&mut question);
-        match validate_question(&question, &names) {
-            Ok(()) => {
-                let wanted = normalize_name(&question.concept);
-                if let Some(target) = targets.iter().find(|t| normalize_name(&t.concept.name) == wanted) {
-                    kept.push((target.id.clone(), question));
-                }
-            }
-            Err(e) => dropped.push(format!("{}: {e}", question.concept)),
-        }
-    }
-    (kept, dropped)
-}
-
 impl Handler for QuizHandler {
     fn run(&self, job: &ClaimedJob, cancel: &CancelToken) -> Outcome {
         let selected = match llm_call::provider_of(&self.provider) {
@@ -124,9 +101,11 @@ impl Handler for QuizHandler {
                 session_data::session(&conn, &session_id)?.is_some(),
                 targets(&conn, &session_id)?,
                 session_data::last_input_hash(&conn, &session_id, super::ANALYZE_QUIZ)?,
+                session_data::captured_files(&conn, &session_id)?,
+                session_data::failures(&conn, &session_id)?,
             ))
         });
-        let (exists, targets, last_hash) = match inputs {
+        let (exists, targets, last_hash, files, failures) = match inputs {
             Ok(inputs) => inputs,
             Err(e) => return Outcome::retry(e.to_string()),
         };
@@ -151,39 +130,38 @@ impl Handler for QuizHandler {
                 effects: Some(mark_analyzed(session_id)),
             };
         }
+        let sources = session_data::citable(&files, &failures);
         let pairs: Vec<(Concept, Level)> = targets.iter().map(|t| (t.concept.clone(), t.level)).collect();
-        let (kept, dropped) = match selected {
+        let question_targets: Vec<QuestionTarget<'_>> =
+            targets.iter().map(|t| QuestionTarget { id: &t.id, name: &t.concept.name }).collect();
+        // Every question, the offline catalogue's too, is verified against the session's
+        // files, so a generator bug shows as a drop rather than a wrong answer key.
+        let (checked, result) = match selected {
             Selected::Offline => {
-                // The offline questions are built from the session's own files (issue 16).
-                let files =
-                    match self.queue.read().and_then(|conn| Ok(session_data::captured_files(&conn, &session_id)?)) {
-                        Ok(files) => files,
-                        Err(e) => return Outcome::retry(e.to_string()),
-                    };
-                let patterns = analyze_files(&files);
-                keep_valid(offline_questions(&pairs, &files, &patterns).questions, &targets)
+                // Built from the session's own files (issue 16), where the static patterns
+                // show each concept.
+                let questions = offline_questions(&pairs, &files, &analyze_files(&files)).questions;
+                let checked = keep_valid(questions, &question_targets, &sources, CannedCode::Allowed);
+                let result = checked.result(selected.name(), None);
+                (checked, result)
             }
             Selected::Remote(provider) => {
-                let request = prompts::questions_request(&pairs);
-                let accept = |text: &str| {
-                    let answer = parse_questions_json(text).map_err(|e| e.to_string())?;
-                    let (kept, dropped) = keep_valid(answer.questions, &targets);
-                    if kept.is_empty() {
-                        Err(format!("no question was valid: {}", dropped.join("; ")))
-                    } else {
-                        Ok((kept, dropped))
-                    }
-                };
+                let request = prompts::questions_request(&pairs, &sources);
+                let judge = RepairJudge::new(&question_targets, &sources);
+                let accept = |text: &str| judge.judge(text);
                 match llm_call::ask_with_repair(provider.as_ref(), &request, self.llm_timeout, cancel, accept) {
-                    Ok(result) => result,
+                    Ok(checked) => {
+                        let result = checked.result(selected.name(), Some(&judge));
+                        (checked, result)
+                    }
                     Err(outcome) => return outcome,
                 }
             }
         };
-        if kept.is_empty() {
-            return Outcome::dead(format!("no valid question could be generated: {}", dropped.join("; ")));
+        if checked.kept.is_empty() {
+            return Outcome::dead(format!("no valid question could be generated: {}", checked.dropped.join("; ")));
         }
-        let result = json!({ "provider": selected.name(), "questions": kept.len(), "dropped": dropped.len(), "drop_reasons": dropped });
+        let kept = checked.kept;
         let finish = mark_analyzed(session_id.clone());
         let effects: Effects = Box::new(move |conn, now| {
             for (concept_id, question) in &kept {
@@ -196,7 +174,8 @@ impl Handler for QuizHandler {
     }
 }
 
-/// Inserts a question unless the same (concept, type, text) exists already.
+/// Inserts a question unless the same (concept, type, text) exists already; an existing one
+/// gets the grounding this run verified (rows stored before grounding was recorded have none).
 fn store_question(
     conn: &Connection,
     session_id: &str,
@@ -206,10 +185,15 @@ fn store_question(
 ) -> rusqlite::Result<()> {
     let text_hash = normalized_text_hash(&q.question);
     let id = session_data::stable_id("q", &format!("{concept_id}\n{}\n{text_hash}", q.question_type));
+    let grounding = q.grounding.as_ref();
     conn.prepare_cached(
         "INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, snippet, question, options, correct, \
-         explanation, follow_up, tags, text_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) \
-         ON CONFLICT DO NOTHING",
+         explanation, follow_up, tags, text_hash, created_at, grounding_kind, grounding_file, grounding_line_start, \
+         grounding_line_end, grounding_mutation) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19) \
+         ON CONFLICT (concept_id, question_type, text_hash) DO UPDATE SET grounding_kind = excluded.grounding_kind, \
+         grounding_file = excluded.grounding_file, grounding_line_start = excluded.grounding_line_start, \
+         grounding_line_end = excluded.grounding_line_end, grounding_mutation = excluded.grounding_mutation",
     )?
     .execute(params![
         id,
@@ -225,7 +209,12 @@ fn store_question(
         q.follow_up,
         serde_json::to_string(&q.tags).unwrap_or_else(|_| "[]".into()),
         text_hash,
-        now
+        now,
+        grounding.map(|g| g.kind.as_str()),
+        grounding.map(|g| g.file.as_str()),
+        grounding.map(|g| g.line_start),
+        grounding.map(|g| g.line_end),
+        grounding.and_then(|g| g.mutation.as_ref()).map(|m| serde_json::to_string(m).unwrap_or_default()),
     ])?;
     Ok(())
 }

@@ -74,6 +74,17 @@ pub fn captured_files(conn: &Connection, session_id: &str) -> rusqlite::Result<V
     Ok(latest.into_values().collect())
 }
 
+/// What a concept or question may cite: the captured files, and the errors the developer met
+/// (a failed call's label as the file, its error as the text).
+pub fn citable(files: &[SourceFile], failures: &[FailedCall]) -> Vec<SourceFile> {
+    files.iter().cloned().chain(failures.iter().map(FailedCall::as_source)).collect()
+}
+
+/// The session's [`citable`] sources, read in one go.
+pub fn citable_sources(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<SourceFile>> {
+    Ok(citable(&captured_files(conn, session_id)?, &failures(conn, session_id)?))
+}
+
 /// Most failed calls one analysis looks at: the first ones of a session are where the
 /// developer met something new; dozens of retries of one build add nothing.
 pub const MAX_FAILURES: usize = 12;

@@ -103,6 +103,8 @@ async function main() {
         id: r.dataset.session,
         steps: Object.fromEntries([...r.querySelectorAll('[data-step]')].map((s) => [s.dataset.step, s.dataset.state])),
         looks: Object.fromEntries([...r.querySelectorAll('[data-step]')].map((s) => [s.dataset.step, s.dataset.look])),
+        grounded: r.querySelector('[data-grounded]')?.textContent ?? null,
+        grounded_title: r.querySelector('[data-grounded]')?.title ?? null,
       }))),
       paused: await page.isVisible('#paused') ? await page.textContent('#paused') : null,
       concepts: await page.$$eval('#concepts [data-concept]', (items) => items.map((item) => ({

@@ -14,11 +14,14 @@
 //!   steps with the offline provider; times the stack + static steps and the whole pipeline
 //! - `hook <runs> <port|down>`: wall time of `vl hook claude-code observation`, start to exit
 //! - `static <megabytes>`: static-analysis throughput over generated code
+//! - `grounding <session.json>…`: recorded sessions through the offline pipeline, and the
+//!   share of their questions grounded in their files (issue 16)
 
 mod clock_jump;
 mod crash;
 mod fake_remote;
 mod faults;
+mod grounding;
 mod keep_alive;
 mod load;
 mod remote_faults;
@@ -45,6 +48,7 @@ fn main() {
         "pipeline" => pipeline(number(1, 37778) as u16, number(2, 200)),
         "hook" => hook_latency(number(1, 200), &arg(2, "down")),
         "static" => static_throughput(number(1, 5)),
+        "grounding" => grounding::run(&args[1..]),
         other => {
             eprintln!("usage: vl-load enqueue|noop|latency|http … (got {other:?})");
             std::process::exit(2);

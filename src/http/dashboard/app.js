@@ -541,6 +541,18 @@
     }
   }
 
+  // The share of a session's questions that show its own code (issue 16): quoted, blanked or
+  // mutated from its files and verified; the rest are catalogue examples or quote no code.
+  function groundedCell(s) {
+    const total = s.questions || 0;
+    const grounded = s.grounded_questions || 0;
+    const text = total ? `${Math.round((100 * grounded) / total)} %` : '—';
+    return el('td', {
+      class: 'n', 'data-grounded': String(grounded), 'data-questions': String(total),
+      title: `${grounded} of ${total} questions show this session's own code`,
+    }, text);
+  }
+
   async function renderSessions(list) {
     const sessions = list.sessions.slice(0, SESSIONS_SHOWN);
     const pipelines = await Promise.all(sessions.map((s) =>
@@ -550,7 +562,7 @@
         $('sessions').replaceChildren(el('p', { class: 'empty' }, 'No sessions yet: they appear once the IDE hooks report one.'));
         return;
       }
-      const head = el('tr', {}, ['session', 'project', 'state', 'started', 'prompts', 'observations', 'concepts', 'questions', 'pipeline']
+      const head = el('tr', {}, ['session', 'project', 'state', 'started', 'prompts', 'observations', 'concepts', 'questions', 'grounded', 'pipeline']
         .map((h) => el('th', {}, h)));
       const rows = sessions.map((s, i) => {
         const pipeline = pipelines[i];
@@ -572,7 +584,7 @@
           el('td', { class: 'mono', title: s.id }, s.id.length > 18 ? `${s.id.slice(0, 16)}…` : s.id),
           el('td', { title: s.cwd || '' }, s.project), el('td', {}, s.state, s.ended ? el('span', { class: 'muted' }, ' · ended') : null),
           el('td', {}, when(s.started_at)), el('td', { class: 'n' }, s.prompts), el('td', { class: 'n' }, s.observations),
-          el('td', { class: 'n' }, s.concepts), el('td', { class: 'n' }, s.questions), el('td', {}, steps));
+          el('td', { class: 'n' }, s.concepts), el('td', { class: 'n' }, s.questions), groundedCell(s), el('td', {}, steps));
       });
       $('sessions').replaceChildren(el('table', { class: 'num' }, el('thead', {}, head), el('tbody', {}, rows)));
     });

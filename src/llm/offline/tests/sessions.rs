@@ -7,10 +7,11 @@
 //! cited lines, and an ordering's answer puts the steps back in the file's order.
 //!
 //! The re-apply checks here are written independently of the production verifier on purpose,
-//! so the two can be cross-checked.
+//! and every question is also put through that verifier: the two must agree.
 
 use crate::analysis::concepts::{Concept, Level, validate_concepts};
 use crate::analysis::grounding::{Grounding, GroundingKind};
+use crate::analysis::grounding_check::{CannedCode, verify_grounding};
 use crate::analysis::model::{FailedCall, SourceFile};
 use crate::analysis::questions::{GeneratedQuestion, normalize_question, validate_question};
 use crate::analysis::{analyze_files, detect_stack, is_manifest};
@@ -177,6 +178,10 @@ fn check_session(s: &Replayed) -> (usize, usize, usize) {
         assert!(texts.insert(squash(&q.question)), "{}: asked twice: {}", s.name, q.question);
         if let Some(g) = &q.grounding {
             check_answer_key(q, g, &s.files).unwrap_or_else(|e| panic!("{} {}: {e}\n{q:#?}", s.name, q.question_type));
+            // The cross-check: the production verifier (which the quiz job runs) agrees.
+            let verified = verify_grounding(q, &s.files, CannedCode::Refused)
+                .unwrap_or_else(|e| panic!("{} {}: the verifier refuses it: {e}\n{q:#?}", s.name, q.question_type));
+            assert_eq!(verified.map(|v| (v.file, v.kind)), Some((g.file.clone(), g.kind)), "{}: {q:#?}", s.name);
         }
     }
     (grounded, s.questions.len(), types.len())

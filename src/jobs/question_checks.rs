@@ -1,0 +1,147 @@
+//! What the quiz job keeps of a provider's questions (SPEC §6.4, issue 16): each question
+//! normalised, validated structurally and verified against the session's files
+//! (`analysis::grounding_check`), its checked grounding attached; the rest dropped with the
+//! reason and counted. For an LLM, `RepairJudge` turns the first answer's failures into one
+//! repair round-trip (`llm_call::ask_with_repair`) and keeps the better of the two answers.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use crate::analysis::concepts::normalize_name;
+use crate::analysis::grounding_check::{CannedCode, verify_grounding};
+use crate::analysis::model::SourceFile;
+use crate::analysis::questions::{GeneratedQuestion, normalize_question, parse_questions_json, validate_question};
+
+/// A concept questions may be about: its row id and name.
+pub struct QuestionTarget<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+}
+
+/// The questions kept (with their concept's row id) and why the others were dropped.
+#[derive(Debug, Default)]
+pub struct Checked {
+    pub kept: Vec<(String, GeneratedQuestion)>,
+    /// "concept: reason" per dropped question.
+    pub dropped: Vec<String>,
+    /// How many of `dropped` failed the grounding check (structure was fine).
+    pub grounding_failures: usize,
+}
+
+/// Normalises, validates and grounds each question against `files`.
+pub fn keep_valid(
+    questions: Vec<GeneratedQuestion>,
+    targets: &[QuestionTarget<'_>],
+    files: &[SourceFile],
+    canned: CannedCode,
+) -> Checked {
+    let names: Vec<String> = targets.iter().map(|t| t.name.to_string()).collect();
+    let mut checked = Checked::default();
+    for mut question in questions {
+        normalize_question(&mut question);
+        if let Err(e) = validate_question(&question, &names) {
+            checked.dropped.push(format!("{}: {e}", question.concept));
+            continue;
+        }
+        match verify_grounding(&question, files, canned) {
+            Ok(grounding) => question.grounding = grounding,
+            Err(e) => {
+                checked.dropped.push(format!("{}: grounding: {e}", question.concept));
+                checked.grounding_failures += 1;
+                continue;
+            }
+        }
+        let wanted = normalize_name(&question.concept);
+        if let Some(target) = targets.iter().find(|t| normalize_name(t.name) == wanted) {
+            checked.kept.push((target.id.to_string(), question));
+        }
+    }
+    checked
+}
+
+impl Checked {
+    /// The job result's figures: counts, drop reasons, and the share of grounded questions.
+    pub fn result(&self, provider: &str, repair: Option<&RepairJudge>) -> Value {
+        let mut by_kind: BTreeMap<&str, usize> = BTreeMap::new();
+        for grounding in self.kept.iter().filter_map(|(_, q)| q.grounding.as_ref()) {
+            *by_kind.entry(grounding.kind.as_str()).or_default() += 1;
+        }
+        let mut result = json!({
+            "provider": provider,
+            "questions": self.kept.len(),
+            "dropped": self.dropped.len(),
+            "drop_reasons": self.dropped,
+            "grounding_failures": self.grounding_failures,
+            "grounded": by_kind.values().sum::<usize>(),
+            "grounded_by_kind": by_kind,
+        });
+        if let Some(judge) = repair {
+            result["rejected_before_repair"] = json!(judge.rejected_before_repair());
+        }
+        result
+    }
+}
+
+/// Judges an LLM's questions answers for `llm_call::ask_with_repair`: the first answer is
+/// accepted only when every question passes, otherwise its failures become the repair
+/// prompt; of the repaired answer the valid questions are kept — or the first answer's, if
+/// it kept more — and the rest dropped. Only an answer with nothing valid is refused.
+pub struct RepairJudge<'a> {
+    targets: &'a [QuestionTarget<'a>],
+    files: &'a [SourceFile],
+    answers_seen: Cell<u32>,
+    first: RefCell<Option<Checked>>,
+    rejected_first: Cell<usize>,
+}
+
+impl<'a> RepairJudge<'a> {
+    pub fn new(targets: &'a [QuestionTarget<'a>], files: &'a [SourceFile]) -> RepairJudge<'a> {
+        RepairJudge {
+            targets,
+            files,
+            answers_seen: Cell::new(0),
+            first: RefCell::new(None),
+            rejected_first: Cell::new(0),
+        }
+    }
+
+    /// Questions of the first answer that failed and were sent back for repair.
+    pub fn rejected_before_repair(&self) -> usize {
+        self.rejected_first.get()
+    }
+
+    /// One answer's verdict: `Ok` to accept it, `Err` with the reasons a model can act on.
+    pub fn judge(&self, text: &str) -> Result<Checked, String> {
+        let nth = self.answers_seen.get() + 1;
+        self.answers_seen.set(nth);
+        let answer = parse_questions_json(text).map_err(|e| e.to_string())?;
+        let checked = keep_valid(answer.questions, self.targets, self.files, CannedCode::Refused);
+        if nth == 1 {
+            if checked.dropped.is_empty() && !checked.kept.is_empty() {
+                return Ok(checked);
+            }
+            let reason = failures(&checked);
+            self.rejected_first.set(checked.dropped.len());
+            *self.first.borrow_mut() = Some(checked);
+            return Err(reason);
+        }
+        let first = self.first.borrow_mut().take().unwrap_or_default();
+        if checked.kept.is_empty() && first.kept.is_empty() {
+            return Err(failures(&checked));
+        }
+        Ok(if checked.kept.len() >= first.kept.len() { checked } else { first })
+    }
+}
+
+fn failures(checked: &Checked) -> String {
+    if checked.kept.is_empty() {
+        format!("no question was valid: {}", checked.dropped.join("; "))
+    } else {
+        format!("these questions failed (fix them, keep the others as they are): {}", checked.dropped.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests;

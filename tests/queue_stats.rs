@@ -1,4 +1,4 @@
-//! `GET /api/jobs/stats` from trigger-kept counters: exact after any mix of queue operations,
+//! `GET /api/jobs/stats` from counters kept by triggers and the queue: exact after any mix of queue operations,
 //! and fast at 100,000 jobs.
 
 use std::time::{Duration, Instant};
@@ -138,4 +138,49 @@ fn stats_answer_within_five_milliseconds_at_a_hundred_thousand_jobs() {
         .min()
         .unwrap();
     assert!(best <= Duration::from_millis(5), "GET /api/jobs/stats took {best:?} at 100,000 jobs");
+}
+
+/// The runner counts the successes of each batch of outcomes together (`queue::counts`), and
+/// a success whose effects fail is rolled back before it is counted: the stats stay exact.
+#[test]
+fn the_runners_batched_success_counts_stay_exact() {
+    use vibelearn::queue::{KindSpec, Outcome, Registry, RunnerConfig};
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let mut registry = Registry::default();
+    let spec = || KindSpec::new(Duration::from_secs(10), 1).batched(8);
+    registry.register("stored", spec(), |_: &_, _: &_| Outcome::Succeeded {
+        result: None,
+        effects: Some(Box::new(|conn, _| {
+            conn.execute("CREATE TABLE IF NOT EXISTS stored (n INTEGER)", [])?;
+            conn.execute("INSERT INTO stored VALUES (1)", [])?;
+            Ok(())
+        })),
+    });
+    // Effects that fail: the success is rolled back and, with one attempt, the job is dead.
+    registry.register("unstorable", spec(), |_: &_, _: &_| Outcome::Succeeded {
+        result: None,
+        effects: Some(Box::new(|_, _| Err("the disk is full".into()))),
+    });
+    registry.register("unchanged", spec(), |_: &_, _: &_| Outcome::Unchanged { result: None, effects: None });
+    let jobs: Vec<NewJob> = (0..300)
+        .map(|n| {
+            let kind = ["stored", "unstorable", "unchanged"][n % 3];
+            let job = NewJob::new(kind, json!({ "n": n }), 1);
+            if n % 4 == 0 { job.lane(format!("l{}", n % 7)) } else { job }
+        })
+        .collect();
+    queue.enqueue_all(jobs).unwrap();
+    let _runner = queue.start_runner(RunnerConfig { threads: 3, ..RunnerConfig::default() }, registry).unwrap();
+    crate::util::wait_for("every job to finish", Duration::from_secs(20), || {
+        full_count(&queue).iter().all(|(_, state, _)| state == "succeeded" || state == "dead")
+    });
+    let counts = full_count(&queue);
+    assert_eq!(from_stats(&queue), counts);
+    let count = |kind: &str, state: &str| counts.iter().find(|r| r.0 == kind && r.1 == state).map_or(0, |r| r.2);
+    assert_eq!(
+        (count("stored", "succeeded"), count("unchanged", "succeeded"), count("unstorable", "dead")),
+        (100, 100, 100)
+    );
+    assert_eq!(queue.stats().unwrap().finished_last_hour["succeeded"], 200);
 }

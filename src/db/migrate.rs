@@ -17,6 +17,11 @@ pub const MIGRATIONS: &[(u32, &str, &str)] = &[
     (5, "0005_job_counts", include_str!("../../migrations/0005_job_counts.sql")),
     (6, "0006_failed_calls_and_fragments", include_str!("../../migrations/0006_failed_calls_and_fragments.sql")),
     (7, "0007_question_grounding", include_str!("../../migrations/0007_question_grounding.sql")),
+    (
+        8,
+        "0008_hot_transitions_counted_by_the_queue",
+        include_str!("../../migrations/0008_hot_transitions_counted_by_the_queue.sql"),
+    ),
 ];
 
 /// The schema version this binary writes.

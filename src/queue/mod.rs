@@ -16,6 +16,7 @@
 //! [`Queue`] is the handle everything else uses: enqueue and admin operations go through the
 //! writer; reads use a small pool of read connections (WAL readers never block the writer).
 
+pub(crate) mod counts;
 pub mod deps;
 pub mod gates;
 pub mod job;

@@ -8,6 +8,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use super::counts::{self, MINUTE_MS};
 use super::deps::{self, Readiness};
 use super::gates::{self, GateState, KindGates};
 use super::job::{
@@ -239,7 +240,18 @@ pub fn claim_gated(
             break;
         }
     }
+    count_claims(conn, &claimed)?;
     Ok(claimed)
+}
+
+/// Counts a claim's jobs as running, once per kind ([`counts`]).
+fn count_claims(conn: &Connection, claimed: &[ClaimedJob]) -> rusqlite::Result<()> {
+    let mut kinds: Vec<&str> = claimed.iter().map(|job| job.kind.as_str()).collect();
+    kinds.sort_unstable();
+    for group in kinds.chunk_by(|a, b| a == b) {
+        counts::claimed(conn, group[0], group.len() as i64)?;
+    }
+    Ok(())
 }
 
 /// available → running for one job: a new attempt row, whose id is the lease token.
@@ -342,25 +354,45 @@ pub fn complete_success(
     output_changed: bool,
     now: Millis,
 ) -> rusqlite::Result<bool> {
-    let changed = conn
+    let Some(kind) = record_success(conn, id, token, result, output_changed, now)? else {
+        return Ok(false);
+    };
+    counts::succeeded(conn, &kind, 1, now)?;
+    Ok(true)
+}
+
+/// [`complete_success`] without counting the success in the stats: returns the job's kind for
+/// the caller's [`counts::SuccessTally`], which counts a batch of them at once. `None` when the
+/// attempt no longer owns the job.
+pub(crate) fn record_success(
+    conn: &Connection,
+    id: JobId,
+    token: i64,
+    result: Option<&serde_json::Value>,
+    output_changed: bool,
+    now: Millis,
+) -> rusqlite::Result<Option<String>> {
+    let kind: Option<String> = conn
         .prepare_cached(
             "UPDATE jobs SET state = 'succeeded', finished_at = ?3, result = ?4, last_error = NULL, \
              lease_token = NULL, lease_expires_at = NULL \
-             WHERE id = ?1 AND lease_token = ?2 AND state = 'running'",
+             WHERE id = ?1 AND lease_token = ?2 AND state = 'running' RETURNING kind",
         )?
-        .execute(params![id, token, now, result.map(|r| r.to_string())])?;
-    if changed == 1 {
-        finish_attempt(conn, token, AttemptOutcome::Succeeded, None, now)?;
-        // One index seek decides for the common case, a job nothing depends on (measured: the
-        // two UPDATEs on every completion cost no-op jobs ~10 % of their throughput).
-        if deps::has_dependents(conn, id)? {
-            deps::release_dependents(conn, id, now)?;
-            if output_changed {
-                deps::reopen_dependents(conn, id, now)?;
-            }
+        .query_row(params![id, token, now, result.map(|r| r.to_string())], |r| r.get(0))
+        .optional()?;
+    if kind.is_none() {
+        return Ok(None);
+    }
+    finish_attempt(conn, token, AttemptOutcome::Succeeded, None, now)?;
+    // One index seek decides for the common case, a job nothing depends on (measured: the
+    // two UPDATEs on every completion cost no-op jobs ~10 % of their throughput).
+    if deps::has_dependents(conn, id)? {
+        deps::release_dependents(conn, id, now)?;
+        if output_changed {
+            deps::reopen_dependents(conn, id, now)?;
         }
     }
-    Ok(changed == 1)
+    Ok(kind)
 }
 
 /// A dead job that `gate` refused: remembered so that resuming the gate replays it.
@@ -755,8 +787,6 @@ pub struct Stats {
 
 /// The window of [`Stats::finished_last_hour`].
 pub const THROUGHPUT_WINDOW_MS: Millis = 3_600_000;
-/// The bucket of `job_finishes`.
-const MINUTE_MS: Millis = 60_000;
 /// How long per-minute finish counts are kept (the pruner drops older minutes).
 const FINISHES_KEPT_MS: Millis = 24 * 3_600_000;
 
@@ -765,7 +795,7 @@ pub fn stats(conn: &Connection, now: Millis) -> rusqlite::Result<Stats> {
     for state in JobState::ALL {
         stats.by_state.insert(state.as_str().to_owned(), 0);
     }
-    // Kept exact by triggers (migration 0005): a GROUP BY over `jobs` read every row.
+    // Kept exact by triggers (migrations 0005, 0008) and `counts`: a GROUP BY over `jobs` read every row.
     let mut stmt = conn.prepare_cached("SELECT kind, state, n FROM job_counts WHERE n != 0")?;
     let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))?;
     for row in rows {

@@ -19,6 +19,7 @@ use super::dispatcher::register;
 use super::{CancelToken, ORPHAN_RETRY, Outcome, Shared, Work, panic_message};
 use crate::clock::Millis;
 use crate::queue::QueueError;
+use crate::queue::counts::SuccessTally;
 use crate::queue::gates;
 use crate::queue::job::{AttemptOutcome, ClaimedJob, JobId};
 use crate::queue::retry::backoff_jittered;
@@ -86,12 +87,8 @@ fn submit_outcomes(shared: &Shared, finished: Vec<Done>) {
     if finished.is_empty() {
         return;
     }
-    let submitted = shared.writer.submit(true, Durability::Relaxed, move |conn, now| {
-        for done in finished {
-            apply_outcome(conn, done, now)?;
-        }
-        Ok(())
-    });
+    let submitted =
+        shared.writer.submit(true, Durability::Relaxed, move |conn, now| apply_outcomes(conn, finished, now));
     if let Err(e) = submitted {
         log::warn!(target: "queue", "could not record job outcomes: {e}; their leases will expire and they will be rescued");
     }
@@ -145,9 +142,7 @@ fn finish_and_claim(shared: &Shared, finished: Vec<Done>) -> Vec<ClaimedJob> {
     let attempts: Vec<(JobId, i64)> = finished.iter().map(|done| (done.job.id, done.job.lease_token)).collect();
     let gates = Arc::clone(&shared.kind_gates);
     let result = shared.writer.call(true, Durability::Relaxed, move |conn, now| {
-        for done in finished {
-            apply_outcome(conn, done, now)?;
-        }
+        apply_outcomes(conn, finished, now)?;
         if !claim_next {
             return Ok(Vec::new());
         }
@@ -196,8 +191,19 @@ pub(super) fn rescue_when_writable(shared: &Shared, attempts: Vec<(JobId, i64)>)
     }
 }
 
-/// Runs in the writer: records an attempt's outcome, fenced by its lease token.
-fn apply_outcome(conn: &Connection, done: Done, now: Millis) -> Result<(), QueueError> {
+/// Runs in the writer: records a batch of outcomes, their successes counted together.
+fn apply_outcomes(conn: &Connection, finished: Vec<Done>, now: Millis) -> Result<(), QueueError> {
+    let mut successes = SuccessTally::default();
+    for done in finished {
+        apply_outcome(conn, done, now, &mut successes)?;
+    }
+    successes.flush(conn, now)?;
+    Ok(())
+}
+
+/// Runs in the writer: records an attempt's outcome, fenced by its lease token; a success is
+/// added to `successes` once its effects are stored.
+fn apply_outcome(conn: &Connection, done: Done, now: Millis, successes: &mut SuccessTally) -> Result<(), QueueError> {
     let Done { job, outcome, gate, gate_version } = done;
     let (id, token, attempt) = (job.id, job.lease_token, job.attempt);
     let backoff_at = || now + backoff_jittered(attempt).as_millis() as Millis;
@@ -225,11 +231,11 @@ fn apply_outcome(conn: &Connection, done: Done, now: Millis) -> Result<(), Queue
         }
     };
     crate::queue::writer::exec_cached(conn, "SAVEPOINT effects")?;
-    if !store::complete_success(conn, id, token, result.as_ref(), output_changed, now)? {
+    let Some(kind) = store::record_success(conn, id, token, result.as_ref(), output_changed, now)? else {
         conn.execute_batch("ROLLBACK TO effects; RELEASE effects")?;
         log::info!(target: "queue", "job {id}: result dropped, the attempt no longer owns the job");
         return Ok(());
-    }
+    };
     let applied = match effects {
         Some(effects) => catch_unwind(AssertUnwindSafe(|| effects(conn, now)))
             .unwrap_or_else(|panic| Err(format!("storing the results panicked: {}", panic_message(&panic)).into())),
@@ -241,6 +247,7 @@ fn apply_outcome(conn: &Connection, done: Done, now: Millis) -> Result<(), Queue
                 gates::proven(conn, gate, now)?;
             }
             crate::queue::writer::exec_cached(conn, "RELEASE effects")?;
+            successes.add(&kind);
         }
         Err(e) => {
             conn.execute_batch("ROLLBACK TO effects; RELEASE effects")?;

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use crate::clock::Millis;
 use crate::jobs::PIPELINE;
 use crate::learn::sm2::DAY_MS;
+use crate::learn::streak::{self, StreakState};
 
 fn json_column(text: Option<String>) -> Value {
     text.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null)
@@ -419,4 +420,82 @@ mod tests {
         assert_eq!(days[2], json!({"day": "2024-10-04", "answers": 4, "correct": 3}));
         assert_eq!(body["total_answers"], 6);
     }
+}
+
+// ---- The learner's streak and what is due (statusline, SessionStart, vl status, vl quiz) ----
+
+/// Days since the epoch, UTC: the key of `daily_streaks`.
+pub fn day_of(now: Millis) -> i64 {
+    now.div_euclid(DAY_MS)
+}
+
+/// The streak as of `now`: the stored days replayed through `learn::streak`, so the rule
+/// lives in one place. `current` is 0 once a whole day has passed without an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Streak {
+    pub current: u32,
+    pub longest: u32,
+}
+
+pub fn streak(conn: &Connection, now: Millis) -> rusqlite::Result<Streak> {
+    let mut stmt = conn.prepare_cached("SELECT day FROM daily_streaks WHERE answers > 0 ORDER BY day")?;
+    let mut state: Option<StreakState> = None;
+    for day in stmt.query_map([], |r| r.get::<_, i64>(0))? {
+        state = Some(streak::update_streak(state, day?));
+    }
+    Ok(Streak { current: streak::current_streak(state.as_ref(), day_of(now)), longest: state.map_or(0, |s| s.longest) })
+}
+
+/// What is due and met, for `vl statusline` and the SessionStart message.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DueCounts {
+    /// Questions to answer now: reviews due plus new questions.
+    pub due: i64,
+    /// Consecutive days with a quiz answer, ending today or yesterday (all projects).
+    pub streak: u32,
+    /// Distinct concepts met.
+    pub concepts: i64,
+    /// Whether `due` and `concepts` are for the IDE's project (else for all projects).
+    pub project: bool,
+}
+
+/// Sessions of a project: its directory or any directory below it (a session started in a
+/// subfolder belongs to the project).
+const IN_PROJECT: &str = "(s.cwd = ?1 OR substr(s.cwd, 1, length(?1) + 1) = ?1 || '/')";
+
+/// The counts for `project` (or all projects when it has none, or none is given).
+pub fn due_counts(conn: &Connection, now: Millis, project: Option<&str>) -> rusqlite::Result<DueCounts> {
+    let streak = streak(conn, now)?.current;
+    if let Some(project) = project {
+        let (due, concepts) = scoped(conn, now, project)?;
+        if due + concepts > 0 {
+            return Ok(DueCounts { due, streak, concepts, project: true });
+        }
+    }
+    let due: i64 = conn
+        .prepare_cached(&format!("SELECT COUNT(*) FROM questions q WHERE {DUE}"))?
+        .query_row([now], |r| r.get(0))?;
+    let concepts: i64 =
+        conn.prepare_cached("SELECT COUNT(DISTINCT normalized_name) FROM concepts")?.query_row([], |r| r.get(0))?;
+    Ok(DueCounts { due, streak, concepts, project: false })
+}
+
+/// A question to answer now: a review whose time came, or a new question (as `vl quiz` asks).
+const DUE: &str = "((q.due_at IS NOT NULL AND q.due_at <= ?1) OR (q.due_at IS NULL AND q.parent_question_id IS NULL))";
+
+fn scoped(conn: &Connection, now: Millis, project: &str) -> rusqlite::Result<(i64, i64)> {
+    let due: i64 = conn
+        .prepare_cached(&format!(
+            "SELECT COUNT(*) FROM questions q JOIN sessions s ON s.id = q.session_id \
+             WHERE {} AND {}",
+            IN_PROJECT.replace("?1", "?2"),
+            DUE
+        ))?
+        .query_row(params![now, project], |r| r.get(0))?;
+    let concepts: i64 = conn
+        .prepare_cached(&format!(
+            "SELECT COUNT(DISTINCT c.normalized_name) FROM concepts c JOIN sessions s ON s.id = c.session_id WHERE {IN_PROJECT}"
+        ))?
+        .query_row([project], |r| r.get(0))?;
+    Ok((due, concepts))
 }

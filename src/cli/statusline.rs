@@ -1,6 +1,6 @@
 //! `vl statusline`: one short line for Claude Code's `statusLine` setting (SPEC §1), e.g.
-//! `📚 3 to review · 🔥 4-day streak · 12 concepts here`, and the one-line SessionStart
-//! message when questions are due.
+//! `📚 3 to review · 🔥 4-day streak · 12 concepts here`. The counts are
+//! `reads::due_counts`, which the SessionStart hook's message shares.
 //!
 //! Claude Code runs the command on every status refresh (several times a minute) with a JSON
 //! object on stdin (`cwd`, `workspace.current_dir`, `workspace.project_dir`, `session_id`,
@@ -18,30 +18,17 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use rusqlite::{Connection, params};
 use serde_json::Value;
 
-use crate::clock::{Clock, Millis, SystemClock};
+use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
+use crate::reads::{DueCounts, due_counts};
 
 /// How long to wait for the status JSON; Claude Code writes it at once and closes stdin.
 const STDIN_WAIT: Duration = Duration::from_millis(500);
 
 /// The line shown when there is nothing to count yet (no database).
 const EMPTY: &str = "📚 VibeLearn: no sessions yet";
-
-/// What the line shows.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// Questions to answer now: reviews due plus new questions.
-    pub due: i64,
-    /// Consecutive days with a quiz answer, ending today or yesterday (all projects).
-    pub streak: u32,
-    /// Distinct concepts met.
-    pub concepts: i64,
-    /// Whether `due` and `concepts` are for the IDE's project (else for all projects).
-    pub project: bool,
-}
 
 pub fn run(config: &Config) -> ExitCode {
     // A panic must not reach the IDE's status bar as a backtrace.
@@ -60,7 +47,7 @@ fn line(config: &Config) -> String {
     }
     let counts = crate::db::open_read_only(&path)
         .ok()
-        .and_then(|conn| counts(&conn, SystemClock.now_ms(), project.as_deref()).ok());
+        .and_then(|conn| due_counts(&conn, SystemClock.now_ms(), project.as_deref()).ok());
     match counts {
         Some(counts) => render(&counts),
         None => "📚 VibeLearn".to_owned(),
@@ -84,49 +71,8 @@ pub fn project_dir(input: &Value) -> Option<String> {
         .filter(|dir| !dir.is_empty())
 }
 
-/// Sessions of a project: its directory or any directory below it (a session started in a
-/// subfolder belongs to the project).
-const IN_PROJECT: &str = "(s.cwd = ?1 OR substr(s.cwd, 1, length(?1) + 1) = ?1 || '/')";
-
-/// The counts for `project` (or all projects when it has none, or none is given).
-pub fn counts(conn: &Connection, now: Millis, project: Option<&str>) -> rusqlite::Result<Counts> {
-    let streak = crate::cli::quiz::store::streak(conn, now)?.current;
-    if let Some(project) = project {
-        let (due, concepts) = scoped(conn, now, project)?;
-        if due + concepts > 0 {
-            return Ok(Counts { due, streak, concepts, project: true });
-        }
-    }
-    let due: i64 = conn
-        .prepare_cached(&format!("SELECT COUNT(*) FROM questions q WHERE {DUE}"))?
-        .query_row([now], |r| r.get(0))?;
-    let concepts: i64 =
-        conn.prepare_cached("SELECT COUNT(DISTINCT normalized_name) FROM concepts")?.query_row([], |r| r.get(0))?;
-    Ok(Counts { due, streak, concepts, project: false })
-}
-
-/// A question to answer now: a review whose time came, or a new question (as `vl quiz` asks).
-const DUE: &str = "((q.due_at IS NOT NULL AND q.due_at <= ?1) OR (q.due_at IS NULL AND q.parent_question_id IS NULL))";
-
-fn scoped(conn: &Connection, now: Millis, project: &str) -> rusqlite::Result<(i64, i64)> {
-    let due: i64 = conn
-        .prepare_cached(&format!(
-            "SELECT COUNT(*) FROM questions q JOIN sessions s ON s.id = q.session_id \
-             WHERE {} AND {}",
-            IN_PROJECT.replace("?1", "?2"),
-            DUE
-        ))?
-        .query_row(params![now, project], |r| r.get(0))?;
-    let concepts: i64 = conn
-        .prepare_cached(&format!(
-            "SELECT COUNT(DISTINCT c.normalized_name) FROM concepts c JOIN sessions s ON s.id = c.session_id WHERE {IN_PROJECT}"
-        ))?
-        .query_row([project], |r| r.get(0))?;
-    Ok((due, concepts))
-}
-
 /// The line: what is due first (what the developer can act on), then streak and concepts.
-pub fn render(c: &Counts) -> String {
+pub fn render(c: &DueCounts) -> String {
     let mut parts = vec![match c.due {
         0 => "📚 nothing due".to_owned(),
         1 => "📚 1 question due · vl quiz".to_owned(),
@@ -144,24 +90,6 @@ pub fn render(c: &Counts) -> String {
     parts.join(" · ")
 }
 
-/// The SessionStart hook's one-line `systemMessage` when questions are due, or `None` (nothing
-/// due, no database, or `VIBELEARN_SESSION_START_MESSAGE=false`).
-pub fn session_start_message(config: &Config, cwd: Option<&str>) -> Option<String> {
-    if !config.flag("VIBELEARN_SESSION_START_MESSAGE") {
-        return None;
-    }
-    let path = config.db_path();
-    if !path.exists() {
-        return None;
-    }
-    let conn = crate::db::open_read_only(&path).ok()?;
-    let project = cwd.map(|c| c.trim_end_matches('/').to_owned());
-    let counts = counts(&conn, SystemClock.now_ms(), project.as_deref()).ok()?;
-    let plural = if counts.due == 1 { "" } else { "s" };
-    let scope = if counts.project { " from this project" } else { "" };
-    (counts.due > 0).then(|| format!("VibeLearn: {} question{plural} due{scope} — run `vl quiz`", counts.due))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,13 +97,13 @@ mod tests {
 
     #[test]
     fn the_line_puts_what_is_due_first_and_leaves_out_zeros() {
-        let full = Counts { due: 3, streak: 4, concepts: 12, project: true };
+        let full = DueCounts { due: 3, streak: 4, concepts: 12, project: true };
         assert_eq!(render(&full), "📚 3 questions due · vl quiz · 🔥 4-day streak · 12 concepts here");
         assert_eq!(
-            render(&Counts { due: 1, concepts: 1, ..Counts::default() }),
+            render(&DueCounts { due: 1, concepts: 1, ..DueCounts::default() }),
             "📚 1 question due · vl quiz · 1 concept"
         );
-        assert_eq!(render(&Counts::default()), "📚 nothing due");
+        assert_eq!(render(&DueCounts::default()), "📚 nothing due");
     }
 
     #[test]

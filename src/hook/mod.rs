@@ -19,6 +19,7 @@ pub mod transport;
 
 use serde_json::{Value, json};
 
+use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
 use crate::intake::PrivateTurns;
 use crate::jobs::ingest::{EventKind, MAX_CAPTURE_BYTES, truncate_capture};
@@ -69,7 +70,7 @@ pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -
     if event == HookEvent::SessionStart {
         let mut line = crate::worker_spawn::start(config);
         // One line in the IDE when questions are due (VIBELEARN_SESSION_START_MESSAGE).
-        if let Some(message) = crate::cli::statusline::session_start_message(config, input.cwd.as_deref()) {
+        if let Some(message) = session_start_message(config, input.cwd.as_deref()) {
             line["systemMessage"] = json!(message);
         }
         if let Some(session_id) = &input.session_id {
@@ -263,6 +264,24 @@ pub fn is_ours(command: &str, platform: &str, event: &str) -> bool {
     let Some(program) = command.trim().strip_suffix(&format!(" hook {platform} {event}")) else { return false };
     let program = program.trim().trim_matches(|c| c == '\'' || c == '"');
     std::path::Path::new(program).file_name().is_some_and(|name| name == "vl")
+}
+
+/// The SessionStart hook's one-line `systemMessage` when questions are due, or `None` (nothing
+/// due, no database, or `VIBELEARN_SESSION_START_MESSAGE=false`).
+fn session_start_message(config: &Config, cwd: Option<&str>) -> Option<String> {
+    if !config.flag("VIBELEARN_SESSION_START_MESSAGE") {
+        return None;
+    }
+    let path = config.db_path();
+    if !path.exists() {
+        return None;
+    }
+    let conn = crate::db::open_read_only(&path).ok()?;
+    let project = cwd.map(|c| c.trim_end_matches('/').to_owned());
+    let counts = crate::reads::due_counts(&conn, SystemClock.now_ms(), project.as_deref()).ok()?;
+    let plural = if counts.due == 1 { "" } else { "s" };
+    let scope = if counts.project { " from this project" } else { "" };
+    (counts.due > 0).then(|| format!("VibeLearn: {} question{plural} due{scope} — run `vl quiz`", counts.due))
 }
 
 #[cfg(test)]

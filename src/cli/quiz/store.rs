@@ -26,8 +26,7 @@ use serde_json::Value;
 use crate::analysis::questions::normalized_text_hash;
 use crate::clock::Millis;
 use crate::learn::mastery::{self, Level, Mastery};
-use crate::learn::sm2::{self, DAY_MS, Schedule};
-use crate::learn::streak::{self, StreakState};
+use crate::learn::sm2::{self, Schedule};
 
 /// Tag carried by follow-up questions.
 pub const FOLLOW_UP_TAG: &str = "follow-up";
@@ -340,24 +339,4 @@ fn insert_follow_up(
     }
 }
 
-/// Days since the epoch, UTC: the key of `daily_streaks`.
-pub fn day_of(now: Millis) -> i64 {
-    now.div_euclid(DAY_MS)
-}
-
-/// The streak as of `now`: the stored days replayed through `learn::streak`, so the rule
-/// lives in one place. `current` is 0 once a whole day has passed without an answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Streak {
-    pub current: u32,
-    pub longest: u32,
-}
-
-pub fn streak(conn: &Connection, now: Millis) -> rusqlite::Result<Streak> {
-    let mut stmt = conn.prepare_cached("SELECT day FROM daily_streaks WHERE answers > 0 ORDER BY day")?;
-    let mut state: Option<StreakState> = None;
-    for day in stmt.query_map([], |r| r.get::<_, i64>(0))? {
-        state = Some(streak::update_streak(state, day?));
-    }
-    Ok(Streak { current: streak::current_streak(state.as_ref(), day_of(now)), longest: state.map_or(0, |s| s.longest) })
-}
+pub use crate::reads::{Streak, day_of, streak};

@@ -74,32 +74,19 @@ impl Reply {
 }
 
 /// Why a submission was refused.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum IntakeError {
     /// The caller's mistake (400): missing or mistyped field.
+    #[error("{0}")]
     Invalid(String),
     /// The queue could not take it (503): full, shutting down, locked.
-    Queue(QueueError),
-}
-
-impl std::fmt::Display for IntakeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            IntakeError::Invalid(m) => f.write_str(m),
-            IntakeError::Queue(e) => write!(f, "{e}"),
-        }
-    }
+    #[error(transparent)]
+    Queue(#[from] QueueError),
 }
 
 impl From<InvalidEvent> for IntakeError {
     fn from(e: InvalidEvent) -> Self {
         IntakeError::Invalid(e.0)
-    }
-}
-
-impl From<QueueError> for IntakeError {
-    fn from(e: QueueError) -> Self {
-        IntakeError::Queue(e)
     }
 }
 

@@ -21,13 +21,17 @@ pub struct WorkerResponse {
 }
 
 /// Why the worker could not be reached at all.
-#[derive(Debug, Clone)]
-pub struct Unreachable(pub String);
-
-impl std::fmt::Display for Unreachable {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "the worker is not reachable: {}", self.0)
-    }
+#[derive(Debug, thiserror::Error)]
+pub enum Unreachable {
+    /// Connecting, writing or reading failed.
+    #[error("the worker is not reachable: {0}")]
+    Io(#[from] std::io::Error),
+    /// The configured address names no socket address.
+    #[error("the worker is not reachable: {0} does not resolve")]
+    Unresolved(String),
+    /// What came back is not an HTTP response we take (malformed, or over the size cap).
+    #[error("the worker is not reachable: {0}")]
+    BadResponse(String),
 }
 
 /// Client bound to one worker address.
@@ -78,13 +82,13 @@ impl WorkerClient {
 
     fn exchange(&self, method: &str, path: &str, body: Option<String>) -> Result<WorkerResponse, Unreachable> {
         let deadline = Instant::now() + self.timeout;
-        let unreachable = |e: std::io::Error| Unreachable(e.to_string());
+        let unreachable = Unreachable::Io;
         let addr = self
             .addr
             .to_socket_addrs()
             .map_err(unreachable)?
             .next()
-            .ok_or_else(|| Unreachable(format!("{} does not resolve", self.addr)))?;
+            .ok_or_else(|| Unreachable::Unresolved(self.addr.clone()))?;
         let mut stream = TcpStream::connect_timeout(&addr, self.timeout).map_err(unreachable)?;
         let _ = stream.set_nodelay(true);
         let remaining = || deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
@@ -106,7 +110,7 @@ impl WorkerClient {
         stream.write_all(request.as_bytes()).map_err(unreachable)?;
         let mut response = ResponseReader::new(MAX_RESPONSE_BYTES);
         loop {
-            if let Some(done) = response.progress().map_err(Unreachable)? {
+            if let Some(done) = response.progress().map_err(Unreachable::BadResponse)? {
                 return Ok(done);
             }
             stream.set_read_timeout(Some(remaining())).map_err(unreachable)?;

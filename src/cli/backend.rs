@@ -38,31 +38,42 @@ const STARTING_WAIT: Duration = Duration::from_secs(5);
 /// Budget of one admin call: prune can delete many rows and vacuum.
 const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The database, file system or queue error behind a [`CliError::Caused`].
+type DbFailure = Box<dyn std::error::Error + Send + Sync>;
+
 /// A command's failure, with the exit code it deserves.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum CliError {
     /// The user asked for something malformed (exit 2, like clap's own usage errors).
+    #[error("{0}")]
     Usage(String),
     /// A job, session or file the user named does not exist (exit 1).
+    #[error("{0}")]
     NotFound(String),
     /// The worker or the database failed (exit 1).
+    #[error("{0}")]
     Failed(String),
+    /// What the command was doing when the database, a file or the worker failed, with that
+    /// failure as its source (exit 1).
+    #[error("{context}: {source}")]
+    Caused {
+        context: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 impl CliError {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             CliError::Usage(_) => ExitCode::from(2),
-            CliError::NotFound(_) | CliError::Failed(_) => ExitCode::FAILURE,
+            CliError::NotFound(_) | CliError::Failed(_) | CliError::Caused { .. } => ExitCode::FAILURE,
         }
     }
-}
 
-impl std::fmt::Display for CliError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CliError::Usage(m) | CliError::NotFound(m) | CliError::Failed(m) => f.write_str(m),
-        }
+    /// A failure of `source` while doing `context` ("cannot read the database at …").
+    pub fn caused(context: impl Into<String>, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> CliError {
+        CliError::Caused { context: context.into(), source: source.into() }
     }
 }
 
@@ -292,10 +303,9 @@ pub fn read<T>(
     if !path.exists() {
         return Ok(empty);
     }
-    let failed =
-        |e: &dyn std::fmt::Display| CliError::Failed(format!("cannot read the database at {}: {e}", path.display()));
-    let conn = db::open_read_only(&path).map_err(|e| failed(&e))?;
-    let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| failed(&e))?;
+    let failed = |e: DbFailure| CliError::caused(format!("cannot read the database at {}", path.display()), e);
+    let conn = db::open_read_only(&path).map_err(|e| failed(e.into()))?;
+    let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| failed(e.into()))?;
     if version == 0 {
         return Ok(empty); // created but never migrated: no tables, no jobs
     }
@@ -303,11 +313,11 @@ pub fn read<T>(
         // Written by an older vl and not opened by a worker since: bring it up to date first
         // (what the worker would do), so the queries below find the columns they name.
         drop(conn);
-        db::open_and_migrate(&path, config.synchronous()).map_err(|e| failed(&e))?;
-        let conn = db::open_read_only(&path).map_err(|e| failed(&e))?;
-        return query(&conn).map_err(|e| failed(&e));
+        db::open_and_migrate(&path, config.synchronous()).map_err(|e| failed(e.into()))?;
+        let conn = db::open_read_only(&path).map_err(|e| failed(e.into()))?;
+        return query(&conn).map_err(|e| failed(e.into()));
     }
-    query(&conn).map_err(|e| failed(&e))
+    query(&conn).map_err(|e| failed(e.into()))
 }
 
 /// Runs changes through a queue writer started on the database (created and migrated if
@@ -317,16 +327,15 @@ pub fn write<T: Send + 'static>(
     change: impl FnOnce(&Queue) -> Result<T, QueueError>,
 ) -> Result<T, CliError> {
     let path = config.db_path();
-    let failed =
-        |e: &dyn std::fmt::Display| CliError::Failed(format!("cannot change the database at {}: {e}", path.display()));
-    std::fs::create_dir_all(&config.data_dir).map_err(|e| failed(&e))?;
-    let conn = db::open_and_migrate(&path, config.synchronous()).map_err(|e| failed(&e))?;
+    let failed = |e: DbFailure| CliError::caused(format!("cannot change the database at {}", path.display()), e);
+    std::fs::create_dir_all(&config.data_dir).map_err(|e| failed(e.into()))?;
+    let conn = db::open_and_migrate(&path, config.synchronous()).map_err(|e| failed(e.into()))?;
     let (queue, thread) =
         Queue::start(conn, &path, config.synchronous(), WriterConfig::default(), crate::clock::system())
-            .map_err(|e| failed(&e))?;
+            .map_err(|e| failed(e.into()))?;
     let result = change(&queue);
     thread.stop();
-    result.map_err(|e| failed(&e))
+    result.map_err(|e| failed(e.into()))
 }
 
 /// POSTs `/api/jobs/:id/<action>` for each id; collects the ids the worker says moved.
@@ -368,4 +377,27 @@ fn expect_status(result: Result<WorkerResponse, Unreachable>, expected: u16) -> 
     };
     let error = CliError::Failed(format!("the worker refused ({}): {message}{hint}", response.status));
     Err(if response.status == 400 { CliError::Usage(message) } else { error })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error;
+
+    #[test]
+    fn a_caused_failure_reads_as_before_and_keeps_its_cause() {
+        let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "permission denied");
+        let error = CliError::caused("cannot read /data/vibelearn.db", io);
+        assert_eq!(error.to_string(), "cannot read /data/vibelearn.db: permission denied");
+        let cause = error.source().expect("the cause is kept");
+        assert_eq!(
+            cause.downcast_ref::<std::io::Error>().map(|e| e.kind()),
+            Some(std::io::ErrorKind::PermissionDenied)
+        );
+        assert_eq!(error.exit_code(), ExitCode::FAILURE);
+
+        let unreachable = Unreachable::from(std::io::Error::from(std::io::ErrorKind::ConnectionRefused));
+        assert!(unreachable.to_string().starts_with("the worker is not reachable: "), "{unreachable}");
+        assert!(unreachable.source().is_some(), "the io error is the source");
+    }
 }

@@ -83,7 +83,7 @@ fn target(config: &Config, claude: bool, project: Option<PathBuf>) -> Result<Tar
 }
 
 fn install(target_ide: InstallTarget, config: &Config) -> Result<(), CliError> {
-    let exe = std::env::current_exe().map_err(|e| CliError::Failed(format!("cannot find the vl executable: {e}")))?;
+    let exe = std::env::current_exe().map_err(|e| CliError::caused("cannot find the vl executable", e))?;
     let program = shell_quote(&exe.to_string_lossy());
     let (claude, project, statusline) = match target_ide {
         InstallTarget::ClaudeCode { statusline } => (true, None, statusline),
@@ -263,14 +263,14 @@ fn read_document(path: &Path) -> Result<Value, CliError> {
             ))),
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(json!({})),
-        Err(e) => Err(CliError::Failed(format!("cannot read {}: {e}", path.display()))),
+        Err(e) => Err(CliError::caused(format!("cannot read {}", path.display()), e)),
     }
 }
 
 /// Backs up an existing file, then writes beside it and renames; returns the backup's path.
 fn write_document(path: &Path, document: &Value) -> Result<Option<PathBuf>, CliError> {
     let failed =
-        |what: &str, p: &Path, e: std::io::Error| CliError::Failed(format!("cannot {what} {}: {e}", p.display()));
+        |what: &str, p: &Path, e: std::io::Error| CliError::caused(format!("cannot {what} {}", p.display()), e);
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| failed("create", dir, e))?;
     let with_suffix = |suffix: &str| {

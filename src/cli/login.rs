@@ -41,9 +41,7 @@ pub fn run(args: LoginArgs, config: &Config) -> ExitCode {
 
 fn read_stdin_key() -> Result<String, CliError> {
     let mut key = String::new();
-    std::io::stdin()
-        .read_to_string(&mut key)
-        .map_err(|e| CliError::Failed(format!("cannot read the key from stdin: {e}")))?;
+    std::io::stdin().read_to_string(&mut key).map_err(|e| CliError::caused("cannot read the key from stdin", e))?;
     Ok(key)
 }
 
@@ -96,7 +94,7 @@ fn read_config(path: &Path) -> Result<Option<Map<String, Value>>, CliError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(CliError::Failed(format!("cannot read {}: {e}", path.display()))),
+        Err(e) => return Err(CliError::caused(format!("cannot read {}", path.display()), e)),
     };
     if text.trim().is_empty() {
         return Ok(Some(Map::new()));
@@ -111,10 +109,10 @@ fn read_config(path: &Path) -> Result<Option<Map<String, Value>>, CliError> {
 
 fn save(path: &Path, object: &Map<String, Value>) -> Result<(), CliError> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(|e| CliError::caused(format!("cannot create {}", dir.display()), e))?;
     }
     let text = serde_json::to_string_pretty(object).unwrap_or_else(|_| "{}".into()) + "\n";
-    write_private_file(path, &text).map_err(|e| CliError::Failed(format!("cannot write {}: {e}", path.display())))
+    write_private_file(path, &text).map_err(|e| CliError::caused(format!("cannot write {}", path.display()), e))
 }
 
 #[cfg(test)]
@@ -123,7 +121,7 @@ mod tests {
 
     #[test]
     fn keys_are_one_printable_word() {
-        assert_eq!(validate_key("  vl_live_abc123\n"), Ok("vl_live_abc123"));
+        assert_eq!(validate_key("  vl_live_abc123\n").ok(), Some("vl_live_abc123"));
         assert!(matches!(validate_key(""), Err(CliError::Usage(_))));
         assert!(matches!(validate_key("two words"), Err(CliError::Usage(_))));
         assert!(matches!(validate_key("clé"), Err(CliError::Usage(_))));

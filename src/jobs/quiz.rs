@@ -13,7 +13,6 @@ use super::question_checks::{QuestionTarget, RepairJudge, keep_valid};
 use super::session_data::{self, hash_of};
 use super::{llm_call, prompts};
 use super::{missing_session, session_id_of};
-use crate::analysis::analyze_files;
 use crate::analysis::concepts::{Concept, Level};
 use crate::analysis::grounding_check::CannedCode;
 use crate::analysis::questions::{GeneratedQuestion, normalized_text_hash};
@@ -103,9 +102,10 @@ impl Handler for QuizHandler {
                 session_data::last_input_hash(&conn, &session_id, super::ANALYZE_QUIZ)?,
                 session_data::captured_files(&conn, &session_id)?,
                 session_data::failures(&conn, &session_id)?,
+                session_data::patterns(&conn, &session_id)?,
             ))
         });
-        let (exists, targets, last_hash, files, failures) = match inputs {
+        let (exists, targets, last_hash, files, failures, patterns) = match inputs {
             Ok(inputs) => inputs,
             Err(e) => return Outcome::retry(e.to_string()),
         };
@@ -138,9 +138,9 @@ impl Handler for QuizHandler {
         // files, so a generator bug shows as a drop rather than a wrong answer key.
         let (checked, result) = match selected {
             Selected::Offline => {
-                // Built from the session's own files (issue 16), where the static patterns
-                // show each concept.
-                let questions = offline_questions(&pairs, &files, &analyze_files(&files)).questions;
+                // Built from the session's own files (issue 16), where the static step's stored
+                // patterns show each concept.
+                let questions = offline_questions(&pairs, &files, &patterns).questions;
                 let checked = keep_valid(questions, &question_targets, &sources, CannedCode::Allowed);
                 let result = checked.result(selected.name(), None);
                 (checked, result)

@@ -1,5 +1,5 @@
-//! `GET /api/jobs/stats` from counters kept by triggers and the queue: exact after any mix of queue operations,
-//! and fast at 100,000 jobs.
+//! `GET /api/jobs/stats` from counters kept by triggers and the queue: exact after any mix of queue operations
+//! (inline runs included), and fast at 100,000 jobs.
 
 use std::time::{Duration, Instant};
 
@@ -53,6 +53,13 @@ fn the_counters_stay_exact_through_every_kind_of_change() {
                         if fastrand::u8(0..4) == 0 {
                             job = job.after_keys([format!("a:{}", round.max(1) - 1)]);
                         }
+                        if fastrand::u8(0..3) == 0 {
+                            // Inserted succeeded when it runs, available when it fails (rolled back).
+                            let fails = fastrand::bool();
+                            job = job.inline(Box::new(move |_, _, _| {
+                                if fails { Err("the inline run failed".into()) } else { Ok(None) }
+                            }));
+                        }
                         store::enqueue(conn, job.prepare(), now)?;
                     }
                 }
@@ -99,6 +106,27 @@ fn the_counters_stay_exact_through_every_kind_of_change() {
     }
     let counted: i64 = full_count(&queue).iter().map(|r| r.2).sum();
     assert!(counted > 0, "the run left jobs to count");
+}
+
+/// A job that runs inline is inserted succeeded: counted as such and as a finish of its minute,
+/// and a failed inline run leaves only the waiting job's count behind.
+#[test]
+fn inline_runs_count_as_succeeded_and_finished() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let jobs: Vec<NewJob> = (0..10)
+        .map(|n| {
+            NewJob::new("inline", json!({ "n": n }), 1).lane(format!("l{n}")).inline(Box::new(move |_, _, _| {
+                if n % 2 == 0 { Ok(None) } else { Err("the inline run failed".into()) }
+            }))
+        })
+        .collect();
+    let enqueued = queue.enqueue_all(jobs).unwrap();
+    assert_eq!(enqueued.iter().filter(|e| e.ran_inline).count(), 5);
+    assert_eq!(from_stats(&queue), full_count(&queue));
+    let stats = queue.stats().unwrap();
+    assert_eq!((stats.by_state["succeeded"], stats.by_state["available"]), (5, 5));
+    assert_eq!(stats.finished_last_hour["succeeded"], 5);
 }
 
 #[test]

@@ -22,6 +22,7 @@ pub const MIGRATIONS: &[(u32, &str, &str)] = &[
         "0008_hot_transitions_counted_by_the_queue",
         include_str!("../../migrations/0008_hot_transitions_counted_by_the_queue.sql"),
     ),
+    (9, "0009_inserts_counted_by_the_queue", include_str!("../../migrations/0009_inserts_counted_by_the_queue.sql")),
 ];
 
 /// The schema version this binary writes.

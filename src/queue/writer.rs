@@ -3,8 +3,9 @@
 //! # Protocol
 //! 1. Block until one [`Request`] arrives; then drain up to [`WriterConfig::max_batch`] − 1
 //!    more that are already waiting (never wait for more: a lone request commits at once).
-//! 2. `BEGIN IMMEDIATE`; run each request inside its own `SAVEPOINT`, so a request that fails
-//!    is rolled back alone and the others still commit.
+//! 2. `BEGIN IMMEDIATE`; run each request so that a request that fails is rolled back alone
+//!    and the others still commit: inside its own `SAVEPOINT` once the transaction holds
+//!    another request's work, and before that by rolling back and beginning again.
 //! 3. `COMMIT` — one fsync for the whole batch under `synchronous=FULL`; this is how many
 //!    concurrent enqueuers go past the disk's fsync rate.
 //! 4. Only then answer each request (its reply carries its own result), or, if `BEGIN` or
@@ -61,9 +62,10 @@ impl Default for WriterConfig {
 /// Called after the commit with the commit's outcome; sends the request's reply.
 type Responder = Box<dyn FnOnce(Result<(), QueueError>) + Send>;
 
-/// One unit of work for the writer: runs inside the batch transaction (in a savepoint) and
-/// returns whether it succeeded plus how to answer once the batch is committed. Given an
-/// `Err` (the transaction or savepoint could not start) it runs nothing and answers with it.
+/// One unit of work for the writer: runs inside the batch transaction (first in it, or in a
+/// savepoint) and returns whether it succeeded plus how to answer once the batch is
+/// committed. Given an `Err` (the transaction or savepoint could not start) it runs nothing
+/// and answers with it.
 type Work = Box<dyn FnOnce(Result<&Connection, QueueError>, Millis) -> (bool, Responder) + Send>;
 
 enum Request {
@@ -272,38 +274,44 @@ fn run(
 }
 
 /// Steps 2–4 of the protocol for one batch.
+///
+/// A request runs in a savepoint only once the transaction holds another request's work.
+/// Until then a failure is undone by rolling the whole transaction back and beginning again,
+/// which leaves exactly what a savepoint would: nothing. This spares most requests their
+/// savepoint, whose journal copies every page the request touches (measured: ~10 % of a
+/// lone enqueue's CPU), while a batch's later requests still fail alone.
 fn run_batch(conn: &Connection, batch: Vec<Work>, now: Millis) {
-    if let Err(e) = exec_cached(conn, "BEGIN IMMEDIATE") {
-        // Answer everyone with the reason; nothing ran, so nothing is reported as committed.
-        let error = QueueError::from(e);
-        log::warn!(target: "queue", "write batch could not start: {error}");
-        for work in batch {
-            let (_, responder) = work(Err(error.clone()), now);
-            responder(Ok(()));
-        }
+    let mut works = batch.into_iter();
+    let mut responders = Vec::with_capacity(works.len());
+    if let Err(error) = begin(conn) {
+        answer_unstarted(works, &error, now);
         return;
     }
-    let mut responders = Vec::with_capacity(batch.len());
-    for work in batch {
-        if let Err(e) = exec_cached(conn, "SAVEPOINT op") {
-            responders.push(work(Err(QueueError::from(e)), now).1);
+    let mut holds_work = false;
+    while let Some(work) = works.next() {
+        if holds_work {
+            run_in_savepoint(conn, work, now, &mut responders);
             continue;
         }
         match catch_unwind(AssertUnwindSafe(|| work(Ok(conn), now))) {
             Ok((true, responder)) => {
-                let _ = exec_cached(conn, "RELEASE op");
+                holds_work = true;
                 responders.push(responder);
+                continue;
             }
-            Ok((false, responder)) => {
-                let _ = conn.execute_batch("ROLLBACK TO op; RELEASE op");
-                responders.push(responder);
+            Ok((false, responder)) => responders.push(responder),
+            Err(_) => log::error!(target: "queue", "a write operation panicked; rolled back alone"),
+        }
+        // Nothing else is in the transaction: roll it back and begin another for the rest.
+        // (SQLite may already have rolled it back after an I/O error; that ROLLBACK fails.)
+        let _ = exec_cached(conn, "ROLLBACK");
+        if let Err(error) = begin(conn) {
+            answer_unstarted(works, &error, now);
+            // The failed requests' answers are their own errors; nothing was committed.
+            for responder in responders {
+                responder(Ok(()));
             }
-            Err(_) => {
-                // The reply sender went down with the panicking closure, so its caller gets
-                // `WriterGone`-style disconnection; the others are unaffected.
-                log::error!(target: "queue", "a write operation panicked; rolled back alone");
-                let _ = conn.execute_batch("ROLLBACK TO op; RELEASE op");
-            }
+            return;
         }
     }
     let commit = exec_cached(conn, "COMMIT").map_err(QueueError::from);
@@ -315,10 +323,129 @@ fn run_batch(conn: &Connection, batch: Vec<Work>, now: Millis) {
     }
 }
 
+fn begin(conn: &Connection) -> Result<(), QueueError> {
+    exec_cached(conn, "BEGIN IMMEDIATE").map_err(|e| {
+        let error = QueueError::from(e);
+        log::warn!(target: "queue", "write batch could not start: {error}");
+        error
+    })
+}
+
+/// Answers requests that never ran with the reason: nothing of theirs is reported committed.
+fn answer_unstarted(works: impl Iterator<Item = Work>, error: &QueueError, now: Millis) {
+    for work in works {
+        let (_, responder) = work(Err(error.clone()), now);
+        responder(Ok(()));
+    }
+}
+
+/// Runs one request in its own savepoint, so that its failure (or panic) undoes its work alone.
+fn run_in_savepoint(conn: &Connection, work: Work, now: Millis, responders: &mut Vec<Responder>) {
+    if let Err(e) = exec_cached(conn, "SAVEPOINT op") {
+        responders.push(work(Err(QueueError::from(e)), now).1);
+        return;
+    }
+    match catch_unwind(AssertUnwindSafe(|| work(Ok(conn), now))) {
+        Ok((true, responder)) => {
+            let _ = exec_cached(conn, "RELEASE op");
+            responders.push(responder);
+        }
+        Ok((false, responder)) => {
+            let _ = conn.execute_batch("ROLLBACK TO op; RELEASE op");
+            responders.push(responder);
+        }
+        Err(_) => {
+            // The reply sender went down with the panicking closure, so its caller gets
+            // `WriterGone`-style disconnection; the others are unaffected.
+            log::error!(target: "queue", "a write operation panicked; rolled back alone");
+            let _ = conn.execute_batch("ROLLBACK TO op; RELEASE op");
+        }
+    }
+}
+
 /// Runs a statement that returns no rows through the statement cache: the transaction and
 /// savepoint statements run for every request, and `execute_batch` would parse them each time
 /// (measured: SQL parsing was a visible share of the writer's CPU).
 pub(crate) fn exec_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
     conn.prepare_cached(sql)?.execute([])?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::Synchronous;
+
+    /// One way a request can end.
+    #[derive(Clone, Copy)]
+    enum Ends {
+        Commits,
+        Fails,
+        Panics,
+    }
+
+    /// A request that writes `name`, then ends as told; the failures it reports go to `failed`.
+    fn submit(writer: &WriterHandle, name: &'static str, ends: Ends, failed: &Sender<&'static str>) {
+        let failed = failed.clone();
+        let op = move |conn: &Connection, _| {
+            conn.execute("INSERT INTO written (name) VALUES (?1)", [name])?;
+            match ends {
+                Ends::Commits => Ok(()),
+                Ends::Fails => Err(QueueError::Rejected(format!("{name} failed"))),
+                Ends::Panics => panic!("{name} panicked"),
+            }
+        };
+        writer.submit_or(false, Durability::Relaxed, op, move |_| failed.send(name).unwrap()).unwrap();
+    }
+
+    /// Requests queued while the writer is busy form one batch: a held request keeps the
+    /// writer inside its own batch until every request of the next one is queued.
+    fn run_one_batch(requests: &[(&'static str, Ends)]) -> (Vec<String>, Vec<&'static str>) {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_and_migrate(&dir.path().join("w.db"), Synchronous::Normal).unwrap();
+        conn.execute_batch("CREATE TABLE written (name TEXT NOT NULL)").unwrap();
+        let (writer, join) =
+            spawn(conn, Synchronous::Normal, WriterConfig::default(), crate::clock::system(), Waker::default())
+                .unwrap();
+        let (started_tx, started) = bounded::<()>(1);
+        let (release, held) = bounded::<()>(1);
+        writer
+            .submit(false, Durability::Relaxed, move |_, _| {
+                started_tx.send(()).unwrap();
+                held.recv().unwrap();
+                Ok(())
+            })
+            .unwrap();
+        started.recv().unwrap();
+        let (failed_tx, failed_rx) = crossbeam_channel::unbounded();
+        for &(name, ends) in requests {
+            submit(&writer, name, ends, &failed_tx);
+        }
+        release.send(()).unwrap();
+        let written = writer
+            .call(false, Durability::Relaxed, |conn, _| {
+                let mut stmt = conn.prepare("SELECT name FROM written ORDER BY rowid")?;
+                Ok(stmt.query_map([], |r| r.get(0))?.collect::<Result<Vec<String>, _>>()?)
+            })
+            .unwrap();
+        writer.stop();
+        join.join().unwrap();
+        drop(failed_tx);
+        (written, failed_rx.iter().collect())
+    }
+
+    #[test]
+    fn a_failing_or_panicking_request_is_rolled_back_alone_wherever_it_is_in_its_batch() {
+        use Ends::*;
+        // First in the batch (no savepoint yet: the transaction is rolled back and begun again).
+        let (written, failed) =
+            run_one_batch(&[("a", Fails), ("b", Panics), ("c", Commits), ("d", Fails), ("e", Commits)]);
+        assert_eq!(written, ["c", "e"]);
+        assert_eq!(failed, ["a", "d"]);
+        // After a success (in savepoints), and a batch where everything fails.
+        let (written, failed) = run_one_batch(&[("a", Commits), ("b", Panics), ("c", Fails), ("d", Commits)]);
+        assert_eq!((written, failed), (vec!["a".to_owned(), "d".to_owned()], vec!["c"]));
+        let (written, failed) = run_one_batch(&[("a", Fails), ("b", Panics), ("c", Fails)]);
+        assert_eq!((written, failed), (Vec::<String>::new(), vec!["a", "c"]));
+    }
 }

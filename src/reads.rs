@@ -8,6 +8,7 @@ use crate::clock::Millis;
 use crate::jobs::PIPELINE;
 use crate::learn::sm2::DAY_MS;
 use crate::learn::streak::{self, StreakState};
+use crate::queue::lane_active;
 
 fn json_column(text: Option<String>) -> Value {
     text.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null)
@@ -204,7 +205,7 @@ pub fn pipeline(conn: &Connection, session_id: &str) -> rusqlite::Result<Value> 
 /// is derived (a pipeline job of the session is waiting or running) rather than stored, so it
 /// can never be left stale by a crash.
 pub fn sessions(conn: &Connection, limit: usize) -> rusqlite::Result<Value> {
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(concat!(
         "SELECT s.id, s.project, s.cwd, s.state, s.ended_at IS NOT NULL, s.started_at, \
            (SELECT COUNT(*) FROM prompts p WHERE p.session_id = s.id), \
            (SELECT COUNT(*) FROM observations o WHERE o.session_id = s.id), \
@@ -212,10 +213,12 @@ pub fn sessions(conn: &Connection, limit: usize) -> rusqlite::Result<Value> {
            (SELECT COUNT(*) FROM questions q WHERE q.session_id = s.id), \
            (SELECT COUNT(grounding_kind) FROM questions q WHERE q.session_id = s.id), \
            EXISTS (SELECT 1 FROM jobs j WHERE j.lane = 'session:' || s.id AND j.kind != 'ingest' \
-                   AND j.state IN ('available','running','retryable')), \
+                   AND ",
+        lane_active!("j.state"),
+        "), \
            s.ended_at \
-         FROM sessions s ORDER BY s.started_at DESC, s.id LIMIT ?1",
-    )?;
+         FROM sessions s ORDER BY s.started_at DESC, s.id LIMIT ?1"
+    ))?;
     let rows = stmt
         .query_map([limit.clamp(1, 1000) as i64], |r| {
             let stored: String = r.get(3)?;

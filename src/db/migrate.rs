@@ -23,6 +23,7 @@ pub const MIGRATIONS: &[(u32, &str, &str)] = &[
         include_str!("../../migrations/0008_hot_transitions_counted_by_the_queue.sql"),
     ),
     (9, "0009_inserts_counted_by_the_queue", include_str!("../../migrations/0009_inserts_counted_by_the_queue.sql")),
+    (10, "0010_conditions_without_in_lists", include_str!("../../migrations/0010_conditions_without_in_lists.sql")),
 ];
 
 /// The schema version this binary writes.

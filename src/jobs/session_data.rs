@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::queue::lane_active;
 use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
@@ -117,11 +118,13 @@ pub fn session_ref(conn: &Connection, session_id: &str, job_id: i64) -> rusqlite
         .prepare_cached("SELECT COUNT(*) FROM prompts WHERE session_id = ?1")?
         .query_row([session_id], |r| r.get(0))?;
     let waiting: i64 = conn
-        .prepare_cached(
-            "SELECT COUNT(*) FROM jobs WHERE lane = ?1 AND state IN ('available','running','retryable') \
+        .prepare_cached(concat!(
+            "SELECT COUNT(*) FROM jobs WHERE lane = ?1 AND ",
+            lane_active!("state"),
+            " \
              AND id <= ?2 AND kind = 'ingest' AND json_extract(payload, '$.event') = 'init' \
-             AND TRIM(COALESCE(json_extract(payload, '$.prompt'), '')) <> ''",
-        )?
+             AND TRIM(COALESCE(json_extract(payload, '$.prompt'), '')) <> ''"
+        ))?
         .query_row(params![super::lane(session_id), job_id], |r| r.get(0))?;
     Ok((row_id, stored + waiting))
 }

@@ -128,10 +128,12 @@ pub fn forget_proofs(conn: &Connection, now: Millis) -> rusqlite::Result<usize> 
 
 /// Whether a job of one of `kinds` is running (an unproven gate admits one at a time).
 pub fn running_any(conn: &Connection, kinds: &[&str]) -> rusqlite::Result<bool> {
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(concat!(
         "SELECT EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_lane_active \
-         WHERE state IN ('available','running','retryable') AND state = 'running' AND kind = ?1)",
-    )?;
+         WHERE ",
+        lane_active!("state"),
+        " AND state = 'running' AND kind = ?1)"
+    ))?;
     for kind in kinds {
         if stmt.query_row([kind], |r| r.get::<_, bool>(0))? {
             return Ok(true);

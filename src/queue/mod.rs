@@ -16,6 +16,17 @@
 //! [`Queue`] is the handle everything else uses: enqueue and admin operations go through the
 //! writer; reads use a small pool of read connections (WAL readers never block the writer).
 
+/// `$state` (a column, as `"state"` or `"j.state"`) is a state that keeps a job in its lane:
+/// available, running or retryable, written exactly as the `jobs_lane_active` index's WHERE
+/// (migration 0010), so that the planner can use that partial index. An IN list of three
+/// constants would cost SQLite an ephemeral b-tree per statement run.
+macro_rules! lane_active {
+    ($state:literal) => {
+        concat!("(", $state, " = 'available' OR ", $state, " = 'running' OR ", $state, " = 'retryable')")
+    };
+}
+pub(crate) use lane_active;
+
 pub(crate) mod counts;
 pub mod deps;
 pub mod gates;

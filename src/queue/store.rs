@@ -3,6 +3,10 @@
 //! Functions take a `&Connection` (inside the writer's transaction for changes, any connection
 //! for reads) and `now` as a parameter: SQL never reads its own clock. Each change keeps the
 //! edges of docs/state_machine.md; completions are fenced with `WHERE lease_token = ?`.
+//!
+//! No IN list of three or more constants in a statement a job runs every time: SQLite builds
+//! an ephemeral b-tree for one on every run (measured: most of a no-op job's cost before
+//! migration 0010). Lanes' active states are written with [`lane_active!`](super::lane_active).
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
@@ -76,7 +80,7 @@ fn existing_for(
             let waiting: Vec<JobId> = conn
                 .prepare_cached(
                     "SELECT id FROM jobs WHERE unique_key = ?1 AND kind = ?2 \
-                     AND state IN ('available','retryable','held') ORDER BY id",
+                     AND (state = 'available' OR state = 'retryable' OR state = 'held') ORDER BY id",
                 )?
                 .query_map(params![key, kind], |r| r.get(0))?
                 .collect::<Result<_, _>>()?;
@@ -97,10 +101,8 @@ fn existing_for(
 /// Whether a job of `lane` is still waiting or running (a new job of the lane must wait).
 fn lane_busy(conn: &Connection, lane: Option<&str>) -> rusqlite::Result<bool> {
     let Some(lane) = lane else { return Ok(false) };
-    conn.prepare_cached(
-        "SELECT EXISTS (SELECT 1 FROM jobs WHERE lane = ?1 AND state IN ('available','running','retryable'))",
-    )?
-    .query_row([lane], |r| r.get(0))
+    conn.prepare_cached(concat!("SELECT EXISTS (SELECT 1 FROM jobs WHERE lane = ?1 AND ", lane_active!("state"), ")"))?
+        .query_row([lane], |r| r.get(0))
 }
 
 /// The inline fast path: inserts the job `succeeded` with one succeeded attempt and runs its
@@ -301,18 +303,24 @@ fn claim_candidates(
     kind: Option<&str>,
 ) -> rusqlite::Result<Vec<(JobId, String)>> {
     let heads: Vec<JobId> = conn
-        .prepare_cached(
+        .prepare_cached(concat!(
             "WITH RECURSIVE lanes(lane) AS ( \
                SELECT (SELECT MIN(lane) FROM jobs INDEXED BY jobs_lane_active \
-                       WHERE lane IS NOT NULL AND state IN ('available','running','retryable')) \
+                       WHERE lane IS NOT NULL AND ",
+            lane_active!("state"),
+            ") \
                UNION ALL \
                SELECT (SELECT MIN(lane) FROM jobs INDEXED BY jobs_lane_active \
-                       WHERE lane > lanes.lane AND state IN ('available','running','retryable')) \
+                       WHERE lane > lanes.lane AND ",
+            lane_active!("state"),
+            ") \
                FROM lanes WHERE lanes.lane IS NOT NULL) \
              SELECT (SELECT h.id FROM jobs AS h INDEXED BY jobs_lane_active \
-                     WHERE h.lane = lanes.lane AND h.state IN ('available','running','retryable') ORDER BY h.id LIMIT 1) \
-             FROM lanes WHERE lanes.lane IS NOT NULL",
-        )?
+                     WHERE h.lane = lanes.lane AND ",
+            lane_active!("h.state"),
+            " ORDER BY h.id LIMIT 1) \
+             FROM lanes WHERE lanes.lane IS NOT NULL"
+        ))?
         .query_map([], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     let mut eligible: Vec<(Millis, JobId, String)> = Vec::new();
@@ -331,11 +339,13 @@ fn claim_candidates(
     // pending, a gate admitting one job at a time), and those must not hide the rest. Jobs
     // without a lane come `max` at a time (the caller asks again, for more, after skips):
     // reading a fixed slack of extra rows on every claim cost no-op jobs a visible share.
-    let mut unlaned = conn.prepare_cached(
+    let mut unlaned = conn.prepare_cached(concat!(
         "SELECT run_at, id, kind FROM jobs INDEXED BY jobs_lane_active \
-         WHERE lane IS NULL AND state IN ('available','running','retryable') AND state = 'available' \
-         AND (run_at <= ?1 OR run_at = created_at) AND (?3 IS NULL OR kind = ?3) ORDER BY id LIMIT ?2",
-    )?;
+         WHERE lane IS NULL AND ",
+        lane_active!("state"),
+        " AND state = 'available' \
+         AND (run_at <= ?1 OR run_at = created_at) AND (?3 IS NULL OR kind = ?3) ORDER BY id LIMIT ?2"
+    ))?;
     let unlaned_limit = max as i64;
     for row in unlaned.query_map(params![now, unlaned_limit, kind], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))? {
         eligible.push(row?);
@@ -483,11 +493,15 @@ pub enum RescueScope {
 pub fn rescue(conn: &Connection, scope: RescueScope, now: Millis) -> rusqlite::Result<Vec<JobId>> {
     let sql = match scope {
         RescueScope::AllRunning => {
-            "SELECT id, lease_token FROM jobs WHERE state IN ('available','running','retryable') AND state = 'running'"
+            concat!("SELECT id, lease_token FROM jobs WHERE ", lane_active!("state"), " AND state = 'running'")
         }
         RescueScope::ExpiredLeases => {
-            "SELECT id, lease_token FROM jobs WHERE state IN ('available','running','retryable') \
+            concat!(
+                "SELECT id, lease_token FROM jobs WHERE ",
+                lane_active!("state"),
+                " \
              AND state = 'running' AND lease_expires_at < ?1"
+            )
         }
     };
     let mut stmt = conn.prepare_cached(sql)?;
@@ -797,7 +811,7 @@ pub fn stats(conn: &Connection, now: Millis) -> rusqlite::Result<Stats> {
     for state in JobState::ALL {
         stats.by_state.insert(state.as_str().to_owned(), 0);
     }
-    // Kept exact by triggers (migrations 0005, 0008) and `counts`: a GROUP BY over `jobs` read every row.
+    // Kept exact by triggers and `counts` (see there): a GROUP BY over `jobs` read every row.
     let mut stmt = conn.prepare_cached("SELECT kind, state, n FROM job_counts WHERE n != 0")?;
     let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))?;
     for row in rows {
@@ -833,8 +847,12 @@ pub fn count_by_state(
         let sql = match state {
             JobState::Available | JobState::Retryable => "SELECT COUNT(*) FROM jobs WHERE state = ?1",
             JobState::Running => {
-                "SELECT COUNT(*) FROM jobs INDEXED BY jobs_lane_active \
-                 WHERE state IN ('available','running','retryable') AND state = ?1"
+                concat!(
+                    "SELECT COUNT(*) FROM jobs INDEXED BY jobs_lane_active \
+                 WHERE ",
+                    lane_active!("state"),
+                    " AND state = ?1"
+                )
             }
             JobState::Succeeded | JobState::Dead | JobState::Cancelled => {
                 "SELECT COUNT(*) FROM jobs WHERE state = ?1 AND finished_at IS NOT NULL"

@@ -119,10 +119,10 @@ pub fn configure(conn: &Connection, synchronous: Synchronous) -> Result<(), DbEr
     expect_pragma("journal_mode", "wal", &mode.to_ascii_lowercase())?;
     conn.pragma_update(None, "synchronous", synchronous.pragma_value())?;
     conn.pragma_update(None, "foreign_keys", true)?;
-    // The writer runs every request in its own SAVEPOINT, and SQLite keeps the pre-image of
-    // each page a savepoint changes in a statement journal, which past 64 KiB spills to a
-    // temporary *file*: measured, that was ~9,000 pwrite calls per second under HTTP load and
-    // most of the writer's kernel time. In memory it is a memcpy.
+    // The writer runs requests in SAVEPOINTs (all but a batch's first), and SQLite keeps the
+    // pre-image of each page a savepoint changes in a statement journal, which past 64 KiB
+    // spills to a temporary *file*: measured, that was ~9,000 pwrite calls per second under
+    // HTTP load and most of the writer's kernel time. In memory it is a memcpy.
     conn.pragma_update(None, "temp_store", "MEMORY")?;
     let sync: i64 = conn.query_row("PRAGMA synchronous", [], |r| r.get(0))?;
     expect_pragma("synchronous", synchronous.as_str(), &sync_name(sync))?;

@@ -230,9 +230,17 @@ fn apply_outcome(conn: &Connection, done: Done, now: Millis, successes: &mut Suc
             return Ok(());
         }
     };
-    crate::queue::writer::exec_cached(conn, "SAVEPOINT effects")?;
+    // Effects run in a savepoint with the success, so that their failure undoes both. Without
+    // effects there is nothing to undo: a savepoint would only copy the pages the success
+    // touches into the statement journal.
+    let savepoint = effects.is_some();
+    if savepoint {
+        crate::queue::writer::exec_cached(conn, "SAVEPOINT effects")?;
+    }
     let Some(kind) = store::record_success(conn, id, token, result.as_ref(), output_changed, now)? else {
-        conn.execute_batch("ROLLBACK TO effects; RELEASE effects")?;
+        if savepoint {
+            conn.execute_batch("ROLLBACK TO effects; RELEASE effects")?;
+        }
         log::info!(target: "queue", "job {id}: result dropped, the attempt no longer owns the job");
         return Ok(());
     };
@@ -246,7 +254,9 @@ fn apply_outcome(conn: &Connection, done: Done, now: Millis, successes: &mut Suc
             if let Some(gate) = &gate {
                 gates::proven(conn, gate, now)?;
             }
-            crate::queue::writer::exec_cached(conn, "RELEASE effects")?;
+            if savepoint {
+                crate::queue::writer::exec_cached(conn, "RELEASE effects")?;
+            }
             successes.add(&kind);
         }
         Err(e) => {

@@ -16,7 +16,7 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -168,6 +168,7 @@ impl Worker {
             runner: Mutex::new(None),
             shutdown: shutdown_tx,
             http_counts: Mutex::default(),
+            evictions: AtomicU64::default(),
             port,
             write_probe: Arc::default(),
             config: config.clone(),

@@ -332,6 +332,16 @@ fn three_hundred_slow_clients_do_not_lock_out_a_normal_request() {
     }
     let threads = threads_of(worker.child.id());
     assert!(threads <= 256 + 40, "a thread per connection, capped: {threads} threads");
+    // `/metrics` counts the evictions (at least the 44 above).
+    let mut raw = Raw::connect(port);
+    raw.send(format!("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n").as_bytes());
+    let metrics = String::from_utf8(raw.reply().expect("a /metrics answer").body).unwrap();
+    let evicted: u64 = metrics
+        .lines()
+        .find_map(|line| line.strip_prefix("vibelearn_http_connections_evicted_total "))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no eviction counter in:\n{metrics}"));
+    assert!(evicted >= 300 - 256, "{evicted} evictions counted");
     assert!(
         started.elapsed() < Duration::from_millis(4500),
         "inconclusive: the slow clients' head deadline may have passed ({:?})",

@@ -97,6 +97,7 @@ fn start_connection(
     let slot = match slots.admit(Arc::clone(&stream), Instant::now()) {
         Admission::Admitted { slot, evicted } => {
             if evicted {
+                ctx.evictions.fetch_add(1, Ordering::Relaxed);
                 log::debug!(target: "http", "at {} connections: evicted the longest-waiting one", slots.open());
             }
             slot

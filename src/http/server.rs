@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -55,6 +55,8 @@ pub struct AppContext {
     pub shutdown: crossbeam_channel::Sender<()>,
     /// HTTP requests by (route, status), for `/metrics`.
     pub http_counts: Mutex<BTreeMap<(&'static str, u16), u64>>,
+    /// Connections closed to admit a new one at the connection cap, for `/metrics`.
+    pub evictions: AtomicU64,
     /// Bound port, for the Host guard.
     pub port: u16,
     /// Whether the last write probe succeeded, and when it ran (cached for a second).

@@ -1,5 +1,6 @@
 //! `GET /metrics` in the Prometheus text format: jobs by kind and outcome, queue depth by
-//! state, a job duration histogram by kind, HTTP requests by route and status.
+//! state, a job duration histogram by kind, HTTP requests by route and status, connections
+//! evicted at the cap.
 
 use std::fmt::Write as _;
 
@@ -70,5 +71,12 @@ pub fn render(ctx: &AppContext) -> Response {
     for ((route, status), count) in ctx.http_counts.lock().unwrap_or_else(|p| p.into_inner()).iter() {
         let _ = writeln!(out, "vibelearn_http_requests_total{{route=\"{route}\",status=\"{status}\"}} {count}");
     }
+    let _ = writeln!(
+        out,
+        "# HELP vibelearn_http_connections_evicted_total Connections closed to admit a new one at the connection cap \
+         (the longest idle or slowest first).\n# TYPE vibelearn_http_connections_evicted_total counter\n\
+         vibelearn_http_connections_evicted_total {}",
+        ctx.evictions.load(std::sync::atomic::Ordering::Relaxed)
+    );
     Response::new(200, "text/plain; version=0.0.4", out)
 }

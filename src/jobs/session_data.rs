@@ -3,11 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::queue::lane_active;
 use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
 use crate::analysis::model::{FailedCall, Pattern, SourceFile, StackProfile};
+use crate::queue::lane_active;
 
 /// The session row fields the steps use.
 #[derive(Debug, Clone)]
@@ -121,8 +121,7 @@ pub fn session_ref(conn: &Connection, session_id: &str, job_id: i64) -> rusqlite
         .prepare_cached(concat!(
             "SELECT COUNT(*) FROM jobs WHERE lane = ?1 AND ",
             lane_active!("state"),
-            " \
-             AND id <= ?2 AND kind = 'ingest' AND json_extract(payload, '$.event') = 'init' \
+            " AND id <= ?2 AND kind = 'ingest' AND json_extract(payload, '$.event') = 'init' \
              AND TRIM(COALESCE(json_extract(payload, '$.prompt'), '')) <> ''"
         ))?
         .query_row(params![super::lane(session_id), job_id], |r| r.get(0))?;

@@ -499,8 +499,7 @@ pub fn rescue(conn: &Connection, scope: RescueScope, now: Millis) -> rusqlite::R
             concat!(
                 "SELECT id, lease_token FROM jobs WHERE ",
                 lane_active!("state"),
-                " \
-             AND state = 'running' AND lease_expires_at < ?1"
+                " AND state = 'running' AND lease_expires_at < ?1"
             )
         }
     };

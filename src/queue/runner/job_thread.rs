@@ -237,7 +237,7 @@ fn apply_outcome(conn: &Connection, done: Done, now: Millis, successes: &mut Suc
     if savepoint {
         crate::queue::writer::exec_cached(conn, "SAVEPOINT effects")?;
     }
-    let Some(kind) = store::record_success(conn, id, token, result.as_ref(), output_changed, now)? else {
+    if !store::record_success(conn, id, token, result.as_ref(), output_changed, now)? {
         if savepoint {
             conn.execute_batch("ROLLBACK TO effects; RELEASE effects")?;
         }
@@ -257,7 +257,7 @@ fn apply_outcome(conn: &Connection, done: Done, now: Millis, successes: &mut Suc
             if savepoint {
                 crate::queue::writer::exec_cached(conn, "RELEASE effects")?;
             }
-            successes.add(&kind);
+            successes.add(&job.kind);
         }
         Err(e) => {
             conn.execute_batch("ROLLBACK TO effects; RELEASE effects")?;

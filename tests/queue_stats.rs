@@ -226,11 +226,7 @@ fn queue_rows(conn: &rusqlite::Connection) -> Vec<String> {
         let width = stmt.column_count();
         let mut found = stmt.query([]).unwrap();
         while let Some(row) = found.next().unwrap() {
-            let values: Vec<String> = (0..width)
-                .map(|i| {
-                    format!("{:?}", row.get_ref(i).unwrap().data_type()) + &format!("{:?}", row.get_ref(i).unwrap())
-                })
-                .collect();
+            let values: Vec<String> = (0..width).map(|i| format!("{:?}", row.get_ref(i).unwrap())).collect();
             rows.push(format!("{sql}: {}", values.join("|")));
         }
     }

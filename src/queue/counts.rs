@@ -13,7 +13,7 @@
 //! tallies the successes of [`store::record_success`](super::store::record_success)
 //! ([`SuccessTally`]).
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, ToSql, params};
 
 use super::job::JobState;
 use crate::clock::Millis;
@@ -21,20 +21,16 @@ use crate::clock::Millis;
 /// The bucket of `job_finishes`: a minute of `finished_at`.
 pub const MINUTE_MS: Millis = 60_000;
 
-/// `n` jobs of `kind` inserted in `state` with `finished_at`: in a final state (a job that ran
-/// inline is inserted succeeded) they count as many finishes in that minute.
-pub fn inserted(
-    conn: &Connection,
-    kind: &str,
-    state: JobState,
-    n: i64,
-    finished_at: Option<Millis>,
-) -> rusqlite::Result<()> {
-    add(conn, kind, state, n)?;
-    match finished_at {
-        Some(at) if state.is_final() => finished(conn, state, n, at),
-        _ => Ok(()),
-    }
+/// A job of `kind` inserted available.
+pub fn inserted(conn: &Connection, kind: &str) -> rusqlite::Result<()> {
+    add(conn, kind, JobState::Available, 1)
+}
+
+/// A job of `kind` inserted succeeded at `finished_at` (it ran inline), and a finish in its
+/// minute.
+pub fn inserted_succeeded(conn: &Connection, kind: &str, finished_at: Millis) -> rusqlite::Result<()> {
+    add(conn, kind, JobState::Succeeded, 1)?;
+    finished(conn, JobState::Succeeded, 1, finished_at)
 }
 
 /// `n` jobs of `kind` claimed: available → running.
@@ -82,29 +78,32 @@ fn moved(conn: &Connection, kind: &str, from: JobState, to: JobState, n: i64) ->
     add(conn, kind, to, n)
 }
 
-/// `n` more jobs of `kind` in `state`. A plain one-row UPDATE by primary key, with an INSERT
-/// only the first time a kind reaches a state: an upsert (`ON CONFLICT`) may abort, so SQLite
-/// opens a statement journal for each one, and that journal was most of what counting cost.
+/// `n` more jobs of `kind` in `state`.
 fn add(conn: &Connection, kind: &str, state: JobState, n: i64) -> rusqlite::Result<()> {
-    let updated = conn
-        .prepare_cached("UPDATE job_counts SET n = n + ?3 WHERE kind = ?1 AND state = ?2")?
-        .execute(params![kind, state, n])?;
-    if updated == 0 {
-        conn.prepare_cached("INSERT INTO job_counts (kind, state, n) VALUES (?1, ?2, ?3)")?
-            .execute(params![kind, state, n])?;
-    }
-    Ok(())
+    bump(
+        conn,
+        "UPDATE job_counts SET n = n + ?3 WHERE kind = ?1 AND state = ?2",
+        "INSERT INTO job_counts (kind, state, n) VALUES (?1, ?2, ?3)",
+        params![kind, state, n],
+    )
 }
 
-/// `n` more jobs reached final `state` in the minute of `at` (the same kind of statements).
+/// `n` more jobs reached final `state` in the minute of `at`.
 fn finished(conn: &Connection, state: JobState, n: i64, at: Millis) -> rusqlite::Result<()> {
-    let minute = at / MINUTE_MS;
-    let updated = conn
-        .prepare_cached("UPDATE job_finishes SET n = n + ?3 WHERE minute = ?1 AND state = ?2")?
-        .execute(params![minute, state, n])?;
-    if updated == 0 {
-        conn.prepare_cached("INSERT INTO job_finishes (minute, state, n) VALUES (?1, ?2, ?3)")?
-            .execute(params![minute, state, n])?;
+    bump(
+        conn,
+        "UPDATE job_finishes SET n = n + ?3 WHERE minute = ?1 AND state = ?2",
+        "INSERT INTO job_finishes (minute, state, n) VALUES (?1, ?2, ?3)",
+        params![at / MINUTE_MS, state, n],
+    )
+}
+
+/// Adds to a counter row by `update` (a plain one-row UPDATE by primary key), or creates it by
+/// `insert` the first time: an upsert (`ON CONFLICT`) may abort, so SQLite opens a statement
+/// journal for each one, and that journal was most of what counting cost.
+fn bump(conn: &Connection, update: &str, insert: &str, args: &[&dyn ToSql]) -> rusqlite::Result<()> {
+    if conn.prepare_cached(update)?.execute(args)? == 0 {
+        conn.prepare_cached(insert)?.execute(args)?;
     }
     Ok(())
 }

@@ -94,11 +94,6 @@ impl JobState {
         matches!(self, JobState::Available | JobState::Running | JobState::Retryable)
     }
 
-    /// Done with: the states whose `finished_at` the stats count as a finish.
-    pub fn is_final(self) -> bool {
-        matches!(self, JobState::Succeeded | JobState::Dead | JobState::Cancelled)
-    }
-
     /// The edges of the state machine (docs/state_machine.md).
     pub fn can_move_to(self, to: JobState) -> bool {
         use JobState::*;

@@ -62,7 +62,7 @@ pub fn enqueue(conn: &Connection, prepared: PreparedJob, now: Millis) -> rusqlit
     // Not `RETURNING id`: SQLite collects RETURNING rows in a temporary b-tree it opens and
     // closes per statement (measured: a visible share of the writer's allocations).
     let id = JobId(conn.last_insert_rowid());
-    counts::inserted(conn, &job.kind, JobState::Available, 1, None)?;
+    counts::inserted(conn, &job.kind)?;
     deps::insert(conn, id, &deps)?;
     Ok(Enqueued { id, deduplicated: false, ran_inline: false })
 }
@@ -116,7 +116,7 @@ fn run_inline(conn: &Connection, job: &NewJob, payload: &str, run: InlineRun, no
         )?
         .execute(params![job.kind, job.lane, job.unique_key, payload, job.max_attempts, now])?;
         let id = JobId(conn.last_insert_rowid());
-        counts::inserted(conn, &job.kind, JobState::Succeeded, 1, Some(now))?;
+        counts::inserted_succeeded(conn, &job.kind, now)?;
         let result = catch_unwind(AssertUnwindSafe(|| run(conn, id, now))).map_err(|_| "the inline run panicked")??;
         if let Some(result) = result {
             conn.prepare_cached("UPDATE jobs SET result = ?2 WHERE id = ?1")?
@@ -851,8 +851,7 @@ pub fn count_by_state(
             JobState::Available | JobState::Retryable => "SELECT COUNT(*) FROM jobs WHERE state = ?1",
             JobState::Running => {
                 concat!(
-                    "SELECT COUNT(*) FROM jobs INDEXED BY jobs_lane_active \
-                 WHERE ",
+                    "SELECT COUNT(*) FROM jobs INDEXED BY jobs_lane_active WHERE ",
                     lane_active!("state"),
                     " AND state = ?1"
                 )

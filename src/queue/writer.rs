@@ -293,14 +293,11 @@ fn run_batch(conn: &Connection, batch: Vec<Work>, now: Millis) {
             run_in_savepoint(conn, work, now, &mut responders);
             continue;
         }
-        match catch_unwind(AssertUnwindSafe(|| work(Ok(conn), now))) {
-            Ok((true, responder)) => {
-                holds_work = true;
-                responders.push(responder);
-                continue;
-            }
-            Ok((false, responder)) => responders.push(responder),
-            Err(_) => log::error!(target: "queue", "a write operation panicked; rolled back alone"),
+        let (succeeded, responder) = run_caught(conn, work, now);
+        responders.extend(responder);
+        if succeeded {
+            holds_work = true;
+            continue;
         }
         // Nothing else is in the transaction: roll it back and begin another for the rest.
         // (SQLite may already have rolled it back after an I/O error; that ROLLBACK fails.)
@@ -345,20 +342,20 @@ fn run_in_savepoint(conn: &Connection, work: Work, now: Millis, responders: &mut
         responders.push(work(Err(QueueError::from(e)), now).1);
         return;
     }
+    let (succeeded, responder) = run_caught(conn, work, now);
+    let _ = if succeeded { exec_cached(conn, "RELEASE op") } else { conn.execute_batch("ROLLBACK TO op; RELEASE op") };
+    responders.extend(responder);
+}
+
+/// Runs one request; whether it succeeded, and its responder unless it panicked (the reply
+/// sender went down with the panicking closure, so its caller gets `WriterGone`-style
+/// disconnection). The caller undoes what a failed or panicked request wrote.
+fn run_caught(conn: &Connection, work: Work, now: Millis) -> (bool, Option<Responder>) {
     match catch_unwind(AssertUnwindSafe(|| work(Ok(conn), now))) {
-        Ok((true, responder)) => {
-            let _ = exec_cached(conn, "RELEASE op");
-            responders.push(responder);
-        }
-        Ok((false, responder)) => {
-            let _ = conn.execute_batch("ROLLBACK TO op; RELEASE op");
-            responders.push(responder);
-        }
+        Ok((succeeded, responder)) => (succeeded, Some(responder)),
         Err(_) => {
-            // The reply sender went down with the panicking closure, so its caller gets
-            // `WriterGone`-style disconnection; the others are unaffected.
             log::error!(target: "queue", "a write operation panicked; rolled back alone");
-            let _ = conn.execute_batch("ROLLBACK TO op; RELEASE op");
+            (false, None)
         }
     }
 }

@@ -243,7 +243,7 @@ fn apply_outcome(conn: &Connection, done: Done, now: Millis, successes: &mut Suc
         }
         log::info!(target: "queue", "job {id}: result dropped, the attempt no longer owns the job");
         return Ok(());
-    };
+    }
     let applied = match effects {
         Some(effects) => catch_unwind(AssertUnwindSafe(|| effects(conn, now)))
             .unwrap_or_else(|panic| Err(format!("storing the results panicked: {}", panic_message(&panic)).into())),

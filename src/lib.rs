@@ -30,6 +30,7 @@
 //! - [`worker_client`]: the HTTP client hooks and the CLI use to reach the worker
 //! - [`worker_spawn`]: starting a detached worker (`vl worker start`, hooks)
 //! - [`logging`]: the rotating log file
+//! - [`platform`]: everything that differs between operating systems (file modes, …)
 //! - [`policy`]: privacy stripping and project exclusion, shared by hooks and the worker
 //! - [`cli`]: the `vl` commands
 
@@ -46,6 +47,7 @@ pub mod jobs;
 pub mod learn;
 pub mod llm;
 pub mod logging;
+pub mod platform;
 pub mod policy;
 pub mod queue;
 pub mod reads;

@@ -92,18 +92,8 @@ pub fn admin_token(data_dir: &Path) -> Result<String, WorkerError> {
         return Ok(token.trim().to_owned());
     }
     let token = new_admin_token()?;
-    write_private_file(&path, &token).map_err(|source| WorkerError::TokenFile { path, source })?;
+    crate::platform::write_private_file(&path, &token).map_err(|source| WorkerError::TokenFile { path, source })?;
     Ok(token)
-}
-
-/// Writes a file readable only by its owner (0600 from creation, so it is never briefly open).
-pub fn write_private_file(path: &Path, contents: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new().create(true).write(true).truncate(true).mode(0o600).open(path)?;
-    file.write_all(contents.as_bytes())?;
-    // An existing file keeps its old mode through `open`; set it explicitly.
-    std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o600))
 }
 
 /// 32 bytes from the operating system's random source, as hex: the admin token guards

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use super::backend::CliError;
 use crate::cli::args::LoginArgs;
 use crate::config::{Config, mask_secret};
-use crate::worker::write_private_file;
+use crate::platform::write_private_file;
 
 pub fn run(args: LoginArgs, config: &Config) -> ExitCode {
     let path = config.data_dir.join("config.json");

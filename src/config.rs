@@ -94,10 +94,12 @@ impl Env for BTreeMap<String, String> {
     }
 }
 
-/// Expands a leading `~` with the home directory.
+/// Expands a leading `~` (`~/…`, or `~\…` as Windows users write it) with the home directory.
 pub fn expand_home(raw: &str, home: Option<&Path>) -> PathBuf {
     match (raw.strip_prefix('~'), home) {
-        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => home.join(rest.trim_start_matches('/')),
+        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with(['/', '\\']) => {
+            home.join(rest.trim_start_matches(['/', '\\']))
+        }
         _ => PathBuf::from(raw),
     }
 }
@@ -110,7 +112,7 @@ impl Config {
 
     /// Resolves the configuration from `env`; creates the data dir and settings file if needed.
     pub fn resolve(env: &dyn Env) -> Config {
-        let home = env.get("HOME").map(PathBuf::from);
+        let home = crate::platform::home_dir(|name| env.get(name));
         let data_dir = match env.get("VIBELEARN_DATA_DIR") {
             Some(dir) => expand_home(&dir, home.as_deref()),
             None => home.clone().unwrap_or_else(|| PathBuf::from(".")).join(".vibelearn"),

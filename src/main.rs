@@ -9,10 +9,15 @@ use vibelearn::config::Config;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let config = Config::load();
-    match cli.command {
+    let Some(command) = cli.command else {
+        return vibelearn::cli::hook_cmd::run_bare(config);
+    };
+    match command {
         Command::Worker { action } => vibelearn::cli::worker_cmd::run(action, config),
         Command::Demo => vibelearn::cli::demo::run(config.home.clone()),
-        Command::Hook { platform, event } => vibelearn::cli::hook_cmd::run(&platform, &event, config),
+        Command::Hook { platform, event } => {
+            vibelearn::cli::hook_cmd::run(platform.as_deref(), event.as_deref(), config)
+        }
         Command::Quiz(args) => vibelearn::cli::quiz::run(&args, &config),
         Command::Status => vibelearn::cli::status::run_status(&config),
         Command::Gaps => vibelearn::cli::status::run_gaps(&config),

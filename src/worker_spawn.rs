@@ -39,15 +39,16 @@ fn ready_line() -> serde_json::Value {
     json!({"continue": true, "suppressOutput": true, "status": "ready"})
 }
 
-/// Spawns `vl worker run` in its own process group, detached from our stdio.
+/// Spawns `vl worker run` detached from us (see [`spawn_vl_detached`]).
 pub fn spawn_detached(config: &Config) -> Result<(), String> {
     spawn_vl_detached(config, &["worker", "run"])
 }
 
-/// Spawns `vl ARGS` for this data dir in its own process group, detached from our stdio
-/// (stderr goes to `logs/worker.stderr.log`), so it outlives the caller and the IDE.
+/// Spawns `vl ARGS` for this data dir detached from us ([`crate::platform::spawn_detached`]:
+/// its own process group, none of our handles; stderr goes to `logs/worker.stderr.log`), so it
+/// outlives the caller and the IDE, and the IDE waiting for a hook's output is not kept
+/// waiting for the worker.
 pub fn spawn_vl_detached(config: &Config, args: &[&str]) -> Result<(), String> {
-    use std::os::unix::process::CommandExt;
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the vl executable: {e}"))?;
     let _ = std::fs::create_dir_all(config.logs_dir());
     let stderr = std::fs::OpenOptions::new()
@@ -56,14 +57,12 @@ pub fn spawn_vl_detached(config: &Config, args: &[&str]) -> Result<(), String> {
         .open(config.logs_dir().join("worker.stderr.log"))
         .map(Stdio::from)
         .unwrap_or_else(|_| Stdio::null());
-    Command::new(exe)
+    let mut command = Command::new(exe);
+    command
         .args(args)
         .env("VIBELEARN_DATA_DIR", &config.data_dir)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(stderr)
-        .process_group(0)
-        .spawn()
-        .map(|_| ())
-        .map_err(|e| format!("cannot start the worker: {e}"))
+        .stderr(stderr);
+    crate::platform::spawn_detached(&mut command).map(|_| ()).map_err(|e| format!("cannot start the worker: {e}"))
 }

@@ -263,8 +263,22 @@ fn the_real_claude_code_cli_reports_every_event_of_a_scripted_session_to_vl_inst
     let home = TempDir::new();
     let project = TempDir::new();
     let worker = WorkerProcess::start(home.path());
-    let installed = vl(home.path(), worker.port).args(["install", "claude-code"]).output().unwrap();
+    // With this `claude` on PATH, install asks its version (≥ 2.1.139) and writes the exec form.
+    let bin_dir = bin.parent().expect("the CLI has a directory");
+    let path = std::env::join_paths(
+        std::iter::once(bin_dir.to_owned()).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    let installed = vl(home.path(), worker.port).args(["install", "claude-code"]).env("PATH", path).output().unwrap();
+    let said = String::from_utf8_lossy(&installed.stdout);
     assert!(installed.status.success(), "{}", String::from_utf8_lossy(&installed.stderr));
+    assert!(said.contains("with the arguments: hook claude-code <event>"), "{said}");
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.path().join(".claude/settings.json")).unwrap()).unwrap();
+    let stop = &settings["hooks"]["Stop"][0]["hooks"][0];
+    let copy = home.path().join("bin").join(format!("vl{}", std::env::consts::EXE_SUFFIX));
+    assert_eq!(stop["command"], copy.to_str().unwrap(), "the stable copy, by absolute path: {settings}");
+    assert_eq!(stop["args"], json!(["hook", "claude-code", "summarize"]), "{settings}");
     let (result, api) = run_session(&bin, home.path(), worker.port, project.path());
     assert!(result["result"].as_str().unwrap().starts_with("Done: cartTotal is written"), "{result}");
     check_offline(&api);

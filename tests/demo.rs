@@ -6,13 +6,10 @@ use crate::util::VL;
 #[test]
 fn vl_demo_runs_the_whole_pipeline_offline_and_prints_stack_concepts_and_questions() {
     let home = tempfile::tempdir().unwrap();
-    let output = std::process::Command::new(VL)
-        .arg("demo")
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home.path())
-        .output()
-        .unwrap();
+    let mut command = std::process::Command::new(VL);
+    command.arg("demo").env_clear();
+    crate::util::keep_essential_env(&mut command);
+    let output = command.env("HOME", home.path()).env(vibelearn::platform::HOME_ENV, home.path()).output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "vl demo failed: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
     for expected in [

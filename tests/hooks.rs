@@ -329,3 +329,47 @@ fn stop_hook_active_and_auto_sync_off_are_respected() {
     assert!(kinds.iter().all(|k| k[0] != "sync"));
     let _ = Command::new("true").status();
 }
+
+/// Runs `vl ARGS` with `stdin`; asserts the hook contract and returns the line.
+fn bare_hook(dir: &Path, port: u16, args: &[&str], stdin: &Value) -> Value {
+    let mut child = vl(dir, port)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn vl");
+    child.stdin.take().unwrap().write_all(stdin.to_string().as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success() && output.stderr.is_empty(), "vl {args:?}: {output:?}");
+    serde_json::from_slice(&output.stdout).expect("one JSON line")
+}
+
+#[test]
+fn hook_event_name_routes_a_hook_whose_arguments_were_dropped() {
+    let dir = TempDir::new();
+    let project = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let cwd = project.path().to_str().unwrap();
+    let prompt = json!({"session_id": "s-bare", "cwd": cwd, "hook_event_name": "UserPromptSubmit",
+                        "prompt": "add a cart", "transcript_path": "/nonexistent"});
+    let tool = json!({"session_id": "s-bare", "cwd": cwd, "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                      "tool_input": {"command": "ls"}, "tool_response": {"stdout": "a"}, "tool_use_id": "t1"});
+    let cursor = json!({"conversation_id": "c-bare", "workspace_roots": [cwd], "hook_event_name": "beforeSubmitPrompt",
+                        "prompt": "from cursor"});
+    // `vl hook` without platform and event, `vl` alone (an exec-form hook without its args),
+    // and `vl hook cursor` without the event.
+    assert_eq!(bare_hook(dir.path(), worker.port, &["hook"], &prompt), json!({"continue": true}));
+    assert_eq!(bare_hook(dir.path(), worker.port, &[], &tool), json!({"continue": true}));
+    assert_eq!(bare_hook(dir.path(), worker.port, &["hook", "cursor"], &cursor), json!({"continue": true}));
+    wait_for_ingest(&worker.http(), dir.path());
+    wait_for("all three events", Duration::from_secs(10), || {
+        db_rows(dir.path(), "SELECT COUNT(*) FROM prompts")[0][0] == 2
+            && db_rows(dir.path(), "SELECT COUNT(*) FROM observations")[0][0] == 1
+    });
+    let platforms = db_rows(dir.path(), "SELECT id, platform FROM sessions ORDER BY id");
+    assert_eq!(platforms, [[json!("c-bare"), json!("cursor")], [json!("s-bare"), json!("claude-code")]]);
+    // `vl` alone with anything but a hook's JSON is a usage error, as before.
+    let output = vl(dir.path(), worker.port).stdin(Stdio::null()).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}

@@ -425,6 +425,7 @@ fn sockets_of(pid: u32) -> usize {
 }
 
 #[test]
+#[cfg_attr(not(target_os = "linux"), ignore = "counts descriptors in /proc: Linux only")]
 fn each_connection_costs_one_descriptor() {
     let dir = TempDir::new();
     let worker = WorkerProcess::start(dir.path());
@@ -502,6 +503,7 @@ fn cpu_ticks(pid: u32) -> u64 {
 }
 
 #[test]
+#[cfg_attr(not(target_os = "linux"), ignore = "counts descriptors in /proc: Linux only")]
 fn out_of_descriptors_the_accept_loop_backs_off_and_recovers() {
     let dir = TempDir::new();
     let port = free_port();

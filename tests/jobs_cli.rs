@@ -13,7 +13,7 @@ use vibelearn::clock::ManualClock;
 use vibelearn::queue::{JobId, NewJob};
 use vibelearn::sample::SampleSession;
 
-use crate::util::{Http, TempDir, VL, WorkerProcess, free_port, start_queue, start_queue_with_clock, vl, wait_for};
+use crate::util::{Http, TempDir, WorkerProcess, free_port, start_queue, start_queue_with_clock, vl, wait_for};
 
 const CURSOR_SESSION: &str = include_str!("fixtures/sessions/cursor-fastapi.json");
 
@@ -443,7 +443,10 @@ fn sync_enqueues_the_pipeline_with_the_worker_down_then_up() {
 
 #[test]
 fn login_stores_the_key_privately_and_shows_it_masked() {
-    use std::os::unix::fs::PermissionsExt;
+    let private = |path: &std::path::Path| {
+        let meta = std::fs::metadata(path).unwrap();
+        vibelearn::platform::check_private_file(path, &meta).is_ok()
+    };
     let dir = TempDir::new();
     let port = free_port();
     let key = "vl_live_0123456789abcdef";
@@ -453,7 +456,7 @@ fn login_stores_the_key_privately_and_shows_it_masked() {
     assert!(login.status.success(), "{}", stderr(&login));
     assert!(!stdout(&login).contains(key), "the key is never printed whole");
     let path = dir.path().join("config.json");
-    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    assert!(private(&path), "config.json is owner-only");
     let config: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(config["api_key"], key);
     let status = stdout(&run(dir.path(), port, &["login", "--status"], &[]));
@@ -467,7 +470,7 @@ fn login_stores_the_key_privately_and_shows_it_masked() {
     assert!(child.wait_with_output().unwrap().status.success());
     let config: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(config, json!({"api_key": "vl_live_fromstdin_9876", "team": "blue"}));
-    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    assert!(private(&path), "config.json is owner-only");
     assert!(run(dir.path(), port, &["login", "--logout"], &[]).status.success());
     let config: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(config, json!({"team": "blue"}));
@@ -486,6 +489,10 @@ fn install_merges_with_existing_hooks_and_is_idempotent() {
     let original = r#"{"model": "opus", "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]}]}}"#;
     std::fs::write(&settings, original).unwrap();
 
+    // Installs copy `vl` to <data>/bin and register the copy (no `claude` on PATH here, so the
+    // Claude Code version is unknown: the shell form).
+    let copy = home.path().join("bin").join(format!("vl{}", std::env::consts::EXE_SUFFIX));
+    let program = vibelearn::platform::shell_program(&copy);
     let first = run(home.path(), port, &["install", "claude-code"], &[]);
     assert!(first.status.success(), "{}", stderr(&first));
     assert!(stdout(&first).contains("installed 6 Claude Code hooks"), "{}", stdout(&first));
@@ -509,7 +516,7 @@ fn install_merges_with_existing_hooks_and_is_idempotent() {
             .filter(|h| h["command"] != "echo mine")
             .collect();
         assert_eq!(ours.len(), 1, "{event}: {merged}");
-        assert_eq!(ours[0]["command"], format!("{VL} hook claude-code {vl_event}"));
+        assert_eq!(ours[0]["command"], format!("{program} hook claude-code {vl_event}"));
         assert!(ours[0]["timeout"].is_i64());
     }
     let installed = std::fs::read(&settings).unwrap();
@@ -534,13 +541,24 @@ fn install_merges_with_existing_hooks_and_is_idempotent() {
     assert_eq!(merged["version"], 1);
     assert_eq!(
         merged["hooks"]["stop"],
-        json!([{"command": "./audit.sh"}, {"command": format!("{VL} hook cursor summarize")}])
+        json!([{"command": "./audit.sh"}, {"command": format!("{program} hook cursor summarize")}])
     );
-    assert_eq!(merged["hooks"]["afterFileEdit"], json!([{"command": format!("{VL} hook cursor file-edit")}]));
+    assert_eq!(merged["hooks"]["afterFileEdit"], json!([{"command": format!("{program} hook cursor file-edit")}]));
     assert!(run(home.path(), port, &["install", "cursor"], &[]).status.success());
     let user: Value =
         serde_json::from_str(&std::fs::read_to_string(home.path().join(".cursor/hooks.json")).unwrap()).unwrap();
     assert_eq!(user["hooks"].as_object().unwrap().len(), 7);
     let missing = run(home.path(), port, &["install", "cursor", "--project", "/nonexistent/project"], &[]);
     assert_eq!(missing.status.code(), Some(1));
+    assert!(copy.is_file(), "the stable copy exists");
+    let version = std::process::Command::new(&copy).arg("--version").output().unwrap();
+    assert!(version.status.success(), "the copy runs");
+
+    // The copy stays while any install uses it, and goes with the last.
+    assert!(run(home.path(), port, &["uninstall", "cursor"], &[]).status.success());
+    assert!(run(home.path(), port, &["uninstall", "cursor", "--project", project_arg], &[]).status.success());
+    assert!(copy.is_file(), "Claude Code's hooks still use it");
+    let last = run(home.path(), port, &["uninstall", "claude-code"], &[]);
+    assert!(stdout(&last).contains(&format!("removed {}", copy.display())), "{}", stdout(&last));
+    assert!(!copy.exists() && !home.path().join("bin").exists());
 }

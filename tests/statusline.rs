@@ -131,8 +131,7 @@ fn install_with_statusline_then_uninstall_gives_the_settings_back() {
     assert_eq!(installed["hooks"]["Stop"].as_array().unwrap().len(), 2);
     // The installed status line works as Claude Code would run it.
     let command = installed["statusLine"]["command"].as_str().unwrap().to_owned();
-    let output = std::process::Command::new("sh")
-        .args(["-c", &command])
+    let output = vibelearn::platform::shell_command(&command)
         .env("VIBELEARN_DATA_DIR", home.path())
         .env("HOME", home.path())
         .stdin(Stdio::null())

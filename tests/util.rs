@@ -56,15 +56,26 @@ pub fn free_port() -> u16 {
 /// A `vl` command with a test's data dir and port.
 pub fn vl(dir: &Path, port: u16) -> std::process::Command {
     let mut command = std::process::Command::new(VL);
+    command.env_clear();
+    keep_essential_env(&mut command);
     command
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("HOME", dir)
+        .env(vibelearn::platform::HOME_ENV, dir)
         .env("VIBELEARN_DATA_DIR", dir)
         .env("VIBELEARN_WORKER_PORT", port.to_string())
         .env("VIBELEARN_PROVIDER", "offline")
         .env("VIBELEARN_SYNCHRONOUS", "NORMAL");
     command
+}
+
+/// Puts back what a cleared environment needs for a child to run at all (`PATH`; on Windows
+/// the system folder too).
+pub fn keep_essential_env(command: &mut std::process::Command) {
+    for name in vibelearn::platform::ESSENTIAL_ENV {
+        if let Some(value) = std::env::var_os(name) {
+            command.env(name, value);
+        }
+    }
 }
 
 /// A real worker (`vl worker run`) as a child process; killed with SIGKILL on drop if alive.
@@ -101,9 +112,13 @@ impl WorkerProcess {
         let _ = self.child.wait();
     }
 
-    /// SIGTERM, then wait for the exit status.
+    /// SIGTERM, then wait for the exit status. Where there is no such signal (Windows), the
+    /// admin route asks for the same graceful shutdown.
     pub fn terminate(&mut self) -> std::process::ExitStatus {
-        let _ = std::process::Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        if vibelearn::platform::request_stop(&self.child).is_err() {
+            let (status, body) = self.http().post("/api/admin/shutdown", &serde_json::json!({})).expect("shutdown");
+            assert_eq!(status, 202, "{body}");
+        }
         self.child.wait().expect("wait for the worker")
     }
 }

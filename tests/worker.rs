@@ -247,8 +247,8 @@ fn guards_refuse_foreign_origins_hosts_and_missing_tokens() {
     assert_eq!(status, 403);
     assert_eq!(http.post("/api/jobs/prune", &json!({})).unwrap().0, 200);
     let token_path = dir.path().join("admin.token");
-    let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(token_path).unwrap().permissions());
-    assert_eq!(mode & 0o777, 0o600);
+    let meta = std::fs::metadata(&token_path).unwrap();
+    vibelearn::platform::check_private_file(&token_path, &meta).expect("the admin token is owner-only");
 }
 
 #[test]

@@ -15,8 +15,10 @@ use clap::{ArgGroup, Args, Parser, Subcommand};
     after_help = "Examples:\n  vl demo\n  vl install claude-code\n  vl quiz --limit 5\n  vl jobs list --state dead"
 )]
 pub struct Cli {
+    /// None: `vl` alone, which an IDE runs when it drops a hook's `args`; see
+    /// [`crate::cli::hook_cmd::run_bare`].
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -32,12 +34,14 @@ pub enum Command {
     Demo,
     /// IDE hook entry point: reads the event JSON on stdin, prints one JSON line, exits 0.
     #[command(after_help = "Platforms: claude-code, cursor, raw\nEvents: session-start, session-init, observation, \
-                            file-edit, summarize, session-complete\n\nExample:\n  echo '{\"session_id\":\"s1\",\"prompt\":\"hi\"}' | vl hook claude-code session-init")]
+                            file-edit, summarize, session-complete\nWithout them, the event comes from stdin's \
+                            hook_event_name (SessionStart, UserPromptSubmit, PostToolUse, beforeSubmitPrompt, …).\n\nExample:\n  echo '{\"session_id\":\"s1\",\"prompt\":\"hi\"}' | vl hook claude-code session-init")]
     Hook {
-        /// claude-code, cursor or raw.
-        platform: String,
-        /// session-start, session-init, observation, file-edit, summarize or session-complete.
-        event: String,
+        /// claude-code, cursor or raw (default: from stdin's `hook_event_name`).
+        platform: Option<String>,
+        /// session-start, session-init, observation, file-edit, summarize or session-complete
+        /// (default: from stdin's `hook_event_name`).
+        event: Option<String>,
     },
     /// Spaced-repetition quiz on your sessions' concepts: due reviews first, then new questions.
     #[command(after_help = "Answers are read one per line, so a pipe works too; each answer is saved at once, and \

@@ -2,13 +2,26 @@
 //!
 //! The events, matchers and timeouts come from the plugin's own files (`plugin/hooks/hooks.json`,
 //! `plugin/cursor/hooks.json`, embedded at build time), so the plugin and the installer cannot
-//! drift apart; only each command is rewritten to `<absolute path of this vl> hook <platform>
-//! <event>`, which works without PATH or a plugin root.
+//! drift apart; only each command is rewritten to run `<data>/bin/vl hook <platform> <event>`,
+//! which works without PATH or a plugin root.
 //!
-//! Merging: a hook is recognised as ours when its command ends with `hook <platform> <event>`
-//! and its program is a file named `vl`. Ours is replaced in place (a moved binary is
-//! re-pointed); missing ones are appended; everything else in the file is kept. Re-running
-//! changes nothing and does not rewrite the file. Before a file that exists is changed, it is
+//! The binary (SPEC §10): install copies the running `vl` to `<data>/bin/vl[.exe]` and
+//! registers that copy, so hooks keep working when the `vl` that ran the install lives in a
+//! temporary or versioned place (`npx`, a plugin cache, a download folder); re-running install
+//! after an upgrade refreshes it. `<data>/bin/installs.json` lists the settings files that
+//! point at it; uninstalling the last one removes the copy.
+//!
+//! The form of a command (SPEC §10): Claude Code ≥ 2.1.139 (asked with `claude --version`)
+//! gets the exec form, `"command"` the binary's absolute path and `"args"` the words, which no
+//! shell parses (PowerShell on Windows without Git Bash included). An older or unknown Claude
+//! Code, and Cursor, get one command string that the shells they may use all read
+//! ([`crate::platform::shell_program`]).
+//!
+//! Merging: a hook is recognised as ours when its program is a file named `vl` (or `vl.exe`)
+//! and its words are `hook <platform> <event>`, in either form. Ours is replaced in place (a
+//! moved binary is re-pointed, a shell form becomes an exec form); missing ones are appended;
+//! everything else in the file is kept. Re-running changes nothing and does not rewrite the
+//! file. Before a file that exists is changed, it is
 //! copied to `<file>.vibelearn.bak`; the new content is written beside it and renamed over it,
 //! keeping its permissions, so a crash never leaves half a settings file.
 //!
@@ -33,7 +46,171 @@ use serde_json::{Value, json};
 use super::backend::CliError;
 use crate::cli::args::{InstallTarget, UninstallTarget};
 use crate::config::Config;
-use crate::hook::is_ours;
+use crate::hook::{is_ours, is_vl_program};
+
+/// The first Claude Code release that runs a hook's `command` with its `args` and no shell.
+const EXEC_FORM_SINCE: Version = Version(2, 1, 139);
+/// `claude --version` gets this long before the version counts as unknown.
+const VERSION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// How a Claude Code hook names what it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookForm {
+    /// `"command"`: the binary's path, `"args"`: `["hook", platform, event]`; no shell.
+    Exec,
+    /// `"command"`: one shell string, `<program> hook <platform> <event>`.
+    Shell,
+}
+
+/// A Claude Code version, `major.minor.patch`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Version(pub u64, pub u64, pub u64);
+
+impl Version {
+    /// The first `X.Y.Z` word of `claude --version`'s output (`2.1.332 (Claude Code)`).
+    pub fn parse(text: &str) -> Option<Version> {
+        text.split_whitespace().find_map(|word| {
+            let mut parts = word.trim_start_matches('v').splitn(3, '.').map(|p| p.parse::<u64>().ok());
+            Some(Version(parts.next()??, parts.next()??, parts.next()??))
+        })
+    }
+}
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}.{}", self.0, self.1, self.2)
+    }
+}
+
+/// The form for the Claude Code on `PATH`, and what to tell the user about it.
+fn claude_code_form(config: &Config) -> (HookForm, String) {
+    let claude = config.path_var.as_deref().and_then(|p| crate::platform::find_executable(p, "claude"));
+    let Some(claude) = claude else {
+        return (HookForm::Shell, "no `claude` on PATH, so its version is unknown".into());
+    };
+    match claude_version(&claude) {
+        Some(version) if version >= EXEC_FORM_SINCE => {
+            (HookForm::Exec, format!("Claude Code {version} runs each hook as a program with its arguments, no shell"))
+        }
+        Some(version) => (HookForm::Shell, format!("Claude Code {version} is older than {EXEC_FORM_SINCE}")),
+        None => (HookForm::Shell, format!("`{} --version` did not say its version", claude.display())),
+    }
+}
+
+/// Runs `claude --version` (killed past [`VERSION_TIMEOUT`]); `None` if it says nothing usable.
+fn claude_version(claude: &Path) -> Option<Version> {
+    use std::io::Read;
+    let mut child = std::process::Command::new(claude)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = std::time::Instant::now() + VERSION_TIMEOUT;
+    while child.try_wait().ok()?.is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut text = String::new();
+    child.stdout.take()?.take(4096).read_to_string(&mut text).ok()?;
+    Version::parse(&text)
+}
+
+/// Where the stable copy of `vl` lives.
+pub fn installed_binary(config: &Config) -> PathBuf {
+    config.data_dir.join("bin").join(format!("vl{}", std::env::consts::EXE_SUFFIX))
+}
+
+/// Copies the running `vl` to [`installed_binary`] (beside it, then renamed over it, so a hook
+/// starting at that moment runs the old or the new one, never half a file) and records that
+/// `settings` uses it. Returns the copy's path.
+fn install_binary(config: &Config, settings: &Path) -> Result<PathBuf, CliError> {
+    let exe = std::env::current_exe().map_err(|e| CliError::caused("cannot find the vl executable", e))?;
+    let target = installed_binary(config);
+    let dir = target.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| CliError::caused(format!("cannot create {}", dir.display()), e))?;
+    remove_stale_copies(dir);
+    let same = |a: &Path, b: &Path| {
+        std::fs::canonicalize(a).ok().zip(std::fs::canonicalize(b).ok()).is_some_and(|(a, b)| a == b)
+    };
+    if !same(&exe, &target) {
+        let fresh = dir.join(format!("vl.new{}", std::env::consts::EXE_SUFFIX));
+        std::fs::copy(&exe, &fresh)
+            .map_err(|e| CliError::caused(format!("cannot copy {} to {}", exe.display(), fresh.display()), e))?;
+        if std::fs::rename(&fresh, &target).is_err() {
+            // Windows will not replace a program that is running (a hook, the worker), but
+            // lets it be renamed: move it aside, then put the new one in its place.
+            let aside = dir.join(format!("vl.old-{}{}", std::process::id(), std::env::consts::EXE_SUFFIX));
+            let _ = std::fs::rename(&target, &aside);
+            std::fs::rename(&fresh, &target)
+                .map_err(|e| CliError::caused(format!("cannot put the new vl at {}", target.display()), e))?;
+        }
+    }
+    let mut users = read_installs(dir);
+    let settings = settings.to_string_lossy().into_owned();
+    if !users.contains(&settings) {
+        users.push(settings);
+        write_installs(dir, &users)?;
+    }
+    Ok(target)
+}
+
+/// Forgets that `settings` uses the copy; removes the copy when nothing uses it any more.
+/// Returns the removed copy's path.
+fn uninstall_binary(config: &Config, settings: &Path) -> Result<Option<PathBuf>, CliError> {
+    let target = installed_binary(config);
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let mut users = read_installs(dir);
+    let settings = settings.to_string_lossy();
+    users.retain(|u| *u != settings);
+    if !users.is_empty() {
+        write_installs(dir, &users)?;
+        return Ok(None);
+    }
+    let _ = std::fs::remove_file(dir.join(INSTALLS_FILE));
+    if !target.exists() {
+        return Ok(None);
+    }
+    if std::fs::remove_file(&target).is_err() {
+        // Running (Windows): moved aside, and removed by the next install or uninstall.
+        let aside = dir.join(format!("vl.old-{}{}", std::process::id(), std::env::consts::EXE_SUFFIX));
+        std::fs::rename(&target, &aside)
+            .map_err(|e| CliError::caused(format!("cannot remove {}", target.display()), e))?;
+    }
+    remove_stale_copies(dir);
+    let _ = std::fs::remove_dir(dir);
+    Ok(Some(target))
+}
+
+/// The settings files that use the copy, one per line.
+const INSTALLS_FILE: &str = "installs.txt";
+
+fn read_installs(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join(INSTALLS_FILE))
+        .map(|text| text.lines().filter(|l| !l.trim().is_empty()).map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+fn write_installs(dir: &Path, users: &[String]) -> Result<(), CliError> {
+    let path = dir.join(INSTALLS_FILE);
+    std::fs::write(&path, users.join("\n") + "\n")
+        .map_err(|e| CliError::caused(format!("cannot write {}", path.display()), e))
+}
+
+/// Copies moved aside while they ran, and a copy left half-made: gone once nothing runs them.
+fn remove_stale_copies(dir: &Path) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("vl.old-") || name.starts_with("vl.new") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
 
 const CLAUDE_PLUGIN_HOOKS: &str = include_str!("../../plugin/hooks/hooks.json");
 const CURSOR_PLUGIN_HOOKS: &str = include_str!("../../plugin/cursor/hooks.json");
@@ -66,8 +243,11 @@ struct Target {
 }
 
 fn target(config: &Config, claude: bool, project: Option<PathBuf>) -> Result<Target, CliError> {
-    let home =
-        || config.home.clone().ok_or_else(|| CliError::Failed("HOME is not set; cannot find your settings".into()));
+    let home = || {
+        config.home.clone().ok_or_else(|| {
+            CliError::Failed(format!("{} is not set; cannot find your settings", crate::platform::HOME_ENV))
+        })
+    };
     Ok(match (claude, project) {
         (true, _) => {
             Target { path: home()?.join(".claude").join("settings.json"), platform: "claude-code", ide: "Claude Code" }
@@ -83,8 +263,6 @@ fn target(config: &Config, claude: bool, project: Option<PathBuf>) -> Result<Tar
 }
 
 fn install(target_ide: InstallTarget, config: &Config) -> Result<(), CliError> {
-    let exe = std::env::current_exe().map_err(|e| CliError::caused("cannot find the vl executable", e))?;
-    let program = shell_quote(&exe.to_string_lossy());
     let (claude, project, statusline) = match target_ide {
         InstallTarget::ClaudeCode { statusline } => (true, None, statusline),
         InstallTarget::Cursor { project } => (false, project, false),
@@ -92,11 +270,20 @@ fn install(target_ide: InstallTarget, config: &Config) -> Result<(), CliError> {
     let Target { path, platform, ide } = target(config, claude, project)?;
     let mut document = read_document(&path)?;
     let before = document.clone();
-    let count = match platform {
-        "claude-code" => merge_claude(&mut document, &plugin(CLAUDE_PLUGIN_HOOKS), &program),
+    let exe = install_binary(config, &path)?;
+    let program = crate::platform::shell_program(&exe);
+    let (form, why) = if claude { claude_code_form(config) } else { (HookForm::Shell, String::new()) };
+    let count = match (platform, form) {
+        ("claude-code", HookForm::Exec) => {
+            merge_claude(&mut document, &plugin(CLAUDE_PLUGIN_HOOKS), &exe.to_string_lossy(), HookForm::Exec)
+        }
+        ("claude-code", HookForm::Shell) => {
+            merge_claude(&mut document, &plugin(CLAUDE_PLUGIN_HOOKS), &program, HookForm::Shell)
+        }
         _ => merge_cursor(&mut document, &plugin(CURSOR_PLUGIN_HOOKS), &program),
     }
     .map_err(|e| CliError::Failed(format!("{}: {e}; nothing changed", path.display())))?;
+    println!("vl is installed at {}", exe.display());
     let mut kept_statusline = None;
     if statusline {
         kept_statusline = set_statusline(&mut document, &program)
@@ -127,7 +314,11 @@ fn install(target_ide: InstallTarget, config: &Config) -> Result<(), CliError> {
     if let Some(backup) = backup {
         println!("the previous file is saved as {}", backup.display());
     }
-    println!("each runs: {program} hook {platform} <event>");
+    match form {
+        HookForm::Exec => println!("each runs {} with the arguments: hook {platform} <event> ({why})", exe.display()),
+        HookForm::Shell if claude => println!("each runs: {program} hook {platform} <event> (a shell command: {why})"),
+        HookForm::Shell => println!("each runs: {program} hook {platform} <event>"),
+    }
     Ok(())
 }
 
@@ -137,6 +328,10 @@ fn uninstall(target_ide: UninstallTarget, config: &Config) -> Result<(), CliErro
         UninstallTarget::Cursor { project } => (false, project),
     };
     let Target { path, platform, ide } = target(config, claude, project)?;
+    let removed_binary = uninstall_binary(config, &path)?;
+    if let Some(binary) = &removed_binary {
+        println!("removed {}", binary.display());
+    }
     if !path.exists() {
         println!("there is no {}; nothing to remove", path.display());
         return Ok(());
@@ -178,11 +373,10 @@ fn sidecar(path: &Path) -> PathBuf {
 
 /// Whether a `statusLine` value is ours.
 fn is_our_statusline(value: &Value) -> bool {
-    value.get("command").and_then(Value::as_str).is_some_and(|command| {
-        let Some(program) = command.trim().strip_suffix(" statusline") else { return false };
-        let program = program.trim().trim_matches(|c| c == '\'' || c == '"');
-        Path::new(program).file_name().is_some_and(|name| name == "vl")
-    })
+    value
+        .get("command")
+        .and_then(Value::as_str)
+        .is_some_and(|command| command.trim().strip_suffix(" statusline").is_some_and(is_vl_program))
 }
 
 /// Sets `statusLine` to ours; returns the user's own status line it replaced, to keep aside.
@@ -209,12 +403,7 @@ pub fn remove_statusline(settings: &mut Value, kept: Option<Value>) -> bool {
 /// Removes every hook of ours from a Claude Code settings or Cursor hooks document, and the
 /// containers that held only ours; returns how many hooks it removed.
 pub fn remove_ours(document: &mut Value, platform: &str) -> Result<usize, String> {
-    let ours = |hook: &Value| {
-        hook.get("command").and_then(Value::as_str).is_some_and(|command| {
-            let event = command.split_whitespace().last().unwrap_or("");
-            is_ours(command, platform, event)
-        })
-    };
+    let ours = |hook: &Value| our_target(hook).is_some_and(|(p, _)| p == platform);
     let Some(hooks) = document.get_mut("hooks") else { return Ok(0) };
     let hooks = hooks.as_object_mut().ok_or("\"hooks\" is not an object")?;
     let mut removed = 0;
@@ -295,10 +484,22 @@ fn write_document(path: &Path, document: &Value) -> Result<Option<PathBuf>, CliE
     Ok(backup)
 }
 
-/// Quotes a path for `sh` when it holds anything but safe characters.
-pub fn shell_quote(raw: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "/._-+@%:,=".contains(c);
-    if !raw.is_empty() && raw.chars().all(safe) { raw.to_owned() } else { format!("'{}'", raw.replace('\'', r"'\''")) }
+/// The `(platform, event)` of a hook of ours, in either form; `None` for anyone else's.
+pub fn our_target(hook: &Value) -> Option<(String, String)> {
+    let command = hook.get("command")?.as_str()?;
+    match hook.get("args") {
+        Some(args) => {
+            let words: Vec<&str> = args.as_array()?.iter().map(Value::as_str).collect::<Option<_>>()?;
+            match (is_vl_program(command), words.as_slice()) {
+                (true, ["hook", platform, event]) => Some(((*platform).to_owned(), (*event).to_owned())),
+                _ => None,
+            }
+        }
+        None => {
+            let (platform, event) = plugin_target(command)?;
+            is_ours(command, &platform, &event).then_some((platform, event))
+        }
+    }
 }
 
 /// The `<platform> <event>` a plugin command ends with.
@@ -331,8 +532,10 @@ fn object_field<'v>(value: &'v mut Value, field: &str, default: Value) -> Result
 }
 
 /// Claude Code's `settings.json`: `hooks.<Event>` is a list of `{matcher?, hooks:[{type,
-/// command, timeout}]}` groups. Returns how many hooks are ours after the merge.
-pub fn merge_claude(settings: &mut Value, plugin: &Value, program: &str) -> Result<usize, String> {
+/// command, args?, timeout}]}` groups. `program` is the binary's path for [`HookForm::Exec`],
+/// its shell-ready form ([`crate::platform::shell_program`]) for [`HookForm::Shell`]. Returns
+/// how many hooks are ours after the merge.
+pub fn merge_claude(settings: &mut Value, plugin: &Value, program: &str, form: HookForm) -> Result<usize, String> {
     let hooks = object_field(settings, "hooks", json!({}))?;
     let mut count = 0;
     for (event, plugin_groups) in plugin["hooks"].as_object().into_iter().flatten() {
@@ -343,12 +546,19 @@ pub fn merge_claude(settings: &mut Value, plugin: &Value, program: &str) -> Resu
                 let (command, platform, vl_event) =
                     our_command(plugin_hook["command"].as_str().unwrap_or(""), program)?;
                 let mut hook = plugin_hook.clone();
-                hook["command"] = json!(command);
+                match form {
+                    HookForm::Shell => hook["command"] = json!(command),
+                    HookForm::Exec => {
+                        hook["command"] = json!(program);
+                        hook["args"] = json!(["hook", platform, vl_event]);
+                    }
+                }
+                let target = Some((platform.clone(), vl_event.clone()));
                 let installed = groups
                     .iter_mut()
                     .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
                     .flatten()
-                    .find(|h| h["command"].as_str().is_some_and(|c| is_ours(c, &platform, &vl_event)));
+                    .find(|h| our_target(h) == target);
                 match installed {
                     Some(installed) => *installed = hook,
                     None => missing.push(hook),
@@ -376,7 +586,8 @@ pub fn merge_cursor(document: &mut Value, plugin: &Value, program: &str) -> Resu
             let mut entry = plugin_entry.clone();
             entry["command"] = json!(command);
             let entries = object_field(hooks, event, json!([]))?.as_array_mut().expect("checked to be an array");
-            match entries.iter_mut().find(|e| e["command"].as_str().is_some_and(|c| is_ours(c, &platform, &vl_event))) {
+            let target = Some((platform, vl_event));
+            match entries.iter_mut().find(|e| our_target(e) == target) {
                 Some(installed) => *installed = entry,
                 None => entries.push(entry),
             }
@@ -391,10 +602,47 @@ mod tests {
     use super::*;
 
     #[test]
-    fn paths_are_quoted_only_when_needed() {
-        assert_eq!(shell_quote("/usr/local/bin/vl"), "/usr/local/bin/vl");
-        assert_eq!(shell_quote("/Users/Ann Lee/bin/vl"), "'/Users/Ann Lee/bin/vl'");
-        assert_eq!(shell_quote("/tmp/it's/vl"), r"'/tmp/it'\''s/vl'");
+    fn claude_code_versions_are_read_and_compared() {
+        assert_eq!(Version::parse("2.1.332 (Claude Code)\n"), Some(Version(2, 1, 332)));
+        assert_eq!(Version::parse("claude v2.1.139"), Some(Version(2, 1, 139)));
+        assert_eq!(Version::parse("Claude Code"), None);
+        assert!(Version(2, 1, 139) >= EXEC_FORM_SINCE && Version(2, 1, 138) < EXEC_FORM_SINCE);
+        assert!(Version(2, 2, 0) > EXEC_FORM_SINCE && Version(1, 9, 999) < EXEC_FORM_SINCE);
+    }
+
+    #[test]
+    fn exec_form_hooks_carry_args_and_replace_a_shell_form_in_place() {
+        let plugin = plugin(CLAUDE_PLUGIN_HOOKS);
+        let mut settings = json!({"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": "echo mine"},
+            {"type": "command", "command": "'/old place/vl' hook claude-code summarize", "timeout": 15}]}]}});
+        assert_eq!(
+            merge_claude(&mut settings, &plugin, r"C:\Users\Ann Lee\.vibelearn\bin\vl.exe", HookForm::Exec),
+            Ok(6)
+        );
+        let stop = &settings["hooks"]["Stop"][0]["hooks"];
+        assert_eq!(stop.as_array().unwrap().len(), 2, "re-pointed, not duplicated: {stop}");
+        assert_eq!(stop[1]["command"], r"C:\Users\Ann Lee\.vibelearn\bin\vl.exe");
+        assert_eq!(stop[1]["args"], json!(["hook", "claude-code", "summarize"]));
+        let once = settings.clone();
+        merge_claude(&mut settings, &plugin, r"C:\Users\Ann Lee\.vibelearn\bin\vl.exe", HookForm::Exec).unwrap();
+        assert_eq!(settings, once);
+        assert_eq!(remove_ours(&mut settings, "claude-code"), Ok(6));
+        assert_eq!(settings, json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo mine"}]}]}}));
+        // Someone else's program with the same words is not ours.
+        assert_eq!(our_target(&json!({"command": "/bin/other", "args": ["hook", "claude-code", "stop"]})), None);
+    }
+
+    #[test]
+    fn powershell_and_windows_paths_are_recognised_as_ours() {
+        assert!(is_ours("& 'C:/Users/Ann Lee/.vibelearn/bin/vl.exe' hook cursor summarize", "cursor", "summarize"));
+        assert!(is_ours(
+            "C:/Users/ann/.vibelearn/bin/vl.exe hook claude-code observation",
+            "claude-code",
+            "observation"
+        ));
+        assert!(is_ours(r"C:\vl\VL.EXE hook cursor stop", "cursor", "stop"));
+        assert!(!is_ours("& 'C:/tools/vlc.exe' hook cursor stop", "cursor", "stop"));
     }
 
     #[test]
@@ -415,9 +663,9 @@ mod tests {
             "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]}],
                       "Stop": [{"hooks": [{"type": "command", "command": "/old/place/vl hook claude-code summarize"}]}]}
         });
-        assert_eq!(merge_claude(&mut settings, &plugin, "/new/vl"), Ok(6));
+        assert_eq!(merge_claude(&mut settings, &plugin, "/new/vl", HookForm::Shell), Ok(6));
         let once = settings.clone();
-        assert_eq!(merge_claude(&mut settings, &plugin, "/new/vl"), Ok(6));
+        assert_eq!(merge_claude(&mut settings, &plugin, "/new/vl", HookForm::Shell), Ok(6));
         assert_eq!(settings, once, "a second merge changes nothing");
         assert_eq!(settings["model"], "opus");
         let post = settings["hooks"]["PostToolUse"].as_array().unwrap();
@@ -444,9 +692,9 @@ mod tests {
         plugin_before["hooks"].as_object_mut().unwrap().remove("PostToolUseFailure");
         let mut settings =
             json!({"hooks": {"PostToolUseFailure": [{"hooks": [{"type": "command", "command": "./notify.sh"}]}]}});
-        merge_claude(&mut settings, &plugin_before, "/old/vl").unwrap();
+        merge_claude(&mut settings, &plugin_before, "/old/vl", HookForm::Shell).unwrap();
         assert_eq!(settings["hooks"]["PostToolUseFailure"].as_array().unwrap().len(), 1);
-        merge_claude(&mut settings, &plugin(CLAUDE_PLUGIN_HOOKS), "/new/vl").unwrap();
+        merge_claude(&mut settings, &plugin(CLAUDE_PLUGIN_HOOKS), "/new/vl", HookForm::Shell).unwrap();
         let hooks = settings["hooks"].as_object().unwrap();
         for (event, groups) in hooks {
             let commands: Vec<&str> = groups
@@ -491,7 +739,7 @@ mod tests {
             "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]}]}
         });
         let mut settings = original.clone();
-        merge_claude(&mut settings, &plugin(CLAUDE_PLUGIN_HOOKS), "/opt/vl").unwrap();
+        merge_claude(&mut settings, &plugin(CLAUDE_PLUGIN_HOOKS), "/opt/vl", HookForm::Shell).unwrap();
         let kept = set_statusline(&mut settings, "/opt/vl").unwrap();
         assert_eq!(kept, Some(original["statusLine"].clone()));
         assert_eq!(settings["statusLine"]["command"], "/opt/vl statusline");
@@ -503,7 +751,7 @@ mod tests {
         assert!(!remove_statusline(&mut settings, None), "the user's own status line stays");
 
         let mut fresh = json!({});
-        merge_claude(&mut fresh, &plugin(CLAUDE_PLUGIN_HOOKS), "/opt/vl").unwrap();
+        merge_claude(&mut fresh, &plugin(CLAUDE_PLUGIN_HOOKS), "/opt/vl", HookForm::Shell).unwrap();
         set_statusline(&mut fresh, "/opt/vl").unwrap();
         remove_ours(&mut fresh, "claude-code").unwrap();
         assert!(remove_statusline(&mut fresh, None));
@@ -520,6 +768,9 @@ mod tests {
     fn a_file_of_the_wrong_shape_is_refused() {
         assert!(merge_cursor(&mut json!({"hooks": []}), &plugin(CURSOR_PLUGIN_HOOKS), "/bin/vl").is_err());
         assert!(merge_cursor(&mut json!({"version": "one"}), &plugin(CURSOR_PLUGIN_HOOKS), "/bin/vl").is_err());
-        assert!(merge_claude(&mut json!({"hooks": {"Stop": {}}}), &plugin(CLAUDE_PLUGIN_HOOKS), "/bin/vl").is_err());
+        assert!(
+            merge_claude(&mut json!({"hooks": {"Stop": {}}}), &plugin(CLAUDE_PLUGIN_HOOKS), "/bin/vl", HookForm::Shell)
+                .is_err()
+        );
     }
 }

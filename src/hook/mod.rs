@@ -259,11 +259,20 @@ fn fit_event(body: &mut Value) {
     }
 }
 
-/// Whether an installed command is VibeLearn's hook for this platform and event.
+/// Whether an installed shell-form command is VibeLearn's hook for this platform and event.
 pub fn is_ours(command: &str, platform: &str, event: &str) -> bool {
     let Some(program) = command.trim().strip_suffix(&format!(" hook {platform} {event}")) else { return false };
-    let program = program.trim().trim_matches(|c| c == '\'' || c == '"');
-    std::path::Path::new(program).file_name().is_some_and(|name| name == "vl")
+    is_vl_program(program)
+}
+
+/// Whether a command's program names a `vl` binary (`vl`, `vl.exe`), as a path, a quoted path,
+/// or after PowerShell's call operator `&` (see [`crate::platform::shell_program`]).
+pub fn is_vl_program(program: &str) -> bool {
+    let program = program.trim();
+    let program = program.strip_prefix("& ").unwrap_or(program).trim().trim_matches(|c| c == '\'' || c == '"');
+    let program = program.replace('\\', "/");
+    let name = std::path::Path::new(&program).file_name().map(|n| n.to_string_lossy().to_ascii_lowercase());
+    matches!(name.as_deref(), Some("vl" | "vl.exe"))
 }
 
 /// The SessionStart hook's one-line `systemMessage` when questions are due, or `None` (nothing

@@ -1,16 +1,20 @@
 //! The `command` provider: runs a shell command line as the model (SPEC §6.5).
 //!
-//! Protocol: `sh -c <command line>`; stdin gets the system text, a blank line, then the prompt
-//! (just the prompt when the system text is empty); stdout is the answer. The same provider runs
-//! the `claude` CLI when `auto` finds one on PATH, as `<path> -p --output-format text` (print
-//! mode reads its prompt from stdin and prints only the answer).
+//! Protocol: the command line through the system shell (`sh -c`, or `cmd /c` on Windows:
+//! [`crate::platform::shell_command`]); stdin gets the system text, a blank line, then the
+//! prompt (just the prompt when the system text is empty); stdout is the answer. The same
+//! provider runs the `claude` CLI when `auto` finds one on PATH, as the program itself with
+//! `-p --output-format text` and no shell in between (print mode reads its prompt from stdin
+//! and prints only the answer).
 //!
 //! # Failures
-//! - Timeout: the whole process group is killed (the command runs in a group of its own, so a
-//!   pipeline or a script's children die too, not just `sh`) → Transient.
+//! - Timeout: the whole tree is killed (the command runs in a process group or Job Object of
+//!   its own, [`crate::platform::spawn_tree`], so a pipeline or a script's children die too,
+//!   not just the shell) → Transient.
 //! - Non-zero exit → Transient, with the last 500 chars of stderr (the end is where the error
-//!   usually is). Exit 126/127 is `sh` saying "not executable"/"not found": Permanent, as no
-//!   retry can fix a misspelt command.
+//!   usually is). The shell's own "not executable"/"not found" (126/127 from `sh`, 9009 from
+//!   `cmd`) and a program that cannot be started: Permanent, as no retry can fix a misspelt
+//!   command.
 //! - Empty stdout with exit 0 → Permanent.
 //!
 //! # Nesting
@@ -23,8 +27,7 @@
 //! blocked in `wait()` would own the `Child` and leave no way to kill it.
 
 use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::thread;
@@ -46,28 +49,48 @@ const MAX_STDOUT_BYTES: usize = 8 * 1024 * 1024;
 const STDERR_KEEP_BYTES: usize = 16 * 1024;
 const STDERR_MESSAGE_CHARS: usize = 500;
 
-/// Runs a shell command line per completion.
+/// Runs a command per completion.
 pub struct CommandProvider {
-    command_line: String,
+    invocation: Invocation,
     /// Names the command in messages without quoting it: a command line may hold secrets.
     label: &'static str,
+}
+
+/// What is run per completion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Invocation {
+    /// A command line for the system shell (the user's `VIBELEARN_LLM_COMMAND`).
+    Shell(String),
+    /// A program and its arguments, run directly (no shell parses a path with spaces).
+    Program(PathBuf, Vec<String>),
 }
 
 impl CommandProvider {
     /// The `command` provider for `VIBELEARN_LLM_COMMAND`.
     pub fn new(command_line: &str) -> Self {
-        CommandProvider { command_line: command_line.to_string(), label: "VIBELEARN_LLM_COMMAND" }
+        CommandProvider { invocation: Invocation::Shell(command_line.to_string()), label: "VIBELEARN_LLM_COMMAND" }
     }
 
     /// The `claude` CLI at `path`, in print mode.
     pub fn claude_cli(path: &Path) -> Self {
-        let quoted = format!("'{}'", path.to_string_lossy().replace('\'', r"'\''"));
-        CommandProvider { command_line: format!("{quoted} -p --output-format text"), label: "the claude CLI" }
+        let args = ["-p", "--output-format", "text"].map(String::from).to_vec();
+        CommandProvider { invocation: Invocation::Program(path.to_owned(), args), label: "the claude CLI" }
     }
 
-    /// The shell command line run per completion.
-    pub fn command_line(&self) -> &str {
-        &self.command_line
+    /// What is run per completion.
+    pub fn invocation(&self) -> &Invocation {
+        &self.invocation
+    }
+
+    fn command(&self) -> Command {
+        match &self.invocation {
+            Invocation::Shell(line) => crate::platform::shell_command(line),
+            Invocation::Program(program, args) => {
+                let mut command = Command::new(program);
+                command.args(args);
+                command
+            }
+        }
     }
 }
 
@@ -79,16 +102,11 @@ impl Provider for CommandProvider {
     fn complete(&self, request: &LlmRequest, timeout: Duration) -> Result<String, LlmError> {
         let deadline = Instant::now() + timeout;
         let label = self.label;
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(&self.command_line)
-            .env(CHILD_MARKER_ENV, "1")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .map_err(|e| LlmError::Permanent(format!("command: could not start sh for {label}: {e}")))?;
+        let mut command = self.command();
+        command.env(CHILD_MARKER_ENV, "1").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut tree = crate::platform::spawn_tree(&mut command)
+            .map_err(|e| LlmError::Permanent(format!("command: could not start {label}: {e}")))?;
+        let child = &mut tree.child;
 
         let input = match request.system.is_empty() {
             true => request.prompt.clone(),
@@ -107,13 +125,13 @@ impl Provider for CommandProvider {
                 timeout.as_secs_f64()
             ))
         };
-        let Some(status) = wait_until(&mut child, deadline) else {
-            kill_group(&mut child);
+        let Some(status) = wait_until(child, deadline) else {
+            tree.kill_tree();
             return Err(timed_out());
         };
         // The shell has exited, but a background child may still hold the pipes open.
         let (Some(stdout), Some(stderr)) = (collect(stdout, deadline), collect(stderr, deadline)) else {
-            kill_group(&mut child);
+            tree.kill_tree();
             return Err(timed_out());
         };
         interpret(label, status, &stdout, &stderr)
@@ -131,8 +149,8 @@ fn interpret(label: &str, status: ExitStatus, stdout: &[u8], stderr: &[u8]) -> R
             }
             Ok(text)
         }
-        Some(code @ (126 | 127)) => {
-            Err(LlmError::Permanent(format!("command: sh could not find or run {label} (exit {code}){tail}")))
+        Some(code) if crate::platform::shell_could_not_run(code) => {
+            Err(LlmError::Permanent(format!("command: the shell could not find or run {label} (exit {code}){tail}")))
         }
         Some(code) => Err(LlmError::transient(format!("command: {label} exited with {code}{tail}"))),
         None => Err(LlmError::transient(format!("command: {label} was killed by a signal{tail}"))),
@@ -165,21 +183,6 @@ fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
         }
         thread::sleep(POLL_INTERVAL.min(deadline - now));
     }
-}
-
-/// SIGKILLs the child's process group (its pgid is its pid, from `process_group(0)`), then the
-/// child itself in case the external `kill` is missing, then reaps it. The group cannot have
-/// been reused: Linux does not recycle an id while a process group of that id has members, and
-/// with no members the kill simply fails.
-fn kill_group(child: &mut Child) {
-    let _ = Command::new("kill")
-        .args(["-s", "KILL", "--", &format!("-{}", child.id())])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 enum Keep {
@@ -238,8 +241,9 @@ mod tests {
     }
 
     #[test]
-    fn claude_path_is_shell_quoted() {
+    fn the_claude_cli_runs_without_a_shell() {
         let p = CommandProvider::claude_cli(Path::new("/opt/it's here/claude"));
-        assert_eq!(p.command_line(), r"'/opt/it'\''s here/claude' -p --output-format text");
+        let args = ["-p", "--output-format", "text"].map(String::from).to_vec();
+        assert_eq!(p.invocation(), &Invocation::Program(PathBuf::from("/opt/it's here/claude"), args));
     }
 }

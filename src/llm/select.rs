@@ -4,8 +4,7 @@
 //! (the provider's jobs pause until credentials appear: SPEC §5.3) or anything else (an unknown
 //! name, a missing command line). `auto` never fails: with nothing configured it is `offline`.
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::openai::is_openai_default;
 use super::{Anthropic, CommandProvider, Gemini, OpenAiCompatible, Provider};
@@ -207,13 +206,8 @@ fn need<'a>(value: &'a Option<String>, provider: &'static str, setting: &str) ->
     })
 }
 
-/// The first executable file named `name` in a `PATH`-style list. Empty entries (which POSIX
-/// reads as the current directory) are skipped: the worker's cwd is not a place to run
-/// binaries from.
+/// The first executable file named `name` in a `PATH`-style list (see
+/// [`crate::platform::find_executable`]: `;` and `PATHEXT` on Windows).
 fn find_executable(path_var: &str, name: &str) -> Option<PathBuf> {
-    path_var
-        .split(':')
-        .filter(|dir| !dir.is_empty())
-        .map(|dir| Path::new(dir).join(name))
-        .find(|candidate| candidate.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
+    crate::platform::find_executable(path_var, name)
 }

@@ -2,11 +2,20 @@
 //! "Platforms", SPEC §10). Callers never name `cfg(unix)`, `std::os::unix` or a Windows API:
 //! they call these functions, and `unix.rs` / `windows.rs` hold the two implementations.
 //!
-//! What lives here today:
+//! What lives here:
 //! - files only their owner may read: [`write_private_file`], [`check_private_file`],
-//!   [`create_private_dir`] (the user key, the admin token, `config.json`, the data dir).
+//!   [`create_private_dir`] (the user key, the admin token, `config.json`, the data dir);
+//! - the user's home: [`HOME_ENV`], [`home_dir`] (`HOME`; `USERPROFILE` on Windows);
+//! - processes: [`spawn_detached`] (a worker that outlives the hook and holds none of its
+//!   handles), [`spawn_tree`] / [`ProcessTree::kill_tree`] (a command and everything it starts,
+//!   ended together), [`shell_command`] (`sh -c` / `cmd /c`), [`request_stop`] (SIGTERM);
+//! - programs on `PATH`: [`find_executable`] (`:` or `;`, and `PATHEXT` on Windows).
+//!
+//! The single-instance lock needs nothing here: std's `File::try_lock` is `flock` on Unix and
+//! `LockFileEx` on Windows, released by the OS when the process dies (`worker::try_lock`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
 
 #[cfg(unix)]
 mod unix;
@@ -76,6 +85,100 @@ pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     }
 }
 
+/// The environment variable naming the user's home folder: `HOME`, or `USERPROFILE` on
+/// Windows (where `HOME` is usually unset, and set by Git Bash only inside its own shells).
+pub const HOME_ENV: &str = imp::HOME_ENV;
+
+/// The user's home folder from an environment lookup: [`HOME_ENV`], then (on Windows) `HOME`.
+/// `None` when neither is set or it is empty.
+pub fn home_dir(get: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    imp::HOME_FALLBACKS.iter().find_map(|name| get(name).filter(|v| !v.is_empty())).map(PathBuf::from)
+}
+
+/// Starts `command` so that it outlives this process, its terminal or console, and an IDE
+/// waiting for this process's output: its own process group (Unix), or a detached process in
+/// a new process group that inherits none of our handles (Windows, where an inherited stdout
+/// would keep the IDE's pipe open for as long as the worker lives). Set the child's stdio
+/// before calling (null or a file).
+pub fn spawn_detached(command: &mut Command) -> std::io::Result<Child> {
+    imp::spawn_detached(command)
+}
+
+/// A child started with [`spawn_tree`], and with it every process it starts.
+pub struct ProcessTree {
+    pub child: Child,
+    group: imp::Group,
+}
+
+/// Starts `command` in a group of its own (a process group on Unix, a Job Object on Windows,
+/// assigned before the child runs a single instruction), so [`ProcessTree::kill_tree`] ends a
+/// pipeline or a script's children too, not just the first process.
+pub fn spawn_tree(command: &mut Command) -> std::io::Result<ProcessTree> {
+    let (child, group) = imp::spawn_tree(command)?;
+    Ok(ProcessTree { child, group })
+}
+
+impl ProcessTree {
+    /// Kills the child and everything it started, then reaps the child.
+    pub fn kill_tree(&mut self) {
+        self.group.kill(&mut self.child);
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A command that runs `line` through the system shell: `sh -c` on Unix; on Windows
+/// `cmd.exe /d /s /c`, with the line passed verbatim (cmd has its own quoting rules, so the
+/// line is the user's, unescaped).
+pub fn shell_command(line: &str) -> Command {
+    imp::shell_command(line)
+}
+
+/// Whether a shell's exit code means "no such command" or "not executable" (126/127 from
+/// `sh`, 9009 from `cmd`): no retry can fix that.
+pub fn shell_could_not_run(code: i32) -> bool {
+    imp::SHELL_NOT_FOUND.contains(&code)
+}
+
+/// A program's path as the first word of a command line that the shells an IDE may run hooks
+/// through all read the same way (SPEC §10). Unix: as it is, single-quoted for `sh` when it
+/// holds anything but safe characters. Windows (bash from Git, PowerShell, cmd): forward
+/// slashes, which all three accept, and when the path has a space PowerShell's call operator
+/// (`& 'C:/Users/Ann Lee/…/vl.exe'`), the form Claude Code and Cursor use there without Git
+/// Bash.
+pub fn shell_program(path: &Path) -> String {
+    imp::shell_program(&path.to_string_lossy())
+}
+
+/// Asks a child to stop gracefully (SIGTERM). Windows has no such signal for a process
+/// without a console: `Unsupported` there, and the caller uses the worker's admin route.
+pub fn request_stop(child: &Child) -> std::io::Result<()> {
+    imp::request_stop(child)
+}
+
+/// The first runnable file named `name` in a `PATH`-style list (`:`-separated, or `;` on
+/// Windows, where each `PATHEXT` extension is tried too: `claude.exe`, `claude.cmd`). Empty
+/// entries, which some shells read as the current directory, are skipped: the worker's cwd is
+/// not a place to run programs from.
+pub fn find_executable(path_var: &str, name: &str) -> Option<PathBuf> {
+    let pathext = std::env::var("PATHEXT").ok();
+    std::env::split_paths(path_var)
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .flat_map(|dir| imp::executable_names(name, pathext.as_deref()).into_iter().map(move |n| dir.join(n)))
+        .find(|candidate| candidate.metadata().is_ok_and(|m| imp::is_executable(&m)))
+}
+
+/// The variables a child process needs to work at all when its environment is otherwise
+/// cleared (`env_clear`): `PATH`, and on Windows the system folder (without `SYSTEMROOT`,
+/// Winsock cannot start), the temp folder and the shell.
+pub const ESSENTIAL_ENV: &[&str] = imp::ESSENTIAL_ENV;
+
+/// Marks a file runnable (mode 0755) or not (0644), for tests that put a program on `PATH`.
+/// On Windows the extension decides (`PATHEXT`), so this does nothing there.
+pub fn set_executable(path: &Path, executable: bool) -> std::io::Result<()> {
+    imp::set_executable(path, executable)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +216,86 @@ mod tests {
         create_private_dir(&data).unwrap();
         assert_eq!(std::fs::metadata(&data).unwrap().permissions().mode() & 0o777, 0o700);
         create_private_dir(&data).unwrap();
+    }
+
+    /// A shell line that never ends by itself, and one that prints `hello` and its marker
+    /// variable, in this OS's shell.
+    #[cfg(unix)]
+    const HANG: &str = "sleep 30";
+    #[cfg(windows)]
+    const HANG: &str = "for /l %i in (0,0,1) do rem";
+    #[cfg(unix)]
+    const ECHO: &str = "echo hello $VL_MARK";
+    #[cfg(windows)]
+    const ECHO: &str = "echo hello %VL_MARK%";
+
+    #[test]
+    fn the_shell_runs_a_line_and_reports_a_missing_command() {
+        let out = shell_command(ECHO).env("VL_MARK", "there").output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "hello there");
+        let missing = shell_command("vl-no-such-command-anywhere").output().unwrap();
+        let code = missing.status.code().unwrap();
+        assert!(shell_could_not_run(code), "exit {code}");
+    }
+
+    #[test]
+    fn kill_tree_ends_a_hung_command_at_once() {
+        let mut command = shell_command(HANG);
+        command.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null());
+        let mut tree = spawn_tree(&mut command).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(tree.child.try_wait().unwrap().is_none(), "still running before the kill");
+        let started = std::time::Instant::now();
+        tree.kill_tree();
+        assert!(tree.child.try_wait().unwrap().is_some(), "reaped");
+        assert!(started.elapsed() < std::time::Duration::from_secs(2), "took {:?}", started.elapsed());
+    }
+
+    #[test]
+    fn a_spawned_tree_runs_to_its_end_with_its_stdio() {
+        let mut command = shell_command(ECHO);
+        command.env("VL_MARK", "tree").stdout(std::process::Stdio::piped());
+        let tree = spawn_tree(&mut command).unwrap();
+        let out = tree.child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "hello tree");
+    }
+
+    #[test]
+    fn find_executable_splits_path_and_tries_pathext() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = if cfg!(windows) { "claude.cmd" } else { "claude" };
+        let program = dir.path().join(name);
+        std::fs::write(&program, "").unwrap();
+        set_executable(&program, true).unwrap();
+        let path_var = std::env::join_paths([Path::new("/nonexistent-vl-dir"), Path::new(""), dir.path()]).unwrap();
+        let found = find_executable(path_var.to_str().unwrap(), "claude").expect("found on the third entry");
+        assert_eq!(found.file_name().unwrap().to_string_lossy().to_lowercase(), name);
+        assert_eq!(find_executable(path_var.to_str().unwrap(), "vl-not-there"), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_without_the_execute_bit_is_not_a_program() {
+        let dir = tempfile::tempdir().unwrap();
+        let program = dir.path().join("claude");
+        std::fs::write(&program, "").unwrap();
+        set_executable(&program, false).unwrap();
+        assert_eq!(find_executable(dir.path().to_str().unwrap(), "claude"), None);
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn pathext_names_come_in_order_and_a_full_name_is_kept() {
+        assert_eq!(imp::executable_names("claude", Some(".EXE;.CMD")), ["claude.exe", "claude.cmd"]);
+        assert_eq!(imp::executable_names("claude.CMD", Some(".EXE;.CMD")), ["claude.CMD"]);
+        assert_eq!(imp::executable_names("claude", None).len(), 4);
+    }
+
+    #[test]
+    fn home_comes_from_the_os_variable() {
+        let env = |name: &str| (name == HOME_ENV).then(|| "/the/home".to_owned());
+        assert_eq!(home_dir(env), Some(PathBuf::from("/the/home")));
+        assert_eq!(home_dir(|_| Some(String::new())), None);
     }
 }

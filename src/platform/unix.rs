@@ -25,3 +25,75 @@ pub fn check_private_file(path: &Path, meta: &std::fs::Metadata) -> Result<(), P
 pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::DirBuilder::new().mode(0o700).create(dir)
 }
+
+// --- home -------------------------------------------------------------------------------
+
+pub const HOME_ENV: &str = "HOME";
+pub const HOME_FALLBACKS: &[&str] = &["HOME"];
+pub const ESSENTIAL_ENV: &[&str] = &["PATH"];
+
+// --- processes ----------------------------------------------------------------------------
+
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command};
+
+pub fn spawn_detached(command: &mut Command) -> std::io::Result<Child> {
+    // A group of its own: the terminal's Ctrl-C and a hangup of the IDE's group pass it by.
+    // std opens every descriptor close-on-exec, so the child holds only the stdio it is given.
+    command.process_group(0).spawn()
+}
+
+/// The child's process group (its pgid is its pid, from `process_group(0)`).
+pub struct Group;
+
+pub fn spawn_tree(command: &mut Command) -> std::io::Result<(Child, Group)> {
+    Ok((command.process_group(0).spawn()?, Group))
+}
+
+impl Group {
+    /// SIGKILLs the whole group. The group id cannot have been reused: Linux and macOS do not
+    /// recycle an id while a process group of that id has members (the unreaped child is one),
+    /// and with no members the kill simply fails.
+    pub fn kill(&mut self, child: &mut Child) {
+        if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+            // SAFETY: kill(2) takes plain integers and touches no memory of ours.
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+        }
+    }
+}
+
+pub fn shell_command(line: &str) -> Command {
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(line);
+    command
+}
+
+pub fn shell_program(raw: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "/._-+@%:,=".contains(c);
+    if !raw.is_empty() && raw.chars().all(safe) { raw.to_owned() } else { format!("'{}'", raw.replace('\'', r"'\''")) }
+}
+
+pub const SHELL_NOT_FOUND: &[i32] = &[126, 127];
+
+pub fn request_stop(child: &Child) -> std::io::Result<()> {
+    let pid = libc::pid_t::try_from(child.id()).map_err(std::io::Error::other)?;
+    // SAFETY: as above.
+    match unsafe { libc::kill(pid, libc::SIGTERM) } {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
+// --- PATH ---------------------------------------------------------------------------------
+
+pub fn executable_names(name: &str, _pathext: Option<&str>) -> Vec<String> {
+    vec![name.to_owned()]
+}
+
+pub fn is_executable(meta: &std::fs::Metadata) -> bool {
+    meta.is_file() && meta.permissions().mode() & 0o111 != 0
+}
+
+pub fn set_executable(path: &Path, executable: bool) -> std::io::Result<()> {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(if executable { 0o755 } else { 0o644 }))
+}

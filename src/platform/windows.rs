@@ -19,3 +19,210 @@ pub fn check_private_file(path: &Path, meta: &std::fs::Metadata) -> Result<(), P
 pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir(dir)
 }
+
+// --- home -------------------------------------------------------------------------------
+
+pub const HOME_ENV: &str = "USERPROFILE";
+/// `HOME` second: Git Bash and MSYS set it for their own shells, and a user may too.
+pub const HOME_FALLBACKS: &[&str] = &["USERPROFILE", "HOME"];
+pub const ESSENTIAL_ENV: &[&str] = &["PATH", "PATHEXT", "SYSTEMROOT", "WINDIR", "TEMP", "TMP", "COMSPEC"];
+
+// --- processes ----------------------------------------------------------------------------
+
+use std::os::windows::io::AsRawHandle;
+use std::os::windows::process::CommandExt;
+use std::process::{Child, Command};
+
+use windows_sys::Win32::Foundation::{
+    CloseHandle, HANDLE, HANDLE_FLAG_INHERIT, INVALID_HANDLE_VALUE, SetHandleInformation,
+};
+use windows_sys::Win32::System::Console::{GetStdHandle, STD_ERROR_HANDLE, STD_INPUT_HANDLE, STD_OUTPUT_HANDLE};
+use windows_sys::Win32::System::Diagnostics::ToolHelp::{
+    CreateToolhelp32Snapshot, TH32CS_SNAPTHREAD, THREADENTRY32, Thread32First, Thread32Next,
+};
+use windows_sys::Win32::System::JobObjects::{
+    AssignProcessToJobObject, CreateJobObjectW, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
+    JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JobObjectExtendedLimitInformation, SetInformationJobObject,
+    TerminateJobObject,
+};
+use windows_sys::Win32::System::Threading::{
+    CREATE_BREAKAWAY_FROM_JOB, CREATE_NEW_PROCESS_GROUP, CREATE_NO_WINDOW, CREATE_SUSPENDED, DETACHED_PROCESS,
+    OpenThread, ResumeThread, THREAD_SUSPEND_RESUME,
+};
+
+/// `ERROR_ACCESS_DENIED`: what CreateProcess says when our job forbids breaking away.
+const ERROR_ACCESS_DENIED: i32 = 5;
+
+pub fn spawn_detached(command: &mut Command) -> std::io::Result<Child> {
+    // std creates every child with handle inheritance on, and our stdin/stdout/stderr came
+    // from the IDE as inheritable handles: a worker holding the IDE's stdout pipe keeps the
+    // IDE waiting for the hook's output until the worker exits. Our own use of them is
+    // unaffected; files std opens are never inheritable, and the child's stdio is passed
+    // explicitly.
+    for which in [STD_INPUT_HANDLE, STD_OUTPUT_HANDLE, STD_ERROR_HANDLE] {
+        // SAFETY: GetStdHandle returns a handle value or null/invalid; SetHandleInformation on
+        // either of those fails harmlessly.
+        unsafe {
+            let handle = GetStdHandle(which);
+            if !handle.is_null() && handle != INVALID_HANDLE_VALUE {
+                SetHandleInformation(handle, HANDLE_FLAG_INHERIT, 0);
+            }
+        }
+    }
+    // No console (DETACHED_PROCESS), so closing the IDE's console or a Ctrl-C there passes it
+    // by; out of the IDE's Job Object where that job allows it, else inside it.
+    let flags = DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP;
+    match command.creation_flags(flags | CREATE_BREAKAWAY_FROM_JOB).spawn() {
+        Err(e) if e.raw_os_error() == Some(ERROR_ACCESS_DENIED) => command.creation_flags(flags).spawn(),
+        other => other,
+    }
+}
+
+/// The Job Object holding the child and everything it starts. Closing it kills what is left
+/// in it (`KILL_ON_JOB_CLOSE`), so a worker that dies takes the command's tree with it.
+pub struct Group {
+    job: HANDLE,
+}
+
+// SAFETY: a job handle is a kernel object reference, usable from any thread.
+unsafe impl Send for Group {}
+unsafe impl Sync for Group {}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        // SAFETY: `job` is a handle this struct owns, closed once.
+        unsafe { CloseHandle(self.job) };
+    }
+}
+
+impl Group {
+    pub fn kill(&mut self, _child: &mut Child) {
+        // SAFETY: `job` is a valid job handle owned by this struct.
+        unsafe { TerminateJobObject(self.job, 1) };
+    }
+}
+
+pub fn spawn_tree(command: &mut Command) -> std::io::Result<(Child, Group)> {
+    let group = new_job()?;
+    // Suspended until it is in the job, so not even its first grandchild can escape; no
+    // console window of its own when the worker (detached) has none.
+    let mut child = command.creation_flags(CREATE_SUSPENDED | CREATE_NO_WINDOW).spawn()?;
+    let started = (|| {
+        // SAFETY: both handles are valid: the job is ours, the process handle is the Child's.
+        if unsafe { AssignProcessToJobObject(group.job, child.as_raw_handle() as HANDLE) } == 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        resume_threads(child.id())
+    })();
+    if let Err(e) = started {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(e);
+    }
+    Ok((child, group))
+}
+
+fn new_job() -> std::io::Result<Group> {
+    // SAFETY: null attributes and name are allowed; the handle is checked before use.
+    let job = unsafe { CreateJobObjectW(std::ptr::null(), std::ptr::null()) };
+    if job.is_null() {
+        return Err(std::io::Error::last_os_error());
+    }
+    let group = Group { job };
+    let mut limits = JOBOBJECT_EXTENDED_LIMIT_INFORMATION::default();
+    limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+    // SAFETY: `limits` is the structure this information class names, with its true size.
+    let set = unsafe {
+        SetInformationJobObject(
+            group.job,
+            JobObjectExtendedLimitInformation,
+            (&raw const limits).cast(),
+            std::mem::size_of_val(&limits) as u32,
+        )
+    };
+    if set == 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(group)
+}
+
+/// Resumes every thread of process `pid` (one, for a process created suspended). std keeps
+/// the main thread's handle to itself, so the threads are found through a snapshot.
+fn resume_threads(pid: u32) -> std::io::Result<()> {
+    // SAFETY: a snapshot handle is checked, used for enumeration only, and closed below.
+    let snapshot = unsafe { CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0) };
+    if snapshot == INVALID_HANDLE_VALUE {
+        return Err(std::io::Error::last_os_error());
+    }
+    let mut entry = THREADENTRY32 { dwSize: std::mem::size_of::<THREADENTRY32>() as u32, ..Default::default() };
+    let mut resumed = 0;
+    // SAFETY: `entry` is a THREADENTRY32 with dwSize set, as Thread32First/Next require; each
+    // thread handle is checked and closed.
+    let mut more = unsafe { Thread32First(snapshot, &mut entry) } != 0;
+    while more {
+        if entry.th32OwnerProcessID == pid {
+            unsafe {
+                let thread = OpenThread(THREAD_SUSPEND_RESUME, 0, entry.th32ThreadID);
+                if !thread.is_null() {
+                    if ResumeThread(thread) != u32::MAX {
+                        resumed += 1;
+                    }
+                    CloseHandle(thread);
+                }
+            }
+        }
+        more = unsafe { Thread32Next(snapshot, &mut entry) } != 0;
+    }
+    // SAFETY: the snapshot handle is ours, closed once.
+    unsafe { CloseHandle(snapshot) };
+    match resumed {
+        0 => Err(std::io::Error::other(format!("could not resume process {pid} after adding it to its job"))),
+        _ => Ok(()),
+    }
+}
+
+pub fn shell_command(line: &str) -> Command {
+    let mut command = Command::new("cmd.exe");
+    // /d: no AutoRun commands from the registry; /s /c "…": run the line inside the quotes as
+    // it is, whatever quotes it holds itself.
+    command.raw_arg(format!("/d /s /c \"{line}\""));
+    command
+}
+
+pub fn shell_program(raw: &str) -> String {
+    let path = raw.replace('\\', "/");
+    let safe = |c: char| c.is_ascii_alphanumeric() || "/._-+@:,=~".contains(c);
+    if path.chars().all(safe) { path } else { format!("& '{}'", path.replace('\'', "''")) }
+}
+
+/// cmd's exit code for "is not recognized as an internal or external command".
+pub const SHELL_NOT_FOUND: &[i32] = &[9009];
+
+pub fn request_stop(_child: &Child) -> std::io::Result<()> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "Windows has no signal to ask a process without a console to stop",
+    ))
+}
+
+// --- PATH ---------------------------------------------------------------------------------
+
+/// `claude` → `claude.COM`, `claude.EXE`, … in `PATHEXT` order (its default when unset); a
+/// name that already ends in one of them is tried as it is.
+pub fn executable_names(name: &str, pathext: Option<&str>) -> Vec<String> {
+    let pathext = pathext.filter(|p| !p.trim().is_empty()).unwrap_or(".COM;.EXE;.BAT;.CMD");
+    let extensions: Vec<&str> = pathext.split(';').map(str::trim).filter(|e| e.starts_with('.')).collect();
+    let lower = name.to_ascii_lowercase();
+    if extensions.iter().any(|e| lower.ends_with(&e.to_ascii_lowercase())) {
+        return vec![name.to_owned()];
+    }
+    extensions.iter().map(|e| format!("{name}{}", e.to_ascii_lowercase())).collect()
+}
+
+pub fn is_executable(meta: &std::fs::Metadata) -> bool {
+    meta.is_file()
+}
+
+pub fn set_executable(_path: &Path, _executable: bool) -> std::io::Result<()> {
+    Ok(())
+}

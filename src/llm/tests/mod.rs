@@ -27,12 +27,11 @@ impl TempDir {
         &self.0
     }
 
-    /// Writes `name` with `mode` (e.g. 0o755 for a script).
-    pub fn file(&self, name: &str, content: &str, mode: u32) -> PathBuf {
-        use std::os::unix::fs::PermissionsExt;
+    /// Writes `name`, runnable or not (a mode on Unix; the name's extension decides on Windows).
+    pub fn file(&self, name: &str, content: &str, executable: bool) -> PathBuf {
         let path = self.0.join(name);
         std::fs::write(&path, content).expect("write file");
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+        crate::platform::set_executable(&path, executable).expect("chmod");
         path
     }
 }

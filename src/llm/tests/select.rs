@@ -58,9 +58,10 @@ fn auto_with_nothing_is_offline() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "a #!/bin/sh script as claude; PATHEXT lookup is tested in platform")]
 fn auto_falls_back_to_the_claude_cli_on_path() {
     let dir = TempDir::new();
-    dir.file("claude", "#!/bin/sh\necho \"args: $*\"\ncat\n", 0o755);
+    dir.file("claude", "#!/bin/sh\necho \"args: $*\"\ncat\n", true);
     let mut s = settings("auto");
     s.path_var = Some(format!("/nonexistent-vl-dir::{}", dir.path().display()));
     let Ok(Selected::Remote(provider)) = select(&s) else { panic!("expected the claude CLI") };
@@ -73,7 +74,7 @@ fn auto_falls_back_to_the_claude_cli_on_path() {
 #[test]
 fn a_claude_file_that_is_not_executable_is_ignored() {
     let dir = TempDir::new();
-    dir.file("claude", "not a program", 0o644);
+    dir.file("claude", "not a program", false);
     let mut s = settings("auto");
     s.path_var = Some(dir.path().display().to_string());
     assert_eq!(chosen(&s), "offline");

@@ -127,7 +127,8 @@ fn install_with_statusline_then_uninstall_gives_the_settings_back() {
     let out = run(home.path(), &["install", "claude-code", "--statusline"]);
     assert!(out.contains("installed 6 Claude Code hooks") && out.contains("previous status line is kept"), "{out}");
     let installed = read(&settings);
-    assert!(installed["statusLine"]["command"].as_str().unwrap().ends_with("vl statusline"), "{installed}");
+    let command = installed["statusLine"]["command"].as_str().unwrap();
+    assert!(command.ends_with(&format!("vl{} statusline", std::env::consts::EXE_SUFFIX)), "{installed}");
     assert_eq!(installed["hooks"]["Stop"].as_array().unwrap().len(), 2);
     // The installed status line works as Claude Code would run it.
     let command = installed["statusLine"]["command"].as_str().unwrap().to_owned();

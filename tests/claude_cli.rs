@@ -38,14 +38,14 @@ fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn skip(reason: &str) {
+pub fn skip(reason: &str) {
     // Straight to the process's stderr: libtest captures `eprintln!` of a passing test.
     let _ = writeln!(std::io::stderr(), "SKIPPED real Claude Code CLI test: {reason}");
 }
 
 /// The CLI, installed with `npm ci` from the lock file when it is not there yet; `Err` says
 /// why it cannot run here.
-fn real_claude() -> Result<PathBuf, String> {
+pub fn real_claude() -> Result<PathBuf, String> {
     static INSTALL: Mutex<()> = Mutex::new(());
     let _one_at_a_time = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
     let dir = manifest_dir().join("tests/claude-code");
@@ -148,7 +148,7 @@ fn prompt() -> String {
 }
 
 /// Runs the scripted session through `claude -p`; returns its JSON result.
-fn run_session(bin: &Path, home: &Path, port: u16, project: &Path) -> (Value, FakeMessages) {
+pub fn run_session(bin: &Path, home: &Path, port: u16, project: &Path) -> (Value, FakeMessages) {
     std::fs::create_dir_all(project.join("src")).unwrap();
     std::fs::write(project.join("package.json"), r#"{"devDependencies":{"typescript":"5.6.0"}}"#).unwrap();
     let api = FakeMessages::start(session_turns(project));
@@ -164,7 +164,7 @@ fn run_session(bin: &Path, home: &Path, port: u16, project: &Path) -> (Value, Fa
 }
 
 /// Waits for the session's pipeline to finish; checks what arrived and what was stored.
-fn check_recorded(home: &Path, port: u16, session: &str, project: &Path) {
+pub fn check_recorded(home: &Path, port: u16, session: &str, project: &Path) {
     let http = Http::new(port).with_token(home);
     let pipeline = |http: &Http| http.get(&format!("/api/vibelearn/sessions/{session}/pipeline")).unwrap().1;
     wait_for("the session's pipeline to finish", Duration::from_secs(30), || {
@@ -245,7 +245,7 @@ fn check_recorded(home: &Path, port: u16, session: &str, project: &Path) {
 }
 
 /// Only the Messages API was called, and for the session's four turns only.
-fn check_offline(api: &FakeMessages) {
+pub fn check_offline(api: &FakeMessages) {
     let requests = api.requests();
     let calls: Vec<String> = requests.iter().map(|r| format!("{} {}", r.method, r.path)).collect();
     assert!(calls.iter().all(|c| c.starts_with("POST /v1/messages")), "{calls:?}");

@@ -14,6 +14,7 @@ mod grounding;
 mod hooks;
 mod http_raw;
 mod jobs_cli;
+mod npm_package;
 mod pipeline;
 mod queue;
 mod queue_deps;

@@ -5,11 +5,12 @@
 #   vibelearn-<platform>-<arch>-<version>.tgz  @vibelearn/<platform>-<arch>: the binary, with
 #                                           "os" and "cpu" so npm installs only the matching one
 #
-# Usage: scripts/npm-pack.sh [PLATFORM-ARCH=BINARY ...]
+# Usage: scripts/npm-pack.sh [PLATFORM-ARCH=BINARY ... | --from DIR]
 #   With no arguments, builds and packs what this machine can build: linux-x64 (cargo, profile
 #   $PROFILE, default dist) and win32-x64 (Debian's toolchain, as scripts/windows-check.sh).
 #   With arguments, packs the given binaries as they are (the release workflow passes the ones
-#   each OS built; the tests pass their own debug build).
+#   each OS built; the tests pass their own debug build). --from DIR packs DIR/<platform-arch>/vl
+#   (or vl.exe) for each folder there (what scripts/release-build.sh leaves with NPM_KEY set).
 # Packs with `npm pack` when npm is there; never publishes (the release workflow does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +34,13 @@ if (($# == 0)); then
             --bin vl --quiet
     )
     BINARIES[win32-x64]=$ROOT/target/windows/x86_64-pc-windows-gnu/$PROFILE/vl.exe
+elif [ "$1" = --from ]; then
+    for dir in "${2:?--from needs a folder}"/*/; do
+        key=$(basename "$dir")
+        for exe in vl vl.exe; do
+            [ -f "$dir$exe" ] && BINARIES[$key]=$(cd "$dir" && pwd)/$exe
+        done
+    done
 else
     for pair in "$@"; do
         BINARIES[${pair%%=*}]=${pair#*=}

@@ -27,6 +27,9 @@ if [ "${DRY_RUN:-}" = 1 ]; then
     npm_flags+=(--dry-run)
     echo "== release-publish (dry run): gh release create $tag ${archives[*]} dist/SHA256SUMS"
 else
+    # npm's own default registry; the token comes from the workflow's secret.
+    registry=$(npm config get registry)
+    npm config set "//${registry#*://}:_authToken" "${NODE_AUTH_TOKEN:?NODE_AUTH_TOKEN is needed to publish}"
     gh release create "$tag" --title "VibeLearn $version" --generate-notes "${archives[@]}" dist/SHA256SUMS
 fi
 for package in "${packages[@]}" "$launcher"; do

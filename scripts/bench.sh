@@ -46,12 +46,12 @@ for run in $(seq "$RUNS"); do
         sleep 0.5
         record "rss_idle_$sync" "{\"kb\": $(rss_kb)}"
         for c in 1 16 64; do
-            $L http "$WPORT" "$c" 200 >/dev/null 2>&1   # warm the connections' first-use costs
-            record "http_${sync}_$c" "$($L http "$WPORT" "$c" 6000 2>/dev/null)"
+            VIBELEARN_DATA_DIR="$WDIR" $L http "$WPORT" "$c" 200 >/dev/null 2>&1   # warm the connections' first-use costs
+            record "http_${sync}_$c" "$(VIBELEARN_DATA_DIR="$WDIR" $L http "$WPORT" "$c" 6000 2>/dev/null)"
         done
         record "rss_load_$sync" "{\"kb\": $(rss_kb)}"
         if [ "$sync" = FULL ]; then
-            record pipeline "$($L pipeline "$WPORT" 200)"
+            record pipeline "$(VIBELEARN_DATA_DIR="$WDIR" $L pipeline "$WPORT" 200)"
             record hook_up "$(VIBELEARN_DATA_DIR="$WDIR" $L hook 200 "$WPORT")"
         fi
         stop_worker

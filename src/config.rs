@@ -39,7 +39,14 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ("VIBELEARN_SESSION_START_MESSAGE", "true"),
     ("VIBELEARN_SYNC_SNIPPETS", "true"),
     ("VIBELEARN_API_URL", "https://vibelearn.dev"),
+    // Keyless session events from the original plugin's hook client (SPEC §4). Off: with it on,
+    // any process on this machine can add prompts and observations to your sessions (it still
+    // cannot read anything back, and the worker opens no file for such an event).
+    (ACCEPT_UNKEYED_EVENTS, "false"),
 ];
+
+/// The setting that lets keyless session events in (see [`DEFAULTS`]).
+pub const ACCEPT_UNKEYED_EVENTS: &str = "VIBELEARN_ACCEPT_UNKEYED_EVENTS";
 
 /// Keys read from the environment or settings but never written to the settings file.
 pub const SECRET_KEYS: &[&str] = &["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"];
@@ -233,7 +240,7 @@ impl Config {
         }
         let defaults: BTreeMap<&str, &str> = DEFAULTS.iter().copied().collect();
         if let Ok(text) = serde_json::to_string_pretty(&defaults) {
-            let _ = std::fs::create_dir_all(&self.data_dir);
+            let _ = crate::platform::create_private_dir(&self.data_dir);
             let _ = std::fs::write(path, text + "\n");
         }
     }

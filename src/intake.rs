@@ -11,7 +11,7 @@ use crate::jobs::{
     ingest::{EventKind, InvalidEvent, optional_str, required_str},
 };
 use crate::policy::exclude::is_excluded;
-use crate::policy::privacy::{is_entirely_private, strip_private_json};
+use crate::policy::privacy::{is_entirely_private, redact_secrets_json, strip_private_json};
 use crate::queue::{NewJob, Queue, QueueError, UniqueScope};
 
 /// The settings intake needs, taken from the resolved config once.
@@ -24,6 +24,8 @@ pub struct IntakeSettings {
     pub private_dir: PathBuf,
     /// Whether a session's analysis ends with the sync step (`VIBELEARN_AUTO_SYNC`).
     pub auto_sync: bool,
+    /// Secrets masked out of every event (the user key, the admin token, API keys).
+    pub secrets: Vec<String>,
 }
 
 impl IntakeSettings {
@@ -34,8 +36,22 @@ impl IntakeSettings {
             home: config.home.as_ref().map(|h| h.to_string_lossy().into_owned()),
             private_dir: config.data_dir.join("private"),
             auto_sync: config.flag("VIBELEARN_AUTO_SYNC"),
+            secrets: secrets_of(config),
         }
     }
+}
+
+/// The API keys of the settings, and the user key and admin token when their files exist and
+/// are private (a loose one is refused by the worker, which says so).
+fn secrets_of(config: &crate::config::Config) -> Vec<String> {
+    let mut secrets = config.secrets();
+    for name in [crate::worker::USER_KEY_FILE, crate::worker::ADMIN_TOKEN_FILE] {
+        if let Ok(Some(secret)) = crate::platform::read_private_file(&config.data_dir.join(name)) {
+            secrets.push(secret.trim().to_owned());
+        }
+    }
+    secrets.retain(|s| !s.is_empty());
+    secrets
 }
 
 /// The answer to a submission (SPEC Appendix A.3).
@@ -140,6 +156,7 @@ pub fn submit_event(
     let prompt_is_private =
         kind == EventKind::Init && body.get("prompt").and_then(Value::as_str).is_some_and(is_entirely_private);
     strip_private_json(&mut body);
+    redact_secrets_json(&mut body, &settings.secrets);
     let session_id = required_str(&body, "contentSessionId")?.to_owned();
     match kind {
         EventKind::Observation => {
@@ -178,9 +195,6 @@ pub fn submit_event(
         }
         EventKind::Complete => {}
     }
-    if matches!(kind, EventKind::Observation | EventKind::FileEdit) {
-        read_edited_file(&mut body);
-    }
     if let Some(object) = body.as_object_mut() {
         object.insert("event".into(), json!(kind.as_str()));
     }
@@ -210,48 +224,6 @@ pub fn submit_event(
         EventKind::Observation | EventKind::FileEdit => {}
     }
     Ok(reply)
-}
-
-/// An edit that carries only a fragment (Edit/MultiEdit/NotebookEdit without the file, a
-/// file-edit with only `edits`, the original client's `content` = its `new_string`, marked
-/// `tool_type: "file_edit"`) gets the whole file when it exists on this machine: read now,
-/// right after the edit, as the hook would have ([`crate::capture`]). What stays a fragment is
-/// rebuilt or marked at ingest.
-fn read_edited_file(body: &mut Value) {
-    if body.get("file_content").is_some_and(|c| !c.is_null())
-        || body.get("outcome").and_then(Value::as_str) == Some("failed")
-    {
-        return;
-    }
-    let input = body.get("tool_input").cloned().unwrap_or(Value::Null);
-    let tool = body.get("tool_name").and_then(Value::as_str);
-    let whole_content_given = match tool {
-        Some("Write") => true,
-        Some(tool) if crate::capture::FRAGMENT_TOOLS.contains(&tool) => false,
-        // The file-edit route's `content` is the whole file, unless the original client's
-        // marker says it is its new_string.
-        _ => {
-            body.get("content").is_some_and(|c| !c.is_null())
-                && body.get("tool_type").and_then(Value::as_str) != Some("file_edit")
-        }
-    };
-    let is_edit = tool.is_none_or(|t| crate::capture::FRAGMENT_TOOLS.contains(&t))
-        || body.get("tool_type").and_then(Value::as_str) == Some("file_edit");
-    if whole_content_given || !is_edit {
-        return;
-    }
-    let path = ["file_path", "notebook_path"]
-        .iter()
-        .find_map(|k| input.get(*k).or_else(|| body.get(*k)).and_then(Value::as_str))
-        .map(str::to_owned);
-    let cwd = body.get("cwd").and_then(Value::as_str).map(str::to_owned);
-    let local = path.and_then(|p| crate::capture::local_path(&p, cwd.as_deref()));
-    if let Some((text, cut)) = local.and_then(|p| crate::capture::read_captured(&p)) {
-        body["file_content"] = json!(text);
-        if cut {
-            body["truncated"] = json!(true);
-        }
-    }
 }
 
 /// The session's row id and prompt count for an init reply. When the event was stored inline
@@ -288,18 +260,24 @@ fn finalize(queue: &Queue, settings: &IntakeSettings, session_id: &str) {
         if kind == jobs::SYNC && !settings.auto_sync {
             continue;
         }
-        if let Err(e) = submit_analysis(queue, kind, json!({ "contentSessionId": session_id })) {
+        if let Err(e) = submit_analysis(queue, settings, kind, json!({ "contentSessionId": session_id })) {
             log::warn!(target: "intake", "could not queue {kind} at the end of the session: {e}");
         }
     }
 }
 
 /// Enqueues one analysis step for a session (SPEC §4.3).
-pub fn submit_analysis(queue: &Queue, kind: &str, mut body: Value) -> Result<Reply, IntakeError> {
+pub fn submit_analysis(
+    queue: &Queue,
+    settings: &IntakeSettings,
+    kind: &str,
+    mut body: Value,
+) -> Result<Reply, IntakeError> {
     if !body.is_object() {
         return Err(IntakeError::Invalid("the body must be a JSON object".into()));
     }
     strip_private_json(&mut body);
+    redact_secrets_json(&mut body, &settings.secrets);
     let session_id = required_str(&body, "contentSessionId")?.to_owned();
     let mut payload = json!({ "contentSessionId": session_id });
     if kind == jobs::ANALYZE_CONCEPTS

@@ -22,5 +22,6 @@ fn main() -> ExitCode {
         Command::Install { target } => vibelearn::cli::install::run(target, &config),
         Command::Uninstall { target } => vibelearn::cli::install::run_uninstall(target, &config),
         Command::Statusline => vibelearn::cli::statusline::run(&config),
+        Command::Dashboard => vibelearn::cli::dashboard::run(&config),
     }
 }

@@ -49,7 +49,7 @@ pub fn spawn_detached(config: &Config) -> Result<(), String> {
 pub fn spawn_vl_detached(config: &Config, args: &[&str]) -> Result<(), String> {
     use std::os::unix::process::CommandExt;
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the vl executable: {e}"))?;
-    let _ = std::fs::create_dir_all(config.logs_dir());
+    let _ = crate::platform::create_private_dir(&config.logs_dir());
     let stderr = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

@@ -15,7 +15,6 @@
 //!
 //! Skips (saying why, on stderr) only when npm is missing or the package cannot be installed.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::Mutex;
@@ -38,9 +37,9 @@ fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Says why the test did not run; under `CI=true` that fails it.
 fn skip(reason: &str) {
-    // Straight to the process's stderr: libtest captures `eprintln!` of a passing test.
-    let _ = writeln!(std::io::stderr(), "SKIPPED real Claude Code CLI test: {reason}");
+    crate::util::skip_unless_ci("real Claude Code CLI test", reason);
 }
 
 /// The CLI, installed with `npm ci` from the lock file when it is not there yet; `Err` says

@@ -320,7 +320,14 @@ fn the_resume_route_needs_the_admin_token_and_a_string_provider() {
     let worker = WorkerProcess::start(dir.path());
     let anonymous = Http::new(worker.port);
     let (status, body) = anonymous.post("/api/jobs/resume", &json!({})).unwrap();
-    assert_eq!((status, body["error"].as_str()), (403, Some("forbidden")), "{body}");
+    assert_eq!((status, body["error"].as_str()), (401, Some("unauthorized")), "{body}");
+    let user = Http::new(worker.port).with_key(dir.path());
+    let (status, body) = user.post("/api/jobs/resume", &json!({})).unwrap();
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (403, Some("forbidden")),
+        "the user key is not the admin token: {body}"
+    );
     let http = worker.http();
     let (status, body) = http.post("/api/jobs/resume", &json!({ "provider": 7 })).unwrap();
     assert_eq!(status, 400, "{body}");

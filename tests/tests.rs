@@ -20,6 +20,7 @@ mod queue_deps;
 mod queue_stats;
 mod quiz;
 mod recovery;
+mod security;
 mod statusline;
 mod util;
 mod worker;

@@ -91,6 +91,11 @@ pub enum Command {
                             it up): reads the status JSON on stdin, prints one line, always exits 0.\n\n\
                             Example:\n  echo '{\"cwd\":\"'$PWD'\"}' | vl statusline")]
     Statusline,
+    /// Open the worker's dashboard in your browser (starting the worker if needed).
+    #[command(after_help = "The page needs your key (<data>/worker.key); this command hands it to the page in the \
+                            URL fragment, which no request or log carries. Without a desktop browser, open the \
+                            printed address and paste the key into the page.\n\nExample:\n  vl dashboard")]
+    Dashboard,
 }
 
 #[derive(Debug, Subcommand)]

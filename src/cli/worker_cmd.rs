@@ -33,7 +33,7 @@ pub fn run(action: WorkerAction, config: Config) -> ExitCode {
 }
 
 fn stop(config: &Config) -> ExitCode {
-    let client = WorkerClient::new(config, Duration::from_secs(2));
+    let client = WorkerClient::admin(config, Duration::from_secs(2));
     match client.post("/api/admin/shutdown", &json!({})) {
         Ok(response) if response.status == 202 => {
             let deadline = Instant::now() + Duration::from_secs(15);

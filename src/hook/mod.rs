@@ -174,7 +174,7 @@ fn observation_body(
         body["edits"] = input.edits.clone();
         body["tool_use_id"] = json!(input.tool_use_id);
         // The whole file right after the edit; without it intake or ingest rebuild it.
-        if let Some((text, cut)) = local_file(&file_path, input) {
+        if let Some((text, cut)) = local_file(&file_path, input, config) {
             body["file_content"] = json!(text);
             truncated |= cut;
         }
@@ -197,7 +197,7 @@ fn observation_body(
                     .get("file_path")
                     .or_else(|| input.tool_input.get("notebook_path"))
                     .and_then(Value::as_str);
-                if let Some((text, cut)) = path.and_then(|p| local_file(p, input)) {
+                if let Some((text, cut)) = path.and_then(|p| local_file(p, input, config)) {
                     body["file_content"] = json!(text);
                     truncated |= cut;
                 }
@@ -228,9 +228,17 @@ fn observation_body(
     Some(body)
 }
 
-/// The edited file read from this machine, relative paths against the event's cwd.
-fn local_file(path: &str, input: &HookInput) -> Option<(String, bool)> {
-    crate::capture::local_path(path, input.cwd.as_deref()).and_then(|p| crate::capture::read_captured(&p))
+/// The edited file read from this machine, relative paths against the event's cwd. Never a file
+/// of VibeLearn's data dir (the key, the admin token, `config.json`'s account key, the
+/// database): an edit there is recorded as its fragment only.
+fn local_file(path: &str, input: &HookInput, config: &Config) -> Option<(String, bool)> {
+    let path = crate::capture::local_path(path, input.cwd.as_deref())?;
+    let resolved = path.canonicalize().ok()?;
+    if config.data_dir.canonicalize().is_ok_and(|data| resolved.starts_with(data)) {
+        log::info!(target: "hook", "an edit inside the data dir; its file is not captured");
+        return None;
+    }
+    crate::capture::read_captured(&resolved)
 }
 
 /// Cuts every string longer than 10 KiB; says whether any was cut.

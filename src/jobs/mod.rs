@@ -169,7 +169,14 @@ pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::R
     });
     let provider: concepts::ProviderChoice = std::sync::Arc::new(choice);
     registry.register(INGEST, spec_of(INGEST), ingest::IngestHandler);
-    registry.register(ANALYZE_STACK, spec_of(ANALYZE_STACK), stack::StackHandler { queue: queue.clone() });
+    registry.register(
+        ANALYZE_STACK,
+        spec_of(ANALYZE_STACK),
+        stack::StackHandler {
+            queue: queue.clone(),
+            read_manifests_from_disk: !config.flag(crate::config::ACCEPT_UNKEYED_EVENTS),
+        },
+    );
     registry.register(ANALYZE_STATIC, spec_of(ANALYZE_STATIC), static_patterns::StaticHandler { queue: queue.clone() });
     registry.register(
         ANALYZE_CONCEPTS,

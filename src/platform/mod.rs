@@ -4,7 +4,8 @@
 //!
 //! What lives here today:
 //! - files only their owner may read: [`write_private_file`], [`check_private_file`],
-//!   [`create_private_dir`] (the user key, the admin token, `config.json`, the data dir).
+//!   [`create_private_dir`] (the user key, the admin token, `config.json`, the data dir);
+//! - [`open_in_browser`]: the desktop's own way to open a URL (`vl dashboard`).
 
 use std::path::Path;
 
@@ -60,20 +61,29 @@ pub fn check_private_file(path: &Path, meta: &std::fs::Metadata) -> Result<(), P
     imp::check_private_file(path, meta)
 }
 
-/// Creates `dir` (and its parents) if missing; the directory itself is made owner-only
-/// (0700 on Unix) when this call creates it. An existing directory keeps its mode: it may be
-/// a folder the user chose (`VIBELEARN_DATA_DIR`), and the key files inside are private anyway.
+/// Creates `dir` and any missing parents, each owner-only (0700 on Unix) as it is created.
+/// An existing directory keeps its mode: it may be a folder the user chose
+/// (`VIBELEARN_DATA_DIR`), and the key files inside are owner-only anyway.
 pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     if dir.is_dir() {
         return Ok(());
     }
-    if let Some(parent) = dir.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    match imp::create_private_dir(dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
-        other => other,
-    }
+    imp::create_private_dir_all(dir)
+}
+
+/// Opens `url` in the user's browser with the desktop's opener (`xdg-open`, `open`, or the
+/// Windows URL handler), which takes the URL as one argument, never through a shell.
+pub fn open_in_browser(url: &str) -> std::io::Result<()> {
+    let (program, args) = imp::URL_OPENER;
+    let status = std::process::Command::new(program)
+        .args(args)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot run {program}: {e}")))?;
+    if status.success() { Ok(()) } else { Err(std::io::Error::other(format!("{program} failed ({status})"))) }
 }
 
 #[cfg(test)]

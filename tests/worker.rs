@@ -484,3 +484,18 @@ fn a_session_id_with_an_encoded_slash_stays_one_path_segment() {
     assert_eq!(status, 200, "{summary}");
     assert_eq!(http.get("/api/vibelearn/sessions/team%2Fa%20b/pipeline").unwrap().0, 200);
 }
+
+#[test]
+fn a_plus_in_a_path_is_a_plus_and_in_a_query_a_space() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let (status, reply) = http.post("/api/vibelearn/analyze/stack", &json!({"contentSessionId": "a+b"})).unwrap();
+    assert_eq!(status, 202, "{reply}");
+    let (_, pipeline) = http.get("/api/vibelearn/sessions/a+b/pipeline").unwrap();
+    assert_eq!(pipeline["steps"][0]["job_id"], reply["jobId"], "the session a+b, not \"a b\": {pipeline}");
+    let (_, listed) = http.get("/api/jobs?session=a%2Bb").unwrap();
+    assert_eq!(listed["jobs"].as_array().map(Vec::len), Some(1), "{listed}");
+    let (_, spaced) = http.get("/api/jobs?session=a+b").unwrap();
+    assert_eq!(spaced["jobs"].as_array().map(Vec::len), Some(0), "a query's + is a space: {spaced}");
+}

@@ -136,7 +136,7 @@ pub struct ApiRequest<'a> {
 /// A request path's non-empty segments, each percent-decoded after splitting, so an id holding
 /// an encoded `/` (`%2F`) stays one segment.
 fn segments(path: &str) -> Vec<String> {
-    path.split('/').filter(|s| !s.is_empty()).map(wire::percent_decode).collect()
+    path.split('/').filter(|s| !s.is_empty()).map(wire::decode_path_segment).collect()
 }
 
 impl ApiRequest<'_> {

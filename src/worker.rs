@@ -196,8 +196,8 @@ impl Worker {
             .start_runner(RunnerConfig { threads: config.runner_threads(), ..RunnerConfig::default() }, registry)?;
         *ctx.runner.lock().unwrap_or_else(|p| p.into_inner()) = Some(runner.probe());
         let retention = Retention {
-            succeeded_ms: config.retention_succeeded().as_millis() as i64,
-            dead_ms: config.retention_dead().as_millis() as i64,
+            succeeded_ms: crate::clock::millis(config.retention_succeeded()),
+            dead_ms: crate::clock::millis(config.retention_dead()),
         };
         let maintainer =
             Maintainer::spawn(MaintainerConfig { retention, ..MaintainerConfig::default() }, queue.writer().clone())

@@ -499,3 +499,28 @@ fn a_plus_in_a_path_is_a_plus_and_in_a_query_a_space() {
     let (_, spaced) = http.get("/api/jobs?session=a+b").unwrap();
     assert_eq!(spaced["jobs"].as_array().map(Vec::len), Some(0), "a query's + is a space: {spaced}");
 }
+
+#[test]
+fn absurd_numbers_in_the_settings_are_clamped_and_said_not_a_panic() {
+    let dir = TempDir::new();
+    let env = [
+        ("VIBELEARN_TIMEOUT_ANALYZE_CONCEPTS_SECS", "1e20"),
+        ("VIBELEARN_RETENTION_DEAD_DAYS", "1e20"),
+        ("VIBELEARN_LLM_TIMEOUT_SECS", "-3"),
+    ];
+    let worker = WorkerProcess::start_with(dir.path(), crate::util::free_port(), &env);
+    let http = worker.http();
+    // Prune with the clamped retention keeps a fresh dead job (a wrapped one deleted them all).
+    let (_, health) = http.get("/api/health").unwrap();
+    let warning = health["settings_warning"].as_str().unwrap_or_default();
+    assert!(
+        warning.contains("VIBELEARN_TIMEOUT_ANALYZE_CONCEPTS_SECS=1e20") && warning.contains("using 86400"),
+        "{health}"
+    );
+    let output = crate::util::vl(dir.path(), worker.port).envs(env).args(["worker", "status"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("warning:") && stdout.contains("RETENTION_DEAD_DAYS=1e20"), "{stdout}");
+    let log = std::fs::read_to_string(dir.path().join("logs/vibelearn.log")).unwrap();
+    assert!(log.contains("LLM_TIMEOUT_SECS=-3"), "the log says so too");
+    assert_eq!(http.post("/api/jobs/prune", &json!({})).unwrap().0, 200);
+}

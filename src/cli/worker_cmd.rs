@@ -56,10 +56,13 @@ fn stop(config: &Config) -> ExitCode {
 
 fn status(config: &Config) -> ExitCode {
     let client = WorkerClient::new(config, Duration::from_secs(2));
-    if let Some(warning) = &config.settings_warning {
+    let health = client.get("/api/health");
+    // The worker's own warning when it answers (its environment may differ from this shell's).
+    let worker_warning = health.as_ref().ok().and_then(|r| r.body["settings_warning"].as_str().map(str::to_owned));
+    if let Some(warning) = worker_warning.as_ref().or(config.settings_warning.as_ref()) {
         println!("warning: {warning}");
     }
-    match client.get("/api/health") {
+    match health {
         Ok(response) => {
             let h = &response.body;
             println!("worker: running ({})", h["status"].as_str().unwrap_or("unknown"));

@@ -119,8 +119,8 @@ fn cancel(ctx: &AppContext, id: JobId) -> Result<Response, ApiError> {
 
 fn prune(ctx: &AppContext) -> Result<Response, ApiError> {
     let retention = Retention {
-        succeeded_ms: ctx.config.retention_succeeded().as_millis() as i64,
-        dead_ms: ctx.config.retention_dead().as_millis() as i64,
+        succeeded_ms: crate::clock::millis(ctx.config.retention_succeeded()),
+        dead_ms: crate::clock::millis(ctx.config.retention_dead()),
     };
     let pruned = ctx.queue.prune(retention)?;
     Ok(json_response(200, &json!({ "pruned": pruned })))

@@ -63,7 +63,7 @@ done
 echo "grounding" >&2
 $L grounding tests/fixtures/sessions/*.json > "$OUT/grounding.json"
 
-python3 - "$OUT/results" "$OUT/grounding.json" <<'PY' | tee docs/PERFORMANCE.md
+python3 - "$OUT/results" "$OUT/grounding.json" <<'PY' > "$OUT/generated.md"
 import json, os, platform, statistics, subprocess, sys
 rows = {}
 for line in open(sys.argv[1]):
@@ -115,3 +115,18 @@ for s in json.load(open(sys.argv[2]))["sessions"]:
     share = f"{s['share'] * 100:.0f} %" if s["share"] is not None else "—"
     print(f"| {s['session']} | {s['questions']} | {s['grounded']} | {share} | {k['quote']} / {k['blank']} / {k['mutation']} | {s['types']} | ≥ 90 %, ≥ 5 types |")
 PY
+
+# docs/PERFORMANCE.md: the tables above replace everything before the marker line; the prose
+# after it (how these are measured, what they depend on) is kept.
+python3 - "$OUT/generated.md" docs/PERFORMANCE.md <<'PY'
+import sys
+marker = "<!-- Everything above is written by scripts/bench.sh; what follows is kept. -->"
+generated = open(sys.argv[1], encoding="utf-8").read().rstrip("\n")
+try:
+    old = open(sys.argv[2], encoding="utf-8").read()
+except FileNotFoundError:
+    old = ""
+kept = old.split(marker, 1)[1] if marker in old else ""
+open(sys.argv[2], "w", encoding="utf-8").write(f"{generated}\n\n{marker}\n{kept.lstrip(chr(10))}")
+PY
+cat "$OUT/generated.md"

@@ -5,8 +5,8 @@
 //! the file, an 11-character fragment would replace the whole earlier Write of that file in
 //! everything the analysis and the LLM see. So, in this order:
 //! 1. the file as it is on this machine right after the edit ([`read_captured`]: size-capped,
-//!    privacy-stripped, cut to 10 KiB) — the hook does this, and intake does it for clients
-//!    that did not;
+//!    privacy-stripped, cut to 10 KiB) — the hook does this, running as the user; the worker
+//!    never opens a path a request names (SPEC §4);
 //! 2. else the session's last captured version of that file with the edits applied
 //!    ([`apply_edits`], at ingest, where the session's earlier observations are);
 //! 3. else the fragment, stored marked as one (`observations.fragment`), which the analysis

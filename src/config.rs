@@ -43,6 +43,9 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     // any process on this machine can add prompts and observations to your sessions (it still
     // cannot read anything back, and the worker opens no file for such an event).
     (ACCEPT_UNKEYED_EVENTS, "false"),
+    // The worker's LLM tokens a day (input and output, all providers); 0 = no budget. When
+    // spent, the provider pauses until the next day (UTC) or `vl jobs resume` (SPEC §6.5).
+    ("VIBELEARN_LLM_DAILY_TOKENS", "200000"),
 ];
 
 /// The setting that lets keyless session events in (see [`DEFAULTS`]).
@@ -225,6 +228,11 @@ impl Config {
         Duration::from_secs(self.number("VIBELEARN_RETENTION_DEAD_DAYS", 30u64).saturating_mul(86_400))
     }
 
+    /// `VIBELEARN_LLM_DAILY_TOKENS`: 0 means no budget.
+    pub fn llm_daily_tokens(&self) -> u64 {
+        self.number("VIBELEARN_LLM_DAILY_TOKENS", 200_000u64)
+    }
+
     pub fn skip_tools(&self) -> Vec<String> {
         split_list(self.get("VIBELEARN_SKIP_TOOLS"))
     }
@@ -264,6 +272,7 @@ const NUMERIC: &[(&str, f64, f64, bool)] = &[
     // Ten years either way: long enough for anyone, short enough for any arithmetic.
     ("VIBELEARN_RETENTION_SUCCEEDED_HOURS", 0.0, 87_600.0, true),
     ("VIBELEARN_RETENTION_DEAD_DAYS", 0.0, 3_650.0, true),
+    ("VIBELEARN_LLM_DAILY_TOKENS", 0.0, 1e12, true),
 ];
 
 /// The range of every `VIBELEARN_TIMEOUT_<KIND>_SECS`: a second to a day.

@@ -179,6 +179,8 @@ impl Worker {
             admin_token,
             user_key,
             accept_unkeyed_events: config.flag(crate::config::ACCEPT_UNKEYED_EVENTS),
+            provider: crate::jobs::describe_provider(&crate::llm::select(&crate::jobs::provider_settings(&config))),
+            daily_tokens: config.llm_daily_tokens(),
             started: Instant::now(),
             ready: AtomicBool::new(false),
             runner: Mutex::new(None),

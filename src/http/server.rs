@@ -54,6 +54,10 @@ pub struct AppContext {
     pub admin_token: String,
     /// `VIBELEARN_ACCEPT_UNKEYED_EVENTS`: session events without a key are let in (never reads).
     pub accept_unkeyed_events: bool,
+    /// The LLM provider the worker's jobs use, described once at start (`/api/health`).
+    pub provider: String,
+    /// `VIBELEARN_LLM_DAILY_TOKENS` (0: none).
+    pub daily_tokens: u64,
     pub started: Instant,
     /// Set once the runner is up and migrations ran; read by `/api/readiness`.
     pub ready: AtomicBool,

@@ -25,6 +25,8 @@ pub struct ConceptsHandler {
     pub queue: Queue,
     pub provider: ProviderChoice,
     pub llm_timeout: Duration,
+    /// The daily token budget, checked before each call; each call's tokens are counted.
+    pub budget: super::llm_usage::Budget,
 }
 
 /// Stable id of a session's concept.
@@ -94,7 +96,13 @@ impl Handler for ConceptsHandler {
                     let answer = parse_concepts_json(text).map_err(|e| e.to_string())?;
                     validate_concepts(answer, &citable).map_err(|e| e.to_string())
                 };
-                match llm_call::ask_with_repair(provider.as_ref(), &request, self.llm_timeout, cancel, accept) {
+                match llm_call::ask_with_repair(
+                    provider.as_ref(),
+                    &request,
+                    (self.llm_timeout, &self.budget),
+                    cancel,
+                    accept,
+                ) {
                     Ok(validated) => validated,
                     Err(outcome) => return outcome,
                 }

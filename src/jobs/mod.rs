@@ -9,6 +9,7 @@
 pub mod concepts;
 pub mod ingest;
 pub mod llm_call;
+pub mod llm_usage;
 pub mod prompts;
 pub mod question_checks;
 pub mod quiz;
@@ -158,8 +159,13 @@ pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::R
     if let Some(gate) = llm_gate {
         // Read once: the provider is built once, at worker start, so new credentials take a
         // restart, which compares this against the version the gate paused under.
+        // The day is part of the version, so a pause for the spent daily budget lifts the next
+        // day (a refused key then gets one more try a day: one refused call, no tokens).
         let version = credentials_fingerprint(&settings.credentials_text());
-        registry.gate(gate, &[ANALYZE_CONCEPTS, ANALYZE_QUIZ], move || version.clone());
+        let clock = queue.clone();
+        registry.gate(gate, &[ANALYZE_CONCEPTS, ANALYZE_QUIZ], move || {
+            format!("{version}:{}", crate::reads::day_of(clock.now()))
+        });
     }
     let data_dir = config.data_dir.clone();
     let api_url = config.get("VIBELEARN_API_URL").to_owned();
@@ -168,6 +174,7 @@ pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::R
         credentials_fingerprint(&format!("{api_url}\n{}", sync::api_key(&data_dir).unwrap_or_default()))
     });
     let provider: concepts::ProviderChoice = std::sync::Arc::new(choice);
+    let budget = llm_usage::Budget { queue: queue.clone(), daily_tokens: config.llm_daily_tokens() };
     registry.register(INGEST, spec_of(INGEST), ingest::IngestHandler);
     registry.register(
         ANALYZE_STACK,
@@ -185,12 +192,13 @@ pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::R
             queue: queue.clone(),
             provider: provider.clone(),
             llm_timeout: config.llm_timeout(),
+            budget: budget.clone(),
         },
     );
     registry.register(
         ANALYZE_QUIZ,
         spec_of(ANALYZE_QUIZ),
-        quiz::QuizHandler { queue: queue.clone(), provider, llm_timeout: config.llm_timeout() },
+        quiz::QuizHandler { queue: queue.clone(), provider, llm_timeout: config.llm_timeout(), budget },
     );
     registry.register(
         SYNC,
@@ -203,6 +211,19 @@ pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::R
         },
     );
     registry
+}
+
+/// The provider a choice makes, for people: its name and model (`anthropic claude-sonnet-4-5`,
+/// `the claude CLI (its own default model)`, `offline (no LLM, free)`), or what to fix.
+pub fn describe_provider(choice: &Result<crate::llm::Selected, crate::llm::SelectError>) -> String {
+    match choice {
+        Ok(crate::llm::Selected::Offline) => "offline (no LLM, free)".to_owned(),
+        Ok(crate::llm::Selected::Remote(provider)) => match provider.model() {
+            "" => format!("{} ({})", provider.name(), provider.description()),
+            model => format!("{} {model}", provider.name()),
+        },
+        Err(problem) => format!("misconfigured — {problem}"),
+    }
 }
 
 /// The provider settings from the resolved configuration.
@@ -241,11 +262,16 @@ pub fn notices_of(gates: &[crate::queue::Gate]) -> Vec<String> {
         .iter()
         .filter(|gate| gate.state == crate::queue::GateState::Paused)
         .map(|gate| {
+            let reason = gate.reason.as_deref().unwrap_or("refused");
+            let when = if reason.contains(llm_usage::BUDGET_REASON_PREFIX) {
+                "tomorrow (UTC)"
+            } else {
+                "when its credentials change"
+            };
             format!(
-                "{} paused: {} — {} job{} held; they resume when its credentials change, or with \
-                 `vl jobs resume --provider {}`",
+                "{} paused: {} — {} job{} held; they resume {when}, or with `vl jobs resume --provider {}`",
                 gate.name,
-                gate.reason.as_deref().unwrap_or("refused"),
+                reason,
                 gate.held,
                 if gate.held == 1 { "" } else { "s" },
                 gate.name

@@ -27,6 +27,8 @@ pub struct QuizHandler {
     pub queue: Queue,
     pub provider: ProviderChoice,
     pub llm_timeout: Duration,
+    /// The daily token budget, checked before each call; each call's tokens are counted.
+    pub budget: super::llm_usage::Budget,
 }
 
 /// A concept of the session that needs a question: its row id, content and target level.
@@ -149,7 +151,13 @@ impl Handler for QuizHandler {
                 let request = prompts::questions_request(&pairs, &sources);
                 let judge = RepairJudge::new(&question_targets, &sources);
                 let accept = |text: &str| judge.judge(text);
-                match llm_call::ask_with_repair(provider.as_ref(), &request, self.llm_timeout, cancel, accept) {
+                match llm_call::ask_with_repair(
+                    provider.as_ref(),
+                    &request,
+                    (self.llm_timeout, &self.budget),
+                    cancel,
+                    accept,
+                ) {
                     Ok(checked) => {
                         let result = checked.result(selected.name(), Some(&judge));
                         (checked, result)

@@ -62,7 +62,7 @@ impl CommandProvider {
     /// The `claude` CLI at `path`, in print mode.
     pub fn claude_cli(path: &Path) -> Self {
         let quoted = format!("'{}'", path.to_string_lossy().replace('\'', r"'\''"));
-        CommandProvider { command_line: format!("{quoted} -p --output-format text"), label: "the claude CLI" }
+        CommandProvider { command_line: format!("{quoted} -p --output-format text"), label: CLAUDE_CLI }
     }
 
     /// The shell command line run per completion.
@@ -71,9 +71,19 @@ impl CommandProvider {
     }
 }
 
+/// The label of the `claude` CLI as the provider.
+const CLAUDE_CLI: &str = "the claude CLI";
+
 impl Provider for CommandProvider {
     fn name(&self) -> &'static str {
         "command"
+    }
+
+    fn description(&self) -> String {
+        match self.label {
+            CLAUDE_CLI => format!("{CLAUDE_CLI}, its own default model, on your Claude login"),
+            label => label.to_owned(),
+        }
     }
 
     fn complete(&self, request: &LlmRequest, timeout: Duration) -> Result<String, LlmError> {

@@ -224,6 +224,12 @@ fn health(ctx: &AppContext, detailed: bool) -> Response {
         "problems": problems,
     });
     if detailed {
+        let usage = ctx.queue.read().ok().and_then(|c| crate::jobs::llm_usage::today(&c, ctx.queue.now()).ok());
+        let usage = usage.unwrap_or_default();
+        body["llm"] = json!({
+            "description": ctx.provider, "calls_today": usage.calls, "tokens_today": usage.tokens,
+            "daily_tokens": ctx.daily_tokens,
+        });
         body["paused"] = json!(paused);
         body["settings_warning"] = json!(ctx.config.settings_warning);
         body["notices"] = json!(crate::jobs::notices_of(&paused));

@@ -524,3 +524,20 @@ fn absurd_numbers_in_the_settings_are_clamped_and_said_not_a_panic() {
     assert!(log.contains("LLM_TIMEOUT_SECS=-3"), "the log says so too");
     assert_eq!(http.post("/api/jobs/prune", &json!({})).unwrap().0, 200);
 }
+
+#[test]
+fn worker_start_says_to_a_person_whether_it_started_one_or_found_one() {
+    let dir = TempDir::new();
+    let port = crate::util::free_port();
+    let first = crate::util::vl(dir.path(), port).args(["worker", "start"]).output().unwrap();
+    let first_out = String::from_utf8_lossy(&first.stdout);
+    assert!(first.status.success(), "{first_out}");
+    let url = format!("http://127.0.0.1:{port}");
+    assert!(first_out.starts_with("started a worker (pid ") && first_out.trim_end().ends_with(&url), "{first_out}");
+    let second = crate::util::vl(dir.path(), port).args(["worker", "start"]).output().unwrap();
+    let second_out = String::from_utf8_lossy(&second.stdout);
+    assert!(second_out.starts_with("a worker is already running (pid "), "{second_out}");
+    assert!(!first_out.contains('{') && !second_out.contains('{'), "no hook JSON for a person");
+    let stop = crate::util::vl(dir.path(), port).args(["worker", "stop"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&stop.stdout).contains("worker stopped"));
+}

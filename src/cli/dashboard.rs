@@ -10,9 +10,8 @@ use crate::config::Config;
 
 pub fn run(config: &Config) -> ExitCode {
     let started = crate::worker_spawn::start(config);
-    if started["status"] != "ready" {
-        let why = started["message"].as_str().unwrap_or("the worker did not start");
-        eprintln!("vl dashboard: {why}");
+    if !started.is_ready() {
+        eprintln!("vl dashboard: {}", started.describe(&config.worker_url()));
         return ExitCode::FAILURE;
     }
     let key_path = config.data_dir.join(crate::worker::USER_KEY_FILE);

@@ -24,8 +24,9 @@ pub fn run(action: WorkerAction, config: Config) -> ExitCode {
             }
         },
         WorkerAction::Start => {
-            println!("{}", crate::worker_spawn::start(&config));
-            ExitCode::SUCCESS
+            let started = crate::worker_spawn::start(&config);
+            println!("{}", started.describe(&config.worker_url()));
+            if started.is_ready() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
         }
         WorkerAction::Stop => stop(&config),
         WorkerAction::Status => status(&config),

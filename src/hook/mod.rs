@@ -53,7 +53,7 @@ pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -
     if via_claude_code && cursor::records_natively(config, &input, event) {
         log::debug!(target: "hook", "a Cursor event on the Claude Code path; Cursor's own hook records it");
         return match event {
-            HookEvent::SessionStart => crate::worker_spawn::start(config),
+            HookEvent::SessionStart => crate::worker_spawn::start(config).hook_line(),
             _ => continue_line(),
         };
     }
@@ -68,7 +68,7 @@ pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -
         };
     }
     if event == HookEvent::SessionStart {
-        let mut line = crate::worker_spawn::start(config);
+        let mut line = crate::worker_spawn::start(config).hook_line();
         // One line in the IDE when questions are due (VIBELEARN_SESSION_START_MESSAGE).
         if let Some(message) = session_start_message(config, input.cwd.as_deref()) {
             line["systemMessage"] = json!(message);

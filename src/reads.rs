@@ -216,18 +216,30 @@ pub fn sessions(conn: &Connection, limit: usize) -> rusqlite::Result<Value> {
                    AND ",
         lane_active!("j.state"),
         "), \
-           s.ended_at \
+           s.ended_at, \
+           (SELECT group_concat(j.kind, ',' ORDER BY j.id) FROM jobs j WHERE j.lane = 'session:' || s.id \
+              AND j.kind != 'ingest' AND j.state IN ('dead', 'held') \
+              AND j.id = (SELECT MAX(k.id) FROM jobs k WHERE k.lane = j.lane AND k.kind = j.kind)) \
          FROM sessions s ORDER BY s.started_at DESC, s.id LIMIT ?1"
     ))?;
     let rows = stmt
         .query_map([limit.clamp(1, 1000) as i64], |r| {
             let stored: String = r.get(3)?;
             let analyzing: bool = r.get(11)?;
+            // A step whose latest job is dead, or held behind one: the analysis stopped there,
+            // which the stored state (`observing`) would hide.
+            let stuck_on: Option<String> = r.get(13)?;
+            let state = match (analyzing, &stuck_on) {
+                (true, _) => "analyzing".to_owned(),
+                (false, Some(_)) => "stuck".to_owned(),
+                (false, None) => stored,
+            };
             Ok(json!({
                 "id": r.get::<_, String>(0)?,
                 "project": r.get::<_, String>(1)?,
                 "cwd": r.get::<_, Option<String>>(2)?,
-                "state": if analyzing { "analyzing".to_owned() } else { stored },
+                "state": state,
+                "stuck_on": stuck_on.map(|kinds| kinds.split(',').map(str::to_owned).collect::<Vec<_>>()),
                 "ended": r.get::<_, bool>(4)?,
                 "ended_at": r.get::<_, Option<i64>>(12)?,
                 "started_at": r.get::<_, i64>(5)?,

@@ -204,7 +204,7 @@ fn the_offline_pipeline_stores_stack_patterns_concepts_and_questions_then_skips_
     let per_concept = vibelearn::llm::offline::QUESTIONS_PER_CONCEPT;
     assert!((concepts.len()..=concepts.len() * per_concept).contains(&questions), "up to {per_concept} per concept");
     let (_, sessions) = http.get("/api/sessions").unwrap();
-    assert_eq!(sessions["sessions"][0]["state"], "synced");
+    assert_eq!(sessions["sessions"][0]["state"], "analyzed", "no account: analysed, not synced");
 
     // The Stop hook fires again with nothing new: every step skips, nothing is duplicated.
     request_steps(&http, session, &STEPS);

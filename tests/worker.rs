@@ -88,7 +88,7 @@ fn session_events_are_queued_ingested_and_visible() {
     // No Stop came after the observations: SessionEnd analysed the session (once).
     wait_for("the analysis queued at the session's end", Duration::from_secs(20), || {
         let (_, sessions) = http.get("/api/sessions?limit=5").unwrap();
-        sessions["sessions"][0]["state"] == "synced"
+        sessions["sessions"][0]["state"] == "analyzed"
     });
     let (_, pipeline) = http.get("/api/vibelearn/sessions/s1/pipeline").unwrap();
     let steps: Vec<&str> = pipeline["steps"].as_array().unwrap().iter().map(|s| s["state"].as_str().unwrap()).collect();

@@ -11,7 +11,7 @@ fn main() -> ExitCode {
     let config = Config::load();
     match cli.command {
         Command::Worker { action } => vibelearn::cli::worker_cmd::run(action, config),
-        Command::Demo => vibelearn::cli::demo::run(config.home.clone()),
+        Command::Demo { verbose, keep } => vibelearn::cli::demo::run(config.home.clone(), verbose, keep),
         Command::Hook { platform, event } => vibelearn::cli::hook_cmd::run(&platform, &event, config),
         Command::Quiz(args) => vibelearn::cli::quiz::run(&args, &config),
         Command::Status => vibelearn::cli::status::run_status(&config),

@@ -28,8 +28,18 @@ pub enum Command {
         action: WorkerAction,
     },
     /// Run the whole pipeline on a recorded sample session, offline, and print the result.
-    #[command(after_help = "Needs no keys and no network; uses a temporary data directory.\n\nExample:\n  vl demo")]
-    Demo,
+    #[command(
+        after_help = "Needs no keys and no network; uses a temporary data directory.\n\nExamples:\n  vl demo\n  \
+                            vl demo --verbose\n  vl demo --keep   (then quiz yourself on the demo's questions)"
+    )]
+    Demo {
+        /// Print every concept and question with its code, not only the summary.
+        #[arg(long)]
+        verbose: bool,
+        /// Keep the demo's data directory and say how to run `vl quiz` on it.
+        #[arg(long)]
+        keep: bool,
+    },
     /// IDE hook entry point: reads the event JSON on stdin, prints one JSON line, exits 0.
     #[command(after_help = "Platforms: claude-code, cursor, raw\nEvents: session-start, session-init, observation, \
                             file-edit, summarize, session-complete\n\nExample:\n  echo '{\"session_id\":\"s1\",\"prompt\":\"hi\"}' | vl hook claude-code session-init")]

@@ -340,6 +340,14 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
 
     let loaded = driver.expect("loaded");
     assert_eq!(loaded["address"], format!("http://127.0.0.1:{port}/"), "the key leaves the address bar");
+    // Learning first: what is due, the streak and mastery lead; the queue comes after.
+    let sections: Vec<&str> = loaded["sections"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert_eq!(&sections[..3], ["learning-card", "concepts-card", "activity-card"], "{sections:?}");
+    let overview = http.get("/api/vibelearn/overview").unwrap().1;
+    let learning = &loaded["learning"];
+    assert!(learning["due"].as_str().unwrap().starts_with(&format!("{} question", overview["due"])), "{learning}");
+    assert!(learning["streak"].as_str().unwrap().starts_with("streak 2 days"), "today and yesterday: {learning}");
+    assert!(learning["mastered"].as_str().unwrap().ends_with("concepts mastered"), "{learning}");
     assert_eq!(loaded["key_kept"], true, "the key is kept in the tab's sessionStorage");
     assert_counts_match(&loaded["counts"], &stats);
     assert_eq!(loaded["status"], "ok");
@@ -375,6 +383,7 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
         (Some("held"), Some("paused")),
         "{good}"
     );
+    assert_eq!(good["state"], "paused", "its sync waits on the paused upstream, not `synced`: {good}");
     let stuck = sessions.iter().find(|s| s["id"] == XSS_SESSION).unwrap();
     assert_eq!(
         (stuck["looks"]["analyze_concepts"].as_str(), stuck["looks"]["analyze_quiz"].as_str()),

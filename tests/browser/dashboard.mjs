@@ -114,8 +114,11 @@ async function main() {
       counts: await shownCounts(page),
       status: await page.textContent('#status-pill'),
       failures,
+      sections: await page.$$eval('main > section', (cards) => cards.map((c) => c.id)),
+      learning: await page.$$eval('#learning [data-fact]', (facts) => Object.fromEntries(facts.map((f) => [f.dataset.fact, f.textContent]))),
       sessions: await page.$$eval('#sessions tr[data-session]', (rows) => rows.map((r) => ({
         id: r.dataset.session,
+        state: r.querySelector('[data-session-state]')?.dataset.sessionState ?? null,
         steps: Object.fromEntries([...r.querySelectorAll('[data-step]')].map((s) => [s.dataset.step, s.dataset.state])),
         looks: Object.fromEntries([...r.querySelectorAll('[data-step]')].map((s) => [s.dataset.step, s.dataset.look])),
         grounded: r.querySelector('[data-grounded]')?.textContent ?? null,

@@ -623,7 +623,8 @@
           }));
         return el('tr', { 'data-session': s.id },
           el('td', { class: 'mono', title: s.id }, s.id.length > 18 ? `${s.id.slice(0, 16)}…` : s.id),
-          el('td', { title: s.cwd || '' }, s.project), el('td', {}, s.state, s.ended ? el('span', { class: 'muted' }, ' · ended') : null),
+          el('td', { title: s.cwd || '' }, s.project), el('td', { 'data-session-state': s.state, title: s.stuck_on ? `stopped at ${s.stuck_on.join(', ')}` : '' },
+            s.state, s.ended ? el('span', { class: 'muted' }, ' · ended') : null),
           el('td', {}, when(s.started_at)), el('td', { class: 'n' }, s.prompts), el('td', { class: 'n' }, s.observations),
           el('td', { class: 'n' }, s.concepts), el('td', { class: 'n' }, s.questions), groundedCell(s), el('td', {}, steps));
       });
@@ -655,6 +656,21 @@
       });
       const more = profile.length > CONCEPTS_SHOWN ? el('p', { class: 'muted small' }, `and ${profile.length - CONCEPTS_SHOWN} more (vl gaps)`) : null;
       $('concepts').replaceChildren(...items, ...(more ? [more] : []));
+    });
+  }
+
+  /** What the page leads with: what is due now, the streak, how many concepts are mastered. */
+  function renderLearning(data) {
+    draw('learning', data, () => {
+      const due = data.due === 1 ? '1 question due' : `${data.due} questions due`;
+      const days = (n) => (n === 1 ? '1 day' : `${n} days`);
+      $('learning').replaceChildren(
+        el('div', { class: 'fact', 'data-fact': 'due' }, el('strong', {}, due),
+          data.due > 0 ? el('span', { class: 'muted' }, ' — run vl quiz') : null),
+        el('div', { class: 'fact', 'data-fact': 'streak' }, el('strong', {}, `streak ${days(data.streak.current)}`),
+          el('span', { class: 'muted' }, ` (longest ${days(data.streak.longest)})`)),
+        el('div', { class: 'fact', 'data-fact': 'mastered' },
+          el('strong', {}, `${data.mastered} of ${data.concepts} concepts mastered`)));
     });
   }
 
@@ -707,6 +723,7 @@
 
   async function loadSections() {
     await Promise.all([
+      section('learning', 'what is due', () => api('/api/vibelearn/overview'), renderLearning),
       section('queue-table', 'the queue', () => api('/api/jobs/stats'), renderQueue),
       section('throughput-chart', 'throughput', () => api('/api/jobs/throughput?minutes=15'), renderThroughput),
       section('running', 'running jobs', () => api('/api/jobs?state=running&limit=20'), renderRunning),

@@ -51,6 +51,7 @@ pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiE
         Pipeline => read(ctx, |c| reads::pipeline(c, param(0))),
         Summary => summary(ctx, param(0)),
         Profile => read(ctx, reads::profile),
+        Overview => read(ctx, |c| reads::overview(c, ctx.queue.now())),
         Activity => {
             let days = number_param(req, "days", 30)?;
             read(ctx, |c| reads::activity(c, ctx.queue.now(), days))

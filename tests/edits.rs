@@ -7,8 +7,8 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use vibelearn::event::EventKind;
 use vibelearn::intake::{self, IntakeSettings, Reply};
-use vibelearn::jobs::ingest::EventKind;
 
 use crate::hooks::db_rows;
 use crate::util::{Http, TempDir, WorkerProcess, start_queue, wait_for};
@@ -191,4 +191,50 @@ fn an_init_waiting_in_its_lane_still_gets_its_session_row_and_prompt_number() {
     assert_eq!((first.prompt_number, second.prompt_number), (1, 2));
     assert_eq!(db_rows(dir.path(), "SELECT COUNT(*) FROM prompts")[0][0], json!(0), "nothing was stored yet");
     assert_eq!(db_rows(dir.path(), "SELECT project, cwd FROM sessions")[0], [json!("w1"), json!("/tmp/w1")]);
+}
+
+#[test]
+fn payloads_an_earlier_version_queued_still_ingest() {
+    // Jobs as the previous version enqueued them (the route's body plus `event`, extra fields
+    // and all), waiting in the queue when the worker is upgraded.
+    let dir = TempDir::new();
+    let payloads = [
+        json!({"event": "init", "contentSessionId": "old", "cwd": "/work/shop", "prompt": "add a cart",
+               "platform": "claude-code", "event_id": "e1"}),
+        json!({"event": "observation", "contentSessionId": "old", "tool_name": "Write", "tool_use_id": "w1",
+               "tool_input": {"file_path": "/work/shop/src/cart.ts", "content": CART}, "tool_response": null,
+               "truncated": false, "platform": "claude-code", "event_id": "e2", "cwd": "/work/shop"}),
+        json!({"event": "observation", "contentSessionId": "old", "tool_name": "MultiEdit", "tool_use_id": "m1",
+               "tool_input": {"file_path": "/work/shop/src/cart.ts",
+                              "edits": [{"old_string": "i.price", "new_string": "i.price * i.qty"}]},
+               "truncated": false}),
+        json!({"event": "file_edit", "contentSessionId": "old", "file_path": "/work/shop/src/cart.ts", "event_id": "c1",
+               "edits": [{"old_string": "export function", "new_string": "export default function"}]}),
+        json!({"event": "observation", "contentSessionId": "old", "tool_name": "Bash", "tool_use_id": "b1",
+               "tool_input": {"command": "npm install zod"}, "outcome": "failed", "error": "npm ERR! 404",
+               "is_interrupt": false}),
+        json!({"event": "complete", "contentSessionId": "old", "reason": "exit", "event_id": "e3"}),
+    ];
+    {
+        let (queue, thread) = start_queue(&dir);
+        for payload in payloads {
+            let job = vibelearn::queue::NewJob::new("ingest", payload, 5).lane("session:old");
+            queue.enqueue(job).unwrap();
+        }
+        thread.stop();
+    }
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    wait_for("the old jobs to be ingested", Duration::from_secs(10), || {
+        let (_, stats) = http.get("/api/jobs/stats").unwrap();
+        stats["by_kind"]["ingest"]["succeeded"] == 6
+    });
+    let rows =
+        db_rows(dir.path(), "SELECT event_key, obs_type, fragment, outcome, content FROM observations ORDER BY id");
+    let keys: Vec<&str> = rows.iter().map(|r| r[0].as_str().unwrap()).collect();
+    assert_eq!(keys, ["w1", "m1", "c1", "b1"]);
+    let rebuilt = rows[2][4].as_str().unwrap();
+    assert!(rebuilt.contains("export default function cartTotal") && rebuilt.contains("i.price * i.qty"), "{rows:?}");
+    assert_eq!((rows[3][1].clone(), rows[3][3].clone()), (json!("bash_command"), json!("failed")));
+    assert_eq!(db_rows(dir.path(), "SELECT text FROM prompts")[0][0], "add a cart");
 }

@@ -21,8 +21,8 @@ use serde_json::{Value, json};
 
 use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
+use crate::event::{EventKind, MAX_CAPTURE_BYTES, truncate_capture};
 use crate::intake::PrivateTurns;
-use crate::jobs::ingest::{EventKind, MAX_CAPTURE_BYTES, truncate_capture};
 use crate::policy::{exclude, privacy};
 use adapters::{HookEvent, HookInput, Platform};
 use transport::{Route, Transport};
@@ -90,9 +90,7 @@ pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -
         HookEvent::SessionStart => {}
         HookEvent::SessionInit => {
             let prompt = input.prompt.clone().unwrap_or_default();
-            let private = privacy::is_entirely_private(&prompt);
-            turns.set(&session_id, private);
-            if private {
+            if turns.open_turn(&session_id, &prompt) {
                 log::info!(target: "hook", "a private prompt; this turn is not recorded");
             } else {
                 let mut body = session_body(&input, &session_id, platform);
@@ -118,11 +116,7 @@ pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -
                 .clone()
                 .or_else(|| input.transcript_path.as_deref().and_then(transcript::last_assistant_message))
                 .map(|m| privacy::strip_private(&m).into_owned());
-            let mut steps: Vec<&'static str> = crate::jobs::PIPELINE.to_vec();
-            if !config.flag("VIBELEARN_AUTO_SYNC") {
-                steps.retain(|s| *s != crate::jobs::SYNC);
-            }
-            for kind in steps {
+            for kind in crate::jobs::pipeline_steps(config.flag("VIBELEARN_AUTO_SYNC")) {
                 let mut body = json!({ "contentSessionId": session_id });
                 if kind == crate::jobs::ANALYZE_CONCEPTS
                     && let Some(message) = &message

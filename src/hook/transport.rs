@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use crate::config::Config;
 use crate::db;
+use crate::event::EventKind;
 use crate::intake::{self, IntakeSettings, Reply};
-use crate::jobs::ingest::EventKind;
 use crate::queue::{Queue, QueueThread, WriterConfig};
 use crate::worker_client::WorkerClient;
 

@@ -143,6 +143,12 @@ pub fn analysis_job(kind: &str, session_id: &str, payload: serde_json::Value) ->
         .after_keys(prerequisites(kind).iter().map(|prerequisite| step_key(prerequisite, session_id)))
 }
 
+/// The analysis steps a Stop (or a SessionEnd without one) queues, in order: the pipeline,
+/// without the upload when `VIBELEARN_AUTO_SYNC` is off.
+pub fn pipeline_steps(auto_sync: bool) -> impl Iterator<Item = &'static str> {
+    PIPELINE.into_iter().filter(move |kind| auto_sync || *kind != SYNC)
+}
+
 /// The handlers of every kind, with their configured specs.
 pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::Registry {
     let mut registry = crate::queue::Registry::default();

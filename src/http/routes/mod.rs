@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 
 use super::error::{ApiError, json_response};
 use super::server::{ApiRequest, AppContext, ok};
+use crate::event::EventKind;
 use crate::intake::{self, Reply};
-use crate::jobs::ingest::EventKind;
 use crate::reads;
 
 /// Debug builds only: the setting that turns on `POST /api/debug/panic`, a route that panics,

@@ -73,6 +73,10 @@ pub struct Config {
     pub llm_child: bool,
     /// The terminal's width when the shell exports `COLUMNS`, for the CLI's tables.
     pub columns: Option<usize>,
+    /// The API keys whose value came from the environment of a process Claude Code started
+    /// (`CLAUDECODE=1`: a hook, or a worker a hook started): `auto` does not spend them
+    /// (SPEC §6.5; the README's Configuration section says so).
+    pub keys_inherited_from_claude_code: Vec<&'static str>,
 }
 
 /// A source of environment variables: `std::env::var` in production, a map in tests.
@@ -128,8 +132,10 @@ impl Config {
         };
         let mut values: BTreeMap<String, String> =
             DEFAULTS.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        let mut in_file: Vec<String> = Vec::new();
         let settings_warning = match read_settings_file(&data_dir.join("settings.json")) {
             Ok(Some(file)) => {
+                in_file = file.keys().cloned().collect();
                 values.extend(file);
                 None
             }
@@ -144,6 +150,13 @@ impl Config {
             // need not know the job kinds (they live in `jobs`, above it).
             .chain(env.keys_starting_with(TIMEOUT_PREFIX))
             .collect();
+        let under_claude_code = env.get("CLAUDECODE").is_some_and(|v| v == "1");
+        let keys_inherited_from_claude_code: Vec<&'static str> = SECRET_KEYS
+            .iter()
+            .copied()
+            .filter(|k| under_claude_code && env.get(k).is_some())
+            .filter(|k| !in_file.iter().any(|f| f == k))
+            .collect();
         for key in env_keys {
             if let Some(value) = env.get(&key) {
                 values.insert(key, value);
@@ -157,7 +170,16 @@ impl Config {
         };
         let llm_child = env.get(crate::llm::CHILD_MARKER_ENV).is_some();
         let columns = env.get("COLUMNS").and_then(|c| c.trim().parse().ok()).filter(|c: &usize| *c >= 40);
-        Config { data_dir, home, values, settings_warning, path_var: env.get("PATH"), llm_child, columns }
+        Config {
+            data_dir,
+            home,
+            values,
+            settings_warning,
+            path_var: env.get("PATH"),
+            llm_child,
+            columns,
+            keys_inherited_from_claude_code,
+        }
     }
 
     /// A setting's value after precedence ("" when unset).

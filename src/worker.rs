@@ -179,7 +179,14 @@ impl Worker {
             admin_token,
             user_key,
             accept_unkeyed_events: config.flag(crate::config::ACCEPT_UNKEYED_EVENTS),
-            provider: crate::jobs::describe_provider(&crate::llm::select(&crate::jobs::provider_settings(&config))),
+            provider: {
+                let chosen =
+                    crate::jobs::describe_provider(&crate::llm::select(&crate::jobs::provider_settings(&config)));
+                match crate::jobs::provider_note(&config) {
+                    Some(note) => format!("{chosen} ({note})"),
+                    None => chosen,
+                }
+            },
             daily_tokens: config.llm_daily_tokens(),
             started: Instant::now(),
             ready: AtomicBool::new(false),

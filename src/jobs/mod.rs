@@ -232,9 +232,29 @@ pub fn describe_provider(choice: &Result<crate::llm::Selected, crate::llm::Selec
     }
 }
 
+/// What `auto` left alone, for `vl status` and `vl install`: keys inherited from Claude Code.
+pub fn provider_note(config: &Config) -> Option<String> {
+    let auto = config.get("VIBELEARN_PROVIDER").trim().eq_ignore_ascii_case("auto");
+    let keys = &config.keys_inherited_from_claude_code;
+    (auto && !keys.is_empty()).then(|| {
+        format!(
+            "{} from Claude Code's environment is not spent by `auto`; to use it, set VIBELEARN_PROVIDER \
+             (e.g. anthropic) or put the key in settings.json",
+            keys.join(", ")
+        )
+    })
+}
+
 /// The provider settings from the resolved configuration.
 pub fn provider_settings(config: &Config) -> crate::llm::ProviderSettings {
-    let owned = |key: &str| config.optional(key).map(str::to_owned);
+    // `auto` never spends a key it only inherited from Claude Code's environment (the worker a
+    // SessionStart hook starts has Claude Code's `ANTHROPIC_API_KEY`): a named provider, or
+    // the key in settings.json, says the user meant it.
+    let auto = config.get("VIBELEARN_PROVIDER").trim().eq_ignore_ascii_case("auto");
+    let owned = |key: &str| {
+        let inherited = auto && config.keys_inherited_from_claude_code.contains(&key);
+        config.optional(key).filter(|_| !inherited).map(str::to_owned)
+    };
     crate::llm::ProviderSettings {
         provider: config.get("VIBELEARN_PROVIDER").to_owned(),
         anthropic_key: owned("ANTHROPIC_API_KEY"),
@@ -284,4 +304,39 @@ pub fn notices_of(gates: &[crate::queue::Gate]) -> Vec<String> {
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn config(pairs: &[(&str, &str)]) -> Config {
+        config_with_file(pairs, None)
+    }
+
+    fn config_with_file(pairs: &[(&str, &str)], settings: Option<&str>) -> Config {
+        let dir = tempfile::tempdir().unwrap();
+        if let Some(settings) = settings {
+            std::fs::write(dir.path().join("settings.json"), settings).unwrap();
+        }
+        let mut env: BTreeMap<String, String> = pairs.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect();
+        env.insert("VIBELEARN_DATA_DIR".into(), dir.path().to_string_lossy().into_owned());
+        Config::resolve(&env)
+    }
+
+    #[test]
+    fn auto_does_not_spend_a_key_inherited_from_claude_code() {
+        let key = ("ANTHROPIC_API_KEY", "sk-ant-from-claude-code");
+        let inherited = config(&[key, ("CLAUDECODE", "1")]);
+        assert_eq!(provider_settings(&inherited).anthropic_key, None);
+        assert!(provider_note(&inherited).unwrap().contains("ANTHROPIC_API_KEY"));
+        let named = config(&[key, ("CLAUDECODE", "1"), ("VIBELEARN_PROVIDER", "anthropic")]);
+        assert_eq!(provider_settings(&named).anthropic_key.as_deref(), Some(key.1), "named: the user meant it");
+        let shell = config(&[key]);
+        assert_eq!(provider_settings(&shell).anthropic_key.as_deref(), Some(key.1), "the user's own shell");
+        assert_eq!(provider_note(&shell), None);
+        let file = config_with_file(&[key, ("CLAUDECODE", "1")], Some(r#"{"ANTHROPIC_API_KEY": "sk-ant-in-file"}"#));
+        assert!(provider_settings(&file).anthropic_key.is_some(), "a key in settings.json is meant to be used");
+    }
 }

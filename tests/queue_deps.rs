@@ -305,6 +305,34 @@ fn pruning_a_dead_prerequisite_cancels_what_still_waits_on_it() {
 }
 
 #[test]
+fn pruning_a_dead_prerequisite_cancels_its_dependents_transitively() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let up = queue.enqueue(NewJob::new("up", json!({}), 1).lane("s")).unwrap().id;
+    let mid = queue.enqueue(NewJob::new("mid", json!({}), 1).lane("s").depends_on([up])).unwrap().id;
+    let down = queue.enqueue(NewJob::new("down", json!({}), 1).lane("s").depends_on([mid])).unwrap().id;
+    queue
+        .writer()
+        .call(false, Durability::Durable, move |conn, now| {
+            let claimed = store::claim(conn, 1, now, 60_000, None)?;
+            let dead = store::FailureDisposition::Dead;
+            let failed = vibelearn::queue::job::AttemptOutcome::Failed;
+            store::fail_attempt(conn, up, claimed[0].lease_token, failed, "x", dead, now - 10_000)?;
+            // The claim holds `mid`; `down` waits on a held job and is held in turn.
+            assert!(store::claim(conn, 1, now, 60_000, None)?.is_empty());
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!((state(&queue, mid), state(&queue, down)), (JobState::Held, JobState::Held));
+    assert_eq!(queue.prune(store::Retention { succeeded_ms: 1, dead_ms: 1 }).unwrap(), 1, "the dead job");
+    for id in [mid, down] {
+        let job = queue.get(id).unwrap().unwrap();
+        assert_eq!(job.state, JobState::Cancelled, "job {id} could never run: {job:?}");
+        assert!(job.last_error.as_deref().unwrap().contains("pruned"), "{job:?}");
+    }
+}
+
+#[test]
 fn a_paused_gate_that_no_kind_needs_any_more_resumes_at_start() {
     let dir = TempDir::new();
     let (queue, _thread) = start_queue(&dir);

@@ -156,7 +156,7 @@ pub fn promote_due_retryable(conn: &Connection, now: Millis) -> rusqlite::Result
 }
 
 /// Claims up to `max` due jobs, respecting lanes: a job is eligible only when no earlier job
-/// of its lane is active. Due means `run_at <= now`, or never delayed (`run_at = created_at`:
+/// of its lane is active and no job of its lane is running. Due means `run_at <= now`, or never delayed (`run_at = created_at`:
 /// a backward clock jump must not hold fresh work back). A job scheduled for later on purpose
 /// keeps its wall-clock time. Each claim opens an attempt row whose id becomes the lease token.
 /// `kind`, when given, restricts the claim to jobs of that kind. Candidates are taken in
@@ -326,9 +326,14 @@ fn claim_candidates(
         .query_map([], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     let mut eligible: Vec<(Millis, JobId, String)> = Vec::new();
+    // A head is not eligible while another job of its lane runs: the head is the lane's
+    // *oldest* active job, and a replayed, re-opened, resumed or released job is older than
+    // the later one that may be running (two jobs of one session must never run at once).
     let mut head_if_eligible = conn.prepare_cached(
         "SELECT run_at, kind FROM jobs WHERE id = ?1 AND state = 'available' \
-         AND (run_at <= ?2 OR run_at = created_at) AND (?3 IS NULL OR kind = ?3)",
+         AND (run_at <= ?2 OR run_at = created_at) AND (?3 IS NULL OR kind = ?3) \
+         AND NOT EXISTS (SELECT 1 FROM jobs AS r INDEXED BY jobs_lane_running \
+                         WHERE r.lane = jobs.lane AND r.state = 'running')",
     )?;
     for id in heads {
         if let Some((run_at, kind)) =
@@ -670,19 +675,26 @@ pub struct Retention {
 
 /// Deletes finished jobs past retention (attempts go with them by cascade). Returns the count.
 ///
-/// A waiting job that depends on a dead or cancelled job being pruned is cancelled first: with
-/// its prerequisite gone it could only wait forever (or run on partial input).
+/// A waiting job that depends on a dead or cancelled job being pruned is cancelled first, and
+/// so is every job waiting on it in turn: with its prerequisite gone it could only wait
+/// forever (or run on partial input).
 pub fn prune(conn: &Connection, retention: Retention, now: Millis) -> rusqlite::Result<usize> {
     let (succeeded_before, dead_before) = (now - retention.succeeded_ms, now - retention.dead_ms);
-    // One level per round (a dependent cancelled here is itself a cancelled prerequisite).
-    let mut orphans = conn.prepare_cached(
-        "UPDATE jobs SET state = 'cancelled', finished_at = ?3, gate = NULL, \
-           last_error = 'cancelled: a job it depends on failed and was pruned' \
-         WHERE state IN ('available','retryable','held') AND id IN ( \
-           SELECT d.job_id FROM jobs p JOIN job_deps d ON d.dep_id = p.id \
-           WHERE (p.state = 'cancelled' AND p.finished_at < ?1) OR (p.state = 'dead' AND p.finished_at < ?2))",
-    )?;
-    while orphans.execute(params![succeeded_before, dead_before, now])? > 0 {}
+    // The prerequisites about to go that something still waits on. Their dependents are
+    // cancelled transitively: a dependent cancelled here finishes now, so a level-by-level
+    // pass over jobs past retention would never reach the dependents of the dependents.
+    let doomed: Vec<(JobId, JobState)> = conn
+        .prepare_cached(
+            "SELECT DISTINCT p.id, p.state FROM jobs p JOIN job_deps d ON d.dep_id = p.id JOIN jobs j ON j.id = d.job_id \
+             WHERE ((p.state = 'cancelled' AND p.finished_at < ?1) OR (p.state = 'dead' AND p.finished_at < ?2)) \
+             AND (j.state = 'available' OR j.state = 'retryable' OR j.state = 'held') ORDER BY p.id",
+        )?
+        .query_map(params![succeeded_before, dead_before], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    for (id, state) in doomed {
+        let why = if state == JobState::Dead { "failed and was pruned" } else { "was cancelled and pruned" };
+        deps::cancel_dependents(conn, id, why, now)?;
+    }
     conn.prepare_cached("DELETE FROM job_finishes WHERE minute < ?1")?
         .execute([(now - FINISHES_KEPT_MS) / MINUTE_MS])?;
     conn.prepare_cached(

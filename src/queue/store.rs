@@ -50,7 +50,7 @@ pub fn enqueue(conn: &Connection, prepared: PreparedJob, now: Millis) -> rusqlit
         && deps.is_empty()
         && run_at <= now
         && !lane_busy(conn, job.lane.as_deref())?
-        && let Some(id) = run_inline(conn, &job, &payload, run, now)
+        && let Some(id) = run_inline(conn, &job, &payload, run, now)?
     {
         return Ok(Enqueued { id, deduplicated: false, ran_inline: true });
     }
@@ -107,8 +107,16 @@ fn lane_busy(conn: &Connection, lane: Option<&str>) -> rusqlite::Result<bool> {
 
 /// The inline fast path: inserts the job `succeeded` with one succeeded attempt and runs its
 /// work, all in one savepoint. Returns `None` — having changed nothing — when the work or any
-/// statement failed; the caller then enqueues the job as usual.
-fn run_inline(conn: &Connection, job: &NewJob, payload: &str, run: InlineRun, now: Millis) -> Option<JobId> {
+/// statement failed; the caller then enqueues the job as usual. An error when the failure
+/// took the whole transaction with it (SQLITE_FULL, IOERR, NOMEM): enqueuing on regardless
+/// would commit the job alone, in autocommit mode, outside the writer's batch.
+fn run_inline(
+    conn: &Connection,
+    job: &NewJob,
+    payload: &str,
+    run: InlineRun,
+    now: Millis,
+) -> rusqlite::Result<Option<JobId>> {
     let attempt = || -> Result<JobId, EffectError> {
         conn.prepare_cached(
             "INSERT INTO jobs (kind, state, lane, unique_key, payload, attempt, max_attempts, created_at, run_at, finished_at) \
@@ -128,15 +136,22 @@ fn run_inline(conn: &Connection, job: &NewJob, payload: &str, run: InlineRun, no
         .execute(params![id, now])?;
         Ok(id)
     };
-    exec_cached(conn, "SAVEPOINT inline").ok()?;
+    if exec_cached(conn, "SAVEPOINT inline").is_err() {
+        return Ok(None);
+    }
     match attempt() {
-        Ok(id) if exec_cached(conn, "RELEASE inline").is_ok() => Some(id),
+        Ok(id) if exec_cached(conn, "RELEASE inline").is_ok() => Ok(Some(id)),
         outcome => {
-            if let Err(e) = outcome {
-                log::info!(target: "queue", "a {} job could not run inline ({e}); it waits for the runner", job.kind);
-            }
+            let error = outcome.err().map(|e| e.to_string()).unwrap_or_else(|| "its savepoint could not end".into());
             let _ = conn.execute_batch("ROLLBACK TO inline; RELEASE inline");
-            None
+            if conn.is_autocommit() {
+                return Err(rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ABORT),
+                    Some(format!("the database rolled back the write while a {} job ran inline: {error}", job.kind)),
+                ));
+            }
+            log::info!(target: "queue", "a {} job could not run inline ({error}); it waits for the runner", job.kind);
+            Ok(None)
         }
     }
 }
@@ -332,7 +347,7 @@ fn claim_candidates(
     let mut head_if_eligible = conn.prepare_cached(
         "SELECT run_at, kind FROM jobs WHERE id = ?1 AND state = 'available' \
          AND (run_at <= ?2 OR run_at = created_at) AND (?3 IS NULL OR kind = ?3) \
-         AND NOT EXISTS (SELECT 1 FROM jobs AS r INDEXED BY jobs_lane_running \
+         AND NOT EXISTS (SELECT 1 FROM jobs AS r \
                          WHERE r.lane = jobs.lane AND r.state = 'running')",
     )?;
     for id in heads {

@@ -139,6 +139,53 @@ fn a_succeeded_dependent_runs_again_only_when_its_prerequisite_output_changed() 
 }
 
 #[test]
+fn a_newer_chain_supersedes_the_one_held_behind_a_dead_step_so_a_bulk_replay_runs_each_step_once() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let log: Log = Arc::default();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let mut registry = Registry::default();
+    {
+        let calls = Arc::clone(&calls);
+        registry.register(
+            "up",
+            spec(),
+            logging(&log, "up", move |_| {
+                if calls.fetch_add(1, Ordering::SeqCst) == 0 {
+                    Outcome::dead("broken")
+                } else {
+                    Outcome::done(json!({}))
+                }
+            }),
+        );
+    }
+    registry.register("down", spec(), logging(&log, "down", |_| Outcome::done(json!({}))));
+    let step = |kind: &str, n: u32, after: &[&str]| {
+        NewJob::new(kind, json!({ "n": n }), 1)
+            .lane("s")
+            .unique(format!("{kind}:s"), UniqueScope::Waiting)
+            .after_keys(after.iter().map(|k| format!("{k}:s")))
+    };
+    let _runner = queue.start_runner(threads(2), registry).unwrap();
+    // The first chain: its `up` dies, its `down` is held behind it.
+    let first = queue.enqueue_all(vec![step("up", 1, &[]), step("down", 1, &["up"])]).unwrap();
+    let (up1, down1) = (first[0].id, first[1].id);
+    wait_state(&queue, down1, JobState::Held);
+    // The next Stop builds a fresh chain, which supersedes the held one.
+    let second = queue.enqueue_all(vec![step("up", 2, &[]), step("down", 2, &["up"])]).unwrap();
+    assert!(!second[1].deduplicated);
+    wait_state(&queue, second[1].id, JobState::Succeeded);
+    let superseded = queue.get(down1).unwrap().unwrap();
+    assert_eq!(superseded.state, JobState::Cancelled, "{superseded:?}");
+    assert!(superseded.last_error.as_deref().unwrap().contains(&format!("superseded by job {}", second[1].id)));
+    // A bulk replay of the dead jobs re-runs the dead step alone, not its stale chain.
+    assert_eq!(queue.replay_matching(JobState::Dead, None, None).unwrap(), [up1]);
+    wait_state(&queue, up1, JobState::Succeeded);
+    assert_eq!(state(&queue, down1), JobState::Cancelled, "the stale chain stays cancelled");
+    assert_eq!(ran(&log), ["up:1", "up:2", "down:2", "up:1"]);
+}
+
+#[test]
 fn cancelling_a_dead_step_cancels_everything_waiting_on_it() {
     let dir = TempDir::new();
     let (queue, _thread) = start_queue(&dir);

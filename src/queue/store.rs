@@ -52,6 +52,7 @@ pub fn enqueue(conn: &Connection, prepared: PreparedJob, now: Millis) -> rusqlit
         && !lane_busy(conn, job.lane.as_deref())?
         && let Some(id) = run_inline(conn, &job, &payload, run, now)?
     {
+        supersede(conn, id, &job, now)?;
         return Ok(Enqueued { id, deduplicated: false, ran_inline: true });
     }
     conn.prepare_cached(
@@ -64,7 +65,42 @@ pub fn enqueue(conn: &Connection, prepared: PreparedJob, now: Millis) -> rusqlit
     let id = JobId(conn.last_insert_rowid());
     counts::inserted(conn, &job.kind)?;
     deps::insert(conn, id, &deps)?;
+    supersede(conn, id, &job, now)?;
     Ok(Enqueued { id, deduplicated: false, ran_inline: false })
+}
+
+/// A job just inserted under a unique key (scope [`UniqueScope::Waiting`]) supersedes the
+/// older jobs of its kind and key still waiting (available, retryable or held): it was not
+/// deduplicated onto them, so none of them depends on its newer prerequisites, and each would
+/// only do the same work again on older input. They are cancelled, saying by which job, and
+/// so are the jobs waiting on them ([`deps::cancel_dependents`]): otherwise a chain held
+/// behind a dead step stays held for the dead-job retention, and a bulk replay runs it beside
+/// the newer one, paying for every call twice. Returns the ids cancelled.
+fn supersede(conn: &Connection, id: JobId, job: &NewJob, now: Millis) -> rusqlite::Result<Vec<JobId>> {
+    let Some(key) = job.unique_key.as_deref().filter(|_| job.unique_scope == UniqueScope::Waiting) else {
+        return Ok(Vec::new());
+    };
+    let older: Vec<JobId> = conn
+        .prepare_cached(
+            "SELECT id FROM jobs WHERE unique_key = ?1 AND kind = ?2 AND id < ?3 \
+             AND (state = 'available' OR state = 'retryable' OR state = 'held') ORDER BY id",
+        )?
+        .query_map(params![key, job.kind, id], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut cancelled = Vec::new();
+    for old in older {
+        conn.prepare_cached(
+            "UPDATE jobs SET state = 'cancelled', finished_at = ?2, gate = NULL, last_error = ?3 WHERE id = ?1",
+        )?
+        .execute(params![
+            old,
+            now,
+            format!("cancelled: superseded by job {id}, a newer job with the same key")
+        ])?;
+        cancelled.push(old);
+        cancelled.extend(deps::cancel_dependents(conn, old, &format!("was superseded by job {id}"), now)?);
+    }
+    Ok(cancelled)
 }
 
 /// The job a new one with this unique key is deduplicated onto, if any (see [`enqueue`]).

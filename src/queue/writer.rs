@@ -171,14 +171,29 @@ impl WriterHandle {
         F: FnOnce(&Connection, Millis) -> Result<(), QueueError> + Send + 'static,
         G: FnOnce(QueueError) + Send + 'static,
     {
+        self.submit_then(wakes, durability, op, |outcome| {
+            if let Err(e) = outcome {
+                on_failure(e);
+            }
+        })
+    }
+
+    /// [`submit`](Self::submit), then `then` runs on the writer thread with the write's
+    /// outcome once it is known (committed, or failed and logged): keep it short.
+    pub fn submit_then<F, G>(&self, wakes: bool, durability: Durability, op: F, then: G) -> Result<(), QueueError>
+    where
+        F: FnOnce(&Connection, Millis) -> Result<(), QueueError> + Send + 'static,
+        G: FnOnce(Result<(), QueueError>) + Send + 'static,
+    {
         let work: Work = Box::new(move |conn, now| {
             let outcome = conn.and_then(|conn| op(conn, now));
             let failure = outcome.as_ref().err().cloned();
             let responder: Responder = Box::new(move |commit| {
-                if let Err(e) = commit.and(outcome) {
+                let outcome = commit.and(outcome);
+                if let Err(e) = &outcome {
                     log::warn!(target: "queue", "background write failed: {e}");
-                    on_failure(e);
                 }
+                then(outcome);
             });
             (failure, responder)
         });

@@ -313,11 +313,12 @@ fn new_credentials_resume_a_paused_gate_and_transient_failures_never_pause() {
             + ids.iter().filter(|id| state(&queue, **id) == JobState::Dead).count()
             == 2
     });
-    // A restart under the same credentials keeps the pause; new ones lift it.
+    // A restart under the same credentials keeps the pause (`start_runner` compares the
+    // versions before it returns; the watchdog's later checks are driven turn by turn in
+    // `queue::runner::tests`); new ones lift it.
     drop(runner);
     *answer.lock().unwrap() = "ok";
     let runner = queue.start_runner(threads(2), gated(&calls, &answer, &version)).unwrap();
-    std::thread::sleep(Duration::from_millis(300));
     assert_eq!(queue.gates().unwrap()[0].state, GateState::Paused);
     drop(runner);
     *version.lock().unwrap() = "key-2".to_owned();

@@ -210,3 +210,36 @@ fn a_finished_attempt_waiting_in_its_threads_batch_keeps_its_lease_until_it_is_r
     f.shared.work_tx.send(Work::Exit).expect("the thread listens");
     thread.join().expect("the job thread ends");
 }
+
+#[test]
+fn the_watchdog_keeps_a_paused_gate_under_the_same_credentials_and_resumes_it_on_new_ones() {
+    let version = Arc::new(std::sync::Mutex::new("key-1".to_owned()));
+    let mut registry = Registry::default();
+    registry.register("k", KindSpec::new(TIMEOUT, 3), |_: &_, _: &_| Outcome::done(json!({})));
+    {
+        let version = Arc::clone(&version);
+        registry.gate("remote", &["k"], move || version.lock().unwrap().clone());
+    }
+    let f = fixture_with(1, registry);
+    f.queue
+        .writer
+        .call(false, Durability::Durable, |conn, now| {
+            Ok(crate::queue::gates::pause(conn, "remote", "401", "key-1", now)?)
+        })
+        .expect("pause");
+    let state = |queue: &Queue| queue.gates().expect("gates")[0].state;
+    let mut watchdog = Watchdog::new(&f.shared, f.clock.now());
+    // Before its check is due, the watchdog does not look; at each check, the same
+    // credentials keep the pause.
+    assert!(!watchdog.run_once(&f.shared, f.clock.now()).gates_checked);
+    for _ in 0..2 {
+        f.clock.advance(super::GATE_CHECK);
+        assert!(watchdog.run_once(&f.shared, f.clock.now()).gates_checked);
+        assert_eq!(state(&f.queue), crate::queue::GateState::Paused);
+    }
+    // New credentials: the next check resumes it (unproven: one job goes first).
+    *version.lock().unwrap() = "key-2".to_owned();
+    f.clock.advance(super::GATE_CHECK);
+    assert!(watchdog.run_once(&f.shared, f.clock.now()).gates_checked);
+    assert_eq!(state(&f.queue), crate::queue::GateState::Unproven);
+}

@@ -313,10 +313,14 @@ fn run_batch(conn: &Connection, batch: Vec<Work>, now: Millis) {
         answer_unstarted(works, &error, now);
         return;
     }
+    let counting = CountCheck::start(conn);
     while let Some(work) = works.next() {
         let in_savepoint = !pending.is_empty();
-        let (failure, responder) =
-            if in_savepoint { run_in_savepoint(conn, work, now) } else { run_caught(conn, work, now) };
+        let (failure, responder) = if in_savepoint {
+            run_in_savepoint(conn, work, now, &counting)
+        } else {
+            run_caught(conn, work, now, &counting)
+        };
         let open = !conn.is_autocommit();
         match failure {
             None if open => pending.extend(responder),
@@ -396,13 +400,18 @@ fn answer_unstarted(works: impl Iterator<Item = Work>, error: &QueueError, now: 
 /// Runs one request in its own savepoint, so that its failure (or panic) undoes its work alone.
 /// (After an error that rolled the whole transaction back, the savepoint is gone with it and
 /// its `ROLLBACK TO` fails; the caller sees that the transaction is no longer open.)
-fn run_in_savepoint(conn: &Connection, work: Work, now: Millis) -> (Option<QueueError>, Option<Responder>) {
+fn run_in_savepoint(
+    conn: &Connection,
+    work: Work,
+    now: Millis,
+    counting: &CountCheck,
+) -> (Option<QueueError>, Option<Responder>) {
     if let Err(e) = exec_cached(conn, "SAVEPOINT op") {
         let error = QueueError::from(e);
         let (_, responder) = work(Err(error.clone()), now);
         return (Some(error), Some(responder));
     }
-    let (failure, responder) = run_caught(conn, work, now);
+    let (failure, responder) = run_caught(conn, work, now, counting);
     let _ = if failure.is_none() {
         exec_cached(conn, "RELEASE op")
     } else {
@@ -414,12 +423,62 @@ fn run_in_savepoint(conn: &Connection, work: Work, now: Millis) -> (Option<Queue
 /// Runs one request; its failure, and its responder unless it panicked (the reply sender went
 /// down with the panicking closure, so its caller gets `WriterGone`-style disconnection). The
 /// caller undoes what a failed or panicked request wrote.
-fn run_caught(conn: &Connection, work: Work, now: Millis) -> (Option<QueueError>, Option<Responder>) {
-    match catch_unwind(AssertUnwindSafe(|| work(Ok(conn), now))) {
+fn run_caught(
+    conn: &Connection,
+    work: Work,
+    now: Millis,
+    counting: &CountCheck,
+) -> (Option<QueueError>, Option<Responder>) {
+    let ran = || {
+        let changes = conn.total_changes();
+        let ran = work(Ok(conn), now);
+        if ran.0.is_none() && conn.total_changes() != changes {
+            counting.verify(conn);
+        }
+        ran
+    };
+    match catch_unwind(AssertUnwindSafe(ran)) {
         Ok((failure, responder)) => (failure, Some(responder)),
         Err(_) => {
             log::error!(target: "queue", "a write operation panicked; rolled back alone");
             (Some(QueueError::Rejected("a write operation panicked".into())), None)
+        }
+    }
+}
+
+/// Debug builds: the stats counters' reconciliation. The counters have two sources of truth —
+/// triggers for most moves, `queue::counts` for the hot ones (insert, claim, success) — so a
+/// new statement that makes a hot move without counting it would skew the stats silently.
+/// Here, every request that wrote something must leave `job_counts`' disagreement with the
+/// jobs ([`counts::drift`](super::counts::drift)) as it found it; one that does not panics (a
+/// broken invariant), which rolls it back alone and fails its caller, and says which counts
+/// it skewed. Release builds compile this to nothing.
+struct CountCheck {
+    #[cfg(debug_assertions)]
+    baseline: Option<std::collections::BTreeMap<(String, String), i64>>,
+}
+
+impl CountCheck {
+    /// The disagreement at the start of a transaction (none if the tables are not there).
+    fn start(_conn: &Connection) -> CountCheck {
+        CountCheck {
+            #[cfg(debug_assertions)]
+            baseline: super::counts::drift(_conn).ok(),
+        }
+    }
+
+    /// Panics if the disagreement changed. Requests that fail are rolled back, so the
+    /// baseline holds for the whole transaction.
+    fn verify(&self, _conn: &Connection) {
+        #[cfg(debug_assertions)]
+        if let (Some(baseline), Ok(now)) = (&self.baseline, super::counts::drift(_conn)) {
+            assert!(
+                &now == baseline,
+                "uncounted move: a write request changed jobs' states without counting them in job_counts \
+                 (counted minus there, per kind and state: before {baseline:?}, after {now:?}); a statement making \
+                 a move the triggers leave out (insert, available → running, running → succeeded) must count it \
+                 through queue::counts"
+            );
         }
     }
 }
@@ -527,6 +586,45 @@ mod tests {
         assert_eq!((written, failed), (vec!["a".to_owned(), "d".to_owned()], vec!["c"]));
         let (written, failed) = run_one_batch(&[("a", Fails), ("b", Panics), ("c", Fails)]);
         assert_eq!((written, failed), (Vec::<String>::new(), vec!["a", "c"]));
+    }
+
+    /// Debug builds: a request that moves a job without counting the move (here, available →
+    /// running, which no trigger counts) fails and is rolled back; the same move counted
+    /// commits.
+    #[cfg(debug_assertions)]
+    #[test]
+    fn a_request_that_makes_an_uncounted_move_fails_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_and_migrate(&dir.path().join("w.db"), Synchronous::Normal).unwrap();
+        let (writer, join) =
+            spawn(conn, Synchronous::Normal, WriterConfig::default(), crate::clock::system(), Waker::default())
+                .unwrap();
+        let job = crate::queue::NewJob::new("k", serde_json::json!({}), 3).prepare();
+        let id = writer
+            .call(true, Durability::Durable, move |conn, now| Ok(crate::queue::store::enqueue(conn, job, now)?.id));
+        let id = id.expect("a counted insert commits");
+        let state = |writer: &WriterHandle| {
+            writer
+                .call(false, Durability::Relaxed, move |conn, _| {
+                    Ok(conn.query_row("SELECT state FROM jobs WHERE id = ?1", [id], |r| r.get::<_, String>(0))?)
+                })
+                .unwrap()
+        };
+        let uncounted = writer.call(false, Durability::Relaxed, move |conn, _| {
+            conn.execute("UPDATE jobs SET state = 'running' WHERE id = ?1", [id])?;
+            Ok(())
+        });
+        assert!(uncounted.is_err(), "an uncounted move must fail its request");
+        assert_eq!(state(&writer), "available", "and be rolled back");
+        let counted = writer.call(false, Durability::Relaxed, move |conn, _| {
+            conn.execute("UPDATE jobs SET state = 'running' WHERE id = ?1", [id])?;
+            crate::queue::counts::claimed(conn, "k", 1)?;
+            Ok(())
+        });
+        assert!(counted.is_ok(), "{counted:?}");
+        assert_eq!(state(&writer), "running");
+        writer.stop();
+        join.join().unwrap();
     }
 
     #[test]

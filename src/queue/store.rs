@@ -342,6 +342,16 @@ fn claim_one(conn: &Connection, id: JobId, now: Millis, lease_ms: Millis) -> rus
     Ok(job)
 }
 
+/// A lane head (`?1`) the claim may take: available, due (`?2`), of the kind asked (`?3`),
+/// and no job of its lane running. The head is the lane's *oldest* active job, and a replayed,
+/// re-opened, resumed or released job is older than the later one that may be running (two
+/// jobs of one session must never run at once). The running check is one seek in
+/// `jobs_lane_running` (migration 0011), left to the planner rather than `INDEXED BY` so that
+/// the statement also runs on a database one migration behind.
+const HEAD_IF_ELIGIBLE: &str = "SELECT run_at, kind FROM jobs WHERE id = ?1 AND state = 'available' \
+     AND (run_at <= ?2 OR run_at = created_at) AND (?3 IS NULL OR kind = ?3) \
+     AND NOT EXISTS (SELECT 1 FROM jobs AS r WHERE r.lane = jobs.lane AND r.state = 'running')";
+
 /// The jobs [`claim`] may take, best first. Only the head of each lane (its oldest job still
 /// waiting, running or retryable) can be eligible, so lanes are walked one index seek at a
 /// time (`jobs_lane_active`) rather than testing every waiting job against its lane: a lane
@@ -377,15 +387,7 @@ fn claim_candidates(
         .query_map([], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     let mut eligible: Vec<(Millis, JobId, String)> = Vec::new();
-    // A head is not eligible while another job of its lane runs: the head is the lane's
-    // *oldest* active job, and a replayed, re-opened, resumed or released job is older than
-    // the later one that may be running (two jobs of one session must never run at once).
-    let mut head_if_eligible = conn.prepare_cached(
-        "SELECT run_at, kind FROM jobs WHERE id = ?1 AND state = 'available' \
-         AND (run_at <= ?2 OR run_at = created_at) AND (?3 IS NULL OR kind = ?3) \
-         AND NOT EXISTS (SELECT 1 FROM jobs AS r \
-                         WHERE r.lane = jobs.lane AND r.state = 'running')",
-    )?;
+    let mut head_if_eligible = conn.prepare_cached(HEAD_IF_ELIGIBLE)?;
     for id in heads {
         if let Some((run_at, kind)) =
             head_if_eligible.query_row(params![id, now, kind], |r| Ok((r.get(0)?, r.get(1)?))).optional()?
@@ -958,4 +960,23 @@ fn parse_json_column(r: &Row<'_>, index: usize) -> rusqlite::Result<serde_json::
     let text: String = r.get(index)?;
     serde_json::from_str(&text)
         .map_err(|e| rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e)))
+}
+
+#[cfg(test)]
+mod tests {
+    /// The lane check must stay one index seek: walking the lane's backlog instead would make
+    /// every claim as slow as the deepest lane.
+    #[test]
+    fn the_running_check_of_a_lane_head_uses_the_running_index() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let conn = crate::db::open_and_migrate(&dir.path().join("p.db"), crate::db::Synchronous::Normal).expect("open");
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {}", super::HEAD_IF_ELIGIBLE)).expect("plan");
+        let plan: Vec<String> = stmt
+            .query_map(rusqlite::params![1, 0, rusqlite::types::Null], |r| r.get(3))
+            .expect("plan rows")
+            .collect::<Result<_, _>>()
+            .expect("plan text");
+        assert!(plan.iter().any(|step| step.contains("INDEX jobs_lane_running (lane=?)")), "{plan:?}");
+        assert!(!plan.iter().any(|step| step.starts_with("SCAN")), "{plan:?}");
+    }
 }

@@ -733,8 +733,12 @@ fn a_job_whose_outcome_cannot_be_written_is_given_back_once_writes_work_not_a_le
     }
     let id = queue.enqueue(NewJob::new("step", json!({}), 10).lane("s")).unwrap().id;
     let _runner = queue.start_runner(runner_config(1), registry).unwrap();
-    wait_for("a first run", WAIT, || runs.load(Ordering::SeqCst) >= 1);
-    std::thread::sleep(Duration::from_millis(300));
+    // The refused completion is given back as a lost attempt once a write goes through (the
+    // give-back itself is allowed), not a lease later; then writes work again.
+    wait_for("the attempt given back", WAIT, || {
+        let attempts = queue.get(id).unwrap().unwrap().attempts.unwrap();
+        attempts.iter().any(|a| a.error.as_deref().is_some_and(|e| e.contains("could not be written")))
+    });
     allow_writes(&queue);
     // The default lease is 60 s; the job must not wait for it.
     wait_for("the job to succeed", WAIT, || state_of(&queue, id) == JobState::Succeeded);

@@ -41,6 +41,7 @@ for run in $(seq "$RUNS"); do
     record noop "$($L noop 20000 4)"
     record latency "$($L latency 300)"
     record static "$($L static 5)"
+    record stats "$($L stats 100000)"
     for sync in FULL NORMAL; do
         start_worker "$sync"
         sleep 0.5
@@ -98,6 +99,7 @@ row("worker RSS idle", f"{med('rss_idle_FULL','kb')/1024:.1f} MB", "≤ 15 MB")
 row("worker RSS after HTTP load", f"{max(med('rss_load_FULL','kb'), med('rss_load_NORMAL','kb'))/1024:.1f} MB", "≤ 40 MB")
 row("hook `vl hook claude-code observation`, worker up", f"p50 {med('hook_up','p50_ms'):.1f} ms, p99 {med('hook_up','p99_ms'):.1f} ms", "p50 ≤ 5 ms, p99 ≤ 20 ms")
 row("hook, worker down (direct enqueue)", f"p50 {med('hook_down','p50_ms'):.1f} ms, p99 {med('hook_down','p99_ms'):.1f} ms", "p50 ≤ 30 ms")
+row("`GET /api/jobs/stats` query at 100,000 jobs (best of 7)", f"{med('stats','best_ms'):.2f} ms", "≤ 5 ms")
 row("static analysis throughput", f"{med('static','lines_per_sec'):,.0f} lines/s ({med('static','mb_per_sec'):.1f} MB/s)", "")
 row("200-event session: stack + static steps", f"{med('pipeline','stack_plus_static_ms'):.0f} ms", "< 200 ms")
 row("200-event session: whole pipeline (offline provider)", f"{med('pipeline','pipeline_ms'):.0f} ms", "")

@@ -108,6 +108,38 @@ fn the_counters_stay_exact_through_every_kind_of_change() {
     assert!(counted > 0, "the run left jobs to count");
 }
 
+/// A dead job replayed and then succeeding is one finish, a success: the last hour's figures
+/// no longer count it dead.
+#[test]
+fn a_replayed_dead_job_that_then_succeeds_no_longer_counts_as_dead() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    queue.enqueue(NewJob::new("a", json!({}), 1)).unwrap();
+    let finished = |queue: &Queue, state: &str| queue.stats().unwrap().finished_last_hour[state];
+    let step = |succeed: bool| {
+        queue
+            .writer()
+            .call(false, Durability::Durable, move |conn, now| {
+                for job in store::claim(conn, 1, now, 60_000, None)? {
+                    if succeed {
+                        store::complete_success(conn, job.id, job.lease_token, None, false, now)?;
+                    } else {
+                        let failed = vibelearn::queue::job::AttemptOutcome::Failed;
+                        store::fail_attempt(conn, job.id, job.lease_token, failed, "x", FailureDisposition::Dead, now)?;
+                    }
+                }
+                Ok(())
+            })
+            .unwrap()
+    };
+    step(false);
+    assert_eq!((finished(&queue, "dead"), finished(&queue, "succeeded")), (1, 0));
+    queue.replay(vec![JobId(1)]).unwrap();
+    assert_eq!(finished(&queue, "dead"), 0, "replayed: no longer a dead finish");
+    step(true);
+    assert_eq!((finished(&queue, "dead"), finished(&queue, "succeeded")), (0, 1));
+}
+
 /// A job that runs inline is inserted succeeded: counted as such and as a finish of its minute,
 /// and a failed inline run leaves only the waiting job's count behind.
 #[test]

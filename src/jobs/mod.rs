@@ -180,7 +180,10 @@ pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::R
         credentials_fingerprint(&format!("{api_url}\n{}", sync::api_key(&data_dir).unwrap_or_default()))
     });
     let provider: concepts::ProviderChoice = std::sync::Arc::new(choice);
-    let budget = llm_usage::Budget { queue: queue.clone(), daily_tokens: config.llm_daily_tokens() };
+    let llm = llm_call::Limits {
+        timeout: config.llm_timeout(),
+        budget: llm_usage::Budget { queue: queue.clone(), daily_tokens: config.llm_daily_tokens() },
+    };
     registry.register(INGEST, spec_of(INGEST), ingest::IngestHandler);
     registry.register(
         ANALYZE_STACK,
@@ -194,18 +197,9 @@ pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::R
     registry.register(
         ANALYZE_CONCEPTS,
         spec_of(ANALYZE_CONCEPTS),
-        concepts::ConceptsHandler {
-            queue: queue.clone(),
-            provider: provider.clone(),
-            llm_timeout: config.llm_timeout(),
-            budget: budget.clone(),
-        },
+        concepts::ConceptsHandler { queue: queue.clone(), provider: provider.clone(), llm: llm.clone() },
     );
-    registry.register(
-        ANALYZE_QUIZ,
-        spec_of(ANALYZE_QUIZ),
-        quiz::QuizHandler { queue: queue.clone(), provider, llm_timeout: config.llm_timeout(), budget },
-    );
+    registry.register(ANALYZE_QUIZ, spec_of(ANALYZE_QUIZ), quiz::QuizHandler { queue: queue.clone(), provider, llm });
     registry.register(
         SYNC,
         spec_of(SYNC),

@@ -3,8 +3,6 @@
 //! one repair round-trip) or offline from the session's own files (two per concept, README). Every question is validated before it is stored;
 //! invalid ones are dropped and counted. Questions are upserted by (concept, type, text hash).
 
-use std::time::Duration;
-
 use rusqlite::{Connection, params};
 use serde_json::json;
 
@@ -28,9 +26,8 @@ pub const MASTERED: f64 = 0.85;
 pub struct QuizHandler {
     pub queue: Queue,
     pub provider: ProviderChoice,
-    pub llm_timeout: Duration,
-    /// The daily token budget, checked before each call; each call's tokens are counted.
-    pub budget: super::llm_usage::Budget,
+    /// The time one LLM call may take and the day's token budget.
+    pub llm: super::llm_call::Limits,
 }
 
 /// A concept of the session that needs a question: its row id, content and target level.
@@ -220,13 +217,7 @@ impl Handler for QuizHandler {
                 let request = prompts::questions_request(&pairs, &sources);
                 let judge = RepairJudge::new(&question_targets, &sources);
                 let accept = |text: &str| judge.judge(text);
-                match llm_call::ask_with_repair(
-                    provider.as_ref(),
-                    &request,
-                    (self.llm_timeout, &self.budget),
-                    cancel,
-                    accept,
-                ) {
+                match llm_call::ask_with_repair(provider.as_ref(), &request, &self.llm, cancel, accept) {
                     Ok(checked) => {
                         let result = checked.result(selected.name(), Some(&judge));
                         (checked, result)

@@ -5,8 +5,8 @@
 //! the file, an 11-character fragment would replace the whole earlier Write of that file in
 //! everything the analysis and the LLM see. So, in this order:
 //! 1. the file as it is on this machine right after the edit ([`read_captured`]: size-capped,
-//!    privacy-stripped, cut to 10 KiB) — the hook does this, and intake does it for clients
-//!    that did not;
+//!    privacy-stripped, cut to 10 KiB) — the hook does this, running as the user; the worker
+//!    never opens a path a request names (SPEC §4);
 //! 2. else the session's last captured version of that file with the edits applied
 //!    ([`apply_edits`], at ingest, where the session's earlier observations are);
 //! 3. else the fragment, stored marked as one (`observations.fragment`), which the analysis
@@ -17,9 +17,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
-use crate::jobs::ingest::truncate_capture;
+use crate::event::{EditSource, truncate_capture};
 use crate::policy::privacy;
 
 /// Bytes of a file read at most. A captured file is cut to 10 KiB anyway, but private blocks
@@ -66,25 +64,23 @@ pub struct EditOp {
     pub replace_all: bool,
 }
 
-/// The replacements an edit event carries, in order: `tool_input.old_string/new_string`
-/// (Edit), `tool_input.edits` (MultiEdit), `edits` (Cursor), or top-level `old_string` /
-/// `new_string`. Empty when the event carries none in a usable form.
-pub fn edit_ops(payload: &Value) -> Vec<EditOp> {
-    let input = payload.get("tool_input").unwrap_or(&Value::Null);
-    let one = |v: &Value| {
-        let new = v.get("new_string").and_then(Value::as_str)?;
-        Some(EditOp {
-            old: v.get("old_string").and_then(Value::as_str).unwrap_or("").to_owned(),
-            new: new.to_owned(),
-            replace_all: v.get("replace_all").and_then(Value::as_bool).unwrap_or(false),
-        })
-    };
-    for source in [input, payload] {
-        if let Some(op) = one(source) {
-            return vec![op];
+/// The replacements an edit carries, from the first of `sources` that has any: a pair
+/// (`old_string`/`new_string`; Edit) or a list (`edits`; MultiEdit, Cursor). Empty when none
+/// is in a usable form (a replacement without its new text makes the whole list unusable).
+pub fn edit_ops(sources: &[EditSource<'_>]) -> Vec<EditOp> {
+    for source in sources {
+        if let Some(new) = source.new_string {
+            let old = source.old_string.unwrap_or("").to_owned();
+            return vec![EditOp { old, new: new.to_owned(), replace_all: source.replace_all }];
         }
-        if let Some(edits) = source.get("edits").and_then(Value::as_array) {
-            let ops: Option<Vec<EditOp>> = edits.iter().map(one).collect();
+        if let Some(edits) = source.edits {
+            let ops: Option<Vec<EditOp>> = edits
+                .iter()
+                .map(|e| {
+                    let new = e.new_string.clone()?;
+                    Some(EditOp { old: e.old_string.clone().unwrap_or_default(), new, replace_all: e.replace_all })
+                })
+                .collect();
             return ops.unwrap_or_default();
         }
     }
@@ -122,15 +118,21 @@ mod tests {
 
     #[test]
     fn edits_are_read_from_every_shape() {
+        use crate::event::{EditInput, EventKind, WireEvent};
+        let ops = |body: serde_json::Value| {
+            let wire = WireEvent::parse(EventKind::Observation, body).unwrap();
+            let input = EditInput::of(wire.tool_input.as_ref());
+            edit_ops(&[input.source(), wire.edit_source()])
+        };
         let edit =
             json!({"tool_input": {"file_path": "/a", "old_string": "a", "new_string": "b", "replace_all": true}});
-        assert_eq!(edit_ops(&edit), vec![EditOp { old: "a".into(), new: "b".into(), replace_all: true }]);
+        assert_eq!(ops(edit), vec![EditOp { old: "a".into(), new: "b".into(), replace_all: true }]);
         let multi = json!({"tool_input": {"edits": [{"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d"}]}});
-        assert_eq!(edit_ops(&multi).len(), 2);
+        assert_eq!(ops(multi).len(), 2);
         let cursor = json!({"file_path": "/a", "edits": [{"old_string": "x", "new_string": "y"}]});
-        assert_eq!(edit_ops(&cursor)[0].new, "y");
-        assert!(edit_ops(&json!({"content": "only new text"})).is_empty());
-        assert!(edit_ops(&json!({"edits": [{"old_string": "x"}]})).is_empty(), "an edit without new text");
+        assert_eq!(ops(cursor)[0].new, "y");
+        assert!(ops(json!({"content": "only new text"})).is_empty());
+        assert!(ops(json!({"edits": [{"old_string": "x"}]})).is_empty(), "an edit without new text");
     }
 
     #[test]
@@ -159,7 +161,7 @@ mod tests {
         let big = dir.path().join("big.txt");
         std::fs::write(&big, "x".repeat(MAX_FILE_READ as usize + 10)).unwrap();
         let (text, cut) = read_captured(&big).unwrap();
-        assert!(cut && text.len() == crate::jobs::ingest::MAX_CAPTURE_BYTES);
+        assert!(cut && text.len() == crate::event::MAX_CAPTURE_BYTES);
         assert_eq!(read_captured(&dir.path().join("missing.ts")), None);
         assert_eq!(read_captured(dir.path()), None, "a directory is not a file");
         assert_eq!(local_path("src/a.ts", Some("/p")), Some(PathBuf::from("/p/src/a.ts")));

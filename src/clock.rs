@@ -104,6 +104,12 @@ impl Monotonic for ManualMonotonic {
 pub type SharedMonotonic = Arc<dyn Monotonic>;
 
 /// `2026-11-29T13:25:34.123Z` from ms since the epoch (civil-from-days, proleptic Gregorian).
+/// A duration in whole milliseconds as the `i64` the database keeps, saturating at `i64::MAX`
+/// (an `as` cast would wrap a huge one negative).
+pub fn millis(d: std::time::Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
 pub fn format_utc(ms: i64) -> String {
     let secs = ms.div_euclid(1000);
     let millis = ms.rem_euclid(1000);

@@ -39,7 +39,17 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ("VIBELEARN_SESSION_START_MESSAGE", "true"),
     ("VIBELEARN_SYNC_SNIPPETS", "true"),
     ("VIBELEARN_API_URL", "https://vibelearn.dev"),
+    // Keyless session events from the original plugin's hook client (SPEC §4). Off: with it on,
+    // any process on this machine can add prompts and observations to your sessions (it still
+    // cannot read anything back, and the worker opens no file for such an event).
+    (ACCEPT_UNKEYED_EVENTS, "false"),
+    // The worker's LLM tokens a day (input and output, all providers); 0 = no budget. When
+    // spent, the provider pauses until the next day (UTC) or `vl jobs resume` (SPEC §6.5).
+    ("VIBELEARN_LLM_DAILY_TOKENS", "200000"),
 ];
+
+/// The setting that lets keyless session events in (see [`DEFAULTS`]).
+pub const ACCEPT_UNKEYED_EVENTS: &str = "VIBELEARN_ACCEPT_UNKEYED_EVENTS";
 
 /// Keys read from the environment or settings but never written to the settings file.
 pub const SECRET_KEYS: &[&str] = &["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"];
@@ -54,7 +64,8 @@ pub struct Config {
     pub home: Option<PathBuf>,
     /// Every setting after precedence, keyed by its full name.
     values: BTreeMap<String, String>,
-    /// Why settings.json was ignored, if it was.
+    /// Why settings.json was ignored, and which numbers were out of range and clamped, if any:
+    /// logged by the worker and shown by `vl worker status` and `/api/health`.
     pub settings_warning: Option<String>,
     /// `PATH`, for finding the `claude` CLI when the provider is `auto`.
     pub path_var: Option<String>,
@@ -62,6 +73,10 @@ pub struct Config {
     pub llm_child: bool,
     /// The terminal's width when the shell exports `COLUMNS`, for the CLI's tables.
     pub columns: Option<usize>,
+    /// The API keys whose value came from the environment of a process Claude Code started
+    /// (`CLAUDECODE=1`: a hook, or a worker a hook started): `auto` does not spend them
+    /// (SPEC §6.5; the README's Configuration section says so).
+    pub keys_inherited_from_claude_code: Vec<&'static str>,
 }
 
 /// A source of environment variables: `std::env::var` in production, a map in tests.
@@ -119,8 +134,10 @@ impl Config {
         };
         let mut values: BTreeMap<String, String> =
             DEFAULTS.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        let mut in_file: Vec<String> = Vec::new();
         let settings_warning = match read_settings_file(&data_dir.join("settings.json")) {
             Ok(Some(file)) => {
+                in_file = file.keys().cloned().collect();
                 values.extend(file);
                 None
             }
@@ -135,14 +152,36 @@ impl Config {
             // need not know the job kinds (they live in `jobs`, above it).
             .chain(env.keys_starting_with(TIMEOUT_PREFIX))
             .collect();
+        let under_claude_code = env.get("CLAUDECODE").is_some_and(|v| v == "1");
+        let keys_inherited_from_claude_code: Vec<&'static str> = SECRET_KEYS
+            .iter()
+            .copied()
+            .filter(|k| under_claude_code && env.get(k).is_some())
+            .filter(|k| !in_file.iter().any(|f| f == k))
+            .collect();
         for key in env_keys {
             if let Some(value) = env.get(&key) {
                 values.insert(key, value);
             }
         }
+        let clamped = clamp_numbers(&mut values);
+        let settings_warning = match (settings_warning, clamped.is_empty()) {
+            (warning, true) => warning,
+            (None, false) => Some(clamped.join("; ")),
+            (Some(warning), false) => Some(format!("{warning}; {}", clamped.join("; "))),
+        };
         let llm_child = env.get(crate::llm::CHILD_MARKER_ENV).is_some();
         let columns = env.get("COLUMNS").and_then(|c| c.trim().parse().ok()).filter(|c: &usize| *c >= 40);
-        Config { data_dir, home, values, settings_warning, path_var: env.get("PATH"), llm_child, columns }
+        Config {
+            data_dir,
+            home,
+            values,
+            settings_warning,
+            path_var: env.get("PATH"),
+            llm_child,
+            columns,
+            keys_inherited_from_claude_code,
+        }
     }
 
     /// A setting's value after precedence ("" when unset).
@@ -206,11 +245,16 @@ impl Config {
     }
 
     pub fn retention_succeeded(&self) -> Duration {
-        Duration::from_secs(self.number("VIBELEARN_RETENTION_SUCCEEDED_HOURS", 24u64) * 3600)
+        Duration::from_secs(self.number("VIBELEARN_RETENTION_SUCCEEDED_HOURS", 24u64).saturating_mul(3600))
     }
 
     pub fn retention_dead(&self) -> Duration {
-        Duration::from_secs(self.number("VIBELEARN_RETENTION_DEAD_DAYS", 30u64) * 86_400)
+        Duration::from_secs(self.number("VIBELEARN_RETENTION_DEAD_DAYS", 30u64).saturating_mul(86_400))
+    }
+
+    /// `VIBELEARN_LLM_DAILY_TOKENS`: 0 means no budget.
+    pub fn llm_daily_tokens(&self) -> u64 {
+        self.number("VIBELEARN_LLM_DAILY_TOKENS", 200_000u64)
     }
 
     pub fn skip_tools(&self) -> Vec<String> {
@@ -235,10 +279,62 @@ impl Config {
         }
         let defaults: BTreeMap<&str, &str> = DEFAULTS.iter().copied().collect();
         if let Ok(text) = serde_json::to_string_pretty(&defaults) {
-            let _ = std::fs::create_dir_all(&self.data_dir);
+            let _ = crate::platform::create_private_dir(&self.data_dir);
             let _ = std::fs::write(path, text + "\n");
         }
     }
+}
+
+/// The numeric settings and their sane ranges, as `(key, min, max, integer)`. A value outside
+/// its range is clamped, one that is not a number falls back to the default; either way with a
+/// warning, never a panic or a wrapped value (a retention of 1e20 days once turned negative in
+/// milliseconds, and prune would have deleted every dead job).
+const NUMERIC: &[(&str, f64, f64, bool)] = &[
+    ("VIBELEARN_WORKER_PORT", 1.0, 65_535.0, true),
+    ("VIBELEARN_LLM_TIMEOUT_SECS", 1.0, 3_600.0, true),
+    ("VIBELEARN_RUNNER_THREADS", 1.0, 64.0, true),
+    // Ten years either way: long enough for anyone, short enough for any arithmetic.
+    ("VIBELEARN_RETENTION_SUCCEEDED_HOURS", 0.0, 87_600.0, true),
+    ("VIBELEARN_RETENTION_DEAD_DAYS", 0.0, 3_650.0, true),
+    ("VIBELEARN_LLM_DAILY_TOKENS", 0.0, 1e12, true),
+];
+
+/// The range of every `VIBELEARN_TIMEOUT_<KIND>_SECS`: a second to a day.
+const KIND_TIMEOUT_RANGE: (f64, f64) = (1.0, 86_400.0);
+
+/// Clamps the numeric settings in `values` into their ranges (see [`NUMERIC`]); returns one
+/// warning per value it changed or dropped.
+fn clamp_numbers(values: &mut BTreeMap<String, String>) -> Vec<String> {
+    let kind_timeouts: Vec<(String, f64, f64, bool)> = values
+        .keys()
+        .filter(|k| k.starts_with(TIMEOUT_PREFIX) && k.ends_with("_SECS"))
+        .map(|k| (k.clone(), KIND_TIMEOUT_RANGE.0, KIND_TIMEOUT_RANGE.1, false))
+        .collect();
+    let rows = NUMERIC.iter().map(|(k, lo, hi, int)| ((*k).to_owned(), *lo, *hi, *int)).chain(kind_timeouts);
+    let mut warnings = Vec::new();
+    for (key, lo, hi, integer) in rows {
+        let Some(raw) = values.get(&key).map(|v| v.trim().to_owned()) else { continue };
+        if raw.is_empty() {
+            continue;
+        }
+        match raw.parse::<f64>() {
+            Ok(n) if n.is_finite() && (lo..=hi).contains(&n) => {}
+            Ok(n) if !n.is_nan() => {
+                let clamped = n.clamp(lo, hi);
+                let shown = if integer { format!("{}", clamped.trunc() as u64) } else { format!("{clamped}") };
+                warnings.push(format!("{key}={raw} is outside {lo}–{hi}; using {shown}"));
+                values.insert(key, shown);
+            }
+            _ => {
+                warnings.push(format!("{key}={raw:?} is not a number; using the default"));
+                match DEFAULTS.iter().find(|(k, _)| *k == key) {
+                    Some((_, default)) => values.insert(key, (*default).to_owned()),
+                    None => values.remove(&key),
+                };
+            }
+        }
+    }
+    warnings
 }
 
 fn timeout_key(kind: &str) -> String {
@@ -346,6 +442,31 @@ mod tests {
             Config::resolve(&env(&[("HOME", "/nonexistent-home"), ("VIBELEARN_TIMEOUT_ANALYZE_CONCEPTS_SECS", "7")]));
         assert_eq!(config.kind_timeout("analyze_concepts", Duration::from_secs(120)), Duration::from_secs(7));
         assert_eq!(config.kind_timeout("ingest", Duration::from_secs(10)), Duration::from_secs(10));
+    }
+
+    #[test]
+    fn numbers_out_of_range_are_clamped_with_a_warning_and_never_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config::resolve(&env(&[
+            ("VIBELEARN_DATA_DIR", dir.path().to_str().unwrap()),
+            ("VIBELEARN_TIMEOUT_ANALYZE_CONCEPTS_SECS", "1e20"),
+            ("VIBELEARN_RETENTION_DEAD_DAYS", "1e20"),
+            ("VIBELEARN_RETENTION_SUCCEEDED_HOURS", "-5"),
+            ("VIBELEARN_RUNNER_THREADS", "NaN"),
+            ("VIBELEARN_WORKER_PORT", "99999999"),
+        ]));
+        assert_eq!(config.kind_timeout("analyze_concepts", Duration::from_secs(120)), Duration::from_secs(86_400));
+        assert_eq!(config.retention_dead(), Duration::from_secs(3_650 * 86_400));
+        assert_eq!(config.retention_succeeded(), Duration::ZERO);
+        assert_eq!(config.runner_threads(), 4, "not a number: the default");
+        assert_eq!(config.worker_port(), 65_535);
+        let warning = config.settings_warning.unwrap();
+        for key in ["ANALYZE_CONCEPTS_SECS=1e20", "RETENTION_DEAD_DAYS=1e20", "RUNNER_THREADS", "WORKER_PORT"] {
+            assert!(warning.contains(key), "{key} in {warning}");
+        }
+        // Within range: no warning.
+        let plain = Config::resolve(&env(&[("VIBELEARN_DATA_DIR", dir.path().to_str().unwrap())]));
+        assert_eq!(plain.settings_warning, None);
     }
 
     #[test]

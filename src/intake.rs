@@ -6,12 +6,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::jobs::{
-    self,
-    ingest::{EventKind, InvalidEvent, optional_str, required_str},
-};
+use crate::event::{EventKind, InvalidEvent, WireEvent};
+use crate::jobs;
 use crate::policy::exclude::is_excluded;
-use crate::policy::privacy::{is_entirely_private, strip_private_json};
+use crate::policy::privacy::{is_entirely_private, redact_secrets_json, strip_private_json};
 use crate::queue::{NewJob, Queue, QueueError, UniqueScope};
 
 /// The settings intake needs, taken from the resolved config once.
@@ -24,6 +22,8 @@ pub struct IntakeSettings {
     pub private_dir: PathBuf,
     /// Whether a session's analysis ends with the sync step (`VIBELEARN_AUTO_SYNC`).
     pub auto_sync: bool,
+    /// Secrets masked out of every event (the user key, the admin token, API keys).
+    pub secrets: Vec<String>,
 }
 
 impl IntakeSettings {
@@ -34,8 +34,22 @@ impl IntakeSettings {
             home: config.home.as_ref().map(|h| h.to_string_lossy().into_owned()),
             private_dir: config.data_dir.join("private"),
             auto_sync: config.flag("VIBELEARN_AUTO_SYNC"),
+            secrets: secrets_of(config),
         }
     }
+}
+
+/// The API keys of the settings, and the user key and admin token when their files exist and
+/// are private (a loose one is refused by the worker, which says so).
+fn secrets_of(config: &crate::config::Config) -> Vec<String> {
+    let mut secrets = config.secrets();
+    for name in [crate::worker::USER_KEY_FILE, crate::worker::ADMIN_TOKEN_FILE] {
+        if let Ok(Some(secret)) = crate::platform::read_private_file(&config.data_dir.join(name)) {
+            secrets.push(secret.trim().to_owned());
+        }
+    }
+    secrets.retain(|s| !s.is_empty());
+    secrets
 }
 
 /// The answer to a submission (SPEC Appendix A.3).
@@ -108,6 +122,14 @@ impl<'a> PrivateTurns<'a> {
         self.dir.join(name)
     }
 
+    /// A prompt opens a turn: private (and marked so) when the prompt is entirely private,
+    /// else the marker goes. Returns whether the turn is private.
+    pub fn open_turn(&self, session_id: &str, prompt: &str) -> bool {
+        let private = is_entirely_private(prompt);
+        self.set(session_id, private);
+        private
+    }
+
     pub fn is_private(&self, session_id: &str) -> bool {
         self.marker(session_id).exists()
     }
@@ -132,26 +154,18 @@ pub fn submit_event(
     kind: EventKind,
     mut body: Value,
 ) -> Result<Reply, IntakeError> {
-    if !body.is_object() {
-        return Err(IntakeError::Invalid("the body must be a JSON object".into()));
-    }
     // Whether the prompt is entirely private must be judged before stripping; then strip
     // before anything else looks at the body: nothing private may reach a log line or the queue.
-    let prompt_is_private =
-        kind == EventKind::Init && body.get("prompt").and_then(Value::as_str).is_some_and(is_entirely_private);
+    let raw_prompt = body.get("prompt").and_then(Value::as_str).map(str::to_owned);
     strip_private_json(&mut body);
-    let session_id = required_str(&body, "contentSessionId")?.to_owned();
-    match kind {
-        EventKind::Observation => {
-            required_str(&body, "tool_name")?;
-        }
-        EventKind::FileEdit => {
-            required_str(&body, "file_path")?;
-        }
-        EventKind::Init | EventKind::Complete => {}
-    }
-    if let Some(cwd) = optional_str(&body, "cwd")?
-        && is_excluded(&cwd, &settings.excluded_projects, settings.home.as_deref())
+    redact_secrets_json(&mut body, &settings.secrets);
+    // The one parse: from here on the event is typed.
+    let wire = WireEvent::parse(kind, body)?;
+    // Reject what the job would reject, now, while the caller can still hear about it.
+    let envelope = jobs::ingest::envelope(&wire, "validation")?;
+    let session_id = envelope.session_id.clone();
+    if let Some(cwd) = &envelope.cwd
+        && is_excluded(cwd, &settings.excluded_projects, settings.home.as_deref())
     {
         return Ok(Reply::Skipped { reason: "project_excluded" });
     }
@@ -159,10 +173,9 @@ pub fn submit_event(
     match kind {
         EventKind::Init => {
             // A prompt opens a turn: private until the next prompt that is not.
-            if body.get("prompt").is_some() {
-                turns.set(&session_id, prompt_is_private);
-            }
-            if prompt_is_private {
+            if let Some(prompt) = &raw_prompt
+                && turns.open_turn(&session_id, prompt)
+            {
                 return Ok(Reply::Skipped { reason: "private" });
             }
         }
@@ -170,7 +183,7 @@ pub fn submit_event(
             if turns.is_private(&session_id) {
                 return Ok(Reply::Skipped { reason: "private" });
             }
-            if let Some(tool) = body.get("tool_name").and_then(Value::as_str)
+            if let Some(tool) = &wire.tool_name
                 && settings.skip_tools.iter().any(|t| t == tool)
             {
                 return Ok(Reply::Skipped { reason: "tool_excluded" });
@@ -178,23 +191,18 @@ pub fn submit_event(
         }
         EventKind::Complete => {}
     }
-    if matches!(kind, EventKind::Observation | EventKind::FileEdit) {
-        read_edited_file(&mut body);
-    }
-    if let Some(object) = body.as_object_mut() {
-        object.insert("event".into(), json!(kind.as_str()));
-    }
-    // Reject what the job would reject, now, while the caller can still hear about it.
-    let envelope = jobs::ingest::parse_event(&body, "validation")?;
     let session_row = jobs::ingest::SessionRow::of(&envelope);
-    let dedup_key = optional_str(&body, "tool_use_id")?
+    let dedup_key = wire
+        .tool_use_id
+        .as_ref()
         .map(|id| format!("tool:{session_id}:{id}"))
-        .or(optional_str(&body, "event_id")?.map(|id| format!("event:{session_id}:{id}")));
+        .or(wire.event_id.as_ref().map(|id| format!("event:{session_id}:{id}")));
     let max_attempts = jobs::default_spec(jobs::INGEST).map_or(5, |s| s.max_attempts);
     // Storing an event is a few inserts: when the session has nothing waiting, the writer does
-    // it in the enqueue transaction (README, "Deliberate changes").
+    // it in the enqueue transaction (docs/DECISIONS.md, "Inline ingest").
     let inline = jobs::ingest::inline_run(envelope, dedup_key.is_some());
-    let mut job = NewJob::new(jobs::INGEST, body, max_attempts).lane(jobs::lane(&session_id)).inline(inline);
+    let mut job =
+        NewJob::new(jobs::INGEST, wire.to_payload(), max_attempts).lane(jobs::lane(&session_id)).inline(inline);
     if let Some(key) = dedup_key {
         job = job.unique(key, UniqueScope::Ever);
     }
@@ -210,48 +218,6 @@ pub fn submit_event(
         EventKind::Observation | EventKind::FileEdit => {}
     }
     Ok(reply)
-}
-
-/// An edit that carries only a fragment (Edit/MultiEdit/NotebookEdit without the file, a
-/// file-edit with only `edits`, the original client's `content` = its `new_string`, marked
-/// `tool_type: "file_edit"`) gets the whole file when it exists on this machine: read now,
-/// right after the edit, as the hook would have ([`crate::capture`]). What stays a fragment is
-/// rebuilt or marked at ingest.
-fn read_edited_file(body: &mut Value) {
-    if body.get("file_content").is_some_and(|c| !c.is_null())
-        || body.get("outcome").and_then(Value::as_str) == Some("failed")
-    {
-        return;
-    }
-    let input = body.get("tool_input").cloned().unwrap_or(Value::Null);
-    let tool = body.get("tool_name").and_then(Value::as_str);
-    let whole_content_given = match tool {
-        Some("Write") => true,
-        Some(tool) if crate::capture::FRAGMENT_TOOLS.contains(&tool) => false,
-        // The file-edit route's `content` is the whole file, unless the original client's
-        // marker says it is its new_string.
-        _ => {
-            body.get("content").is_some_and(|c| !c.is_null())
-                && body.get("tool_type").and_then(Value::as_str) != Some("file_edit")
-        }
-    };
-    let is_edit = tool.is_none_or(|t| crate::capture::FRAGMENT_TOOLS.contains(&t))
-        || body.get("tool_type").and_then(Value::as_str) == Some("file_edit");
-    if whole_content_given || !is_edit {
-        return;
-    }
-    let path = ["file_path", "notebook_path"]
-        .iter()
-        .find_map(|k| input.get(*k).or_else(|| body.get(*k)).and_then(Value::as_str))
-        .map(str::to_owned);
-    let cwd = body.get("cwd").and_then(Value::as_str).map(str::to_owned);
-    let local = path.and_then(|p| crate::capture::local_path(&p, cwd.as_deref()));
-    if let Some((text, cut)) = local.and_then(|p| crate::capture::read_captured(&p)) {
-        body["file_content"] = json!(text);
-        if cut {
-            body["truncated"] = json!(true);
-        }
-    }
 }
 
 /// The session's row id and prompt count for an init reply. When the event was stored inline
@@ -284,26 +250,42 @@ fn finalize(queue: &Queue, settings: &IntakeSettings, session_id: &str) {
         return;
     }
     log::info!(target: "intake", "the session ended without a Stop after its last events; analysing it now");
-    for kind in jobs::PIPELINE {
-        if kind == jobs::SYNC && !settings.auto_sync {
-            continue;
-        }
-        if let Err(e) = submit_analysis(queue, kind, json!({ "contentSessionId": session_id })) {
+    for kind in jobs::pipeline_steps(settings.auto_sync) {
+        if let Err(e) = submit_analysis(queue, settings, kind, json!({ "contentSessionId": session_id })) {
             log::warn!(target: "intake", "could not queue {kind} at the end of the session: {e}");
         }
     }
 }
 
+/// An analysis request's body (SPEC §4.3).
+#[derive(Debug, serde::Deserialize)]
+struct AnalysisRequest {
+    #[serde(rename = "contentSessionId", default)]
+    session_id: Option<String>,
+    #[serde(default)]
+    last_assistant_message: Option<String>,
+}
+
 /// Enqueues one analysis step for a session (SPEC §4.3).
-pub fn submit_analysis(queue: &Queue, kind: &str, mut body: Value) -> Result<Reply, IntakeError> {
+pub fn submit_analysis(
+    queue: &Queue,
+    settings: &IntakeSettings,
+    kind: &str,
+    mut body: Value,
+) -> Result<Reply, IntakeError> {
     if !body.is_object() {
         return Err(IntakeError::Invalid("the body must be a JSON object".into()));
     }
     strip_private_json(&mut body);
-    let session_id = required_str(&body, "contentSessionId")?.to_owned();
+    redact_secrets_json(&mut body, &settings.secrets);
+    let request: AnalysisRequest = serde_path_to_error::deserialize(&body)
+        .map_err(|e| IntakeError::Invalid(format!("the field {:?}: {}", e.path().to_string(), e.inner())))?;
+    let session_id = request.session_id.filter(|s| !s.trim().is_empty()).ok_or_else(|| {
+        IntakeError::Invalid("the field \"contentSessionId\" is required and must be a non-empty string".into())
+    })?;
     let mut payload = json!({ "contentSessionId": session_id });
     if kind == jobs::ANALYZE_CONCEPTS
-        && let Some(message) = optional_str(&body, "last_assistant_message")?
+        && let Some(message) = request.last_assistant_message
     {
         payload["last_assistant_message"] = json!(message);
     }

@@ -14,6 +14,7 @@
 //! - [`db`]: opening SQLite with checked pragmas; migrations in `PRAGMA user_version`
 //! - [`queue`]: the durable job queue as a library (knows nothing of VibeLearn)
 //! - [`config`]: data dir, settings.json + environment, secret redaction
+//! - [`event`]: a session event typed once at the edge (the wire shape and the job payload)
 //! - [`intake`]: validation, privacy and enqueue of incoming events (HTTP and hooks)
 //! - [`capture`]: the whole file after an edit: read here, rebuilt from the session, or a fragment
 //! - [`jobs`]: VibeLearn's job kinds (ingest, analysis steps, sync) as queue handlers
@@ -40,6 +41,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod db;
+pub mod event;
 pub mod hook;
 pub mod http;
 pub mod intake;

@@ -44,7 +44,7 @@ pub fn init(logs_dir: &Path, level: &str, secrets: Vec<String>, rotation: Rotati
         "OFF" => LevelFilter::Off,
         _ => LevelFilter::Info,
     };
-    let _ = std::fs::create_dir_all(logs_dir);
+    let _ = crate::platform::create_private_dir(logs_dir);
     let path = logs_dir.join("vibelearn.log");
     let file = open(&path);
     let max_bytes = (rotation == Rotation::BySize).then_some(MAX_LOG_BYTES);

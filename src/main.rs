@@ -14,7 +14,7 @@ fn main() -> ExitCode {
     };
     match command {
         Command::Worker { action } => vibelearn::cli::worker_cmd::run(action, config),
-        Command::Demo => vibelearn::cli::demo::run(config.home.clone()),
+        Command::Demo { verbose, keep } => vibelearn::cli::demo::run(config.home.clone(), verbose, keep),
         Command::Hook { platform, event } => {
             vibelearn::cli::hook_cmd::run(platform.as_deref(), event.as_deref(), config)
         }
@@ -27,5 +27,6 @@ fn main() -> ExitCode {
         Command::Install { target } => vibelearn::cli::install::run(target, &config),
         Command::Uninstall { target } => vibelearn::cli::install::run_uninstall(target, &config),
         Command::Statusline => vibelearn::cli::statusline::run(&config),
+        Command::Dashboard => vibelearn::cli::dashboard::run(&config),
     }
 }

@@ -216,18 +216,38 @@ pub fn sessions(conn: &Connection, limit: usize) -> rusqlite::Result<Value> {
                    AND ",
         lane_active!("j.state"),
         "), \
-           s.ended_at \
+           s.ended_at, \
+           (SELECT group_concat(j.kind, ',' ORDER BY j.id) FROM jobs j WHERE j.lane = 'session:' || s.id \
+              AND j.kind != 'ingest' AND (j.state = 'dead' OR (j.state = 'held' AND j.gate IS NULL)) \
+              AND j.id = (SELECT MAX(k.id) FROM jobs k WHERE k.lane = j.lane AND k.kind = j.kind)), \
+           (SELECT group_concat(j.kind, ',' ORDER BY j.id) FROM jobs j WHERE j.lane = 'session:' || s.id \
+              AND j.kind != 'ingest' AND j.state = 'held' AND j.gate IS NOT NULL \
+              AND j.id = (SELECT MAX(k.id) FROM jobs k WHERE k.lane = j.lane AND k.kind = j.kind)) \
          FROM sessions s ORDER BY s.started_at DESC, s.id LIMIT ?1"
     ))?;
     let rows = stmt
         .query_map([limit.clamp(1, 1000) as i64], |r| {
             let stored: String = r.get(3)?;
             let analyzing: bool = r.get(11)?;
+            // A step whose latest job is dead, or held behind one: the analysis stopped there,
+            // which the stored state (`observing`) would hide. Held on a paused provider reads
+            // `paused`: it goes on by itself once the provider resumes.
+            let list = |kinds: Option<String>| kinds.map(|k| k.split(',').map(str::to_owned).collect::<Vec<_>>());
+            let stuck_on = list(r.get(13)?);
+            let paused_on = list(r.get(14)?);
+            let state = match (analyzing, &stuck_on, &paused_on) {
+                (true, _, _) => "analyzing".to_owned(),
+                (false, Some(_), _) => "stuck".to_owned(),
+                (false, None, Some(_)) => "paused".to_owned(),
+                (false, None, None) => stored,
+            };
             Ok(json!({
                 "id": r.get::<_, String>(0)?,
                 "project": r.get::<_, String>(1)?,
                 "cwd": r.get::<_, Option<String>>(2)?,
-                "state": if analyzing { "analyzing".to_owned() } else { stored },
+                "state": state,
+                "stuck_on": stuck_on,
+                "paused_on": paused_on,
                 "ended": r.get::<_, bool>(4)?,
                 "ended_at": r.get::<_, Option<i64>>(12)?,
                 "started_at": r.get::<_, i64>(5)?,
@@ -447,6 +467,22 @@ pub fn streak(conn: &Connection, now: Millis) -> rusqlite::Result<Streak> {
         state = Some(streak::update_streak(state, day?));
     }
     Ok(Streak { current: streak::current_streak(state.as_ref(), day_of(now)), longest: state.map_or(0, |s| s.longest) })
+}
+
+/// `GET /api/vibelearn/overview`: what the dashboard leads with — the questions due now, the
+/// streak, and how many concepts are met and mastered.
+pub fn overview(conn: &Connection, now: Millis) -> rusqlite::Result<Value> {
+    let counts = due_counts(conn, now, None)?;
+    let streak = streak(conn, now)?;
+    let mastered: i64 = conn
+        .prepare_cached("SELECT COUNT(*) FROM concept_profiles WHERE mastery_score > ?1")?
+        .query_row([crate::learn::mastery::MASTERED_SCORE], |r| r.get(0))?;
+    Ok(json!({
+        "due": counts.due,
+        "streak": {"current": streak.current, "longest": streak.longest},
+        "concepts": counts.concepts,
+        "mastered": mastered,
+    }))
 }
 
 /// What is due and met, for `vl statusline` and the SessionStart message.

@@ -46,7 +46,10 @@ pub enum WorkerError {
     LockFile { action: &'static str, path: PathBuf, source: std::io::Error },
     #[error("cannot write {}: {source}", path.display())]
     TokenFile { path: PathBuf, source: std::io::Error },
-    #[error("cannot read the OS random source for the admin token: {0}")]
+    /// A key file others may read, or one that cannot be read.
+    #[error(transparent)]
+    KeyFile(#[from] crate::platform::PrivateFileError),
+    #[error("cannot read the OS random source for a new key: {0}")]
     Random(#[source] getrandom::Error),
     #[error("cannot install the signal handler: {0}")]
     Signals(#[source] std::io::Error),
@@ -68,7 +71,8 @@ pub struct InstanceLock {
 
 /// Takes `<data>/worker.lock`, or `None` when another process holds it.
 pub fn try_lock(data_dir: &Path) -> Result<Option<InstanceLock>, WorkerError> {
-    std::fs::create_dir_all(data_dir).map_err(|source| WorkerError::DataDir { path: data_dir.to_owned(), source })?;
+    crate::platform::create_private_dir(data_dir)
+        .map_err(|source| WorkerError::DataDir { path: data_dir.to_owned(), source })?;
     let path = data_dir.join("worker.lock");
     let file = File::options()
         .create(true)
@@ -83,23 +87,39 @@ pub fn try_lock(data_dir: &Path) -> Result<Option<InstanceLock>, WorkerError> {
     }
 }
 
-/// Reads `<data>/admin.token`, creating it (mode 0600, 32 random bytes as hex) at first start.
+/// The user key's file: every HTTP route but health, readiness and version needs it (SPEC §4).
+pub const USER_KEY_FILE: &str = "worker.key";
+/// The admin token's file: admin mutations need it.
+pub const ADMIN_TOKEN_FILE: &str = "admin.token";
+
+/// Reads `<data>/admin.token`, creating it (owner-only, 32 random bytes as hex) at first start.
 pub fn admin_token(data_dir: &Path) -> Result<String, WorkerError> {
-    let path = data_dir.join("admin.token");
-    if let Ok(token) = std::fs::read_to_string(&path)
-        && !token.trim().is_empty()
-    {
-        return Ok(token.trim().to_owned());
-    }
-    let token = new_admin_token()?;
-    crate::platform::write_private_file(&path, &token).map_err(|source| WorkerError::TokenFile { path, source })?;
-    Ok(token)
+    secret_file(&data_dir.join(ADMIN_TOKEN_FILE))
 }
 
-/// 32 bytes from the operating system's random source, as hex: the admin token guards
-/// replay, cancel, shutdown and settings, so a guessable PRNG will not do — when the OS cannot
-/// give randomness the worker refuses to start rather than mint a weak token.
-fn new_admin_token() -> Result<String, WorkerError> {
+/// Reads `<data>/worker.key`, creating it the same way (an upgrade from a data dir without one
+/// gets one at the worker's first start).
+pub fn user_key(data_dir: &Path) -> Result<String, WorkerError> {
+    secret_file(&data_dir.join(USER_KEY_FILE))
+}
+
+/// A secret file's contents, made at first use; one others may read is refused.
+fn secret_file(path: &Path) -> Result<String, WorkerError> {
+    if let Some(secret) = crate::platform::read_private_file(path)?
+        && !secret.trim().is_empty()
+    {
+        return Ok(secret.trim().to_owned());
+    }
+    let secret = new_secret()?;
+    crate::platform::write_private_file(path, &secret)
+        .map_err(|source| WorkerError::TokenFile { path: path.to_owned(), source })?;
+    Ok(secret)
+}
+
+/// 32 bytes from the operating system's random source, as hex: the key and the admin token
+/// guard the user's code and the queue, so a guessable PRNG will not do — when the OS cannot
+/// give randomness the worker refuses to start rather than mint a weak key.
+fn new_secret() -> Result<String, WorkerError> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(WorkerError::Random)?;
     Ok(crate::jobs::session_data::hex(&bytes))
@@ -112,7 +132,10 @@ pub fn run(config: Config) -> Result<RunOutcome, WorkerError> {
     };
     config.ensure_settings_file();
     let level = config.get("VIBELEARN_LOG_LEVEL");
-    crate::logging::init(&config.logs_dir(), level, config.secrets(), crate::logging::Rotation::BySize);
+    // The key and the token are made here, before the first log line, so the log redacts them.
+    let mut secrets = config.secrets();
+    secrets.extend([admin_token(&config.data_dir)?, user_key(&config.data_dir)?]);
+    crate::logging::init(&config.logs_dir(), level, secrets, crate::logging::Rotation::BySize);
     if let Some(warning) = &config.settings_warning {
         log::warn!(target: "worker", "{warning}");
     }
@@ -147,12 +170,24 @@ impl Worker {
         let (queue, queue_thread) =
             Queue::start(conn, &db_path, config.synchronous(), WriterConfig::default(), crate::clock::system())?;
         let admin_token = admin_token(&config.data_dir)?;
+        let user_key = user_key(&config.data_dir)?;
         let (shutdown_tx, shutdown_rx) = crossbeam_channel::bounded(1);
         let port = config.worker_port();
         let ctx = Arc::new(AppContext {
             intake: IntakeSettings::from_config(&config),
             queue: queue.clone(),
             admin_token,
+            user_key,
+            accept_unkeyed_events: config.flag(crate::config::ACCEPT_UNKEYED_EVENTS),
+            provider: {
+                let chosen =
+                    crate::jobs::describe_provider(&crate::llm::select(&crate::jobs::provider_settings(&config)));
+                match crate::jobs::provider_note(&config) {
+                    Some(note) => format!("{chosen} ({note})"),
+                    None => chosen,
+                }
+            },
+            daily_tokens: config.llm_daily_tokens(),
             started: Instant::now(),
             ready: AtomicBool::new(false),
             runner: Mutex::new(None),
@@ -170,8 +205,8 @@ impl Worker {
             .start_runner(RunnerConfig { threads: config.runner_threads(), ..RunnerConfig::default() }, registry)?;
         *ctx.runner.lock().unwrap_or_else(|p| p.into_inner()) = Some(runner.probe());
         let retention = Retention {
-            succeeded_ms: config.retention_succeeded().as_millis() as i64,
-            dead_ms: config.retention_dead().as_millis() as i64,
+            succeeded_ms: crate::clock::millis(config.retention_succeeded()),
+            dead_ms: crate::clock::millis(config.retention_dead()),
         };
         let maintainer =
             Maintainer::spawn(MaintainerConfig { retention, ..MaintainerConfig::default() }, queue.writer().clone())

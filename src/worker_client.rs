@@ -1,5 +1,6 @@
 //! A small HTTP client for talking to the local worker (hooks and CLI): JSON in, status and
-//! JSON out, every call bounded by one deadline, the admin token attached when it exists.
+//! JSON out, every call bounded by one deadline, the user key (or, for the admin commands, the
+//! admin token) attached as a bearer token: the worker answers nothing else without it (SPEC §4).
 //!
 //! Responses are read by [`ResponseReader`]: the head is found by scanning each byte once and
 //! parsed once by `httparse`, the body is framed by its one `Content-Length`, and nothing past
@@ -48,21 +49,40 @@ pub struct WorkerClient {
 }
 
 impl WorkerClient {
-    /// A client whose every call (connect + response) is bounded by `timeout`.
+    /// A client whose every call (connect + response) is bounded by `timeout`, sending the user
+    /// key (`<data>/worker.key`): what the hooks and the read commands use. Without a readable
+    /// key (no worker has started yet, or its mode lets others read it) it sends none, and the
+    /// worker answers 401, which the hooks treat as "enqueue directly".
     pub fn new(config: &Config, timeout: Duration) -> WorkerClient {
-        let token = std::fs::read_to_string(config.data_dir.join("admin.token")).ok().map(|t| t.trim().to_owned());
+        WorkerClient::with_secret_file(config, timeout, crate::worker::USER_KEY_FILE)
+    }
+
+    /// The same, sending the admin token (`<data>/admin.token`), which also opens every route
+    /// the user key does: what `vl jobs …` uses.
+    pub fn admin(config: &Config, timeout: Duration) -> WorkerClient {
+        WorkerClient::with_secret_file(config, timeout, crate::worker::ADMIN_TOKEN_FILE)
+    }
+
+    fn with_secret_file(config: &Config, timeout: Duration, name: &str) -> WorkerClient {
+        let token = match crate::platform::read_private_file(&config.data_dir.join(name)) {
+            Ok(token) => token.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()),
+            Err(e) => {
+                log::warn!(target: "client", "{e}");
+                None
+            }
+        };
         WorkerClient {
             token,
             ..WorkerClient::at(&format!("{}:{}", config.worker_host(), config.worker_port()), timeout)
         }
     }
 
-    /// A client for a worker at `addr` (`host:port`), without the admin token.
+    /// A client for a worker at `addr` (`host:port`), sending no token.
     pub fn at(addr: &str, timeout: Duration) -> WorkerClient {
         WorkerClient { addr: addr.to_owned(), host_header: addr.to_owned(), timeout, token: None }
     }
 
-    /// The same client, sending `Authorization: Bearer <token>` (the admin routes).
+    /// The same client, sending `Authorization: Bearer <token>`.
     pub fn with_token(mut self, token: &str) -> WorkerClient {
         self.token = Some(token.trim().to_owned());
         self

@@ -15,28 +15,67 @@ const READY_POLL: Duration = Duration::from_millis(200);
 /// ... for at most this long.
 const READY_WAIT: Duration = Duration::from_secs(15);
 
-/// Starts a detached worker unless one is healthy; returns the JSON line to print.
-pub fn start(config: &Config) -> serde_json::Value {
+/// What [`start`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Started {
+    /// A worker was already answering.
+    Found { pid: Option<u64> },
+    /// This call started one, and it is ready.
+    Started { pid: Option<u64> },
+    /// No worker: why, for a person.
+    Failed(String),
+}
+
+impl Started {
+    pub fn is_ready(&self) -> bool {
+        !matches!(self, Started::Failed(_))
+    }
+
+    /// The SessionStart hook's line: only keys Claude Code knows (a failure goes to the log).
+    pub fn hook_line(&self) -> serde_json::Value {
+        if let Started::Failed(why) = self {
+            log::warn!(target: "hook", "no worker: {why}");
+        }
+        json!({"continue": true, "suppressOutput": true})
+    }
+
+    /// What `vl worker start` tells a person.
+    pub fn describe(&self, url: &str) -> String {
+        let pid = |pid: &Option<u64>| pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
+        match self {
+            Started::Found { pid: p } => format!("a worker is already running{} at {url}", pid(p)),
+            Started::Started { pid: p } => format!("started a worker{} at {url}", pid(p)),
+            Started::Failed(why) => format!("no worker is running: {why}"),
+        }
+    }
+}
+
+/// Starts a detached worker unless one is ready; waits for its readiness.
+pub fn start(config: &Config) -> Started {
     let client = WorkerClient::new(config, Duration::from_millis(500));
     if client.is_ready() {
-        return ready_line();
+        return Started::Found { pid: pid_of(&client) };
     }
     if let Err(e) = spawn_detached(config) {
-        return json!({"continue": true, "suppressOutput": true, "status": "error", "message": e});
+        return Started::Failed(e);
     }
     let deadline = Instant::now() + READY_WAIT;
     while Instant::now() < deadline {
         if client.is_ready() {
-            return ready_line();
+            return Started::Started { pid: pid_of(&client) };
         }
         std::thread::sleep(READY_POLL);
     }
-    json!({"continue": true, "suppressOutput": true, "status": "error",
-           "message": format!("the worker did not become ready within {} s; see {}", READY_WAIT.as_secs(), config.logs_dir().join("vibelearn.log").display())})
+    Started::Failed(format!(
+        "the worker did not become ready within {} s; see {}",
+        READY_WAIT.as_secs(),
+        config.logs_dir().join("vibelearn.log").display()
+    ))
 }
 
-fn ready_line() -> serde_json::Value {
-    json!({"continue": true, "suppressOutput": true, "status": "ready"})
+/// The worker's pid, from its health answer.
+fn pid_of(client: &WorkerClient) -> Option<u64> {
+    client.get("/api/health").ok().and_then(|r| r.body["pid"].as_u64())
 }
 
 /// Spawns `vl worker run` detached from us (see [`spawn_vl_detached`]).
@@ -50,7 +89,7 @@ pub fn spawn_detached(config: &Config) -> Result<(), String> {
 /// waiting for the worker.
 pub fn spawn_vl_detached(config: &Config, args: &[&str]) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the vl executable: {e}"))?;
-    let _ = std::fs::create_dir_all(config.logs_dir());
+    let _ = crate::platform::create_private_dir(&config.logs_dir());
     let stderr = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

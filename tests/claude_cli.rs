@@ -15,7 +15,6 @@
 //!
 //! Skips (saying why, on stderr) only when npm is missing or the package cannot be installed.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::Mutex;
@@ -38,9 +37,9 @@ fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Says why the test did not run; under `CI=true` that fails it.
 pub fn skip(reason: &str) {
-    // Straight to the process's stderr: libtest captures `eprintln!` of a passing test.
-    let _ = writeln!(std::io::stderr(), "SKIPPED real Claude Code CLI test: {reason}");
+    crate::util::skip_unless_ci("real Claude Code CLI test", reason);
 }
 
 /// The CLI, installed with `npm ci` from the lock file when it is not there yet; `Err` says
@@ -153,10 +152,18 @@ pub fn run_session(bin: &Path, home: &Path, port: u16, project: &Path) -> (Value
     std::fs::write(project.join("package.json"), r#"{"devDependencies":{"typescript":"5.6.0"}}"#).unwrap();
     let api = FakeMessages::start(session_turns(project));
     let prompt = prompt();
-    let args = ["-p", prompt.as_str(), "--dangerously-skip-permissions", "--output-format", "json"];
+    let debug_file = home.join("claude-debug.log");
+    let debug = debug_file.to_string_lossy().into_owned();
+    let args =
+        ["-p", prompt.as_str(), "--dangerously-skip-permissions", "--output-format", "json", "--debug-file", &debug];
     let output = finish(claude(bin, home, port, &api, project, &args));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "claude failed: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    // Every hook's output carries only keys Claude Code knows: its debug log names any other.
+    let debug = std::fs::read_to_string(&debug_file).expect("claude wrote its debug log");
+    assert!(debug.to_lowercase().contains("hook"), "the debug log shows the hooks ran");
+    let unknown: Vec<&str> = debug.lines().filter(|l| l.contains("unrecognized keys")).collect();
+    assert!(unknown.is_empty(), "hook output Claude Code does not know: {unknown:?}");
     let result: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
     assert_eq!(result["is_error"], false, "{result}");
     assert_eq!(result["num_turns"], 4, "{result}");

@@ -6,12 +6,17 @@
 //! shown as text and never runs, and that the page says so while the worker is down and
 //! after it came back as a new process. Screenshots go to `test-artifacts/dashboard/`.
 //!
+//! The page is opened the way a user opens it, by `vl dashboard` (with a stand-in for the
+//! desktop's URL opener that records the URL): the key travels in the URL fragment, the page
+//! moves it to sessionStorage and out of the address bar; opened without it, the page says how
+//! to open it and loads nothing.
+//!
 //! Needs node, `tests/browser/node_modules` (`npm ci` there) and `/usr/bin/chromium`; `.ci/run`
 //! installs them. When one is missing the test prints why to stderr (uncaptured, so it shows in
-//! a plain `cargo test`) and passes without running: a machine without a browser must not fail
-//! the suite, but must not hide that the check did not run either.
+//! a plain `cargo test`) and passes without running on a developer's machine; under `CI=true`
+//! a missing prerequisite fails the test.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -150,6 +155,28 @@ impl Drop for Driver {
     }
 }
 
+/// The URL `vl dashboard` opens, recorded by a stand-in `xdg-open` on PATH; its stdout must not
+/// show the key.
+fn dashboard_url(dir: &Path, port: u16) -> String {
+    let bin = dir.join("fake-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let opener = bin.join("xdg-open");
+    std::fs::write(&opener, "#!/bin/sh\nprintf '%s' \"$1\" > \"$VL_TEST_OPENED\"\n").unwrap();
+    crate::util::make_executable(&opener);
+    let opened = dir.join("opened-url");
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let output = crate::util::vl(dir, port)
+        .arg("dashboard")
+        .env("PATH", path)
+        .env("VL_TEST_OPENED", &opened)
+        .output()
+        .expect("run vl dashboard");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "vl dashboard: {stdout} {}", String::from_utf8_lossy(&output.stderr));
+    assert!(!stdout.contains(&crate::util::user_key(dir)), "the key is never printed: {stdout}");
+    std::fs::read_to_string(opened).expect("vl dashboard ran the URL opener")
+}
+
 fn failing_worker(dir: &Path, port: u16) -> WorkerProcess {
     WorkerProcess::start_with(dir, port, &[("VIBELEARN_PROVIDER", "command"), ("VIBELEARN_LLM_COMMAND", FAILING_LLM)])
 }
@@ -228,7 +255,7 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
     if let Some(reason) = missing_prerequisite() {
         // Straight to the process's stderr: libtest captures `eprintln!` of a passing test,
         // which would make the skip silent.
-        let _ = writeln!(std::io::stderr(), "SKIPPED dashboard browser test: {reason}");
+        crate::util::skip_unless_ci("dashboard browser test", &reason);
         return;
     }
     let dir = TempDir::new();
@@ -301,9 +328,27 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
     let out = manifest_dir().join("test-artifacts/dashboard");
     let _ = std::fs::remove_dir_all(&out);
     let token = std::fs::read_to_string(dir.path().join("admin.token")).unwrap();
-    let mut driver = Driver::start(&format!("http://127.0.0.1:{port}/"), token.trim(), &out, dead_job);
+    let url = dashboard_url(dir.path(), port);
+    let key = crate::util::user_key(dir.path());
+    assert_eq!(url, format!("http://127.0.0.1:{port}/#key={key}"), "vl dashboard hands the page its key");
+    let mut driver = Driver::start(&url, token.trim(), &out, dead_job);
+
+    let bare = driver.expect("no_key");
+    assert_eq!(bare["shown"], true, "opened without its key, the page says how to open it: {bare}");
+    assert!(bare["text"].as_str().unwrap().contains("vl dashboard"), "{bare}");
+    assert_eq!(bare["loaded_anything"], false, "and shows no data: {bare}");
 
     let loaded = driver.expect("loaded");
+    assert_eq!(loaded["address"], format!("http://127.0.0.1:{port}/"), "the key leaves the address bar");
+    // Learning first: what is due, the streak and mastery lead; the queue comes after.
+    let sections: Vec<&str> = loaded["sections"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert_eq!(&sections[..3], ["learning-card", "concepts-card", "activity-card"], "{sections:?}");
+    let overview = http.get("/api/vibelearn/overview").unwrap().1;
+    let learning = &loaded["learning"];
+    assert!(learning["due"].as_str().unwrap().starts_with(&format!("{} question", overview["due"])), "{learning}");
+    assert!(learning["streak"].as_str().unwrap().starts_with("streak 2 days"), "today and yesterday: {learning}");
+    assert!(learning["mastered"].as_str().unwrap().ends_with("concepts mastered"), "{learning}");
+    assert_eq!(loaded["key_kept"], true, "the key is kept in the tab's sessionStorage");
     assert_counts_match(&loaded["counts"], &stats);
     assert_eq!(loaded["status"], "ok");
     let failures = loaded["failures"].as_array().unwrap();
@@ -338,6 +383,7 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
         (Some("held"), Some("paused")),
         "{good}"
     );
+    assert_eq!(good["state"], "paused", "its sync waits on the paused upstream, not `synced`: {good}");
     let stuck = sessions.iter().find(|s| s["id"] == XSS_SESSION).unwrap();
     assert_eq!(
         (stuck["looks"]["analyze_concepts"].as_str(), stuck["looks"]["analyze_quiz"].as_str()),

@@ -1,5 +1,5 @@
-//! `vl demo`, the main job, as a newcomer runs it: no keys, no network, exit 0, and output
-//! that shows the detected stack, the concepts and the questions.
+//! `vl demo`, the main job, as a newcomer runs it: no keys, no network, exit 0; a short summary
+//! by default, every question with `--verbose`, and with `--keep` a data dir `vl quiz` drills.
 
 use crate::util::VL;
 
@@ -7,7 +7,7 @@ use crate::util::VL;
 fn vl_demo_runs_the_whole_pipeline_offline_and_prints_stack_concepts_and_questions() {
     let home = tempfile::tempdir().unwrap();
     let mut command = std::process::Command::new(VL);
-    command.arg("demo").env_clear();
+    command.args(["demo", "--verbose"]).env_clear();
     crate::util::keep_essential_env(&mut command);
     let output = command.env("HOME", home.path()).env(vibelearn::platform::HOME_ENV, home.path()).output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -54,5 +54,52 @@ fn vl_demo_runs_the_whole_pipeline_offline_and_prints_stack_concepts_and_questio
     assert_eq!(grounded, stdout.lines().filter(|l| l.trim_start().starts_with("↳ ")).count(), "{stdout}");
     assert!(!stdout.contains("hunter2"), "the sample's private prompt part must not appear");
     // Nothing is left in the user's home: the demo works in a temporary directory.
+    assert!(std::fs::read_dir(home.path()).unwrap().next().is_none(), "the demo wrote into HOME");
+}
+
+fn demo(home: &std::path::Path, args: &[&str]) -> String {
+    let output = std::process::Command::new(VL)
+        .arg("demo")
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "vl demo {args:?}: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    stdout
+}
+
+#[test]
+fn vl_demo_prints_a_short_summary_and_keeps_a_data_dir_to_quiz_from_on_request() {
+    let home = tempfile::tempdir().unwrap();
+    let short = demo(home.path(), &[]);
+    assert!(short.lines().count() <= 30, "a summary that fits a screen ({} lines):\n{short}", short.lines().count());
+    for expected in ["stack     TypeScript · Next.js · Prisma", "Concepts met (", "Quiz questions (", "Grounded  "] {
+        assert!(short.contains(expected), "missing {expected:?} in:\n{short}");
+    }
+    assert!(short.contains("vl demo --verbose") && short.contains("vl demo --keep"), "{short}");
+    // --keep: the data dir stays, and `vl quiz` on it asks the demo's questions.
+    let kept = demo(home.path(), &["--keep"]);
+    let data_dir = kept
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("VIBELEARN_DATA_DIR=")?.strip_suffix(" vl quiz"))
+        .unwrap_or_else(|| panic!("no command to quiz from the kept dir:\n{kept}"))
+        .to_owned();
+    let quiz = std::process::Command::new(VL)
+        .args(["quiz", "--limit", "1"])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .env("VIBELEARN_DATA_DIR", &data_dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let asked = String::from_utf8_lossy(&quiz.stdout);
+    assert!(quiz.status.success() && asked.contains("Question 1 of 1"), "{asked}");
+    let scratch = std::path::Path::new(&data_dir).parent().unwrap().to_owned();
+    assert!(scratch.starts_with(std::env::temp_dir()), "kept under the temporary directory: {data_dir}");
+    std::fs::remove_dir_all(scratch).unwrap();
     assert!(std::fs::read_dir(home.path()).unwrap().next().is_none(), "the demo wrote into HOME");
 }

@@ -96,7 +96,7 @@ fn a_claude_code_session_with_the_worker_up_is_recorded_typed_and_private_free()
     let project = TempDir::new();
     let worker = WorkerProcess::start(dir.path());
     let lines = replay(CLAUDE_SESSION, "claude-code", dir.path(), project.path(), worker.port, &[]);
-    assert_eq!(lines[0]["status"], "ready", "session-start prints the worker-start line");
+    assert_eq!(lines[0], json!({"continue": true, "suppressOutput": true}), "only keys Claude Code knows");
     assert!(lines[1..].iter().all(|l| *l == json!({"continue": true})));
     let http = worker.http();
     wait_for_ingest(&http, dir.path());

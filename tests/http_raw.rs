@@ -112,9 +112,13 @@ fn observation(tool_use_id: &str) -> String {
     .to_string()
 }
 
-fn post(port: u16, extra_headers: &str, body: &str) -> Vec<u8> {
+/// An observation POST to `worker` with its user key (the guard's own refusals are tested in
+/// `a_request_without_the_key_is_refused_on_every_route`).
+fn post(worker: &WorkerProcess, extra_headers: &str, body: &str) -> Vec<u8> {
+    let (port, key) = (worker.port, crate::util::user_key(&worker.dir));
     format!(
-        "POST /api/sessions/observations HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n{extra_headers}\r\n{body}"
+        "POST /api/sessions/observations HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Authorization: Bearer {key}\r\n{extra_headers}\r\n{body}"
     )
     .into_bytes()
 }
@@ -161,7 +165,7 @@ fn request_smuggling_shapes_get_400_and_never_become_jobs() {
     ];
     for (what, headers, sent) in &shapes {
         let mut raw = Raw::connect(port);
-        raw.send(&post(port, headers, sent));
+        raw.send(&post(&worker, headers, sent));
         let reply = raw.reply().unwrap_or_else(|| panic!("{what}: no answer"));
         reply.assert_error(400, "bad_request", what);
         assert!(raw.is_closed(), "{what}: the connection must close, so the body is never read as a request");
@@ -170,7 +174,7 @@ fn request_smuggling_shapes_get_400_and_never_become_jobs() {
     assert_eq!(job_count(&http), 0, "no smuggling shape may become a job");
     // The same request, framed properly, is accepted: the refusals were about framing alone.
     let mut raw = Raw::connect(port);
-    raw.send(&post(port, &format!("Content-Length: {n}\r\n"), &body));
+    raw.send(&post(&worker, &format!("Content-Length: {n}\r\n"), &body));
     assert_eq!(raw.reply().unwrap().status, 202);
     assert_eq!(job_count(&http), 1);
 }
@@ -233,10 +237,10 @@ fn pipelined_requests_are_answered_in_order() {
     let worker = WorkerProcess::start(dir.path());
     let port = worker.port;
     let (first, second) = (observation("pipe-1"), observation("pipe-2"));
-    let mut bytes = post(port, &format!("Content-Length: {}\r\n", first.len()), &first);
+    let mut bytes = post(&worker, &format!("Content-Length: {}\r\n", first.len()), &first);
     bytes.extend_from_slice(format!("GET /api/nothing/here HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n").as_bytes());
     bytes.extend_from_slice(format!("GET /api/readiness HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n").as_bytes());
-    bytes.extend(post(port, &format!("Content-Length: {}\r\nConnection: close\r\n", second.len()), &second));
+    bytes.extend(post(&worker, &format!("Content-Length: {}\r\nConnection: close\r\n", second.len()), &second));
     let mut raw = Raw::connect(port);
     raw.send(&bytes); // one write: the server finds all four in its buffer
     let replies: Vec<Reply> = std::iter::from_fn(|| raw.reply()).collect();
@@ -334,7 +338,11 @@ fn three_hundred_slow_clients_do_not_lock_out_a_normal_request() {
     assert!(threads <= 256 + 40, "a thread per connection, capped: {threads} threads");
     // `/metrics` counts the evictions (at least the 44 above).
     let mut raw = Raw::connect(port);
-    raw.send(format!("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n").as_bytes());
+    let key = crate::util::user_key(&worker.dir);
+    raw.send(
+        format!("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {key}\r\nConnection: close\r\n\r\n")
+            .as_bytes(),
+    );
     let metrics = String::from_utf8(raw.reply().expect("a /metrics answer").body).unwrap();
     let evicted: u64 = metrics
         .lines()
@@ -378,7 +386,7 @@ fn trickling_heads_and_bodies_are_cut_off_at_their_deadlines_and_idle_connection
     };
     let head = trickle(format!("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Slow: "));
     let body =
-        trickle(String::from_utf8(post(port, "Content-Length: 100000\r\n", "{\"contentSessionId\":\"")).unwrap());
+        trickle(String::from_utf8(post(&worker, "Content-Length: 100000\r\n", "{\"contentSessionId\":\"")).unwrap());
     let idle = std::thread::spawn(move || {
         let began = Instant::now();
         let mut raw = Raw::connect(port);
@@ -404,7 +412,7 @@ fn expect_continue_and_an_early_413_still_work() {
     let port = worker.port;
     let body = observation("continue-1");
     let mut raw = Raw::connect(port);
-    raw.send(&post(port, &format!("Expect: 100-continue\r\nContent-Length: {}\r\n", body.len()), ""));
+    raw.send(&post(&worker, &format!("Expect: 100-continue\r\nContent-Length: {}\r\n", body.len()), ""));
     assert_eq!(raw.reply().expect("100 Continue").status, 100, "the interim answer comes before the body is sent");
     raw.send(body.as_bytes());
     let reply = raw.reply().expect("the answer");
@@ -412,7 +420,7 @@ fn expect_continue_and_an_early_413_still_work() {
     assert_eq!(reply.header("Connection"), Some("keep-alive"));
     // Too large: refused from the head, without `100 Continue`, so the body is never sent.
     let mut raw = Raw::connect(port);
-    raw.send(&post(port, "Expect: 100-continue\r\nContent-Length: 2000000\r\n", ""));
+    raw.send(&post(&worker, "Expect: 100-continue\r\nContent-Length: 2000000\r\n", ""));
     raw.reply().expect("413").assert_error(413, "payload_too_large", "2 MB body");
     assert!(raw.is_closed());
     assert_eq!(job_count(&worker.http()), 1);
@@ -468,9 +476,13 @@ fn a_panicking_route_answers_500_and_gives_its_slot_back() {
     let port = worker.port;
     // More panics than there are connection slots (256): a leaked slot per panic would leave
     // none for the health check below.
+    let key = crate::util::user_key(&worker.dir);
     for n in 0..300 {
         let mut raw = Raw::connect(port);
-        raw.send(format!("POST /api/debug/panic HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n").as_bytes());
+        raw.send(
+            format!("POST /api/debug/panic HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {key}\r\n\r\n")
+                .as_bytes(),
+        );
         let reply = raw.reply().unwrap_or_else(|| panic!("panic {n}: closed without an answer"));
         reply.assert_error(500, "internal_error", "a panicking route");
         assert!(raw.is_closed(), "panic {n}: the connection closes after a 500");

@@ -204,7 +204,7 @@ fn the_offline_pipeline_stores_stack_patterns_concepts_and_questions_then_skips_
     let per_concept = vibelearn::llm::offline::QUESTIONS_PER_CONCEPT;
     assert!((concepts.len()..=concepts.len() * per_concept).contains(&questions), "up to {per_concept} per concept");
     let (_, sessions) = http.get("/api/sessions").unwrap();
-    assert_eq!(sessions["sessions"][0]["state"], "synced");
+    assert_eq!(sessions["sessions"][0]["state"], "analyzed", "no account: analysed, not synced");
 
     // The Stop hook fires again with nothing new: every step skips, nothing is duplicated.
     request_steps(&http, session, &STEPS);
@@ -468,5 +468,71 @@ mod sync {
             !String::from_utf8_lossy(&delivered.body).contains("\"snippet\""),
             "SYNC_SNIPPETS=false leaves snippets out"
         );
+    }
+
+    /// Issue 27, point 2: the quiz's "unchanged" hash covers the files its questions quote.
+    /// An Edit changes a line six questions quote; at the next Stop those are replaced by
+    /// questions on the new line, the others stay, and the sync sends the new set.
+    #[test]
+    fn an_edit_to_a_quoted_line_replaces_its_questions_and_the_next_sync_sends_them() {
+        let dir = TempDir::new();
+        let project = TempDir::new();
+        let fake = FakeServer::start(vec![], Reply::raw(200, r#"{"ok":true}"#));
+        login(dir.path());
+        let worker = sync_worker(&dir, &fake, &[]);
+        let http = worker.http();
+        let session = seed_session(&http, "edit-1", project.path());
+        let stop = || {
+            request_steps(&http, &session, &STEPS);
+            http.post("/api/vibelearn/sync", &json!({"contentSessionId": session})).unwrap();
+        };
+        stop();
+        let first_sync = wait_step(&http, &session, "sync", "succeeded", Duration::from_secs(20));
+        assert_eq!(fake.requests().len(), 1, "{first_sync}");
+        let questions = |sql_filter: &str| -> Vec<String> {
+            db_rows(
+                dir.path(),
+                &format!("SELECT id FROM questions WHERE session_id = 'edit-1' AND {sql_filter} ORDER BY id"),
+            )
+            .iter()
+            .map(|r| r[0].as_str().unwrap().to_owned())
+            .collect()
+        };
+        // Line 17 of src/cart.ts: quoted by questions, yet in no concept's or pattern's snippet,
+        // so only the file itself can tell the quiz that it changed.
+        let (old_line, new_line) = ("return [];", "return [] as CartItem[];");
+        let quoting_old = questions("grounding_line_start <= 17 AND grounding_line_end >= 17");
+        assert!(quoting_old.len() >= 3, "questions quoting line 17: {quoting_old:?}");
+        let elsewhere = questions("NOT (grounding_line_start <= 17 AND grounding_line_end >= 17)");
+        assert!(!elsewhere.is_empty());
+
+        // The Edit, rebuilt from the captured file, and the next Stop.
+        let path = project.path().join("src/cart.ts").to_string_lossy().into_owned();
+        let edit = json!({"contentSessionId": session, "tool_name": "Edit", "tool_use_id": "edit-1-e1",
+            "tool_input": {"file_path": path, "old_string": old_line, "new_string": new_line}});
+        assert_eq!(http.post("/api/sessions/observations", &edit).unwrap().0, 202);
+        stop();
+        wait_for("the second sync", Duration::from_secs(20), || {
+            let now = pipeline(&http, &session);
+            let sync = step(&now, "sync");
+            sync["job_id"] != first_sync["id"] && sync["state"] == "succeeded"
+        });
+        let quiz = step(&pipeline(&http, &session), "analyze_quiz").clone();
+        assert!(quiz["result"]["skipped"].is_null(), "the quiz read a changed file: {quiz}");
+        assert_eq!(quiz["result"]["replaced_stale"], json!(quoting_old.len()), "{quiz}");
+        let snippets = db_rows(
+            dir.path(),
+            "SELECT COALESCE(snippet, '') || ' ' || question FROM questions WHERE session_id = 'edit-1'",
+        );
+        let quoting = |text: &str| snippets.iter().filter(|r| r[0].as_str().unwrap().contains(text)).count();
+        assert_eq!(quoting(old_line), 0, "no question quotes the replaced line any more");
+        assert!(quoting(new_line) >= 1, "questions quote the new line: {snippets:?}");
+        for id in &elsewhere {
+            assert!(questions("1").contains(id), "{id} quotes unchanged lines and stays");
+        }
+        // The sync is not skipped as unchanged: it sends the new questions.
+        let requests = fake.requests();
+        assert_eq!(requests.len(), 2, "the second Stop's sync sends");
+        assert!(String::from_utf8_lossy(&requests[1].body).contains(new_line));
     }
 }

@@ -733,8 +733,12 @@ fn a_job_whose_outcome_cannot_be_written_is_given_back_once_writes_work_not_a_le
     }
     let id = queue.enqueue(NewJob::new("step", json!({}), 10).lane("s")).unwrap().id;
     let _runner = queue.start_runner(runner_config(1), registry).unwrap();
-    wait_for("a first run", WAIT, || runs.load(Ordering::SeqCst) >= 1);
-    std::thread::sleep(Duration::from_millis(300));
+    // The refused completion is given back as a lost attempt once a write goes through (the
+    // give-back itself is allowed), not a lease later; then writes work again.
+    wait_for("the attempt given back", WAIT, || {
+        let attempts = queue.get(id).unwrap().unwrap().attempts.unwrap();
+        attempts.iter().any(|a| a.error.as_deref().is_some_and(|e| e.contains("could not be written")))
+    });
     allow_writes(&queue);
     // The default lease is 60 s; the job must not wait for it.
     wait_for("the job to succeed", WAIT, || state_of(&queue, id) == JobState::Succeeded);
@@ -772,4 +776,42 @@ fn a_timed_out_job_whose_timeout_cannot_be_written_is_given_back_once_writes_wor
     // The default lease is 60 s; the job must not wait for it.
     wait_for("the job to succeed", WAIT, || state_of(&queue, id) == JobState::Succeeded);
     assert!(runs.load(Ordering::SeqCst) >= 2);
+}
+
+#[test]
+fn no_job_of_a_lane_starts_while_another_of_its_lane_runs_even_an_older_one_made_available_again() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let claim = |max: usize| -> Vec<(vibelearn::queue::JobId, i64)> {
+        queue
+            .writer()
+            .call(false, Durability::Relaxed, move |conn, now| Ok(store::claim(conn, max, now, 60_000, None)?))
+            .unwrap()
+            .iter()
+            .map(|j| (j.id, j.lease_token))
+            .collect()
+    };
+    let succeed = |(id, token): (vibelearn::queue::JobId, i64)| {
+        queue
+            .writer()
+            .call(false, Durability::Relaxed, move |conn, now| {
+                Ok(store::complete_success(conn, id, token, None, true, now)?)
+            })
+            .unwrap()
+    };
+    let old = queue.enqueue(NewJob::new("a", json!({}), 3).lane("s")).unwrap().id;
+    let first = claim(10);
+    assert_eq!(first.iter().map(|c| c.0).collect::<Vec<_>>(), [old]);
+    assert!(succeed(first[0]));
+    let later = queue.enqueue(NewJob::new("a", json!({}), 3).lane("s")).unwrap().id;
+    let running = claim(10);
+    assert_eq!(running.iter().map(|c| c.0).collect::<Vec<_>>(), [later]);
+    // The old job comes back (a replay; a re-open, a gate's resume or a released lease do the
+    // same): it is now the lane's oldest active job, yet the later one is running.
+    assert_eq!(queue.replay(vec![old]).unwrap(), [old]);
+    assert_eq!(claim(10), [], "two jobs of one lane would run at once");
+    assert_eq!(state_of(&queue, old), JobState::Available);
+    // Once the running one is done, the old one runs.
+    assert!(succeed(running[0]));
+    assert_eq!(claim(10).iter().map(|c| c.0).collect::<Vec<_>>(), [old]);
 }

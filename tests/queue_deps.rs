@@ -139,6 +139,53 @@ fn a_succeeded_dependent_runs_again_only_when_its_prerequisite_output_changed() 
 }
 
 #[test]
+fn a_newer_chain_supersedes_the_one_held_behind_a_dead_step_so_a_bulk_replay_runs_each_step_once() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let log: Log = Arc::default();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let mut registry = Registry::default();
+    {
+        let calls = Arc::clone(&calls);
+        registry.register(
+            "up",
+            spec(),
+            logging(&log, "up", move |_| {
+                if calls.fetch_add(1, Ordering::SeqCst) == 0 {
+                    Outcome::dead("broken")
+                } else {
+                    Outcome::done(json!({}))
+                }
+            }),
+        );
+    }
+    registry.register("down", spec(), logging(&log, "down", |_| Outcome::done(json!({}))));
+    let step = |kind: &str, n: u32, after: &[&str]| {
+        NewJob::new(kind, json!({ "n": n }), 1)
+            .lane("s")
+            .unique(format!("{kind}:s"), UniqueScope::Waiting)
+            .after_keys(after.iter().map(|k| format!("{k}:s")))
+    };
+    let _runner = queue.start_runner(threads(2), registry).unwrap();
+    // The first chain: its `up` dies, its `down` is held behind it.
+    let first = queue.enqueue_all(vec![step("up", 1, &[]), step("down", 1, &["up"])]).unwrap();
+    let (up1, down1) = (first[0].id, first[1].id);
+    wait_state(&queue, down1, JobState::Held);
+    // The next Stop builds a fresh chain, which supersedes the held one.
+    let second = queue.enqueue_all(vec![step("up", 2, &[]), step("down", 2, &["up"])]).unwrap();
+    assert!(!second[1].deduplicated);
+    wait_state(&queue, second[1].id, JobState::Succeeded);
+    let superseded = queue.get(down1).unwrap().unwrap();
+    assert_eq!(superseded.state, JobState::Cancelled, "{superseded:?}");
+    assert!(superseded.last_error.as_deref().unwrap().contains(&format!("superseded by job {}", second[1].id)));
+    // A bulk replay of the dead jobs re-runs the dead step alone, not its stale chain.
+    assert_eq!(queue.replay_matching(JobState::Dead, None, None).unwrap(), [up1]);
+    wait_state(&queue, up1, JobState::Succeeded);
+    assert_eq!(state(&queue, down1), JobState::Cancelled, "the stale chain stays cancelled");
+    assert_eq!(ran(&log), ["up:1", "up:2", "down:2", "up:1"]);
+}
+
+#[test]
 fn cancelling_a_dead_step_cancels_everything_waiting_on_it() {
     let dir = TempDir::new();
     let (queue, _thread) = start_queue(&dir);
@@ -266,11 +313,12 @@ fn new_credentials_resume_a_paused_gate_and_transient_failures_never_pause() {
             + ids.iter().filter(|id| state(&queue, **id) == JobState::Dead).count()
             == 2
     });
-    // A restart under the same credentials keeps the pause; new ones lift it.
+    // A restart under the same credentials keeps the pause (`start_runner` compares the
+    // versions before it returns; the watchdog's later checks are driven turn by turn in
+    // `queue::runner::tests`); new ones lift it.
     drop(runner);
     *answer.lock().unwrap() = "ok";
     let runner = queue.start_runner(threads(2), gated(&calls, &answer, &version)).unwrap();
-    std::thread::sleep(Duration::from_millis(300));
     assert_eq!(queue.gates().unwrap()[0].state, GateState::Paused);
     drop(runner);
     *version.lock().unwrap() = "key-2".to_owned();
@@ -302,6 +350,34 @@ fn pruning_a_dead_prerequisite_cancels_what_still_waits_on_it() {
     assert_eq!(left.len(), 1, "{left:?}");
     assert_eq!((left[0].id, left[0].state), (down, JobState::Cancelled));
     assert!(left[0].last_error.as_deref().unwrap().contains("pruned"), "{left:?}");
+}
+
+#[test]
+fn pruning_a_dead_prerequisite_cancels_its_dependents_transitively() {
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let up = queue.enqueue(NewJob::new("up", json!({}), 1).lane("s")).unwrap().id;
+    let mid = queue.enqueue(NewJob::new("mid", json!({}), 1).lane("s").depends_on([up])).unwrap().id;
+    let down = queue.enqueue(NewJob::new("down", json!({}), 1).lane("s").depends_on([mid])).unwrap().id;
+    queue
+        .writer()
+        .call(false, Durability::Durable, move |conn, now| {
+            let claimed = store::claim(conn, 1, now, 60_000, None)?;
+            let dead = store::FailureDisposition::Dead;
+            let failed = vibelearn::queue::job::AttemptOutcome::Failed;
+            store::fail_attempt(conn, up, claimed[0].lease_token, failed, "x", dead, now - 10_000)?;
+            // The claim holds `mid`; `down` waits on a held job and is held in turn.
+            assert!(store::claim(conn, 1, now, 60_000, None)?.is_empty());
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!((state(&queue, mid), state(&queue, down)), (JobState::Held, JobState::Held));
+    assert_eq!(queue.prune(store::Retention { succeeded_ms: 1, dead_ms: 1 }).unwrap(), 1, "the dead job");
+    for id in [mid, down] {
+        let job = queue.get(id).unwrap().unwrap();
+        assert_eq!(job.state, JobState::Cancelled, "job {id} could never run: {job:?}");
+        assert!(job.last_error.as_deref().unwrap().contains("pruned"), "{job:?}");
+    }
 }
 
 #[test]

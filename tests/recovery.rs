@@ -133,7 +133,8 @@ fn a_refused_key_holds_the_chain_and_a_replay_after_the_fix_completes_it() {
     assert_eq!(sync["waiting_on"]["jobs"], json!([concepts["id"], quiz["id"]]), "{sync}");
     assert_eq!(upstream.requests().len(), 0);
     let (_, sessions) = http.get("/api/sessions").unwrap();
-    assert_ne!(sessions["sessions"][0]["state"], "synced", "{sessions}");
+    assert_eq!(sessions["sessions"][0]["state"], "stuck", "a dead step shows, not `observing`: {sessions}");
+    assert_eq!(sessions["sessions"][0]["stuck_on"], json!(["analyze_concepts", "analyze_quiz", "sync"]), "{sessions}");
     let (_, shown) = run_vl(dir.path(), port, &["jobs", "show", &quiz["id"].to_string()]);
     assert!(shown.contains(&format!("waiting on job {} (replay or cancel it)", concepts["id"])), "{shown}");
 
@@ -320,7 +321,14 @@ fn the_resume_route_needs_the_admin_token_and_a_string_provider() {
     let worker = WorkerProcess::start(dir.path());
     let anonymous = Http::new(worker.port);
     let (status, body) = anonymous.post("/api/jobs/resume", &json!({})).unwrap();
-    assert_eq!((status, body["error"].as_str()), (403, Some("forbidden")), "{body}");
+    assert_eq!((status, body["error"].as_str()), (401, Some("unauthorized")), "{body}");
+    let user = Http::new(worker.port).with_key(dir.path());
+    let (status, body) = user.post("/api/jobs/resume", &json!({})).unwrap();
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (403, Some("forbidden")),
+        "the user key is not the admin token: {body}"
+    );
     let http = worker.http();
     let (status, body) = http.post("/api/jobs/resume", &json!({ "provider": 7 })).unwrap();
     assert_eq!(status, 400, "{body}");

@@ -1,6 +1,7 @@
 //! The one integration-test binary (linking once matters on a 2-core machine). Each module
 //! under `tests/` covers one area; every test gets a fresh data directory.
 
+mod budget;
 mod claude_cli;
 mod cursor;
 mod dashboard;
@@ -21,6 +22,7 @@ mod queue_deps;
 mod queue_stats;
 mod quiz;
 mod recovery;
+mod security;
 mod statusline;
 mod util;
 mod worker;

@@ -53,6 +53,40 @@ pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
 }
 
+/// The user key a worker made in `dir` (`worker.key`), which every route but health,
+/// readiness and version needs.
+pub fn user_key(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("worker.key")).expect("the worker's key file").trim().to_owned()
+}
+
+/// A test that cannot run here for want of a tool: says so on the process's stderr
+/// (uncaptured, so a plain `cargo test` shows it), and fails under `CI=true`, where every tool
+/// the suite needs must be installed.
+pub fn skip_unless_ci(test: &str, reason: &str) {
+    use std::io::Write;
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{test} cannot run under CI=true: {reason}");
+    }
+    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {reason}");
+}
+
+/// Makes a stand-in program a test writes executable.
+pub fn make_executable(path: &Path) {
+    set_mode(path, 0o755);
+}
+
+/// Sets a file's permission bits (Unix; Windows has none to set).
+pub fn set_mode(path: &Path, mode: u32) {
+    vibelearn::platform::set_mode(path, mode).expect("chmod");
+}
+
+/// Whether a file is one only its owner may read ([`vibelearn::platform::check_private_file`]:
+/// mode 0600 on Unix).
+pub fn is_private(path: &Path) -> bool {
+    let meta = std::fs::metadata(path).expect("stat");
+    vibelearn::platform::check_private_file(path, &meta).is_ok()
+}
+
 /// A `vl` command with a test's data dir and port.
 pub fn vl(dir: &Path, port: u16) -> std::process::Command {
     let mut command = std::process::Command::new(VL);
@@ -146,8 +180,15 @@ impl Http {
         Http { base: format!("http://127.0.0.1:{port}"), agent, token: None }
     }
 
+    /// Sends the admin token of the worker in `dir` (which opens every route).
     pub fn with_token(mut self, dir: &Path) -> Http {
         self.token = std::fs::read_to_string(dir.join("admin.token")).ok().map(|t| t.trim().to_owned());
+        self
+    }
+
+    /// Sends the user key of the worker in `dir`, as the hooks and the read commands do.
+    pub fn with_key(mut self, dir: &Path) -> Http {
+        self.token = Some(user_key(dir));
         self
     }
 

@@ -88,7 +88,7 @@ fn session_events_are_queued_ingested_and_visible() {
     // No Stop came after the observations: SessionEnd analysed the session (once).
     wait_for("the analysis queued at the session's end", Duration::from_secs(20), || {
         let (_, sessions) = http.get("/api/sessions?limit=5").unwrap();
-        sessions["sessions"][0]["state"] == "synced"
+        sessions["sessions"][0]["state"] == "analyzed"
     });
     let (_, pipeline) = http.get("/api/vibelearn/sessions/s1/pipeline").unwrap();
     let steps: Vec<&str> = pipeline["steps"].as_array().unwrap().iter().map(|s| s["state"].as_str().unwrap()).collect();
@@ -241,10 +241,12 @@ fn guards_refuse_foreign_origins_hosts_and_missing_tokens() {
     let (status, _) = http.request("GET", "/api/health", None, &[("Host", "evil.example:37778")]).unwrap();
     assert_eq!(status, 403);
     let no_token = Http::new(worker.port);
-    assert_eq!(no_token.post("/api/jobs/prune", &json!({})).unwrap().0, 403);
-    assert_eq!(no_token.post("/api/admin/shutdown", &json!({})).unwrap().0, 403);
+    assert_eq!(no_token.post("/api/jobs/prune", &json!({})).unwrap().0, 401);
+    assert_eq!(no_token.post("/api/admin/shutdown", &json!({})).unwrap().0, 401);
     let (status, _) = no_token.request("POST", "/api/jobs/prune", None, &[("Authorization", "Bearer wrong")]).unwrap();
-    assert_eq!(status, 403);
+    assert_eq!(status, 401);
+    let user = Http::new(worker.port).with_key(dir.path());
+    assert_eq!(user.post("/api/jobs/prune", &json!({})).unwrap().0, 403, "the user key is not the admin token");
     assert_eq!(http.post("/api/jobs/prune", &json!({})).unwrap().0, 200);
     let token_path = dir.path().join("admin.token");
     let meta = std::fs::metadata(&token_path).unwrap();
@@ -345,8 +347,9 @@ fn many_keep_alive_connections_opened_at_once_see_no_stall() {
     let handles: Vec<_> = (0..32)
         .map(|c| {
             let barrier = barrier.clone();
+            let dir = dir.path().to_owned();
             std::thread::spawn(move || {
-                let http = Http::new(port);
+                let http = Http::new(port).with_key(&dir);
                 barrier.wait();
                 let mut worst = Duration::ZERO;
                 for n in 0..20 {
@@ -483,4 +486,61 @@ fn a_session_id_with_an_encoded_slash_stays_one_path_segment() {
     let (status, summary) = http.get("/api/vibelearn/sessions/team%2Fa%20b/summary").unwrap();
     assert_eq!(status, 200, "{summary}");
     assert_eq!(http.get("/api/vibelearn/sessions/team%2Fa%20b/pipeline").unwrap().0, 200);
+}
+
+#[test]
+fn a_plus_in_a_path_is_a_plus_and_in_a_query_a_space() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let (status, reply) = http.post("/api/vibelearn/analyze/stack", &json!({"contentSessionId": "a+b"})).unwrap();
+    assert_eq!(status, 202, "{reply}");
+    let (_, pipeline) = http.get("/api/vibelearn/sessions/a+b/pipeline").unwrap();
+    assert_eq!(pipeline["steps"][0]["job_id"], reply["jobId"], "the session a+b, not \"a b\": {pipeline}");
+    let (_, listed) = http.get("/api/jobs?session=a%2Bb").unwrap();
+    assert_eq!(listed["jobs"].as_array().map(Vec::len), Some(1), "{listed}");
+    let (_, spaced) = http.get("/api/jobs?session=a+b").unwrap();
+    assert_eq!(spaced["jobs"].as_array().map(Vec::len), Some(0), "a query's + is a space: {spaced}");
+}
+
+#[test]
+fn absurd_numbers_in_the_settings_are_clamped_and_said_not_a_panic() {
+    let dir = TempDir::new();
+    let env = [
+        ("VIBELEARN_TIMEOUT_ANALYZE_CONCEPTS_SECS", "1e20"),
+        ("VIBELEARN_RETENTION_DEAD_DAYS", "1e20"),
+        ("VIBELEARN_LLM_TIMEOUT_SECS", "-3"),
+    ];
+    let worker = WorkerProcess::start_with(dir.path(), crate::util::free_port(), &env);
+    let http = worker.http();
+    // Prune with the clamped retention keeps a fresh dead job (a wrapped one deleted them all).
+    let (_, health) = http.get("/api/health").unwrap();
+    let warning = health["settings_warning"].as_str().unwrap_or_default();
+    assert!(
+        warning.contains("VIBELEARN_TIMEOUT_ANALYZE_CONCEPTS_SECS=1e20") && warning.contains("using 86400"),
+        "{health}"
+    );
+    let output = crate::util::vl(dir.path(), worker.port).envs(env).args(["worker", "status"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("warning:") && stdout.contains("RETENTION_DEAD_DAYS=1e20"), "{stdout}");
+    let log = std::fs::read_to_string(dir.path().join("logs/vibelearn.log")).unwrap();
+    assert!(log.contains("LLM_TIMEOUT_SECS=-3"), "the log says so too");
+    assert_eq!(http.post("/api/jobs/prune", &json!({})).unwrap().0, 200);
+}
+
+#[test]
+fn worker_start_says_to_a_person_whether_it_started_one_or_found_one() {
+    let dir = TempDir::new();
+    let port = crate::util::free_port();
+    let first = crate::util::vl(dir.path(), port).args(["worker", "start"]).output().unwrap();
+    let first_out = String::from_utf8_lossy(&first.stdout);
+    assert!(first.status.success(), "{first_out}");
+    let url = format!("http://127.0.0.1:{port}");
+    assert!(first_out.starts_with("started a worker (pid ") && first_out.trim_end().ends_with(&url), "{first_out}");
+    let second = crate::util::vl(dir.path(), port).args(["worker", "start"]).output().unwrap();
+    let second_out = String::from_utf8_lossy(&second.stdout);
+    assert!(second_out.starts_with("a worker is already running (pid "), "{second_out}");
+    assert!(!first_out.contains('{') && !second_out.contains('{'), "no hook JSON for a person");
+    let stop = crate::util::vl(dir.path(), port).args(["worker", "stop"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&stop.stdout).contains("worker stopped"));
 }

@@ -30,8 +30,18 @@ pub enum Command {
         action: WorkerAction,
     },
     /// Run the whole pipeline on a recorded sample session, offline, and print the result.
-    #[command(after_help = "Needs no keys and no network; uses a temporary data directory.\n\nExample:\n  vl demo")]
-    Demo,
+    #[command(
+        after_help = "Needs no keys and no network; uses a temporary data directory.\n\nExamples:\n  vl demo\n  \
+                            vl demo --verbose\n  vl demo --keep   (then quiz yourself on the demo's questions)"
+    )]
+    Demo {
+        /// Print every concept and question with its code, not only the summary.
+        #[arg(long)]
+        verbose: bool,
+        /// Keep the demo's data directory and say how to run `vl quiz` on it.
+        #[arg(long)]
+        keep: bool,
+    },
     /// IDE hook entry point: reads the event JSON on stdin, prints one JSON line, exits 0.
     #[command(after_help = "Platforms: claude-code, cursor, raw\nEvents: session-start, session-init, observation, \
                             file-edit, summarize, session-complete\nWithout them, the event comes from stdin's \
@@ -95,6 +105,11 @@ pub enum Command {
                             it up): reads the status JSON on stdin, prints one line, always exits 0.\n\n\
                             Example:\n  echo '{\"cwd\":\"'$PWD'\"}' | vl statusline")]
     Statusline,
+    /// Open the worker's dashboard in your browser (starting the worker if needed).
+    #[command(after_help = "The page needs your key (<data>/worker.key); this command hands it to the page in the \
+                            URL fragment, which no request or log carries. Without a desktop browser, open the \
+                            printed address and paste the key into the page.\n\nExample:\n  vl dashboard")]
+    Dashboard,
 }
 
 #[derive(Debug, Subcommand)]

@@ -99,7 +99,7 @@ impl<'a> Backend<'a> {
     /// the database.
     pub fn connect(config: &'a Config) -> Backend<'a> {
         if worker_answers(config) {
-            Backend::Worker(WorkerClient::new(config, CALL_TIMEOUT))
+            Backend::Worker(WorkerClient::admin(config, CALL_TIMEOUT))
         } else {
             Backend::Database(config)
         }
@@ -208,7 +208,8 @@ impl<'a> Backend<'a> {
             Backend::Worker(client) => expect_ok(client.post("/api/jobs/resume", &json!({ "provider": provider }))),
             Backend::Database(config) => {
                 let provider = provider.map(str::to_owned);
-                write(config, move |queue| queue.resume(provider)).map(|resumed| json!({ "resumed": resumed }))
+                write(config, move |queue| crate::jobs::llm_usage::resume(queue, provider))
+                    .map(|resumed| json!({ "resumed": resumed }))
             }
         }
     }
@@ -250,8 +251,9 @@ impl<'a> Backend<'a> {
             }
             Backend::Database(config) => write(config, |queue| {
                 let mut replies = Vec::new();
+                let settings = crate::intake::IntakeSettings::from_config(config);
                 for kind in kinds {
-                    match crate::intake::submit_analysis(queue, kind, body.clone()) {
+                    match crate::intake::submit_analysis(queue, &settings, kind, body.clone()) {
                         Ok(reply) => replies.push(reply.to_json()),
                         Err(crate::intake::IntakeError::Queue(e)) => return Err(e),
                         Err(e) => return Err(QueueError::Rejected(e.to_string())),
@@ -328,7 +330,7 @@ pub fn write<T: Send + 'static>(
 ) -> Result<T, CliError> {
     let path = config.db_path();
     let failed = |e: DbFailure| CliError::caused(format!("cannot change the database at {}", path.display()), e);
-    std::fs::create_dir_all(&config.data_dir).map_err(|e| failed(e.into()))?;
+    crate::platform::create_private_dir(&config.data_dir).map_err(|e| failed(e.into()))?;
     let conn = db::open_and_migrate(&path, config.synchronous()).map_err(|e| failed(e.into()))?;
     let (queue, thread) =
         Queue::start(conn, &path, config.synchronous(), WriterConfig::default(), crate::clock::system())
@@ -370,7 +372,7 @@ fn expect_status(result: Result<WorkerResponse, Unreachable>, expected: u16) -> 
         return Ok(response.body);
     }
     let message = response.body["message"].as_str().map(str::to_owned).unwrap_or_else(|| response.body.to_string());
-    let hint = if response.status == 403 {
+    let hint = if matches!(response.status, 401 | 403) {
         " — the admin token in the data directory does not match this worker's"
     } else {
         ""

@@ -19,17 +19,25 @@ use crate::worker_client::WorkerClient;
 /// How long the demo waits for the pipeline.
 const PIPELINE_WAIT: Duration = Duration::from_secs(60);
 
-/// A directory removed when dropped.
-struct ScratchDir(std::path::PathBuf);
+/// A directory removed when dropped, unless kept (`vl demo --keep`).
+struct ScratchDir {
+    path: std::path::PathBuf,
+    keep: bool,
+}
 
 impl Drop for ScratchDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
     }
 }
 
-pub fn run(home: Option<std::path::PathBuf>) -> ExitCode {
-    match demo(home) {
+/// How many concepts, and which question, the short summary shows.
+const CONCEPTS_SHOWN: usize = 8;
+
+pub fn run(home: Option<std::path::PathBuf>, verbose: bool, keep: bool) -> ExitCode {
+    match demo(home, verbose, keep) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("vl demo: {e}");
@@ -38,28 +46,89 @@ pub fn run(home: Option<std::path::PathBuf>) -> ExitCode {
     }
 }
 
-fn demo(home: Option<std::path::PathBuf>) -> Result<(), String> {
+fn demo(home: Option<std::path::PathBuf>, verbose: bool, keep: bool) -> Result<(), String> {
     println!("VibeLearn demo — a recorded Claude Code session, replayed offline\n");
-    let replayed = replay(DEMO_SESSION, home)?;
-    println!("worker    an in-process worker on http://{} (data in a temporary directory)", replayed.worker_addr);
+    let replayed = replay(DEMO_SESSION, home, keep)?;
     println!("session   {}", replayed.description);
-    println!("hooks     {} events replayed through the hook code and the HTTP API", replayed.events);
-    println!("pipeline  finished in {} ms:", replayed.pipeline_ms);
-    for step in replayed.pipeline["steps"].as_array().into_iter().flatten() {
-        let result = &step["result"];
-        let note =
-            result.get("skipped").and_then(Value::as_str).map(|s| format!(" (skipped: {s})")).unwrap_or_default();
-        println!("  {:<17} {}{}", step["kind"].as_str().unwrap_or("?"), step["state"].as_str().unwrap_or("?"), note);
+    println!("hooks     {} events through the hook code and the HTTP API of a worker", replayed.events);
+    if verbose {
+        println!("worker    http://{} (data in a temporary directory)", replayed.worker_addr);
+        println!("pipeline  finished in {} ms:", replayed.pipeline_ms);
+        for step in replayed.pipeline["steps"].as_array().into_iter().flatten() {
+            let note = skipped_note(&step["result"]);
+            println!("  {:<17} {}{note}", step["kind"].as_str().unwrap_or("?"), step["state"].as_str().unwrap_or("?"));
+        }
+        print_summary(&replayed.summary);
+        print_questions(&replayed.questions);
+    } else {
+        print_short(&replayed);
     }
-    print_summary(&replayed.summary);
-    print_questions(&replayed.questions);
     println!("\n{}", grounding_line(&replayed.summary["grounding"]));
-    println!("\nNext: `vl install claude-code` to record your own sessions, then `vl quiz`.");
+    match &replayed.kept {
+        Some(data_dir) => {
+            println!("\nThe demo's data is kept in {}. Quiz yourself on it:", data_dir.display());
+            println!("  VIBELEARN_DATA_DIR={} vl quiz", data_dir.display());
+            println!(
+                "(PowerShell: $env:VIBELEARN_DATA_DIR=\"{}\"; vl quiz). Delete the folder when done.",
+                data_dir.display()
+            );
+        }
+        None if verbose => println!("\nNext: `vl install claude-code` to record your own sessions, then `vl quiz`."),
+        None => println!(
+            "\nNext: `vl demo --verbose` for every question, `vl demo --keep` to quiz yourself on them,\n\
+             or `vl install claude-code` to record your own sessions."
+        ),
+    }
     Ok(())
+}
+
+/// ` (skipped: why)` when a step skipped its work.
+fn skipped_note(result: &Value) -> String {
+    result.get("skipped").and_then(Value::as_str).map(|s| format!(" (skipped: {s})")).unwrap_or_default()
+}
+
+/// The summary a newcomer reads without scrolling: the steps on one line, the stack, the
+/// concepts, the questions by type and one of them.
+fn print_short(replayed: &Replayed) {
+    let steps: Vec<String> = replayed.pipeline["steps"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|step| {
+            let kind = step["kind"].as_str().unwrap_or("?").trim_start_matches("analyze_");
+            let state = step["state"].as_str().unwrap_or("?");
+            format!("{kind} {state}{}", skipped_note(&step["result"]))
+        })
+        .collect();
+    println!("pipeline  {} ms: {}", replayed.pipeline_ms, steps.join(" · "));
+    let stack = &replayed.summary["stack"];
+    let parts: Vec<String> = ["languages", "framework", "orm", "testing", "styling"]
+        .iter()
+        .map(|k| list(&stack[*k]))
+        .filter(|v| v != "—")
+        .collect();
+    println!("stack     {}", parts.join(" · "));
+    let concepts = replayed.summary["concepts"].as_array().cloned().unwrap_or_default();
+    println!("\nConcepts met ({})", concepts.len());
+    for concept in concepts.iter().take(CONCEPTS_SHOWN) {
+        println!("  • {} [{}]", concept["name"].as_str().unwrap_or("?"), concept["category"].as_str().unwrap_or("?"));
+    }
+    let questions = replayed.questions["questions"].as_array().cloned().unwrap_or_default();
+    let mut by_type: BTreeMap<&str, usize> = BTreeMap::new();
+    for q in &questions {
+        *by_type.entry(q["question_type"].as_str().unwrap_or("?")).or_default() += 1;
+    }
+    let types: Vec<String> = by_type.iter().map(|(t, n)| format!("{n} {t}")).collect();
+    println!("\nQuiz questions ({}): {}", questions.len(), types.join(", "));
+    if let Some(first) = questions.first() {
+        println!("  for example: {}", first["question"].as_str().unwrap_or("?"));
+    }
 }
 
 /// What replaying a recorded session through a fresh in-process worker produced.
 pub struct Replayed {
+    /// The data dir, when kept (`vl demo --keep`).
+    pub kept: Option<std::path::PathBuf>,
     pub description: String,
     pub worker_addr: String,
     pub events: usize,
@@ -72,13 +141,15 @@ pub struct Replayed {
 
 /// Replays a recorded session (`sample::SampleSession` JSON) through the real hook code and
 /// HTTP API of an in-process worker with the offline provider, in a temporary data directory
-/// removed afterwards, and returns what the worker's read API says about it. `vl demo` runs it
-/// on the embedded sample; `vl-load grounding` on every fixture session.
-pub fn replay(session_json: &str, home: Option<std::path::PathBuf>) -> Result<Replayed, String> {
-    let scratch =
-        ScratchDir(std::env::temp_dir().join(format!("vibelearn-demo-{}-{}", std::process::id(), fastrand::u32(..))));
-    let data_dir = scratch.0.join("data");
-    let project = scratch.0.join("shop");
+/// removed afterwards unless `keep`, and returns what the worker's read API says about it.
+/// `vl demo` runs it on the embedded sample; `vl-load grounding` on every fixture session.
+pub fn replay(session_json: &str, home: Option<std::path::PathBuf>, keep: bool) -> Result<Replayed, String> {
+    let scratch = ScratchDir {
+        path: std::env::temp_dir().join(format!("vibelearn-demo-{}-{}", std::process::id(), fastrand::u32(..))),
+        keep,
+    };
+    let data_dir = scratch.path.join("data");
+    let project = scratch.path.join("shop");
     std::fs::create_dir_all(&project).map_err(|e| format!("cannot create {}: {e}", project.display()))?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -123,8 +194,10 @@ pub fn replay(session_json: &str, home: Option<std::path::PathBuf>) -> Result<Re
     let summary = read(format!("/api/vibelearn/sessions/{session_id}/summary"))?;
     let questions = read(format!("/api/vibelearn/questions/due?session={session_id}&limit=50"))?;
     worker.stop();
+    let kept = keep.then(|| data_dir.clone());
     drop(scratch);
     Ok(Replayed {
+        kept,
         description: session.description.clone(),
         worker_addr,
         events: session.steps.len(),

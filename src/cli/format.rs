@@ -66,6 +66,16 @@ pub fn age(ms: Millis) -> String {
     }
 }
 
+/// A time relative to now, from `now - at`: `just now`, `42s ago`, or `in 5m` for a time to
+/// come (a retry's `run_at`).
+pub fn relative(since: Millis) -> String {
+    match since {
+        -999..=999 => "just now".into(),
+        1000.. => format!("{} ago", age(since)),
+        _ => format!("in {}", age(since.saturating_neg())),
+    }
+}
+
 /// One line of at most `width` characters: line breaks become spaces, runs of blanks one
 /// space, and a cut text ends with `…`.
 pub fn cut(text: &str, width: usize) -> String {
@@ -160,6 +170,9 @@ mod tests {
         assert_eq!(age(5 * 60_000), "5m");
         assert_eq!(age(3 * 3_600_000), "3h");
         assert_eq!(age(3 * 86_400_000), "3d");
+        assert_eq!(relative(200), "just now");
+        assert_eq!(relative(42_000), "42s ago");
+        assert_eq!(relative(-5 * 60_000), "in 5m");
     }
 
     #[test]

@@ -99,7 +99,11 @@ fn line_for(platform: Option<&str>, event: Option<&str>, raw: Result<Value, Stri
         Ok(raw) => hook::run(platform, event, &raw, config),
         Err(e) => {
             log::warn!(target: "hook", "{} {:?}: {e}; nothing recorded", platform.as_str(), event);
-            if event == HookEvent::SessionStart { crate::worker_spawn::start(config) } else { hook::continue_line() }
+            if event == HookEvent::SessionStart {
+                crate::worker_spawn::start(config).hook_line()
+            } else {
+                hook::continue_line()
+            }
         }
     }
 }

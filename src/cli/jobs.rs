@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use serde_json::Value;
 
 use super::backend::{Backend, CliError, JobQuery};
-use super::format::{DEFAULT_WIDTH, age, cut, parse_since, session_of_lane, table};
+use super::format::{DEFAULT_WIDTH, age, cut, parse_since, relative, session_of_lane, table};
 use crate::cli::args::JobsAction;
 use crate::clock::Millis;
 use crate::clock::format_utc;
@@ -257,7 +257,7 @@ fn print_list(page: &Value, now: Millis, width: usize) {
 
 fn print_job(job: &Value, now: Millis, width: usize) {
     let time = |field: &str| match job[field].as_i64() {
-        Some(at) => format!("{} ({} ago)", format_utc(at), age(now - at)),
+        Some(at) => format!("{} ({})", format_utc(at), relative(now - at)),
         None => "-".into(),
     };
     println!("job {} · {} · {}", job["id"], text(job, "kind"), text(job, "state"));

@@ -109,7 +109,8 @@ fn read_config(path: &Path) -> Result<Option<Map<String, Value>>, CliError> {
 
 fn save(path: &Path, object: &Map<String, Value>) -> Result<(), CliError> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| CliError::caused(format!("cannot create {}", dir.display()), e))?;
+        crate::platform::create_private_dir(dir)
+            .map_err(|e| CliError::caused(format!("cannot create {}", dir.display()), e))?;
     }
     let text = serde_json::to_string_pretty(object).unwrap_or_else(|_| "{}".into()) + "\n";
     write_private_file(path, &text).map_err(|e| CliError::caused(format!("cannot write {}", path.display()), e))

@@ -1,6 +1,7 @@
 //! The command line: clap structs that only parse ([`args`]), and one module per command.
 //!
 //! - `demo` — the whole pipeline on the embedded sample session.
+//! - [`dashboard`]: `vl dashboard` — the worker's page in the browser, with the user key
 //! - `hook_cmd` — `vl hook`: the IDE hook entry point.
 //! - `quiz` — `vl quiz`: the spaced-repetition loop; `quiz::store` owns its SQL, `quiz::term`
 //!   its terminal styling and line input.
@@ -16,6 +17,7 @@
 
 pub mod args;
 pub mod backend;
+pub mod dashboard;
 pub mod demo;
 pub mod format;
 pub mod hook_cmd;

@@ -159,6 +159,12 @@ fn with_db(
 /// `vl status`.
 pub fn run_status(config: &Config) -> ExitCode {
     let style = Style { color: std::io::stdout().is_terminal() };
+    if !config.db_path().exists() {
+        // No database yet: which provider would spend money is worth knowing already.
+        let empty = StatusReport::default();
+        let _ = print_status(&mut std::io::stdout().lock(), style, &empty, &provider_lines(config));
+        return ExitCode::SUCCESS;
+    }
     with_db("status", config, |conn, out| {
         let report = report(conn, SystemClock.now_ms())?;
         // A write error on stdout (a closed pipe) leaves nobody to tell.
@@ -178,15 +184,32 @@ pub fn run_gaps(config: &Config) -> ExitCode {
     })
 }
 
-/// The provider in use (or the setting to fix) and the worker's notices, if it is up.
+/// The provider the worker uses, as the worker says (its environment decides, not this
+/// shell's), with today's calls and tokens; and the worker's notices, if it is up. With no
+/// worker, the provider this shell's settings would pick, said as such.
 fn provider_lines(config: &Config) -> Vec<String> {
-    let provider = match crate::llm::select(&crate::jobs::provider_settings(config)) {
-        Ok(selected) => selected.name().to_owned(),
-        Err(problem) => format!("misconfigured — {problem}"),
-    };
     let client = WorkerClient::new(config, HEALTH_TIMEOUT);
-    let worker = match client.get("/api/health") {
-        Ok(response) => {
+    let health = client.get("/api/health").ok().filter(|r| r.body["llm"].is_object());
+    let provider = match &health {
+        Some(response) => {
+            let llm = &response.body["llm"];
+            let usage = crate::jobs::llm_usage::Usage {
+                calls: llm["calls_today"].as_u64().unwrap_or(0),
+                tokens: llm["tokens_today"].as_u64().unwrap_or(0),
+            };
+            format!(
+                "{} (the worker's) · today {}",
+                llm["description"].as_str().unwrap_or("unknown"),
+                usage_line(usage, llm["daily_tokens"].as_u64().unwrap_or(0))
+            )
+        }
+        None => {
+            let choice = crate::llm::select(&crate::jobs::provider_settings(config));
+            format!("{} (from this shell's settings; the worker may differ)", crate::jobs::describe_provider(&choice))
+        }
+    };
+    let worker = match health {
+        Some(response) => {
             let notices: Vec<String> = response.body["notices"]
                 .as_array()
                 .into_iter()
@@ -199,7 +222,7 @@ fn provider_lines(config: &Config) -> Vec<String> {
                 notices.into_iter().map(|n| format!("notice: {n}")).collect()
             }
         }
-        Err(_) => {
+        None => {
             // The pauses are in the database: say so even while no worker runs.
             let gates = super::backend::read(config, Vec::new(), crate::queue::gates::list).unwrap_or_default();
             std::iter::once(format!("worker not running (expected at {})", config.worker_url()))
@@ -210,11 +233,25 @@ fn provider_lines(config: &Config) -> Vec<String> {
     std::iter::once(provider).chain(worker).collect()
 }
 
-pub fn print_status(out: &mut dyn Write, s: Style, r: &StatusReport, provider: &[String]) -> std::io::Result<()> {
-    if r.sessions == 0 {
-        return writeln!(out, "{NO_SESSIONS}");
+/// Today's calls and tokens, against the budget when there is one.
+pub fn usage_line(usage: crate::jobs::llm_usage::Usage, daily_tokens: u64) -> String {
+    let calls = if usage.calls == 1 { "1 call".to_owned() } else { format!("{} calls", usage.calls) };
+    match daily_tokens {
+        0 => format!("{calls}, {} tokens (no daily budget)", usage.tokens),
+        budget => format!("{calls}, {} of {budget} tokens", usage.tokens),
     }
+}
+
+pub fn print_status(out: &mut dyn Write, s: Style, r: &StatusReport, provider: &[String]) -> std::io::Result<()> {
     let row = |out: &mut dyn Write, label: &str, value: String| writeln!(out, "  {:<15} {value}", s.dim(label));
+    if r.sessions == 0 {
+        // Nothing to learn from yet, but which provider would spend money is worth knowing now.
+        writeln!(out, "{NO_SESSIONS}")?;
+        for (i, line) in provider.iter().enumerate() {
+            row(out, if i == 0 { "provider" } else { "" }, line.clone())?;
+        }
+        return Ok(());
+    }
     writeln!(out, "{}", s.bold("VibeLearn status"))?;
     row(out, "sessions", r.sessions.to_string())?;
     row(out, "concepts", r.concepts.to_string())?;

@@ -24,8 +24,9 @@ pub fn run(action: WorkerAction, config: Config) -> ExitCode {
             }
         },
         WorkerAction::Start => {
-            println!("{}", crate::worker_spawn::start(&config));
-            ExitCode::SUCCESS
+            let started = crate::worker_spawn::start(&config);
+            println!("{}", started.describe(&config.worker_url()));
+            if started.is_ready() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
         }
         WorkerAction::Stop => stop(&config),
         WorkerAction::Status => status(&config),
@@ -33,7 +34,7 @@ pub fn run(action: WorkerAction, config: Config) -> ExitCode {
 }
 
 fn stop(config: &Config) -> ExitCode {
-    let client = WorkerClient::new(config, Duration::from_secs(2));
+    let client = WorkerClient::admin(config, Duration::from_secs(2));
     match client.post("/api/admin/shutdown", &json!({})) {
         Ok(response) if response.status == 202 => {
             let deadline = Instant::now() + Duration::from_secs(15);
@@ -56,10 +57,13 @@ fn stop(config: &Config) -> ExitCode {
 
 fn status(config: &Config) -> ExitCode {
     let client = WorkerClient::new(config, Duration::from_secs(2));
-    if let Some(warning) = &config.settings_warning {
+    let health = client.get("/api/health");
+    // The worker's own warning when it answers (its environment may differ from this shell's).
+    let worker_warning = health.as_ref().ok().and_then(|r| r.body["settings_warning"].as_str().map(str::to_owned));
+    if let Some(warning) = worker_warning.as_ref().or(config.settings_warning.as_ref()) {
         println!("warning: {warning}");
     }
-    match client.get("/api/health") {
+    match health {
         Ok(response) => {
             let h = &response.body;
             println!("worker: running ({})", h["status"].as_str().unwrap_or("unknown"));

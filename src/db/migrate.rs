@@ -24,6 +24,9 @@ pub const MIGRATIONS: &[(u32, &str, &str)] = &[
     ),
     (9, "0009_inserts_counted_by_the_queue", include_str!("../../migrations/0009_inserts_counted_by_the_queue.sql")),
     (10, "0010_conditions_without_in_lists", include_str!("../../migrations/0010_conditions_without_in_lists.sql")),
+    (11, "0011_lane_running", include_str!("../../migrations/0011_lane_running.sql")),
+    (12, "0012_llm_usage", include_str!("../../migrations/0012_llm_usage.sql")),
+    (13, "0013_finishes_follow_replays", include_str!("../../migrations/0013_finishes_follow_replays.sql")),
 ];
 
 /// The schema version this binary writes.

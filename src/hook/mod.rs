@@ -21,8 +21,8 @@ use serde_json::{Value, json};
 
 use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
+use crate::event::{EventKind, MAX_CAPTURE_BYTES, truncate_capture};
 use crate::intake::PrivateTurns;
-use crate::jobs::ingest::{EventKind, MAX_CAPTURE_BYTES, truncate_capture};
 use crate::policy::{exclude, privacy};
 use adapters::{HookEvent, HookInput, Platform};
 use transport::{Route, Transport};
@@ -53,7 +53,7 @@ pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -
     if via_claude_code && cursor::records_natively(config, &input, event) {
         log::debug!(target: "hook", "a Cursor event on the Claude Code path; Cursor's own hook records it");
         return match event {
-            HookEvent::SessionStart => crate::worker_spawn::start(config),
+            HookEvent::SessionStart => crate::worker_spawn::start(config).hook_line(),
             _ => continue_line(),
         };
     }
@@ -68,7 +68,7 @@ pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -
         };
     }
     if event == HookEvent::SessionStart {
-        let mut line = crate::worker_spawn::start(config);
+        let mut line = crate::worker_spawn::start(config).hook_line();
         // One line in the IDE when questions are due (VIBELEARN_SESSION_START_MESSAGE).
         if let Some(message) = session_start_message(config, input.cwd.as_deref()) {
             line["systemMessage"] = json!(message);
@@ -90,9 +90,7 @@ pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -
         HookEvent::SessionStart => {}
         HookEvent::SessionInit => {
             let prompt = input.prompt.clone().unwrap_or_default();
-            let private = privacy::is_entirely_private(&prompt);
-            turns.set(&session_id, private);
-            if private {
+            if turns.open_turn(&session_id, &prompt) {
                 log::info!(target: "hook", "a private prompt; this turn is not recorded");
             } else {
                 let mut body = session_body(&input, &session_id, platform);
@@ -118,11 +116,7 @@ pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -
                 .clone()
                 .or_else(|| input.transcript_path.as_deref().and_then(transcript::last_assistant_message))
                 .map(|m| privacy::strip_private(&m).into_owned());
-            let mut steps: Vec<&'static str> = crate::jobs::PIPELINE.to_vec();
-            if !config.flag("VIBELEARN_AUTO_SYNC") {
-                steps.retain(|s| *s != crate::jobs::SYNC);
-            }
-            for kind in steps {
+            for kind in crate::jobs::pipeline_steps(config.flag("VIBELEARN_AUTO_SYNC")) {
                 let mut body = json!({ "contentSessionId": session_id });
                 if kind == crate::jobs::ANALYZE_CONCEPTS
                     && let Some(message) = &message
@@ -174,7 +168,7 @@ fn observation_body(
         body["edits"] = input.edits.clone();
         body["tool_use_id"] = json!(input.tool_use_id);
         // The whole file right after the edit; without it intake or ingest rebuild it.
-        if let Some((text, cut)) = local_file(&file_path, input) {
+        if let Some((text, cut)) = local_file(&file_path, input, config) {
             body["file_content"] = json!(text);
             truncated |= cut;
         }
@@ -197,7 +191,7 @@ fn observation_body(
                     .get("file_path")
                     .or_else(|| input.tool_input.get("notebook_path"))
                     .and_then(Value::as_str);
-                if let Some((text, cut)) = path.and_then(|p| local_file(p, input)) {
+                if let Some((text, cut)) = path.and_then(|p| local_file(p, input, config)) {
                     body["file_content"] = json!(text);
                     truncated |= cut;
                 }
@@ -228,9 +222,17 @@ fn observation_body(
     Some(body)
 }
 
-/// The edited file read from this machine, relative paths against the event's cwd.
-fn local_file(path: &str, input: &HookInput) -> Option<(String, bool)> {
-    crate::capture::local_path(path, input.cwd.as_deref()).and_then(|p| crate::capture::read_captured(&p))
+/// The edited file read from this machine, relative paths against the event's cwd. Never a file
+/// of VibeLearn's data dir (the key, the admin token, `config.json`'s account key, the
+/// database): an edit there is recorded as its fragment only.
+fn local_file(path: &str, input: &HookInput, config: &Config) -> Option<(String, bool)> {
+    let path = crate::capture::local_path(path, input.cwd.as_deref())?;
+    let resolved = path.canonicalize().ok()?;
+    if config.data_dir.canonicalize().is_ok_and(|data| resolved.starts_with(data)) {
+        log::info!(target: "hook", "an edit inside the data dir; its file is not captured");
+        return None;
+    }
+    crate::capture::read_captured(&resolved)
 }
 
 /// Cuts every string longer than 10 KiB; says whether any was cut.

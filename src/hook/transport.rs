@@ -1,5 +1,5 @@
 //! Getting a hook's event to the worker: POST within a 500 ms budget; when the worker is not
-//! reachable (refused, timeout, 5xx), enqueue the same job directly into the database through
+//! reachable (refused, timeout, 5xx) or does not take the user key (401), enqueue the same job directly into the database through
 //! [`crate::intake`] — the function the worker itself uses — and start a worker, at most once
 //! per 30 s across all hooks. An event is never lost because the worker was down.
 
@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use crate::config::Config;
 use crate::db;
+use crate::event::EventKind;
 use crate::intake::{self, IntakeSettings, Reply};
-use crate::jobs::ingest::EventKind;
 use crate::queue::{Queue, QueueThread, WriterConfig};
 use crate::worker_client::WorkerClient;
 
@@ -66,6 +66,14 @@ impl<'a> Transport<'a> {
     pub fn send(&mut self, route: Route, body: Value) -> Delivery {
         if !self.worker_down {
             match self.client.post(&route.path(), &body) {
+                // The worker did not take the key (it has none for this data dir yet — an older
+                // worker still running — or the key file was replaced): store it directly, as
+                // when the worker is down, without starting another worker.
+                Ok(response) if response.status == 401 => {
+                    log::warn!(target: "hook", "the worker refused the key for {}; enqueueing directly", route.path());
+                    self.worker_down = true;
+                    return self.deliver_directly(route, body);
+                }
                 Ok(response) if response.status < 500 => {
                     if response.status >= 400 {
                         log::warn!(target: "hook", "the worker refused {}: {} {}", route.path(), response.status, response.body);
@@ -79,6 +87,10 @@ impl<'a> Transport<'a> {
             self.worker_down = true;
             maybe_spawn_worker(self.config);
         }
+        self.deliver_directly(route, body)
+    }
+
+    fn deliver_directly(&mut self, route: Route, body: Value) -> Delivery {
         match self.enqueue_directly(route, body) {
             Ok(reply) => Delivery::Enqueued(reply),
             Err(e) => {
@@ -91,7 +103,7 @@ impl<'a> Transport<'a> {
     fn enqueue_directly(&mut self, route: Route, body: Value) -> Result<Reply, String> {
         if self.direct.is_none() {
             let path = self.config.db_path();
-            std::fs::create_dir_all(&self.config.data_dir)
+            crate::platform::create_private_dir(&self.config.data_dir)
                 .map_err(|e| format!("cannot create {}: {e}", self.config.data_dir.display()))?;
             let conn = db::open_and_migrate(&path, self.config.synchronous()).map_err(|e| e.to_string())?;
             let started =
@@ -100,9 +112,10 @@ impl<'a> Transport<'a> {
             self.direct = Some(started);
         }
         let Some((queue, _)) = &self.direct else { return Err("the database is not open".into()) };
+        let settings = IntakeSettings::from_config(self.config);
         let result = match route {
-            Route::Event(kind) => intake::submit_event(queue, &IntakeSettings::from_config(self.config), kind, body),
-            Route::Analysis(kind) => intake::submit_analysis(queue, kind, body),
+            Route::Event(kind) => intake::submit_event(queue, &settings, kind, body),
+            Route::Analysis(kind) => intake::submit_analysis(queue, &settings, kind, body),
         };
         result.map_err(|e| e.to_string())
     }
@@ -112,7 +125,7 @@ impl<'a> Transport<'a> {
 /// The stamp file's lock makes concurrent hooks agree on who spawns.
 fn maybe_spawn_worker(config: &Config) {
     let stamp = config.data_dir.join("worker-spawn.stamp");
-    let _ = std::fs::create_dir_all(&config.data_dir);
+    let _ = crate::platform::create_private_dir(&config.data_dir);
     let Ok(file) = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&stamp) else { return };
     if file.try_lock().is_err() {
         return; // another hook is spawning right now

@@ -12,7 +12,7 @@
 use std::io;
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::connection;
@@ -104,8 +104,7 @@ fn start_connection(
         }
         Admission::Full => {
             count(ctx, "guard", 503);
-            let busy = ApiError::unavailable("every connection is busy in a handler; retry shortly").into_response();
-            let _ = wire::write_response(&mut &*stream, &busy, true);
+            refuse_at_cap(stream);
             return;
         }
     };
@@ -119,9 +118,72 @@ fn start_connection(
     }
 }
 
+/// Refusal threads alive (answering 503 at the cap); written by the accept thread (up) and each
+/// refusal thread (down). An atomic, not a slot: these threads are outside the slot table, which
+/// is full when they run.
+static REFUSING: AtomicUsize = AtomicUsize::new(0);
+
+/// Most refusal threads at once. Each lives at most [`connection::WRITE_TIMEOUT`] +
+/// [`connection::LINGER_TIMEOUT`]; past this many, a flood is answered without lingering.
+const MAX_REFUSING: usize = 32;
+
+/// The 503 at the connection cap, answered as the other error paths answer: written with a
+/// deadline, then our side closed and what the client still sends read and discarded for a
+/// moment ([`connection::linger`]) — dropping a socket with unread bytes makes the kernel send a
+/// reset, which can destroy the answer before the client reads it. On its own short thread, so
+/// a client that reads nothing never stalls the accept loop.
+fn refuse_at_cap(stream: Arc<TcpStream>) {
+    let answer = |stream: &TcpStream, linger: bool| {
+        let busy = ApiError::unavailable("every connection is busy in a handler; retry shortly").into_response();
+        let _ = stream.set_write_timeout(Some(connection::WRITE_TIMEOUT));
+        if wire::write_response(&mut &*stream, &busy, true).is_ok() && linger {
+            connection::linger(stream, connection::MAX_DRAIN_BYTES, Instant::now() + connection::LINGER_TIMEOUT);
+        }
+    };
+    if REFUSING.fetch_add(1, Ordering::SeqCst) >= MAX_REFUSING {
+        REFUSING.fetch_sub(1, Ordering::SeqCst);
+        let _ = stream.set_write_timeout(Some(Duration::from_millis(100)));
+        answer(&stream, false);
+        return;
+    }
+    let spawned = std::thread::Builder::new().name("vl-http-refuse".into()).spawn(move || {
+        answer(&stream, true);
+        REFUSING.fetch_sub(1, Ordering::SeqCst);
+    });
+    if spawned.is_err() {
+        REFUSING.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_503_at_the_cap_reaches_a_client_still_sending_its_body() {
+        use std::io::{Read, Write};
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let client = std::thread::spawn(move || {
+            let mut stream = TcpStream::connect(addr).unwrap();
+            stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            let body = vec![b'x'; 256 * 1024];
+            let head = format!("POST /api/sessions/init HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n", body.len());
+            stream.write_all(head.as_bytes()).unwrap();
+            // The server answers before reading any of this; the client goes on sending it.
+            let _ = stream.write_all(&body);
+            let mut answer = Vec::new();
+            let read = stream.read_to_end(&mut answer);
+            (read.map_err(|e| e.kind()), String::from_utf8_lossy(&answer).into_owned())
+        });
+        let (stream, _) = listener.accept().unwrap();
+        // The head is in, the body on its way: as at the cap, nothing of it is read.
+        std::thread::sleep(Duration::from_millis(50));
+        refuse_at_cap(Arc::new(stream));
+        let (read, answer) = client.join().unwrap();
+        assert!(read.is_ok(), "the client saw {read:?} instead of the answer");
+        assert!(answer.starts_with("HTTP/1.1 503"), "{answer:?}");
+    }
 
     #[test]
     fn out_of_descriptors_backs_off_doubling_to_a_cap_and_resets() {

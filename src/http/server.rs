@@ -24,7 +24,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::error::{ApiError, json_response};
-use super::routes;
+use super::routes::table::{Access, Lookup, Route};
+use super::routes::{self, table};
 use super::slots::Slots;
 use super::wire::{self, Request, Response};
 use crate::config::Config;
@@ -45,7 +46,18 @@ pub struct AppContext {
     pub config: Config,
     pub queue: Queue,
     pub intake: IntakeSettings,
+    /// The user key (`<data>/worker.key`): every route but health, readiness, version and the
+    /// static page needs it (SPEC §4).
+    pub user_key: String,
+    /// The admin token (`<data>/admin.token`): admin mutations need it; it also opens every
+    /// route the user key does.
     pub admin_token: String,
+    /// `VIBELEARN_ACCEPT_UNKEYED_EVENTS`: session events without a key are let in (never reads).
+    pub accept_unkeyed_events: bool,
+    /// The LLM provider the worker's jobs use, described once at start (`/api/health`).
+    pub provider: String,
+    /// `VIBELEARN_LLM_DAILY_TOKENS` (0: none).
+    pub daily_tokens: u64,
     pub started: Instant,
     /// Set once the runner is up and migrations ran; read by `/api/readiness`.
     pub ready: AtomicBool,
@@ -80,23 +92,58 @@ impl Default for WriteProbe {
     }
 }
 
+/// What a request's `Authorization: Bearer …` proved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Credential {
+    /// No `Authorization` header.
+    None,
+    /// A header whose token is neither the user key nor the admin token.
+    Wrong,
+    /// The user key.
+    User,
+    /// The admin token (which opens everything the user key does).
+    Admin,
+}
+
+impl Credential {
+    /// Whether it opens the routes that need the user key.
+    pub fn is_user(self) -> bool {
+        matches!(self, Credential::User | Credential::Admin)
+    }
+
+    /// What `Authorization` says, each token compared in constant time.
+    fn of(request: &Request, user_key: &str, admin_token: &str) -> Credential {
+        let Some(header) = request.header("Authorization") else { return Credential::None };
+        let token = header.strip_prefix("Bearer ").unwrap_or("").trim().as_bytes();
+        // Both compared always, so the time taken says nothing about which one nearly matched.
+        let admin = constant_time_eq(token, admin_token.as_bytes());
+        let user = constant_time_eq(token, user_key.as_bytes());
+        match (admin, user) {
+            (true, _) => Credential::Admin,
+            (false, true) => Credential::User,
+            (false, false) => Credential::Wrong,
+        }
+    }
+}
+
 /// A request after the guards: what routes look at.
 pub struct ApiRequest<'a> {
     pub raw: &'a Request,
-    /// The URL path without the query string.
-    pub path: &'a str,
+    /// The route the table found, and its `:name` segments' values.
+    pub route: &'static Route,
+    pub params: Vec<String>,
     /// The parsed JSON body; `Value::Null` when the body was empty.
     pub body: Value,
-    pub authorized: bool,
+    pub credential: Credential,
+}
+
+/// A request path's non-empty segments, each percent-decoded after splitting, so an id holding
+/// an encoded `/` (`%2F`) stays one segment.
+fn segments(path: &str) -> Vec<String> {
+    path.split('/').filter(|s| !s.is_empty()).map(wire::decode_path_segment).collect()
 }
 
 impl ApiRequest<'_> {
-    /// The path's non-empty segments, each percent-decoded after splitting, so an id holding
-    /// an encoded `/` (`%2F`) stays one segment.
-    pub fn segments(&self) -> Vec<String> {
-        self.path.split('/').filter(|s| !s.is_empty()).map(wire::percent_decode).collect()
-    }
-
     pub fn method(&self) -> &str {
         &self.raw.method
     }
@@ -108,19 +155,6 @@ impl ApiRequest<'_> {
 
     pub fn param(&self, name: &str) -> Option<String> {
         self.raw.param(name).filter(|v| !v.is_empty()).map(str::to_owned)
-    }
-
-    /// Admin mutations need the bearer token (SPEC §4).
-    pub fn require_admin(&self) -> Result<(), ApiError> {
-        if self.authorized {
-            Ok(())
-        } else {
-            Err(ApiError::new(
-                403,
-                "forbidden",
-                "this admin action needs `Authorization: Bearer <contents of <data>/admin.token>`",
-            ))
-        }
     }
 }
 
@@ -195,8 +229,8 @@ pub(super) fn count(ctx: &AppContext, route: &'static str, status: u16) {
 /// The guards, then the route; counted for `/metrics`.
 pub(super) fn handle(ctx: &AppContext, request: &Request) -> Response {
     let (route, result) = match guard_and_parse(ctx, request) {
-        Ok(api) => routes::dispatch(ctx, &api),
-        Err(e) => ("guard", Err(e)),
+        Ok(api) => (api.route.metric, routes::dispatch(ctx, &api)),
+        Err((metric, e)) => (metric, Err(e)),
     };
     let response = match result {
         Ok(response) => response,
@@ -211,20 +245,51 @@ pub(super) fn handle(ctx: &AppContext, request: &Request) -> Response {
     response
 }
 
-/// The guards of SPEC §4, then the body: size, type, JSON.
-fn guard_and_parse<'a>(ctx: &AppContext, request: &'a Request) -> Result<ApiRequest<'a>, ApiError> {
-    check_host(request.header("Host"), ctx.port)?;
+/// The guards of SPEC §4 — Host and Origin, the route, who may call it — then the body: type,
+/// JSON. A refusal names what `/metrics` counts it under: `unknown` (404, 405) or `guard`.
+fn guard_and_parse<'a>(ctx: &AppContext, request: &'a Request) -> Result<ApiRequest<'a>, (&'static str, ApiError)> {
+    let guard = |e| ("guard", e);
+    check_host(request.header("Host"), ctx.port).map_err(guard)?;
     if let Some(origin) = request.header("Origin")
         && !is_local_origin(origin)
     {
-        return Err(ApiError::forbidden(format!("requests from the origin {origin:?} are not allowed")));
+        return Err(guard(ApiError::forbidden(format!("requests from the origin {origin:?} are not allowed"))));
     }
-    let authorized = request
-        .header("Authorization")
-        .and_then(|h| h.strip_prefix("Bearer "))
-        .is_some_and(|token| constant_time_eq(token.trim().as_bytes(), ctx.admin_token.as_bytes()));
-    let body = read_json_body(request)?;
-    Ok(ApiRequest { raw: request, path: &request.path, body, authorized })
+    let (route, params) = match table::lookup(&request.method, &segments(&request.path)) {
+        Lookup::Found(route, params) => (route, params),
+        Lookup::MethodNotAllowed => return Err(("unknown", routes::method_not_allowed(request))),
+        Lookup::NotFound => return Err(("unknown", routes::unknown_route(request))),
+    };
+    let credential = Credential::of(request, &ctx.user_key, &ctx.admin_token);
+    authorize(route.access, credential, ctx.accept_unkeyed_events).map_err(guard)?;
+    // Only now, with the caller let in, is the body looked at.
+    let body = read_json_body(request).map_err(guard)?;
+    Ok(ApiRequest { raw: request, route, params, body, credential })
+}
+
+/// Whether `credential` may call a route of `access` (SPEC §4): 401 without a key or with a
+/// wrong one, 403 with the user key on an admin route. The messages say where the key is and
+/// never repeat what was sent.
+fn authorize(access: Access, credential: Credential, accept_unkeyed_events: bool) -> Result<(), ApiError> {
+    let unauthorized = |message: &str| ApiError::new(401, "unauthorized", message);
+    match (access, credential) {
+        (Access::Public, _) | (Access::Admin, Credential::Admin) => Ok(()),
+        (Access::Key | Access::Event, c) if c.is_user() => Ok(()),
+        (Access::Event, Credential::None) if accept_unkeyed_events => Ok(()),
+        (Access::Admin, Credential::User) => {
+            Err(ApiError::forbidden("this admin action needs `Authorization: Bearer <contents of <data>/admin.token>`"))
+        }
+        (_, Credential::Wrong) => Err(unauthorized(
+            "the bearer token sent is not this worker's key; the hooks and `vl` read it from <data>/worker.key",
+        )),
+        (Access::Admin, _) => {
+            Err(unauthorized("this admin action needs `Authorization: Bearer <contents of <data>/admin.token>`"))
+        }
+        _ => Err(unauthorized(
+            "this route needs `Authorization: Bearer <contents of <data>/worker.key>`; the hooks and `vl` send it \
+             themselves, and `vl dashboard` opens the dashboard with it",
+        )),
+    }
 }
 
 fn check_host(host: Option<&str>, port: u16) -> Result<(), ApiError> {

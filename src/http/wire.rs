@@ -41,7 +41,7 @@ impl Request {
             .filter(|pair| !pair.is_empty())
             .map(|pair| {
                 let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                (percent_decode(k), percent_decode(v))
+                (decode_query_component(k), decode_query_component(v))
             })
             .collect();
         let path = raw_path.to_owned();
@@ -89,41 +89,17 @@ impl Response {
 /// The interim answer to `Expect: 100-continue`, sent before reading the body.
 pub const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
 
-/// Decodes `%XX` escapes and `+` (as a space) in a URL component; invalid escapes stay as they are.
-pub fn percent_decode(raw: &str) -> String {
-    let bytes = raw.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' => {
-                let hex = bytes
-                    .get(i + 1..i + 3)
-                    .and_then(|h| std::str::from_utf8(h).ok())
-                    .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
-                    .and_then(|h| u8::from_str_radix(h, 16).ok());
-                match hex {
-                    Some(byte) => {
-                        out.push(byte);
-                        i += 3;
-                    }
-                    _ => {
-                        out.push(b'%');
-                        i += 1;
-                    }
-                }
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+/// A path segment, percent-decoded as RFC 3986 says: `%XX` escapes only, so a `+` stays a `+`
+/// (a session id `a+b` is addressed as `/…/a+b`). Invalid escapes stay as they are; bytes that
+/// are not UTF-8 become U+FFFD.
+pub fn decode_path_segment(raw: &str) -> String {
+    percent_encoding::percent_decode_str(raw).decode_utf8_lossy().into_owned()
+}
+
+/// A query-string name or value, decoded as an HTML form encodes it: `+` is a space, then
+/// `%XX` escapes (so `%2B` is a `+`).
+pub fn decode_query_component(raw: &str) -> String {
+    decode_path_segment(&raw.replace('+', " "))
 }
 
 fn reason(status: u16) -> &'static str {
@@ -132,6 +108,7 @@ fn reason(status: u16) -> &'static str {
         200 => "OK",
         202 => "Accepted",
         400 => "Bad Request",
+        401 => "Unauthorized",
         403 => "Forbidden",
         404 => "Not Found",
         405 => "Method Not Allowed",
@@ -188,11 +165,14 @@ mod tests {
     }
 
     #[test]
-    fn percent_decoding_is_forgiving() {
-        assert_eq!(percent_decode("a%2Fb+c"), "a/b c");
-        assert_eq!(percent_decode("100%"), "100%");
-        assert_eq!(percent_decode("%zz%4"), "%zz%4");
-        assert_eq!(percent_decode("%C3%A9"), "é");
+    fn paths_decode_as_rfc_3986_and_queries_as_forms() {
+        // A `+` in a path is a `+` (a session id `a+b`); in a query it is a space.
+        assert_eq!(decode_path_segment("a%2Fb+c"), "a/b+c");
+        assert_eq!(decode_query_component("a%2Fb+c"), "a/b c");
+        assert_eq!(decode_query_component("a%2Bb"), "a+b");
+        assert_eq!(decode_path_segment("100%"), "100%");
+        assert_eq!(decode_path_segment("%zz%4"), "%zz%4");
+        assert_eq!(decode_path_segment("%C3%A9"), "é");
     }
 
     #[test]

@@ -5,7 +5,6 @@
 //! grounded in an error the developer met, citing the failed call as its file.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use rusqlite::{Connection, params};
 use serde_json::json;
@@ -24,7 +23,8 @@ pub type ProviderChoice = Arc<Result<Selected, crate::llm::SelectError>>;
 pub struct ConceptsHandler {
     pub queue: Queue,
     pub provider: ProviderChoice,
-    pub llm_timeout: Duration,
+    /// The time one LLM call may take and the day's token budget.
+    pub llm: super::llm_call::Limits,
 }
 
 /// Stable id of a session's concept.
@@ -94,7 +94,7 @@ impl Handler for ConceptsHandler {
                     let answer = parse_concepts_json(text).map_err(|e| e.to_string())?;
                     validate_concepts(answer, &citable).map_err(|e| e.to_string())
                 };
-                match llm_call::ask_with_repair(provider.as_ref(), &request, self.llm_timeout, cancel, accept) {
+                match llm_call::ask_with_repair(provider.as_ref(), &request, &self.llm, cancel, accept) {
                     Ok(validated) => validated,
                     Err(outcome) => return outcome,
                 }

@@ -9,39 +9,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
 use crate::capture::{self, EditOp};
+pub use crate::event::InvalidEvent;
+use crate::event::{FileEdit, SessionEvent, ToolCall, WireEvent, truncate_capture};
 use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, InlineRun, JobId, Outcome};
-
-/// A captured file content or tool output is cut to this many bytes (SPEC §3.3).
-pub const MAX_CAPTURE_BYTES: usize = 10 * 1024;
-
-/// Tools whose observation is a `file_edit`; `Write` creates, the others modify.
-const EDIT_TOOLS: [&str; 4] = ["Write", "Edit", "MultiEdit", "NotebookEdit"];
-
-/// Which route an event came through (and the `event` field of its job payload).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventKind {
-    Init,
-    Observation,
-    FileEdit,
-    Complete,
-}
-
-impl EventKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EventKind::Init => "init",
-            EventKind::Observation => "observation",
-            EventKind::FileEdit => "file_edit",
-            EventKind::Complete => "complete",
-        }
-    }
-
-    pub fn parse(raw: &str) -> Option<EventKind> {
-        [EventKind::Init, EventKind::Observation, EventKind::FileEdit, EventKind::Complete]
-            .into_iter()
-            .find(|k| k.as_str() == raw)
-    }
-}
 
 /// An observation typed as SPEC §5.1 says.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,169 +58,106 @@ pub struct Envelope {
     pub event: Event,
 }
 
-/// Why an event payload cannot be ingested: permanent, the job goes dead with it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InvalidEvent(pub String);
-
-impl std::fmt::Display for InvalidEvent {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-/// A required non-empty string field.
-pub fn required_str<'a>(body: &'a Value, field: &str) -> Result<&'a str, InvalidEvent> {
-    match body.get(field) {
-        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s),
-        Some(Value::String(_)) | None | Some(Value::Null) => {
-            Err(InvalidEvent(format!("the field {field:?} is required and must be a non-empty string")))
-        }
-        Some(_) => Err(InvalidEvent(format!("the field {field:?} must be a string"))),
-    }
-}
-
-/// An optional string field (a wrong type is an error, not silently dropped).
-pub fn optional_str(body: &Value, field: &str) -> Result<Option<String>, InvalidEvent> {
-    match body.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(InvalidEvent(format!("the field {field:?} must be a string"))),
-    }
-}
-
-/// Cuts `text` to [`MAX_CAPTURE_BYTES`] on a character boundary; says whether it cut.
-pub fn truncate_capture(text: &str) -> (String, bool) {
-    if text.len() <= MAX_CAPTURE_BYTES {
-        return (text.to_owned(), false);
-    }
-    let mut end = MAX_CAPTURE_BYTES;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    (text[..end].to_owned(), true)
-}
-
-/// Validates and types an event payload (the job's payload: the route's body plus `event`).
-/// `fallback_key` keys events that carry neither `tool_use_id` nor `event_id`.
+/// Reads a job payload (a [`WireEvent`]) and types it; see [`envelope`].
 pub fn parse_event(payload: &Value, fallback_key: &str) -> Result<Envelope, InvalidEvent> {
-    let kind_name = required_str(payload, "event")?;
-    let kind = EventKind::parse(kind_name).ok_or_else(|| InvalidEvent(format!("unknown event {kind_name:?}")))?;
-    let session_id = required_str(payload, "contentSessionId")?.to_owned();
-    let tool_use_id = optional_str(payload, "tool_use_id")?;
-    let event_key =
-        tool_use_id.clone().or(optional_str(payload, "event_id")?).unwrap_or_else(|| fallback_key.to_owned());
-    let event = match kind {
-        EventKind::Init => Event::Init { prompt: optional_str(payload, "prompt")?.filter(|p| !p.trim().is_empty()) },
-        EventKind::Complete => Event::Complete { reason: optional_str(payload, "reason")? },
-        EventKind::Observation => Event::Observation(Box::new(classify_tool_call(payload, tool_use_id)?)),
-        EventKind::FileEdit => Event::Observation(Box::new(classify_cursor_edit(payload, tool_use_id)?)),
+    envelope(&WireEvent::from_payload(payload)?, fallback_key)
+}
+
+/// The stored form of a typed event. `fallback_key` keys events that carry neither
+/// `tool_use_id` nor `event_id`.
+pub fn envelope(wire: &WireEvent, fallback_key: &str) -> Result<Envelope, InvalidEvent> {
+    let common = wire.common()?;
+    let event = match wire.validate()? {
+        SessionEvent::Init { prompt } => Event::Init { prompt: prompt.map(str::to_owned) },
+        SessionEvent::Complete { reason } => Event::Complete { reason: reason.map(str::to_owned) },
+        SessionEvent::ToolCall(call) => Event::Observation(Box::new(classify_tool_call(wire, *call))),
+        SessionEvent::FileEdit(edit) => Event::Observation(Box::new(classify_file_edit(wire, edit))),
     };
     Ok(Envelope {
-        session_id,
-        cwd: optional_str(payload, "cwd")?.filter(|c| !c.trim().is_empty()),
-        project: optional_str(payload, "project")?.filter(|p| !p.trim().is_empty()),
-        platform: optional_str(payload, "platform")?,
-        event_key,
+        session_id: common.session_id,
+        cwd: common.cwd,
+        project: common.project,
+        platform: common.platform,
+        event_key: common.key.unwrap_or_else(|| fallback_key.to_owned()),
         event,
     })
 }
 
-/// A tool call from PostToolUse / PostToolUseFailure (or Cursor's shell, MCP and failure
-/// hooks) → its observation type.
-fn classify_tool_call(payload: &Value, tool_use_id: Option<String>) -> Result<Observation, InvalidEvent> {
-    let tool_name = required_str(payload, "tool_name")?.to_owned();
-    let input = payload.get("tool_input").cloned().filter(|v| !v.is_null());
-    let mut output = payload.get("tool_response").cloned().filter(|v| !v.is_null());
-    let (failed, error, error_cut) = failure(payload)?;
-    if failed {
-        // What else the IDE said about the failure, for the analysis (an interrupt is the
-        // user's doing, not an error of the code).
-        let mut notes = serde_json::Map::new();
-        for key in ["is_interrupt", "failure_type"] {
-            if let Some(v) = payload.get(key).filter(|v| !v.is_null()) {
-                notes.insert(key.into(), v.clone());
-            }
-        }
-        if !notes.is_empty() {
-            output = Some(Value::Object(notes));
-        }
-    }
-    let mut observation = Observation {
+/// An observation with nothing captured yet.
+fn observation(wire: &WireEvent, tool_name: &str, tool_use_id: Option<&str>) -> Observation {
+    let failure = wire.failure();
+    Observation {
         obs_type: "mcp_tool",
-        tool_name: tool_name.clone(),
-        tool_use_id,
+        tool_name: tool_name.to_owned(),
+        tool_use_id: tool_use_id.map(str::to_owned),
         file_path: None,
         action: None,
         content: None,
         command: None,
         packages: Vec::new(),
-        input: input.clone(),
-        output: output.clone(),
-        truncated: payload.get("truncated").and_then(Value::as_bool).unwrap_or(false) || error_cut,
-        failed,
-        error,
+        input: None,
+        output: None,
+        truncated: wire.truncated || failure.error_cut,
+        failed: failure.failed,
+        error: failure.error,
         fragment: false,
         edits: Vec::new(),
-    };
-    let input = input.unwrap_or(Value::Null);
-    if EDIT_TOOLS.contains(&tool_name.as_str()) {
-        observation.obs_type = "file_edit";
-        observation.action = Some(if tool_name == "Write" { "create" } else { "modify" });
-        observation.file_path = input
-            .get("file_path")
-            .or_else(|| input.get("notebook_path"))
-            .or_else(|| payload.get("file_path"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+    }
+}
+
+/// A tool call from PostToolUse / PostToolUseFailure (or Cursor's shell, MCP and failure
+/// hooks) → its observation type.
+fn classify_tool_call(wire: &WireEvent, call: ToolCall<'_>) -> Observation {
+    let mut o = observation(wire, call.tool_name, call.tool_use_id);
+    o.input = call.input.cloned();
+    o.output = call.response.cloned();
+    if o.failed {
+        // What else the IDE said about the failure, for the analysis (an interrupt is the
+        // user's doing, not an error of the code).
+        let mut notes = serde_json::Map::new();
+        if let Some(interrupt) = wire.is_interrupt {
+            notes.insert("is_interrupt".into(), Value::Bool(interrupt));
+        }
+        if let Some(kind) = &wire.failure_type {
+            notes.insert("failure_type".into(), Value::String(kind.clone()));
+        }
+        if !notes.is_empty() {
+            o.output = Some(Value::Object(notes));
+        }
+    }
+    if let Some(edit) = &call.edit {
+        o.obs_type = "file_edit";
+        o.action = Some(if call.tool_name == "Write" { "create" } else { "modify" });
+        o.file_path = edit.path().or(wire.file_path.as_deref()).map(str::to_owned);
         // A failed edit wrote nothing: there is no content to capture.
-        if !failed {
-            // Content captured at event time: the file read right after the edit (by the hook,
-            // or by intake), else what Write wrote; an edit's own text is only a fragment.
-            // A Write's text is the whole file, in its input or (the original client) beside it.
-            let written = || input.get("content").or_else(|| payload.get("content")).and_then(Value::as_str);
-            let whole = payload
-                .get("file_content")
-                .and_then(Value::as_str)
-                .or_else(|| (tool_name == "Write").then(written).flatten());
+        if !o.failed {
+            // Content captured at event time: the file the hook read right after the edit, else
+            // what Write wrote (in its input or, the original client, beside it); an edit's own
+            // text is only a fragment.
+            let written = edit.content.as_deref().or(wire.content.as_deref());
+            let whole = wire.file_content.as_deref().or(if call.tool_name == "Write" { written } else { None });
             match whole {
-                Some(text) => set_content(&mut observation, text, false),
-                None => set_fragment(&mut observation, payload, &input),
+                Some(text) => set_content(&mut o, text, false),
+                None => {
+                    let ops = capture::edit_ops(&[edit.source(), wire.edit_source()]);
+                    set_fragment(&mut o, ops, edit.new_source.as_deref().or(wire.content.as_deref()));
+                }
             }
         }
         // The file text is the observation; keep only the small parts of the input.
-        observation.input = Some(serde_json::json!({ "file_path": observation.file_path }));
-        observation.output = if failed { output } else { None };
-    } else if tool_name == "Bash" {
-        observation.obs_type = "bash_command";
-        observation.command = input.get("command").and_then(Value::as_str).map(str::to_owned);
-        observation.packages = observation.command.as_deref().map(installed_packages).unwrap_or_default();
-        if failed {
-            // A failed install installed nothing.
-            observation.packages.clear();
+        o.input = Some(serde_json::json!({ "file_path": o.file_path }));
+        if !o.failed {
+            o.output = None;
+        }
+    } else if call.tool_name == "Bash" {
+        o.obs_type = "bash_command";
+        o.command = call.command.clone();
+        // A failed install installed nothing.
+        if !o.failed {
+            o.packages = o.command.as_deref().map(installed_packages).unwrap_or_default();
         }
     }
-    Ok(observation)
-}
-
-/// `outcome` / `error` of an event: whether the call failed, its error (cut to 10 KiB), and
-/// whether the cut happened. An `error` without an `outcome` means failed.
-fn failure(payload: &Value) -> Result<(bool, Option<String>, bool), InvalidEvent> {
-    let error = optional_str(payload, "error")?.filter(|e| !e.trim().is_empty());
-    let failed = match optional_str(payload, "outcome")?.as_deref() {
-        None => error.is_some(),
-        Some("failed") => true,
-        Some("succeeded") => false,
-        Some(other) => {
-            return Err(InvalidEvent(format!(
-                "the field \"outcome\" must be \"succeeded\" or \"failed\", not {other:?}"
-            )));
-        }
-    };
-    if !failed {
-        return Ok((false, None, false));
-    }
-    let (error, cut) = truncate_capture(error.as_deref().unwrap_or("the tool call failed"));
-    Ok((true, Some(error), cut))
+    o
 }
 
 fn set_content(observation: &mut Observation, text: &str, fragment: bool) {
@@ -261,66 +168,46 @@ fn set_content(observation: &mut Observation, text: &str, fragment: bool) {
 }
 
 /// An edit that brought only its own text: a new file when it replaces nothing, else a
-/// fragment, with its replacements kept for rebuilding the file at store time.
-fn set_fragment(observation: &mut Observation, payload: &Value, input: &Value) {
-    let ops = capture::edit_ops(payload);
+/// fragment, with its replacements kept for rebuilding the file at store time. `fallback` is
+/// the text to keep when no replacement is usable (NotebookEdit's source, the original
+/// client's `content`).
+fn set_fragment(observation: &mut Observation, ops: Vec<EditOp>, fallback: Option<&str>) {
     if capture::creates_file(&ops) {
         set_content(observation, &ops[0].new, false);
         return;
     }
-    let text = capture::fragment_text(&ops)
-        .or_else(|| input.get("new_source").and_then(Value::as_str).map(str::to_owned))
-        .or_else(|| payload.get("content").and_then(Value::as_str).map(str::to_owned));
+    let text = capture::fragment_text(&ops).or_else(|| fallback.map(str::to_owned));
     if let Some(text) = text {
         set_content(observation, &text, true);
         // A replacement cut at the capture limit no longer matches the file.
-        if ops.iter().all(|op| op.old.len() < MAX_CAPTURE_BYTES && op.new.len() < MAX_CAPTURE_BYTES) {
+        if ops
+            .iter()
+            .all(|op| op.old.len() < crate::event::MAX_CAPTURE_BYTES && op.new.len() < crate::event::MAX_CAPTURE_BYTES)
+        {
             observation.edits = ops;
         }
     }
 }
 
 /// Cursor's afterFileEdit (and any client's file-edit event) → a `file_edit` observation.
-fn classify_cursor_edit(payload: &Value, tool_use_id: Option<String>) -> Result<Observation, InvalidEvent> {
-    let file_path = required_str(payload, "file_path")?.to_owned();
-    let edits = payload.get("edits").cloned().unwrap_or(Value::Null);
-    if !(edits.is_null() || edits.is_array()) {
-        return Err(InvalidEvent("the field \"edits\" must be an array of {old_string, new_string}".into()));
+fn classify_file_edit(wire: &WireEvent, edit: FileEdit<'_>) -> Observation {
+    let mut o = observation(wire, "cursor_file_edit", wire.tool_use_id.as_deref());
+    o.obs_type = "file_edit";
+    o.file_path = Some(edit.file_path.to_owned());
+    o.action = Some("modify");
+    o.input = Some(serde_json::json!({ "file_path": edit.file_path }));
+    if o.failed {
+        return o;
     }
-    let (failed, error, error_cut) = failure(payload)?;
-    let mut observation = Observation {
-        obs_type: "file_edit",
-        tool_name: "cursor_file_edit".into(),
-        tool_use_id,
-        file_path: Some(file_path.clone()),
-        action: Some("modify"),
-        content: None,
-        command: None,
-        packages: Vec::new(),
-        input: Some(serde_json::json!({ "file_path": file_path })),
-        output: None,
-        truncated: payload.get("truncated").and_then(Value::as_bool).unwrap_or(false) || error_cut,
-        failed,
-        error,
-        fragment: false,
-        edits: Vec::new(),
-    };
-    if failed {
-        return Ok(observation);
-    }
-    // The whole file: read by the hook or intake (`file_content`), or given as `content` —
-    // unless the original client's marker says its `content` is the edit's new text.
-    let content_is_fragment = payload.get("tool_type").and_then(Value::as_str) == Some("file_edit");
-    let whole = optional_str(payload, "file_content")?.or(if content_is_fragment {
-        None
-    } else {
-        optional_str(payload, "content")?
-    });
+    // The whole file: read by the hook (`file_content`), or given as `content` — unless the
+    // original client's marker says its `content` is the edit's new text.
+    let content_is_fragment = wire.tool_type.as_deref() == Some("file_edit");
+    let whole = wire.file_content.as_deref().or(if content_is_fragment { None } else { wire.content.as_deref() });
     match whole {
-        Some(text) => set_content(&mut observation, &text, false),
-        None => set_fragment(&mut observation, payload, &Value::Null),
+        Some(text) => set_content(&mut o, text, false),
+        None => set_fragment(&mut o, capture::edit_ops(&[wire.edit_source()]), wire.content.as_deref()),
     }
-    Ok(observation)
+    o
 }
 
 /// Package names of an install command (npm/yarn/pnpm add|install, pip install, cargo add,
@@ -558,6 +445,7 @@ fn event_name(event: &Event) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::event::MAX_CAPTURE_BYTES;
     use serde_json::json;
 
     fn observation(payload: Value) -> Observation {

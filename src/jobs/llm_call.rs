@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use super::llm_usage::Budget;
 use crate::llm::{LlmError, LlmRequest, Provider, SelectError, Selected};
 use crate::queue::{CancelToken, Outcome};
 
@@ -19,6 +20,14 @@ pub fn provider_of(choice: &Result<Selected, SelectError>) -> Result<&Selected, 
     }
 }
 
+/// What bounds a job's LLM calls: the time one call may take, and the day's token budget.
+#[derive(Clone)]
+pub struct Limits {
+    /// `VIBELEARN_LLM_TIMEOUT_SECS`, cut to what is left of the job's time.
+    pub timeout: Duration,
+    pub budget: Budget,
+}
+
 /// Leaves this much of the job's time for storing results after the last call.
 const STORE_MARGIN: Duration = Duration::from_secs(2);
 
@@ -27,11 +36,11 @@ const STORE_MARGIN: Duration = Duration::from_secs(2);
 pub fn ask_with_repair<T>(
     provider: &dyn Provider,
     request: &LlmRequest,
-    llm_timeout: Duration,
+    limits: &Limits,
     cancel: &CancelToken,
     accept: impl Fn(&str) -> Result<T, String>,
 ) -> Result<T, Outcome> {
-    let first = complete(provider, request, llm_timeout, cancel)?;
+    let first = complete(provider, request, limits, cancel)?;
     let reason = match accept(&first) {
         Ok(value) => return Ok(value),
         Err(reason) => reason,
@@ -47,7 +56,7 @@ pub fn ask_with_repair<T>(
         ),
         max_tokens: request.max_tokens,
     };
-    let second = complete(provider, &repair, llm_timeout, cancel)?;
+    let second = complete(provider, &repair, limits, cancel)?;
     accept(&second).map_err(|reason| {
         Outcome::dead(format!(
             "the {} answer did not match the expected JSON after one repair: {reason}",
@@ -59,24 +68,28 @@ pub fn ask_with_repair<T>(
 fn complete(
     provider: &dyn Provider,
     request: &LlmRequest,
-    llm_timeout: Duration,
+    limits: &Limits,
     cancel: &CancelToken,
 ) -> Result<String, Outcome> {
-    let budget = llm_timeout.min(cancel.remaining().saturating_sub(STORE_MARGIN));
-    if budget.is_zero() {
+    // Spent: no call. A refusal pauses the provider's gate, which lifts the next day.
+    limits.budget.check().map_err(|error| Outcome::Refused { error })?;
+    let time = limits.timeout.min(cancel.remaining().saturating_sub(STORE_MARGIN));
+    if time.is_zero() {
         return Err(Outcome::retry("no time left in this attempt for an LLM call"));
     }
     // Name the provider once, whether or not its own message already does.
     let named = |message: String| {
         if message.starts_with(provider.name()) { message } else { format!("{}: {message}", provider.name()) }
     };
-    provider.complete(request, budget).map_err(|e| match e {
+    let answer = provider.complete_counted(request, time).map_err(|e| match e {
         LlmError::Transient { message, retry_after } => Outcome::Retry { error: named(message), after: retry_after },
         LlmError::Auth(message) => {
             Outcome::Refused { error: format!("{}: {}", super::AUTH_ERROR_PREFIX, named(message)) }
         }
         LlmError::Permanent(message) => Outcome::dead(named(message)),
-    })
+    })?;
+    limits.budget.record(provider.name(), answer.tokens);
+    Ok(answer.text)
 }
 
 fn truncate(text: &str, max: usize) -> &str {

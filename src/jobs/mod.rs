@@ -9,6 +9,7 @@
 pub mod concepts;
 pub mod ingest;
 pub mod llm_call;
+pub mod llm_usage;
 pub mod prompts;
 pub mod question_checks;
 pub mod quiz;
@@ -142,6 +143,12 @@ pub fn analysis_job(kind: &str, session_id: &str, payload: serde_json::Value) ->
         .after_keys(prerequisites(kind).iter().map(|prerequisite| step_key(prerequisite, session_id)))
 }
 
+/// The analysis steps a Stop (or a SessionEnd without one) queues, in order: the pipeline,
+/// without the upload when `VIBELEARN_AUTO_SYNC` is off.
+pub fn pipeline_steps(auto_sync: bool) -> impl Iterator<Item = &'static str> {
+    PIPELINE.into_iter().filter(move |kind| auto_sync || *kind != SYNC)
+}
+
 /// The handlers of every kind, with their configured specs.
 pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::Registry {
     let mut registry = crate::queue::Registry::default();
@@ -158,8 +165,13 @@ pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::R
     if let Some(gate) = llm_gate {
         // Read once: the provider is built once, at worker start, so new credentials take a
         // restart, which compares this against the version the gate paused under.
+        // The day is part of the version, so a pause for the spent daily budget lifts the next
+        // day (a refused key then gets one more try a day: one refused call, no tokens).
         let version = credentials_fingerprint(&settings.credentials_text());
-        registry.gate(gate, &[ANALYZE_CONCEPTS, ANALYZE_QUIZ], move || version.clone());
+        let clock = queue.clone();
+        registry.gate(gate, &[ANALYZE_CONCEPTS, ANALYZE_QUIZ], move || {
+            format!("{version}:{}", crate::reads::day_of(clock.now()))
+        });
     }
     let data_dir = config.data_dir.clone();
     let api_url = config.get("VIBELEARN_API_URL").to_owned();
@@ -168,23 +180,26 @@ pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::R
         credentials_fingerprint(&format!("{api_url}\n{}", sync::api_key(&data_dir).unwrap_or_default()))
     });
     let provider: concepts::ProviderChoice = std::sync::Arc::new(choice);
+    let llm = llm_call::Limits {
+        timeout: config.llm_timeout(),
+        budget: llm_usage::Budget { queue: queue.clone(), daily_tokens: config.llm_daily_tokens() },
+    };
     registry.register(INGEST, spec_of(INGEST), ingest::IngestHandler);
-    registry.register(ANALYZE_STACK, spec_of(ANALYZE_STACK), stack::StackHandler { queue: queue.clone() });
+    registry.register(
+        ANALYZE_STACK,
+        spec_of(ANALYZE_STACK),
+        stack::StackHandler {
+            queue: queue.clone(),
+            read_manifests_from_disk: !config.flag(crate::config::ACCEPT_UNKEYED_EVENTS),
+        },
+    );
     registry.register(ANALYZE_STATIC, spec_of(ANALYZE_STATIC), static_patterns::StaticHandler { queue: queue.clone() });
     registry.register(
         ANALYZE_CONCEPTS,
         spec_of(ANALYZE_CONCEPTS),
-        concepts::ConceptsHandler {
-            queue: queue.clone(),
-            provider: provider.clone(),
-            llm_timeout: config.llm_timeout(),
-        },
+        concepts::ConceptsHandler { queue: queue.clone(), provider: provider.clone(), llm: llm.clone() },
     );
-    registry.register(
-        ANALYZE_QUIZ,
-        spec_of(ANALYZE_QUIZ),
-        quiz::QuizHandler { queue: queue.clone(), provider, llm_timeout: config.llm_timeout() },
-    );
+    registry.register(ANALYZE_QUIZ, spec_of(ANALYZE_QUIZ), quiz::QuizHandler { queue: queue.clone(), provider, llm });
     registry.register(
         SYNC,
         spec_of(SYNC),
@@ -198,9 +213,42 @@ pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::R
     registry
 }
 
+/// The provider a choice makes, for people: its name and model (`anthropic claude-sonnet-4-5`,
+/// `the claude CLI (its own default model)`, `offline (no LLM, free)`), or what to fix.
+pub fn describe_provider(choice: &Result<crate::llm::Selected, crate::llm::SelectError>) -> String {
+    match choice {
+        Ok(crate::llm::Selected::Offline) => "offline (no LLM, free)".to_owned(),
+        Ok(crate::llm::Selected::Remote(provider)) => match provider.model() {
+            "" => format!("{} ({})", provider.name(), provider.description()),
+            model => format!("{} {model}", provider.name()),
+        },
+        Err(problem) => format!("misconfigured — {problem}"),
+    }
+}
+
+/// What `auto` left alone, for `vl status` and `vl install`: keys inherited from Claude Code.
+pub fn provider_note(config: &Config) -> Option<String> {
+    let auto = config.get("VIBELEARN_PROVIDER").trim().eq_ignore_ascii_case("auto");
+    let keys = &config.keys_inherited_from_claude_code;
+    (auto && !keys.is_empty()).then(|| {
+        format!(
+            "{} from Claude Code's environment is not spent by `auto`; to use it, set VIBELEARN_PROVIDER \
+             (e.g. anthropic) or put the key in settings.json",
+            keys.join(", ")
+        )
+    })
+}
+
 /// The provider settings from the resolved configuration.
 pub fn provider_settings(config: &Config) -> crate::llm::ProviderSettings {
-    let owned = |key: &str| config.optional(key).map(str::to_owned);
+    // `auto` never spends a key it only inherited from Claude Code's environment (the worker a
+    // SessionStart hook starts has Claude Code's `ANTHROPIC_API_KEY`): a named provider, or
+    // the key in settings.json, says the user meant it.
+    let auto = config.get("VIBELEARN_PROVIDER").trim().eq_ignore_ascii_case("auto");
+    let owned = |key: &str| {
+        let inherited = auto && config.keys_inherited_from_claude_code.contains(&key);
+        config.optional(key).filter(|_| !inherited).map(str::to_owned)
+    };
     crate::llm::ProviderSettings {
         provider: config.get("VIBELEARN_PROVIDER").to_owned(),
         anthropic_key: owned("ANTHROPIC_API_KEY"),
@@ -234,15 +282,55 @@ pub fn notices_of(gates: &[crate::queue::Gate]) -> Vec<String> {
         .iter()
         .filter(|gate| gate.state == crate::queue::GateState::Paused)
         .map(|gate| {
+            let reason = gate.reason.as_deref().unwrap_or("refused");
+            let when = if reason.contains(llm_usage::BUDGET_REASON_PREFIX) {
+                "tomorrow (UTC)"
+            } else {
+                "when its credentials change"
+            };
             format!(
-                "{} paused: {} — {} job{} held; they resume when its credentials change, or with \
-                 `vl jobs resume --provider {}`",
+                "{} paused: {} — {} job{} held; they resume {when}, or with `vl jobs resume --provider {}`",
                 gate.name,
-                gate.reason.as_deref().unwrap_or("refused"),
+                reason,
                 gate.held,
                 if gate.held == 1 { "" } else { "s" },
                 gate.name
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn config(pairs: &[(&str, &str)]) -> Config {
+        config_with_file(pairs, None)
+    }
+
+    fn config_with_file(pairs: &[(&str, &str)], settings: Option<&str>) -> Config {
+        let dir = tempfile::tempdir().unwrap();
+        if let Some(settings) = settings {
+            std::fs::write(dir.path().join("settings.json"), settings).unwrap();
+        }
+        let mut env: BTreeMap<String, String> = pairs.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect();
+        env.insert("VIBELEARN_DATA_DIR".into(), dir.path().to_string_lossy().into_owned());
+        Config::resolve(&env)
+    }
+
+    #[test]
+    fn auto_does_not_spend_a_key_inherited_from_claude_code() {
+        let key = ("ANTHROPIC_API_KEY", "sk-ant-from-claude-code");
+        let inherited = config(&[key, ("CLAUDECODE", "1")]);
+        assert_eq!(provider_settings(&inherited).anthropic_key, None);
+        assert!(provider_note(&inherited).unwrap().contains("ANTHROPIC_API_KEY"));
+        let named = config(&[key, ("CLAUDECODE", "1"), ("VIBELEARN_PROVIDER", "anthropic")]);
+        assert_eq!(provider_settings(&named).anthropic_key.as_deref(), Some(key.1), "named: the user meant it");
+        let shell = config(&[key]);
+        assert_eq!(provider_settings(&shell).anthropic_key.as_deref(), Some(key.1), "the user's own shell");
+        assert_eq!(provider_note(&shell), None);
+        let file = config_with_file(&[key, ("CLAUDECODE", "1")], Some(r#"{"ANTHROPIC_API_KEY": "sk-ant-in-file"}"#));
+        assert!(provider_settings(&file).anthropic_key.is_some(), "a key in settings.json is meant to be used");
+    }
 }

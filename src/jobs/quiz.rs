@@ -3,8 +3,6 @@
 //! one repair round-trip) or offline from the session's own files (two per concept, README). Every question is validated before it is stored;
 //! invalid ones are dropped and counted. Questions are upserted by (concept, type, text hash).
 
-use std::time::Duration;
-
 use rusqlite::{Connection, params};
 use serde_json::json;
 
@@ -14,7 +12,9 @@ use super::session_data::{self, hash_of};
 use super::{llm_call, prompts};
 use super::{missing_session, session_id_of};
 use crate::analysis::concepts::{Concept, Level};
-use crate::analysis::grounding_check::CannedCode;
+use crate::analysis::grounding::{Grounding, GroundingKind};
+use crate::analysis::grounding_check::{CannedCode, verify_grounding};
+use crate::analysis::model::SourceFile;
 use crate::analysis::questions::{GeneratedQuestion, normalized_text_hash};
 use crate::llm::Selected;
 use crate::llm::offline::offline_questions;
@@ -26,7 +26,8 @@ pub const MASTERED: f64 = 0.85;
 pub struct QuizHandler {
     pub queue: Queue,
     pub provider: ProviderChoice,
-    pub llm_timeout: Duration,
+    /// The time one LLM call may take and the day's token budget.
+    pub llm: super::llm_call::Limits,
 }
 
 /// A concept of the session that needs a question: its row id, content and target level.
@@ -85,6 +86,68 @@ fn targets(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<Target>>
     .collect()
 }
 
+/// A stored question that quotes the session's code, as the verifier reads it back: its row id,
+/// whether the developer answered it, and the question.
+struct StoredQuestion {
+    id: String,
+    answered: bool,
+    question: GeneratedQuestion,
+}
+
+fn grounded_questions(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<StoredQuestion>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT q.id, EXISTS (SELECT 1 FROM quiz_attempts a WHERE a.question_id = q.id), q.question_type, \
+                q.difficulty, q.snippet, q.question, q.options, q.correct, q.explanation, q.grounding_kind, \
+                q.grounding_file, q.grounding_line_start, q.grounding_line_end, q.grounding_mutation \
+         FROM questions q WHERE q.session_id = ?1 AND q.grounding_kind IS NOT NULL ORDER BY q.id",
+    )?;
+    let rows = stmt.query_map([session_id], |r| {
+        let options: Option<String> = r.get(6)?;
+        let kind: String = r.get(9)?;
+        let mutation: Option<String> = r.get(13)?;
+        // A row this binary wrote always parses; one that does not (a hand edit) reads as
+        // ungrounded and is left alone.
+        let grounding = serde_json::from_value::<GroundingKind>(json!(kind)).ok().map(|kind| Grounding {
+            file: r.get(10).unwrap_or_default(),
+            line_start: r.get(11).unwrap_or_default(),
+            line_end: r.get(12).unwrap_or_default(),
+            kind,
+            mutation: mutation.as_deref().and_then(|m| serde_json::from_str(m).ok()),
+        });
+        Ok(StoredQuestion {
+            id: r.get(0)?,
+            answered: r.get(1)?,
+            question: GeneratedQuestion {
+                concept: String::new(),
+                question_type: r.get(2)?,
+                difficulty: r.get(3)?,
+                snippet: r.get(4)?,
+                question: r.get(5)?,
+                options: options.as_deref().and_then(|o| serde_json::from_str(o).ok()),
+                correct: r.get(7)?,
+                explanation: r.get(8)?,
+                follow_up: None,
+                tags: Vec::new(),
+                grounding,
+            },
+        })
+    })?;
+    rows.collect()
+}
+
+/// The stored questions whose code no longer checks out against the session's files (an edit
+/// changed the lines they quote), left out those the developer already answered: their
+/// attempts, schedule and unsynced history are the developer's and go only with the question
+/// (the attempts reference it), so an answered question is kept as it is.
+fn stale_questions(stored: Vec<StoredQuestion>, sources: &[SourceFile]) -> Vec<String> {
+    stored
+        .into_iter()
+        .filter(|q| !q.answered && q.question.grounding.is_some())
+        .filter(|q| verify_grounding(&q.question, sources, CannedCode::Refused).is_err())
+        .map(|q| q.id)
+        .collect()
+}
+
 impl Handler for QuizHandler {
     fn run(&self, job: &ClaimedJob, cancel: &CancelToken) -> Outcome {
         let selected = match llm_call::provider_of(&self.provider) {
@@ -103,16 +166,20 @@ impl Handler for QuizHandler {
                 session_data::captured_files(&conn, &session_id)?,
                 session_data::failures(&conn, &session_id)?,
                 session_data::patterns(&conn, &session_id)?,
+                grounded_questions(&conn, &session_id)?,
             ))
         });
-        let (exists, targets, last_hash, files, failures, patterns) = match inputs {
+        let (exists, targets, last_hash, files, failures, patterns, stored) = match inputs {
             Ok(inputs) => inputs,
             Err(e) => return Outcome::retry(e.to_string()),
         };
         if !exists {
             return missing_session(&session_id);
         }
-        let hash = hash_of(&(selected.name(), &targets));
+        // Everything the questions are built from: the concepts, and the files, failures and
+        // patterns they quote. With the concepts alone, an edit to a quoted line left every
+        // question as it was, quoting a line the file no longer has.
+        let hash = hash_of(&(selected.name(), &targets, &files, &failures, &patterns));
         let mark_analyzed = |session_id: String| -> Effects {
             Box::new(move |conn, _now| {
                 conn.prepare_cached(
@@ -131,6 +198,7 @@ impl Handler for QuizHandler {
             };
         }
         let sources = session_data::citable(&files, &failures);
+        let stale = stale_questions(stored, &sources);
         let pairs: Vec<(Concept, Level)> = targets.iter().map(|t| (t.concept.clone(), t.level)).collect();
         let question_targets: Vec<QuestionTarget<'_>> =
             targets.iter().map(|t| QuestionTarget { id: &t.id, name: &t.concept.name }).collect();
@@ -149,7 +217,7 @@ impl Handler for QuizHandler {
                 let request = prompts::questions_request(&pairs, &sources);
                 let judge = RepairJudge::new(&question_targets, &sources);
                 let accept = |text: &str| judge.judge(text);
-                match llm_call::ask_with_repair(provider.as_ref(), &request, self.llm_timeout, cancel, accept) {
+                match llm_call::ask_with_repair(provider.as_ref(), &request, &self.llm, cancel, accept) {
                     Ok(checked) => {
                         let result = checked.result(selected.name(), Some(&judge));
                         (checked, result)
@@ -162,8 +230,16 @@ impl Handler for QuizHandler {
             return Outcome::dead(format!("no valid question could be generated: {}", checked.dropped.join("; ")));
         }
         let kept = checked.kept;
+        let mut result = result;
+        result["replaced_stale"] = json!(stale.len());
         let finish = mark_analyzed(session_id.clone());
         let effects: Effects = Box::new(move |conn, now| {
+            // The questions quoting what an edit replaced go first: a new one on the new line
+            // often has the same text, so the same id, and is then stored afresh.
+            let mut delete = conn.prepare_cached("DELETE FROM questions WHERE id = ?1 AND session_id = ?2")?;
+            for id in &stale {
+                delete.execute(params![id, session_id])?;
+            }
             for (concept_id, question) in &kept {
                 store_question(conn, &session_id, concept_id, question, now)?;
             }
@@ -175,7 +251,9 @@ impl Handler for QuizHandler {
 }
 
 /// Inserts a question unless the same (concept, type, text) exists already; an existing one
-/// gets the grounding this run verified (rows stored before grounding was recorded have none).
+/// gets the code, answer key and grounding this run verified (rows stored before grounding was
+/// recorded have none; an answered question whose lines an edit changed shows the new ones),
+/// and keeps its schedule and attempts.
 fn store_question(
     conn: &Connection,
     session_id: &str,
@@ -191,7 +269,9 @@ fn store_question(
          explanation, follow_up, tags, text_hash, created_at, grounding_kind, grounding_file, grounding_line_start, \
          grounding_line_end, grounding_mutation) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19) \
-         ON CONFLICT (concept_id, question_type, text_hash) DO UPDATE SET grounding_kind = excluded.grounding_kind, \
+         ON CONFLICT (concept_id, question_type, text_hash) DO UPDATE SET snippet = excluded.snippet, \
+         options = excluded.options, correct = excluded.correct, explanation = excluded.explanation, \
+         grounding_kind = excluded.grounding_kind, \
          grounding_file = excluded.grounding_file, grounding_line_start = excluded.grounding_line_start, \
          grounding_line_end = excluded.grounding_line_end, grounding_mutation = excluded.grounding_mutation",
     )?

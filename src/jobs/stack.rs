@@ -34,6 +34,12 @@ const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
 
 pub struct StackHandler {
     pub queue: Queue,
+    /// Whether the manifests under the session's cwd are read from disk. The cwd comes from
+    /// the session's events; with the key required for every event, only the user's own
+    /// processes name it. With `VIBELEARN_ACCEPT_UNKEYED_EVENTS` on, anyone on the machine
+    /// could, so the worker then opens no path at all and the stack comes from what the
+    /// session's own captured files and paths show (SPEC §4: no file opens for keyless events).
+    pub read_manifests_from_disk: bool,
 }
 
 impl Handler for StackHandler {
@@ -56,7 +62,8 @@ impl Handler for StackHandler {
             return missing_session(&session_id);
         };
         let root = session.cwd.as_deref().map(PathBuf::from);
-        let mut manifests = root.as_deref().map(read_manifests).unwrap_or_default();
+        let mut manifests =
+            root.as_deref().filter(|_| self.read_manifests_from_disk).map(read_manifests).unwrap_or_default();
         // Captured paths are already relative to the cwd (session_data::captured_files).
         let touched: Vec<String> = captured.iter().map(|f| f.path.clone()).collect();
         for file in &captured {

@@ -151,10 +151,8 @@ impl Handler for SyncHandler {
             Err(outcome) => return outcome,
         };
         let Some(key) = api_key(&self.data_dir) else {
-            return Outcome::Succeeded {
-                result: Some(json!({"skipped": "no_api_key"})),
-                effects: Some(mark_synced(session_id, None, Vec::new())),
-            };
+            // Nothing left the machine: the session stays `analyzed`, not `synced`.
+            return Outcome::Succeeded { result: Some(json!({"skipped": "no_api_key"})), effects: None };
         };
         let built = self.queue.read().and_then(|conn| {
             Ok((

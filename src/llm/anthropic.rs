@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::transport::{self, Caller};
-use super::{LlmError, LlmRequest, Provider};
+use super::{Completion, LlmError, LlmRequest, Provider};
 
 /// The API version pinned in every request; the response shape below is this version's.
 const API_VERSION: &str = "2023-06-01";
@@ -36,7 +36,7 @@ impl Anthropic {
         }
     }
 
-    fn call(&self, request: &LlmRequest, timeout: Duration) -> Result<String, LlmError> {
+    fn call(&self, request: &LlmRequest, timeout: Duration) -> Result<Completion, LlmError> {
         let body = json!({
             "model": self.model,
             "max_tokens": request.max_tokens,
@@ -45,7 +45,9 @@ impl Anthropic {
         });
         let headers = [("x-api-key", self.api_key.as_str()), ("anthropic-version", API_VERSION)];
         let answer = transport::post_json(&self.agent, CALLER, &self.url, &headers, &body, timeout)?;
-        extract_text(answer)
+        let usage = &answer["usage"];
+        let tokens = usage["input_tokens"].as_u64().zip(usage["output_tokens"].as_u64()).map(|(i, o)| i + o);
+        Ok(Completion::new(request, extract_text(answer)?, tokens))
     }
 }
 
@@ -55,7 +57,15 @@ impl Provider for Anthropic {
     }
 
     fn complete(&self, request: &LlmRequest, timeout: Duration) -> Result<String, LlmError> {
+        self.complete_counted(request, timeout).map(|c| c.text)
+    }
+
+    fn complete_counted(&self, request: &LlmRequest, timeout: Duration) -> Result<Completion, LlmError> {
         self.call(request, timeout).map_err(|e| e.redact(&self.api_key))
+    }
+
+    fn model(&self) -> &str {
+        &self.model
     }
 }
 

@@ -74,7 +74,7 @@ impl CommandProvider {
     /// The `claude` CLI at `path`, in print mode.
     pub fn claude_cli(path: &Path) -> Self {
         let args = ["-p", "--output-format", "text"].map(String::from).to_vec();
-        CommandProvider { invocation: Invocation::Program(path.to_owned(), args), label: "the claude CLI" }
+        CommandProvider { invocation: Invocation::Program(path.to_owned(), args), label: CLAUDE_CLI }
     }
 
     /// What is run per completion.
@@ -94,9 +94,19 @@ impl CommandProvider {
     }
 }
 
+/// The label of the `claude` CLI as the provider.
+const CLAUDE_CLI: &str = "the claude CLI";
+
 impl Provider for CommandProvider {
     fn name(&self) -> &'static str {
         "command"
+    }
+
+    fn description(&self) -> String {
+        match self.label {
+            CLAUDE_CLI => format!("{CLAUDE_CLI}, its own default model, on your Claude login"),
+            label => label.to_owned(),
+        }
     }
 
     fn complete(&self, request: &LlmRequest, timeout: Duration) -> Result<String, LlmError> {

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::transport::{self, Caller};
-use super::{LlmError, LlmRequest, Provider};
+use super::{Completion, LlmError, LlmRequest, Provider};
 
 const CALLER: Caller = Caller { name: "gemini", key_setting: "GEMINI_API_KEY" };
 
@@ -19,6 +19,7 @@ const CALLER: Caller = Caller { name: "gemini", key_setting: "GEMINI_API_KEY" };
 pub struct Gemini {
     url: String,
     api_key: String,
+    model: String,
     agent: ureq::Agent,
 }
 
@@ -30,11 +31,12 @@ impl Gemini {
         Gemini {
             url: format!("{}/models/{model}:generateContent", base_url.trim_end_matches('/')),
             api_key: api_key.trim().to_string(),
+            model: model.to_string(),
             agent: transport::agent(),
         }
     }
 
-    fn call(&self, request: &LlmRequest, timeout: Duration) -> Result<String, LlmError> {
+    fn call(&self, request: &LlmRequest, timeout: Duration) -> Result<Completion, LlmError> {
         let body = json!({
             "systemInstruction": {"parts": [{"text": request.system}]},
             "contents": [{"role": "user", "parts": [{"text": request.prompt}]}],
@@ -45,7 +47,8 @@ impl Gemini {
         });
         let headers = [("x-goog-api-key", self.api_key.as_str())];
         let answer = transport::post_json(&self.agent, CALLER, &self.url, &headers, &body, timeout)?;
-        extract_text(answer)
+        let tokens = answer["usageMetadata"]["totalTokenCount"].as_u64();
+        Ok(Completion::new(request, extract_text(answer)?, tokens))
     }
 }
 
@@ -55,7 +58,15 @@ impl Provider for Gemini {
     }
 
     fn complete(&self, request: &LlmRequest, timeout: Duration) -> Result<String, LlmError> {
+        self.complete_counted(request, timeout).map(|c| c.text)
+    }
+
+    fn complete_counted(&self, request: &LlmRequest, timeout: Duration) -> Result<Completion, LlmError> {
         self.call(request, timeout).map_err(|e| e.redact(&self.api_key))
+    }
+
+    fn model(&self) -> &str {
+        &self.model
     }
 }
 

@@ -46,6 +46,23 @@ pub struct LlmRequest {
     pub max_tokens: u32,
 }
 
+/// An answer and what it cost.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub text: String,
+    /// Tokens billed, input and output: as the provider reported them, or estimated at four
+    /// bytes a token when it reports none (the `command` provider).
+    pub tokens: u64,
+}
+
+impl Completion {
+    /// `text` with its tokens as the provider reported them, or estimated.
+    pub fn new(request: &LlmRequest, text: String, reported: Option<u64>) -> Completion {
+        let estimate = || ((request.system.len() + request.prompt.len() + text.len()) as u64).div_ceil(4);
+        Completion { tokens: reported.unwrap_or_else(estimate), text }
+    }
+}
+
 /// A model that answers one prompt. Shared across runner threads, hence `Send + Sync`;
 /// implementations hold no per-call state.
 pub trait Provider: Send + Sync {
@@ -55,4 +72,21 @@ pub trait Provider: Send + Sync {
 
     /// One completion; must return within `timeout` (connect + whole call).
     fn complete(&self, request: &LlmRequest, timeout: Duration) -> Result<String, LlmError>;
+
+    /// The same, with what it cost: what the daily budget counts (SPEC §6.5). Providers whose
+    /// API reports usage override it; the others are estimated.
+    fn complete_counted(&self, request: &LlmRequest, timeout: Duration) -> Result<Completion, LlmError> {
+        self.complete(request, timeout).map(|text| Completion::new(request, text, None))
+    }
+
+    /// The model asked, for `vl status` ("" when the provider does not say, as the `claude`
+    /// CLI does not: it uses its own default).
+    fn model(&self) -> &str {
+        ""
+    }
+
+    /// What it runs, for people, when there is no model name to show.
+    fn description(&self) -> String {
+        self.name().to_owned()
+    }
 }

@@ -20,7 +20,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::transport::{self, Caller};
-use super::{LlmError, LlmRequest, Provider};
+use super::{Completion, LlmError, LlmRequest, Provider};
 
 /// OpenAI's own endpoint; JSON mode and a mandatory key apply only here.
 pub const OPENAI_DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -74,13 +74,14 @@ impl OpenAiCompatible {
         body
     }
 
-    fn call(&self, request: &LlmRequest, timeout: Duration) -> Result<String, LlmError> {
+    fn call(&self, request: &LlmRequest, timeout: Duration) -> Result<Completion, LlmError> {
         let bearer = format!("Bearer {}", self.api_key);
         let headers: &[(&str, &str)] =
             if self.api_key.is_empty() { &[] } else { &[("authorization", bearer.as_str())] };
         let body = self.request_body(request);
         let answer = transport::post_json(&self.agent, self.caller, &self.url, headers, &body, timeout)?;
-        extract_text(self.caller, answer)
+        let tokens = answer["usage"]["total_tokens"].as_u64();
+        Ok(Completion::new(request, extract_text(self.caller, answer)?, tokens))
     }
 }
 
@@ -95,7 +96,15 @@ impl Provider for OpenAiCompatible {
     }
 
     fn complete(&self, request: &LlmRequest, timeout: Duration) -> Result<String, LlmError> {
+        self.complete_counted(request, timeout).map(|c| c.text)
+    }
+
+    fn complete_counted(&self, request: &LlmRequest, timeout: Duration) -> Result<Completion, LlmError> {
         self.call(request, timeout).map_err(|e| e.redact(&self.api_key))
+    }
+
+    fn model(&self) -> &str {
+        &self.model
     }
 }
 

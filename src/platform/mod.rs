@@ -10,6 +10,7 @@
 //!   handles), [`spawn_tree`] / [`ProcessTree::kill_tree`] (a command and everything it starts,
 //!   ended together), [`shell_command`] (`sh -c` / `cmd /c`), [`request_stop`] (SIGTERM);
 //! - programs on `PATH`: [`find_executable`] (`:` or `;`, and `PATHEXT` on Windows).
+//! - [`open_in_browser`]: the desktop's own way to open a URL (`vl dashboard`).
 //!
 //! The single-instance lock needs nothing here: std's `File::try_lock` is `flock` on Unix and
 //! `LockFileEx` on Windows, released by the OS when the process dies (`worker::try_lock`).
@@ -69,20 +70,29 @@ pub fn check_private_file(path: &Path, meta: &std::fs::Metadata) -> Result<(), P
     imp::check_private_file(path, meta)
 }
 
-/// Creates `dir` (and its parents) if missing; the directory itself is made owner-only
-/// (0700 on Unix) when this call creates it. An existing directory keeps its mode: it may be
-/// a folder the user chose (`VIBELEARN_DATA_DIR`), and the key files inside are private anyway.
+/// Creates `dir` and any missing parents, each owner-only (0700 on Unix) as it is created.
+/// An existing directory keeps its mode: it may be a folder the user chose
+/// (`VIBELEARN_DATA_DIR`), and the key files inside are owner-only anyway.
 pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     if dir.is_dir() {
         return Ok(());
     }
-    if let Some(parent) = dir.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    match imp::create_private_dir(dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
-        other => other,
-    }
+    imp::create_private_dir_all(dir)
+}
+
+/// Opens `url` in the user's browser with the desktop's opener (`xdg-open`, `open`, or the
+/// Windows URL handler), which takes the URL as one argument, never through a shell.
+pub fn open_in_browser(url: &str) -> std::io::Result<()> {
+    let (program, args) = imp::URL_OPENER;
+    let status = std::process::Command::new(program)
+        .args(args)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot run {program}: {e}")))?;
+    if status.success() { Ok(()) } else { Err(std::io::Error::other(format!("{program} failed ({status})"))) }
 }
 
 /// The environment variable naming the user's home folder: `HOME`, or `USERPROFILE` on
@@ -172,6 +182,12 @@ pub fn find_executable(path_var: &str, name: &str) -> Option<PathBuf> {
 /// cleared (`env_clear`): `PATH`, and on Windows the system folder (without `SYSTEMROOT`,
 /// Winsock cannot start), the temp folder and the shell.
 pub const ESSENTIAL_ENV: &[&str] = imp::ESSENTIAL_ENV;
+
+/// Sets a file's Unix permission bits, for tests that make a key file too open; Windows has no
+/// such bits, so this does nothing there.
+pub fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+    imp::set_mode(path, mode)
+}
 
 /// Marks a file runnable (mode 0755) or not (0644), for tests that put a program on `PATH`.
 /// On Windows the extension decides (`PATHEXT`), so this does nothing there.

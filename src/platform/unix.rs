@@ -6,6 +6,12 @@ use std::path::Path;
 
 use super::PrivateFileError;
 
+/// The program (and its leading arguments) that opens a URL in the desktop's browser.
+#[cfg(target_os = "macos")]
+pub const URL_OPENER: (&str, &[&str]) = ("open", &[]);
+#[cfg(not(target_os = "macos"))]
+pub const URL_OPENER: (&str, &[&str]) = ("xdg-open", &[]);
+
 pub fn write_private_file(path: &Path, contents: &str) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new().create(true).write(true).truncate(true).mode(0o600).open(path)?;
     file.write_all(contents.as_bytes())?;
@@ -22,8 +28,8 @@ pub fn check_private_file(path: &Path, meta: &std::fs::Metadata) -> Result<(), P
     }
 }
 
-pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::DirBuilder::new().mode(0o700).create(dir)
+pub fn create_private_dir_all(dir: &Path) -> std::io::Result<()> {
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
 }
 
 // --- home -------------------------------------------------------------------------------
@@ -96,4 +102,8 @@ pub fn is_executable(meta: &std::fs::Metadata) -> bool {
 
 pub fn set_executable(path: &Path, executable: bool) -> std::io::Result<()> {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(if executable { 0o755 } else { 0o644 }))
+}
+
+pub fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
 }

@@ -7,6 +7,9 @@ use std::path::Path;
 
 use super::PrivateFileError;
 
+/// The URL handler: takes the URL as one argument, with no `cmd` parsing `&` or `^` in it.
+pub const URL_OPENER: (&str, &[&str]) = ("rundll32", &["url.dll,FileProtocolHandler"]);
+
 pub fn write_private_file(path: &Path, contents: &str) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new().create(true).write(true).truncate(true).open(path)?;
     file.write_all(contents.as_bytes())
@@ -16,8 +19,8 @@ pub fn check_private_file(path: &Path, meta: &std::fs::Metadata) -> Result<(), P
     if meta.is_file() { Ok(()) } else { Err(PrivateFileError::Loose { path: path.to_owned(), mode: 0 }) }
 }
 
-pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::create_dir(dir)
+pub fn create_private_dir_all(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)
 }
 
 // --- home -------------------------------------------------------------------------------
@@ -224,5 +227,9 @@ pub fn is_executable(meta: &std::fs::Metadata) -> bool {
 }
 
 pub fn set_executable(_path: &Path, _executable: bool) -> std::io::Result<()> {
+    Ok(())
+}
+
+pub fn set_mode(_path: &Path, _mode: u32) -> std::io::Result<()> {
     Ok(())
 }

@@ -81,6 +81,28 @@ pub fn strip_private_json(value: &mut Value) {
     }
 }
 
+/// Masks every whole occurrence of `secrets` (the user key, the admin token, API keys) in the
+/// strings of `value`, as the log does ([`crate::config::redact`]): a tool's output that printed
+/// one (`cat ~/.vibelearn/worker.key`) must not carry it into the queue, the database or a reply.
+pub fn redact_secrets_json(value: &mut Value, secrets: &[String]) {
+    if secrets.is_empty() {
+        return;
+    }
+    let mut stack: Vec<&mut Value> = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) => {
+                if secrets.iter().any(|secret| s.contains(secret.as_str())) {
+                    *s = crate::config::redact(s, secrets);
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(map) => stack.extend(map.values_mut()),
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+}
+
 /// The core pass: the stripped text and whether any tag was found.
 fn strip(text: &str) -> (Cow<'_, str>, bool) {
     let mut out = String::new();

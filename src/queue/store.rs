@@ -50,8 +50,9 @@ pub fn enqueue(conn: &Connection, prepared: PreparedJob, now: Millis) -> rusqlit
         && deps.is_empty()
         && run_at <= now
         && !lane_busy(conn, job.lane.as_deref())?
-        && let Some(id) = run_inline(conn, &job, &payload, run, now)
+        && let Some(id) = run_inline(conn, &job, &payload, run, now)?
     {
+        supersede(conn, id, &job, now)?;
         return Ok(Enqueued { id, deduplicated: false, ran_inline: true });
     }
     conn.prepare_cached(
@@ -64,7 +65,42 @@ pub fn enqueue(conn: &Connection, prepared: PreparedJob, now: Millis) -> rusqlit
     let id = JobId(conn.last_insert_rowid());
     counts::inserted(conn, &job.kind)?;
     deps::insert(conn, id, &deps)?;
+    supersede(conn, id, &job, now)?;
     Ok(Enqueued { id, deduplicated: false, ran_inline: false })
+}
+
+/// A job just inserted under a unique key (scope [`UniqueScope::Waiting`]) supersedes the
+/// older jobs of its kind and key still waiting (available, retryable or held): it was not
+/// deduplicated onto them, so none of them depends on its newer prerequisites, and each would
+/// only do the same work again on older input. They are cancelled, saying by which job, and
+/// so are the jobs waiting on them ([`deps::cancel_dependents`]): otherwise a chain held
+/// behind a dead step stays held for the dead-job retention, and a bulk replay runs it beside
+/// the newer one, paying for every call twice. Returns the ids cancelled.
+fn supersede(conn: &Connection, id: JobId, job: &NewJob, now: Millis) -> rusqlite::Result<Vec<JobId>> {
+    let Some(key) = job.unique_key.as_deref().filter(|_| job.unique_scope == UniqueScope::Waiting) else {
+        return Ok(Vec::new());
+    };
+    let older: Vec<JobId> = conn
+        .prepare_cached(
+            "SELECT id FROM jobs WHERE unique_key = ?1 AND kind = ?2 AND id < ?3 \
+             AND (state = 'available' OR state = 'retryable' OR state = 'held') ORDER BY id",
+        )?
+        .query_map(params![key, job.kind, id], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut cancelled = Vec::new();
+    for old in older {
+        conn.prepare_cached(
+            "UPDATE jobs SET state = 'cancelled', finished_at = ?2, gate = NULL, last_error = ?3 WHERE id = ?1",
+        )?
+        .execute(params![
+            old,
+            now,
+            format!("cancelled: superseded by job {id}, a newer job with the same key")
+        ])?;
+        cancelled.push(old);
+        cancelled.extend(deps::cancel_dependents(conn, old, &format!("was superseded by job {id}"), now)?);
+    }
+    Ok(cancelled)
 }
 
 /// The job a new one with this unique key is deduplicated onto, if any (see [`enqueue`]).
@@ -107,8 +143,16 @@ fn lane_busy(conn: &Connection, lane: Option<&str>) -> rusqlite::Result<bool> {
 
 /// The inline fast path: inserts the job `succeeded` with one succeeded attempt and runs its
 /// work, all in one savepoint. Returns `None` — having changed nothing — when the work or any
-/// statement failed; the caller then enqueues the job as usual.
-fn run_inline(conn: &Connection, job: &NewJob, payload: &str, run: InlineRun, now: Millis) -> Option<JobId> {
+/// statement failed; the caller then enqueues the job as usual. An error when the failure
+/// took the whole transaction with it (SQLITE_FULL, IOERR, NOMEM): enqueuing on regardless
+/// would commit the job alone, in autocommit mode, outside the writer's batch.
+fn run_inline(
+    conn: &Connection,
+    job: &NewJob,
+    payload: &str,
+    run: InlineRun,
+    now: Millis,
+) -> rusqlite::Result<Option<JobId>> {
     let attempt = || -> Result<JobId, EffectError> {
         conn.prepare_cached(
             "INSERT INTO jobs (kind, state, lane, unique_key, payload, attempt, max_attempts, created_at, run_at, finished_at) \
@@ -128,15 +172,22 @@ fn run_inline(conn: &Connection, job: &NewJob, payload: &str, run: InlineRun, no
         .execute(params![id, now])?;
         Ok(id)
     };
-    exec_cached(conn, "SAVEPOINT inline").ok()?;
+    if exec_cached(conn, "SAVEPOINT inline").is_err() {
+        return Ok(None);
+    }
     match attempt() {
-        Ok(id) if exec_cached(conn, "RELEASE inline").is_ok() => Some(id),
+        Ok(id) if exec_cached(conn, "RELEASE inline").is_ok() => Ok(Some(id)),
         outcome => {
-            if let Err(e) = outcome {
-                log::info!(target: "queue", "a {} job could not run inline ({e}); it waits for the runner", job.kind);
-            }
+            let error = outcome.err().map(|e| e.to_string()).unwrap_or_else(|| "its savepoint could not end".into());
             let _ = conn.execute_batch("ROLLBACK TO inline; RELEASE inline");
-            None
+            if conn.is_autocommit() {
+                return Err(rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ABORT),
+                    Some(format!("the database rolled back the write while a {} job ran inline: {error}", job.kind)),
+                ));
+            }
+            log::info!(target: "queue", "a {} job could not run inline ({error}); it waits for the runner", job.kind);
+            Ok(None)
         }
     }
 }
@@ -156,7 +207,7 @@ pub fn promote_due_retryable(conn: &Connection, now: Millis) -> rusqlite::Result
 }
 
 /// Claims up to `max` due jobs, respecting lanes: a job is eligible only when no earlier job
-/// of its lane is active. Due means `run_at <= now`, or never delayed (`run_at = created_at`:
+/// of its lane is active and no job of its lane is running. Due means `run_at <= now`, or never delayed (`run_at = created_at`:
 /// a backward clock jump must not hold fresh work back). A job scheduled for later on purpose
 /// keeps its wall-clock time. Each claim opens an attempt row whose id becomes the lease token.
 /// `kind`, when given, restricts the claim to jobs of that kind. Candidates are taken in
@@ -291,6 +342,16 @@ fn claim_one(conn: &Connection, id: JobId, now: Millis, lease_ms: Millis) -> rus
     Ok(job)
 }
 
+/// A lane head (`?1`) the claim may take: available, due (`?2`), of the kind asked (`?3`),
+/// and no job of its lane running. The head is the lane's *oldest* active job, and a replayed,
+/// re-opened, resumed or released job is older than the later one that may be running (two
+/// jobs of one session must never run at once). The running check is one seek in
+/// `jobs_lane_running` (migration 0011), left to the planner rather than `INDEXED BY` so that
+/// the statement also runs on a database one migration behind.
+const HEAD_IF_ELIGIBLE: &str = "SELECT run_at, kind FROM jobs WHERE id = ?1 AND state = 'available' \
+     AND (run_at <= ?2 OR run_at = created_at) AND (?3 IS NULL OR kind = ?3) \
+     AND NOT EXISTS (SELECT 1 FROM jobs AS r WHERE r.lane = jobs.lane AND r.state = 'running')";
+
 /// The jobs [`claim`] may take, best first. Only the head of each lane (its oldest job still
 /// waiting, running or retryable) can be eligible, so lanes are walked one index seek at a
 /// time (`jobs_lane_active`) rather than testing every waiting job against its lane: a lane
@@ -326,10 +387,7 @@ fn claim_candidates(
         .query_map([], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     let mut eligible: Vec<(Millis, JobId, String)> = Vec::new();
-    let mut head_if_eligible = conn.prepare_cached(
-        "SELECT run_at, kind FROM jobs WHERE id = ?1 AND state = 'available' \
-         AND (run_at <= ?2 OR run_at = created_at) AND (?3 IS NULL OR kind = ?3)",
-    )?;
+    let mut head_if_eligible = conn.prepare_cached(HEAD_IF_ELIGIBLE)?;
     for id in heads {
         if let Some((run_at, kind)) =
             head_if_eligible.query_row(params![id, now, kind], |r| Ok((r.get(0)?, r.get(1)?))).optional()?
@@ -670,19 +728,26 @@ pub struct Retention {
 
 /// Deletes finished jobs past retention (attempts go with them by cascade). Returns the count.
 ///
-/// A waiting job that depends on a dead or cancelled job being pruned is cancelled first: with
-/// its prerequisite gone it could only wait forever (or run on partial input).
+/// A waiting job that depends on a dead or cancelled job being pruned is cancelled first, and
+/// so is every job waiting on it in turn: with its prerequisite gone it could only wait
+/// forever (or run on partial input).
 pub fn prune(conn: &Connection, retention: Retention, now: Millis) -> rusqlite::Result<usize> {
     let (succeeded_before, dead_before) = (now - retention.succeeded_ms, now - retention.dead_ms);
-    // One level per round (a dependent cancelled here is itself a cancelled prerequisite).
-    let mut orphans = conn.prepare_cached(
-        "UPDATE jobs SET state = 'cancelled', finished_at = ?3, gate = NULL, \
-           last_error = 'cancelled: a job it depends on failed and was pruned' \
-         WHERE state IN ('available','retryable','held') AND id IN ( \
-           SELECT d.job_id FROM jobs p JOIN job_deps d ON d.dep_id = p.id \
-           WHERE (p.state = 'cancelled' AND p.finished_at < ?1) OR (p.state = 'dead' AND p.finished_at < ?2))",
-    )?;
-    while orphans.execute(params![succeeded_before, dead_before, now])? > 0 {}
+    // The prerequisites about to go that something still waits on. Their dependents are
+    // cancelled transitively: a dependent cancelled here finishes now, so a level-by-level
+    // pass over jobs past retention would never reach the dependents of the dependents.
+    let doomed: Vec<(JobId, JobState)> = conn
+        .prepare_cached(
+            "SELECT DISTINCT p.id, p.state FROM jobs p JOIN job_deps d ON d.dep_id = p.id JOIN jobs j ON j.id = d.job_id \
+             WHERE ((p.state = 'cancelled' AND p.finished_at < ?1) OR (p.state = 'dead' AND p.finished_at < ?2)) \
+             AND (j.state = 'available' OR j.state = 'retryable' OR j.state = 'held') ORDER BY p.id",
+        )?
+        .query_map(params![succeeded_before, dead_before], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    for (id, state) in doomed {
+        let why = if state == JobState::Dead { "failed and was pruned" } else { "was cancelled and pruned" };
+        deps::cancel_dependents(conn, id, why, now)?;
+    }
     conn.prepare_cached("DELETE FROM job_finishes WHERE minute < ?1")?
         .execute([(now - FINISHES_KEPT_MS) / MINUTE_MS])?;
     conn.prepare_cached(
@@ -895,4 +960,23 @@ fn parse_json_column(r: &Row<'_>, index: usize) -> rusqlite::Result<serde_json::
     let text: String = r.get(index)?;
     serde_json::from_str(&text)
         .map_err(|e| rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e)))
+}
+
+#[cfg(test)]
+mod tests {
+    /// The lane check must stay one index seek: walking the lane's backlog instead would make
+    /// every claim as slow as the deepest lane.
+    #[test]
+    fn the_running_check_of_a_lane_head_uses_the_running_index() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let conn = crate::db::open_and_migrate(&dir.path().join("p.db"), crate::db::Synchronous::Normal).expect("open");
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {}", super::HEAD_IF_ELIGIBLE)).expect("plan");
+        let plan: Vec<String> = stmt
+            .query_map(rusqlite::params![1, 0, rusqlite::types::Null], |r| r.get(3))
+            .expect("plan rows")
+            .collect::<Result<_, _>>()
+            .expect("plan text");
+        assert!(plan.iter().any(|step| step.contains("INDEX jobs_lane_running (lane=?)")), "{plan:?}");
+        assert!(!plan.iter().any(|step| step.starts_with("SCAN")), "{plan:?}");
+    }
 }

@@ -6,6 +6,13 @@
 //! 2. `BEGIN IMMEDIATE`; run each request so that a request that fails is rolled back alone
 //!    and the others still commit: inside its own `SAVEPOINT` once the transaction holds
 //!    another request's work, and before that by rolling back and beginning again.
+//!    After each request, check that the transaction is still open
+//!    (`sqlite3_get_autocommit`): after SQLITE_FULL, SQLITE_IOERR or SQLITE_NOMEM, SQLite may
+//!    have rolled the *whole* transaction back, not only the failed statement. Then the work
+//!    of every request run so far in it is gone: answer those requests with the failure at
+//!    once (never "committed"), and begin a new transaction for the rest of the batch — never
+//!    run the rest in autocommit mode, where each would commit alone and the final `COMMIT`
+//!    would then report committed work as failed.
 //! 3. `COMMIT` — one fsync for the whole batch under `synchronous=FULL`; this is how many
 //!    concurrent enqueuers go past the disk's fsync rate.
 //! 4. Only then answer each request (its reply carries its own result), or, if `BEGIN` or
@@ -63,10 +70,10 @@ impl Default for WriterConfig {
 type Responder = Box<dyn FnOnce(Result<(), QueueError>) + Send>;
 
 /// One unit of work for the writer: runs inside the batch transaction (first in it, or in a
-/// savepoint) and returns whether it succeeded plus how to answer once the batch is
-/// committed. Given an `Err` (the transaction or savepoint could not start) it runs nothing
+/// savepoint) and returns its failure (`None`: it succeeded) plus how to answer once the batch
+/// is committed. Given an `Err` (the transaction or savepoint could not start) it runs nothing
 /// and answers with it.
-type Work = Box<dyn FnOnce(Result<&Connection, QueueError>, Millis) -> (bool, Responder) + Send>;
+type Work = Box<dyn FnOnce(Result<&Connection, QueueError>, Millis) -> (Option<QueueError>, Responder) + Send>;
 
 enum Request {
     Work {
@@ -138,11 +145,11 @@ impl WriterHandle {
         let (reply_tx, reply_rx) = super::oneshot::channel();
         let work: Work = Box::new(move |conn, now| {
             let outcome = conn.and_then(|conn| op(conn, now));
-            let ok = outcome.is_ok();
+            let failure = outcome.as_ref().err().cloned();
             let responder: Responder = Box::new(move |commit| {
                 reply_tx.send(commit.and(outcome));
             });
-            (ok, responder)
+            (failure, responder)
         });
         self.send(Request::Work { work, wakes, durability })?;
         reply_rx.recv().ok_or(QueueError::WriterGone)?
@@ -164,16 +171,31 @@ impl WriterHandle {
         F: FnOnce(&Connection, Millis) -> Result<(), QueueError> + Send + 'static,
         G: FnOnce(QueueError) + Send + 'static,
     {
+        self.submit_then(wakes, durability, op, |outcome| {
+            if let Err(e) = outcome {
+                on_failure(e);
+            }
+        })
+    }
+
+    /// [`submit`](Self::submit), then `then` runs on the writer thread with the write's
+    /// outcome once it is known (committed, or failed and logged): keep it short.
+    pub fn submit_then<F, G>(&self, wakes: bool, durability: Durability, op: F, then: G) -> Result<(), QueueError>
+    where
+        F: FnOnce(&Connection, Millis) -> Result<(), QueueError> + Send + 'static,
+        G: FnOnce(Result<(), QueueError>) + Send + 'static,
+    {
         let work: Work = Box::new(move |conn, now| {
             let outcome = conn.and_then(|conn| op(conn, now));
-            let ok = outcome.is_ok();
+            let failure = outcome.as_ref().err().cloned();
             let responder: Responder = Box::new(move |commit| {
-                if let Err(e) = commit.and(outcome) {
+                let outcome = commit.and(outcome);
+                if let Err(e) = &outcome {
                     log::warn!(target: "queue", "background write failed: {e}");
-                    on_failure(e);
                 }
+                then(outcome);
             });
-            (ok, responder)
+            (failure, responder)
         });
         self.send(Request::Work { work, wakes, durability })
     }
@@ -282,42 +304,81 @@ fn run(
 /// lone enqueue's CPU), while a batch's later requests still fail alone.
 fn run_batch(conn: &Connection, batch: Vec<Work>, now: Millis) {
     let mut works = batch.into_iter();
-    let mut responders = Vec::with_capacity(works.len());
+    // Requests whose work is in the open transaction: answered with the commit's outcome.
+    let mut pending: Vec<Responder> = Vec::with_capacity(works.len());
+    // Requests that failed, their work undone: answered `Ok` (the commit is nothing to them),
+    // so that each reports its own error.
+    let mut settled: Vec<Responder> = Vec::new();
     if let Err(error) = begin(conn) {
         answer_unstarted(works, &error, now);
         return;
     }
-    let mut holds_work = false;
+    let counting = CountCheck::start(conn);
     while let Some(work) = works.next() {
-        if holds_work {
-            run_in_savepoint(conn, work, now, &mut responders);
-            continue;
-        }
-        let (succeeded, responder) = run_caught(conn, work, now);
-        responders.extend(responder);
-        if succeeded {
-            holds_work = true;
-            continue;
-        }
-        // Nothing else is in the transaction: roll it back and begin another for the rest.
-        // (SQLite may already have rolled it back after an I/O error; that ROLLBACK fails.)
-        let _ = exec_cached(conn, "ROLLBACK");
-        if let Err(error) = begin(conn) {
-            answer_unstarted(works, &error, now);
-            // The failed requests' answers are their own errors; nothing was committed.
-            for responder in responders {
-                responder(Ok(()));
+        let in_savepoint = !pending.is_empty();
+        let (failure, responder) = if in_savepoint {
+            run_in_savepoint(conn, work, now, &counting)
+        } else {
+            run_caught(conn, work, now, &counting)
+        };
+        let open = !conn.is_autocommit();
+        match failure {
+            None if open => pending.extend(responder),
+            Some(_) if open && in_savepoint => settled.extend(responder),
+            failure => {
+                let lost_with_it = if open {
+                    // It failed first in the transaction, with no savepoint: roll back.
+                    let _ = exec_cached(conn, "ROLLBACK");
+                    None
+                } else {
+                    // SQLite rolled the whole transaction back (or the request ended it).
+                    let cause = failure.clone().unwrap_or_else(transaction_ended);
+                    log::warn!(
+                        target: "queue",
+                        "a write request ended the batch's transaction ({cause}); the {} requests before it in the \
+                         transaction are answered as failed and the rest run in a new one",
+                        pending.len()
+                    );
+                    for lost in pending.drain(..) {
+                        lost(Err(cause.clone()));
+                    }
+                    Some(cause)
+                };
+                match (failure, lost_with_it, responder) {
+                    (Some(_), _, responder) => settled.extend(responder),
+                    // It reported success, yet its transaction is gone: nothing was committed.
+                    (None, Some(cause), Some(responder)) => responder(Err(cause)),
+                    _ => {}
+                }
+                if let Err(error) = begin(conn) {
+                    answer_unstarted(works, &error, now);
+                    for responder in settled {
+                        responder(Ok(()));
+                    }
+                    return;
+                }
             }
-            return;
         }
     }
     let commit = exec_cached(conn, "COMMIT").map_err(QueueError::from);
-    if commit.is_err() {
+    if commit.is_err() && !conn.is_autocommit() {
         let _ = conn.execute_batch("ROLLBACK");
     }
-    for responder in responders {
+    for responder in pending {
         responder(commit.clone());
     }
+    for responder in settled {
+        responder(Ok(()));
+    }
+}
+
+/// The failure given to requests whose work was lost with a transaction that a request ended
+/// without reporting an error of its own.
+fn transaction_ended() -> QueueError {
+    QueueError::Database(std::sync::Arc::new(rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ABORT),
+        Some("the write batch's transaction ended before its commit; nothing of this request was stored".into()),
+    )))
 }
 
 fn begin(conn: &Connection) -> Result<(), QueueError> {
@@ -337,25 +398,87 @@ fn answer_unstarted(works: impl Iterator<Item = Work>, error: &QueueError, now: 
 }
 
 /// Runs one request in its own savepoint, so that its failure (or panic) undoes its work alone.
-fn run_in_savepoint(conn: &Connection, work: Work, now: Millis, responders: &mut Vec<Responder>) {
+/// (After an error that rolled the whole transaction back, the savepoint is gone with it and
+/// its `ROLLBACK TO` fails; the caller sees that the transaction is no longer open.)
+fn run_in_savepoint(
+    conn: &Connection,
+    work: Work,
+    now: Millis,
+    counting: &CountCheck,
+) -> (Option<QueueError>, Option<Responder>) {
     if let Err(e) = exec_cached(conn, "SAVEPOINT op") {
-        responders.push(work(Err(QueueError::from(e)), now).1);
-        return;
+        let error = QueueError::from(e);
+        let (_, responder) = work(Err(error.clone()), now);
+        return (Some(error), Some(responder));
     }
-    let (succeeded, responder) = run_caught(conn, work, now);
-    let _ = if succeeded { exec_cached(conn, "RELEASE op") } else { conn.execute_batch("ROLLBACK TO op; RELEASE op") };
-    responders.extend(responder);
+    let (failure, responder) = run_caught(conn, work, now, counting);
+    let _ = if failure.is_none() {
+        exec_cached(conn, "RELEASE op")
+    } else {
+        conn.execute_batch("ROLLBACK TO op; RELEASE op")
+    };
+    (failure, responder)
 }
 
-/// Runs one request; whether it succeeded, and its responder unless it panicked (the reply
-/// sender went down with the panicking closure, so its caller gets `WriterGone`-style
-/// disconnection). The caller undoes what a failed or panicked request wrote.
-fn run_caught(conn: &Connection, work: Work, now: Millis) -> (bool, Option<Responder>) {
-    match catch_unwind(AssertUnwindSafe(|| work(Ok(conn), now))) {
-        Ok((succeeded, responder)) => (succeeded, Some(responder)),
+/// Runs one request; its failure, and its responder unless it panicked (the reply sender went
+/// down with the panicking closure, so its caller gets `WriterGone`-style disconnection). The
+/// caller undoes what a failed or panicked request wrote.
+fn run_caught(
+    conn: &Connection,
+    work: Work,
+    now: Millis,
+    counting: &CountCheck,
+) -> (Option<QueueError>, Option<Responder>) {
+    let ran = || {
+        let changes = conn.total_changes();
+        let ran = work(Ok(conn), now);
+        if ran.0.is_none() && conn.total_changes() != changes {
+            counting.verify(conn);
+        }
+        ran
+    };
+    match catch_unwind(AssertUnwindSafe(ran)) {
+        Ok((failure, responder)) => (failure, Some(responder)),
         Err(_) => {
             log::error!(target: "queue", "a write operation panicked; rolled back alone");
-            (false, None)
+            (Some(QueueError::Rejected("a write operation panicked".into())), None)
+        }
+    }
+}
+
+/// Debug builds: the stats counters' reconciliation. The counters have two sources of truth —
+/// triggers for most moves, `queue::counts` for the hot ones (insert, claim, success) — so a
+/// new statement that makes a hot move without counting it would skew the stats silently.
+/// Here, every request that wrote something must leave `job_counts`' disagreement with the
+/// jobs ([`counts::drift`](super::counts::drift)) as it found it; one that does not panics (a
+/// broken invariant), which rolls it back alone and fails its caller, and says which counts
+/// it skewed. Release builds compile this to nothing.
+struct CountCheck {
+    #[cfg(debug_assertions)]
+    baseline: Option<std::collections::BTreeMap<(String, String), i64>>,
+}
+
+impl CountCheck {
+    /// The disagreement at the start of a transaction (none if the tables are not there).
+    fn start(_conn: &Connection) -> CountCheck {
+        CountCheck {
+            #[cfg(debug_assertions)]
+            baseline: super::counts::drift(_conn).ok(),
+        }
+    }
+
+    /// Panics if the disagreement changed. Requests that fail are rolled back, so the
+    /// baseline holds for the whole transaction.
+    fn verify(&self, _conn: &Connection) {
+        #[cfg(debug_assertions)]
+        if let (Some(baseline), Ok(now)) = (&self.baseline, super::counts::drift(_conn)) {
+            assert!(
+                &now == baseline,
+                "uncounted move: a write request changed jobs' states without counting them in job_counts \
+                 (counted minus there, per kind and state: before {baseline:?}, after {now:?}); a statement making \
+                 a move the triggers leave out (insert, available → running, running → succeeded) must count it \
+                 through queue::counts"
+            );
         }
     }
 }
@@ -379,6 +502,24 @@ mod tests {
         Commits,
         Fails,
         Panics,
+        /// Fails with a real SQLITE_FULL (see [`fill_the_disk`]).
+        FillsTheDisk,
+    }
+
+    /// Makes the database full for one statement: `max_page_count` (SQLite's own size limit)
+    /// set to the pages it has, then a row too big for them. SQLite answers SQLITE_FULL from
+    /// the pager, exactly as for a full disk, and — the statement being a plain one-row insert,
+    /// with no statement journal — rolls back the *whole* transaction. Chosen over a full
+    /// tmpfs (needs root to mount; the fault suite does that with a real worker) and over a
+    /// fault-injecting VFS (more code than the fault it injects).
+    fn fill_the_disk(conn: &Connection) -> Result<(), QueueError> {
+        let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+        conn.pragma_update(None, "max_page_count", pages)?;
+        let full = conn.execute("INSERT INTO written (name) VALUES (?1)", ["x".repeat(256 * 1024)]);
+        conn.pragma_update(None, "max_page_count", 1_073_741_823)?;
+        let error = full.expect_err("the row cannot fit");
+        assert_eq!(error.sqlite_error_code(), Some(rusqlite::ErrorCode::DiskFull), "{error}");
+        Err(error.into())
     }
 
     /// A request that writes `name`, then ends as told; the failures it reports go to `failed`.
@@ -390,6 +531,7 @@ mod tests {
                 Ends::Commits => Ok(()),
                 Ends::Fails => Err(QueueError::Rejected(format!("{name} failed"))),
                 Ends::Panics => panic!("{name} panicked"),
+                Ends::FillsTheDisk => fill_the_disk(conn),
             }
         };
         writer.submit_or(false, Durability::Relaxed, op, move |_| failed.send(name).unwrap()).unwrap();
@@ -444,5 +586,62 @@ mod tests {
         assert_eq!((written, failed), (vec!["a".to_owned(), "d".to_owned()], vec!["c"]));
         let (written, failed) = run_one_batch(&[("a", Fails), ("b", Panics), ("c", Fails)]);
         assert_eq!((written, failed), (Vec::<String>::new(), vec!["a", "c"]));
+    }
+
+    /// Debug builds: a request that moves a job without counting the move (here, available →
+    /// running, which no trigger counts) fails and is rolled back; the same move counted
+    /// commits.
+    #[cfg(debug_assertions)]
+    #[test]
+    fn a_request_that_makes_an_uncounted_move_fails_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_and_migrate(&dir.path().join("w.db"), Synchronous::Normal).unwrap();
+        let (writer, join) =
+            spawn(conn, Synchronous::Normal, WriterConfig::default(), crate::clock::system(), Waker::default())
+                .unwrap();
+        let job = crate::queue::NewJob::new("k", serde_json::json!({}), 3).prepare();
+        let id = writer
+            .call(true, Durability::Durable, move |conn, now| Ok(crate::queue::store::enqueue(conn, job, now)?.id));
+        let id = id.expect("a counted insert commits");
+        let state = |writer: &WriterHandle| {
+            writer
+                .call(false, Durability::Relaxed, move |conn, _| {
+                    Ok(conn.query_row("SELECT state FROM jobs WHERE id = ?1", [id], |r| r.get::<_, String>(0))?)
+                })
+                .unwrap()
+        };
+        let uncounted = writer.call(false, Durability::Relaxed, move |conn, _| {
+            conn.execute("UPDATE jobs SET state = 'running' WHERE id = ?1", [id])?;
+            Ok(())
+        });
+        assert!(uncounted.is_err(), "an uncounted move must fail its request");
+        assert_eq!(state(&writer), "available", "and be rolled back");
+        let counted = writer.call(false, Durability::Relaxed, move |conn, _| {
+            conn.execute("UPDATE jobs SET state = 'running' WHERE id = ?1", [id])?;
+            crate::queue::counts::claimed(conn, "k", 1)?;
+            Ok(())
+        });
+        assert!(counted.is_ok(), "{counted:?}");
+        assert_eq!(state(&writer), "running");
+        writer.stop();
+        join.join().unwrap();
+    }
+
+    #[test]
+    fn after_sqlite_rolls_the_whole_transaction_back_every_waiter_hears_the_truth() {
+        use Ends::*;
+        // `full` rolls back the transaction that holds `a` and `b`: they are answered as
+        // failed; `c` and `d` run in a new transaction, commit once, and are answered so.
+        let (written, failed) =
+            run_one_batch(&[("a", Commits), ("b", Commits), ("full", FillsTheDisk), ("c", Commits), ("d", Commits)]);
+        assert_eq!(written, ["c", "d"], "c and d are stored, once; a and b were rolled back");
+        assert_eq!(failed, ["a", "b", "full"], "exactly the requests whose work is lost hear of a failure");
+        // First in its transaction, and the whole batch after a success and a failure.
+        let (written, failed) = run_one_batch(&[("full", FillsTheDisk), ("c", Commits)]);
+        assert_eq!((written, failed), (vec!["c".to_owned()], vec!["full"]));
+        let (written, failed) =
+            run_one_batch(&[("a", Commits), ("x", Fails), ("full", FillsTheDisk), ("y", Fails), ("d", Commits)]);
+        assert_eq!(written, ["d"]);
+        assert_eq!(failed, ["a", "x", "full", "y"]);
     }
 }

@@ -89,6 +89,19 @@ async function main() {
     page.on('console', (msg) => { if (msg.type() === 'error') consoleErrors.push(msg.text()); });
     page.on('pageerror', (err) => consoleErrors.push(`pageerror: ${err.message}`));
 
+    // First a tab opened without the key (the plain address): it says how to open the page
+    // and loads no data.
+    const bare = await context.newPage();
+    await bare.goto(args.url.split('#')[0]);
+    await bare.waitForFunction(() => document.body.dataset.key === 'missing', null, { timeout: WAIT_MS });
+    emit('no_key', {
+      shown: await bare.isVisible('#key-needed'),
+      text: await bare.textContent('#key-needed'),
+      loaded_anything: await bare.evaluate(() => Number(document.body.dataset.refreshes || 0) > 0
+        || document.querySelectorAll('#queue-table tr').length > 0),
+    });
+    await bare.close();
+
     await page.goto(args.url);
     await page.waitForFunction(() => Number(document.body.dataset.refreshes || 0) >= 1, null, { timeout: WAIT_MS });
     // A second full refresh: running-job details and pipelines load within a refresh, but
@@ -96,11 +109,16 @@ async function main() {
     await page.waitForFunction(() => Number(document.body.dataset.refreshes || 0) >= 2, null, { timeout: WAIT_MS });
     const failures = await failureRows(page);
     emit('loaded', {
+      address: page.url(),
+      key_kept: await page.evaluate(() => Boolean(sessionStorage.getItem('vibelearn.key'))),
       counts: await shownCounts(page),
       status: await page.textContent('#status-pill'),
       failures,
+      sections: await page.$$eval('main > section', (cards) => cards.map((c) => c.id)),
+      learning: await page.$$eval('#learning [data-fact]', (facts) => Object.fromEntries(facts.map((f) => [f.dataset.fact, f.textContent]))),
       sessions: await page.$$eval('#sessions tr[data-session]', (rows) => rows.map((r) => ({
         id: r.dataset.session,
+        state: r.querySelector('[data-session-state]')?.dataset.sessionState ?? null,
         steps: Object.fromEntries([...r.querySelectorAll('[data-step]')].map((s) => [s.dataset.step, s.dataset.state])),
         looks: Object.fromEntries([...r.querySelectorAll('[data-step]')].map((s) => [s.dataset.step, s.dataset.look])),
         grounded: r.querySelector('[data-grounded]')?.textContent ?? null,

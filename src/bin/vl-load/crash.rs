@@ -49,6 +49,7 @@ pub(crate) fn start_worker_with(dir: &std::path::Path, port: u16, env: &[(&str, 
     let deadline = Instant::now() + Duration::from_secs(15);
     while Instant::now() < deadline {
         if ready(port) {
+            remember_key(port, dir);
             break;
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -60,10 +61,37 @@ fn ready(port: u16) -> bool {
     status(port, "/api/readiness", None) == Some(200)
 }
 
+/// The user key of each worker this process talks to, by port (SPEC §4: every route but
+/// health, readiness and version needs it). Written when a worker is started or named, read
+/// by every request; a Mutex because the load's client threads read it concurrently.
+static KEYS: std::sync::Mutex<std::collections::BTreeMap<u16, String>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+/// Reads the key of the worker on `port` from its data dir, as the hooks and the CLI do.
+pub(crate) fn remember_key(port: u16, data_dir: &std::path::Path) {
+    if let Ok(key) = std::fs::read_to_string(data_dir.join(vibelearn::worker::USER_KEY_FILE)) {
+        KEYS.lock().unwrap_or_else(|p| p.into_inner()).insert(port, key.trim().to_owned());
+    }
+}
+
+/// The key remembered for `port`, if any.
+pub(crate) fn key_of(port: u16) -> Option<String> {
+    KEYS.lock().unwrap_or_else(|p| p.into_inner()).get(&port).cloned()
+}
+
+/// A client for the worker on `port`, with its key when one is remembered.
+pub(crate) fn client(port: u16) -> vibelearn::worker_client::WorkerClient {
+    let client = vibelearn::worker_client::WorkerClient::at(&format!("127.0.0.1:{port}"), Duration::from_secs(5));
+    match key_of(port) {
+        Some(key) => client.with_token(&key),
+        None => client,
+    }
+}
+
 /// The status of one request to the worker on `port`; `None` when it is not there (refused,
 /// reset, killed mid-answer).
 pub(crate) fn status(port: u16, path: &str, body: Option<&serde_json::Value>) -> Option<u16> {
-    let client = vibelearn::worker_client::WorkerClient::at(&format!("127.0.0.1:{port}"), Duration::from_secs(5));
+    let client = client(port);
     match body {
         Some(body) => client.post(path, body),
         None => client.get(path),

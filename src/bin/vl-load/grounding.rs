@@ -16,7 +16,7 @@ fn one(path: &str) -> Value {
     let name = std::path::Path::new(path).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let replayed = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {path}: {e}"))
-        .and_then(|text| vibelearn::cli::demo::replay(&text, None));
+        .and_then(|text| vibelearn::cli::demo::replay(&text, None, false));
     match replayed {
         Ok(replayed) => {
             let types: BTreeSet<&str> = replayed.questions["questions"]

@@ -11,15 +11,24 @@ pub struct KeepAlive {
     reader: BufReader<TcpStream>,
     writer: TcpStream,
     request: Vec<u8>,
+    /// `Authorization: Bearer <worker.key>\r\n`, or empty without a key.
+    authorization: String,
 }
 
 impl KeepAlive {
     pub fn connect(port: u16, timeout: Duration) -> std::io::Result<KeepAlive> {
+        let authorization =
+            super::crash::key_of(port).map(|key| format!("Authorization: Bearer {key}\r\n")).unwrap_or_default();
         let stream = TcpStream::connect(("127.0.0.1", port))?;
         stream.set_nodelay(true)?;
         stream.set_read_timeout(Some(timeout))?;
         stream.set_write_timeout(Some(timeout))?;
-        Ok(KeepAlive { reader: BufReader::new(stream.try_clone()?), writer: stream, request: Vec::with_capacity(1024) })
+        Ok(KeepAlive {
+            reader: BufReader::new(stream.try_clone()?),
+            writer: stream,
+            request: Vec::with_capacity(1024),
+            authorization,
+        })
     }
 
     /// POSTs a JSON body; returns the status code (the body is read and dropped).
@@ -27,7 +36,8 @@ impl KeepAlive {
         self.request.clear();
         write!(
             self.request,
-            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n{}Content-Length: {}\r\n\r\n{body}",
+            self.authorization,
             body.len()
         )?;
         self.writer.write_all(&self.request)?;

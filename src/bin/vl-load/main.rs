@@ -6,6 +6,9 @@
 //! - `noop <count> <threads>`: end-to-end throughput of no-op jobs (enqueue all, run all)
 //! - `latency <count>`: enqueue→start latency at light load (one job at a time)
 //! - `http <port> <connections> <count>`: observation POSTs over keep-alive connections
+//!
+//! `http` and `pipeline` talk to a worker they did not start: its key is read from the data
+//! dir of `VIBELEARN_DATA_DIR` (or `~/.vibelearn`), as the hooks do.
 //! - `crash <rounds> <clients>`: SIGKILL the worker under load, restart it, and check that
 //!   every acknowledged event is stored and ran exactly once in effect
 //! - `faults <disk-full|write-lock|read-only|clock-jump|llm-upstream> <dir>`: one fault under
@@ -14,6 +17,8 @@
 //!   steps with the offline provider; times the stack + static steps and the whole pipeline
 //! - `hook <runs> <port|down>`: wall time of `vl hook claude-code observation`, start to exit
 //! - `static <megabytes>`: static-analysis throughput over generated code
+//! - `stats <jobs>`: `GET /api/jobs/stats`'s query (`Queue::stats`) over that many jobs,
+//!   most of them finished within the hour; the best of seven
 //! - `grounding <session.json>…`: recorded sessions through the offline pipeline, and the
 //!   share of their questions grounded in their files (issue 16)
 
@@ -42,12 +47,13 @@ fn main() {
         "enqueue" => enqueue(number(1, 16), number(2, 20_000), &arg(3, "FULL")),
         "noop" => noop(number(1, 20_000), number(2, 4)),
         "latency" => latency(number(1, 500)),
-        "http" => http(number(1, 37778) as u16, number(2, 16), number(3, 20_000)),
+        "http" => http(worker_port(number(1, 37778)), number(2, 16), number(3, 20_000)),
         "crash" => crash::run(number(1, 10), number(2, 16)),
         "faults" => faults::run(&arg(1, "disk-full"), std::path::Path::new(&arg(2, "."))),
-        "pipeline" => pipeline(number(1, 37778) as u16, number(2, 200)),
+        "pipeline" => pipeline(worker_port(number(1, 37778)), number(2, 200)),
         "hook" => hook_latency(number(1, 200), &arg(2, "down")),
         "static" => static_throughput(number(1, 5)),
+        "stats" => stats_time(number(1, 100_000)),
         "grounding" => grounding::run(&args[1..]),
         other => {
             eprintln!("usage: vl-load enqueue|noop|latency|http … (got {other:?})");
@@ -295,6 +301,52 @@ fn static_throughput(megabytes: usize) -> serde_json::Value {
     json!({"mode": "static", "files": files.len(), "lines": lines, "patterns": patterns.len(), "lines_per_sec": lines as f64 / secs, "mb_per_sec": bytes as f64 / 1048576.0 / secs})
 }
 
+/// The port of a worker this process did not start, with its key remembered from the data dir.
+fn worker_port(port: usize) -> u16 {
+    let port = port as u16;
+    crash::remember_key(port, &vibelearn::config::Config::load().data_dir);
+    port
+}
+
+/// A timing, so it lives here and not in a debug-build test, where SQLite and the code around
+/// it run unoptimised and a 2-core machine shared with compilers makes milliseconds noise.
+fn stats_time(jobs: usize) -> serde_json::Value {
+    let (_dir, queue, thread) = temp_queue(Synchronous::Normal);
+    for chunk in 0..jobs.div_ceil(10_000) {
+        let batch: Vec<NewJob> = (0..10_000.min(jobs - chunk * 10_000))
+            .map(|n| {
+                let kind = ["ingest", "analyze_stack", "sync"][n % 3];
+                NewJob::new(kind, json!({ "n": n, "chunk": chunk, "pad": "x".repeat(200) }), 3)
+                    .lane(format!("session:{}", n % 500))
+            })
+            .collect();
+        queue.enqueue_all(batch).expect("enqueue");
+    }
+    queue
+        .writer()
+        .call(false, vibelearn::queue::Durability::Durable, |conn, now| {
+            conn.execute(
+                "UPDATE jobs SET state = CASE WHEN id % 50 = 0 THEN 'dead' ELSE 'succeeded' END, finished_at = ?1 \
+                 WHERE id % 10 != 0",
+                [now - 1_000],
+            )?;
+            Ok(())
+        })
+        .expect("finish most");
+    let best = (0..7)
+        .map(|_| {
+            let started = Instant::now();
+            let stats = queue.stats().expect("stats");
+            assert_eq!(stats.by_state.values().sum::<i64>(), jobs as i64);
+            started.elapsed()
+        })
+        .min()
+        .unwrap_or_default();
+    drop(queue);
+    thread.stop();
+    json!({"mode": "stats", "jobs": jobs, "best_ms": best.as_secs_f64() * 1000.0})
+}
+
 fn pipeline(port: u16, events: usize) -> serde_json::Value {
     let session = format!("bench-pipeline-{}", fastrand::u32(..));
     let sample = vibelearn::sample::SampleSession::parse(vibelearn::sample::DEMO_SESSION).expect("sample");
@@ -303,15 +355,8 @@ fn pipeline(port: u16, events: usize) -> serde_json::Value {
         .iter()
         .filter_map(|s| s.write_file.as_ref().map(|f| (f.path.clone(), f.content.clone())))
         .collect();
-    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
-    let base = format!("http://127.0.0.1:{port}");
-    let post = |path: &str, body: serde_json::Value| {
-        agent.post(&format!("{base}{path}")).header("Content-Type", "application/json").send(body.to_string()).map(
-            |mut r| {
-                let _ = r.body_mut().read_to_string();
-            },
-        )
-    };
+    let client = crash::client(port);
+    let post = |path: &str, body: serde_json::Value| client.post(path, &body);
     let _ =
         post("/api/sessions/init", json!({"contentSessionId": session, "cwd": "/tmp/bench-shop", "prompt": "bench"}));
     for n in 0..events {
@@ -340,9 +385,8 @@ fn pipeline(port: u16, events: usize) -> serde_json::Value {
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut steps = serde_json::Value::Null;
     while Instant::now() < deadline {
-        let response = agent.get(&format!("{base}/api/vibelearn/sessions/{session}/pipeline")).call();
-        if let Ok(mut r) = response {
-            steps = serde_json::from_str(&r.body_mut().read_to_string().unwrap_or_default()).unwrap_or_default();
+        if let Ok(response) = client.get(&format!("/api/vibelearn/sessions/{session}/pipeline")) {
+            steps = response.body;
             if steps["steps"].as_array().is_some_and(|s| s.iter().all(|s| s["state"] == "succeeded")) {
                 break;
             }
@@ -358,12 +402,7 @@ fn pipeline(port: u16, events: usize) -> serde_json::Value {
             .find(|s| s["kind"] == kind)
             .and_then(|s| s["job_id"].as_i64())
             .unwrap_or(0);
-        let job: serde_json::Value = agent
-            .get(&format!("{base}/api/jobs/{id}"))
-            .call()
-            .ok()
-            .and_then(|mut r| serde_json::from_str(&r.body_mut().read_to_string().unwrap_or_default()).ok())
-            .unwrap_or_default();
+        let job = client.get(&format!("/api/jobs/{id}")).map(|r| r.body).unwrap_or_default();
         let attempt = job["attempts"].as_array().and_then(|a| a.last().cloned()).unwrap_or_default();
         (attempt["finished_at"].as_i64().unwrap_or(0) - attempt["started_at"].as_i64().unwrap_or(0)) as f64
     };

@@ -108,7 +108,7 @@ fn post_session(port: u16, id: &str) -> Option<Vec<Acked>> {
         ("/api/sessions/complete".to_owned(), json!({"contentSessionId": id, "cwd": cwd, "reason": "exit"}), None),
     ];
     requests.extend(STEPS.iter().map(|step| (format!("/api/vibelearn/{step}"), json!({"contentSessionId": id}), None)));
-    let client = vibelearn::worker_client::WorkerClient::at(&format!("127.0.0.1:{port}"), Duration::from_secs(5));
+    let client = super::crash::client(port);
     let mut acked = Vec::new();
     for (path, body, tool_use_id) in requests {
         let reply = client.post(&path, &body).ok().filter(|r| r.status == 202)?;

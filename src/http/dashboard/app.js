@@ -6,6 +6,12 @@
 // the worker's Content-Security-Policy only lets this exact script run, so a `<script>` in a
 // job error is shown as text and could not run anyway.
 //
+// The key: every route but health needs the user key (`<data>/worker.key`). `vl dashboard`
+// opens this page with it in the URL fragment (`#key=…`, which the browser never sends in a
+// request); the page moves it to sessionStorage, removes it from the address bar, and sends it
+// as `Authorization: Bearer`. Without it (or when the worker refuses it) the page says how to
+// open it and takes a pasted key.
+//
 // Failure: when the worker cannot be reached the last figures stay visible but greyed, under a
 // banner saying so; the page keeps polling and says so when the worker is back, and whether it
 // restarted meanwhile (a new pid or a smaller uptime).
@@ -16,6 +22,7 @@
   const HIDDEN_REFRESH_MS = 30000;
   const FETCH_TIMEOUT_MS = 5000;
   const TOKEN_KEY = 'vibelearn.adminToken';
+  const USER_KEY = 'vibelearn.key';
   const STATES = ['available', 'running', 'retryable', 'held', 'succeeded', 'dead', 'cancelled'];
   const STEP_LABELS = { analyze_stack: 'stack', analyze_static: 'static', analyze_concepts: 'concepts', analyze_quiz: 'quiz', sync: 'sync' };
   const SESSIONS_SHOWN = 8;
@@ -130,7 +137,8 @@
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
     }
-    if (token) init.headers.Authorization = `Bearer ${token}`;
+    const bearer = token || sessionStorage.getItem(USER_KEY);
+    if (bearer) init.headers.Authorization = `Bearer ${bearer}`;
     let response;
     let reply = null;
     try {
@@ -199,7 +207,7 @@
         renderTokenState();
         return reply;
       } catch (e) {
-        if (e.status !== 403) throw e;
+        if (e.status !== 403 && e.status !== 401) throw e;
         sessionStorage.removeItem(TOKEN_KEY);
         renderTokenState();
         token = null;
@@ -220,6 +228,39 @@
       holder.replaceChildren();
     }
   }
+
+  // ---- The user key ---------------------------------------------------------------------
+
+  /** Moves a `#key=…` fragment into this tab's sessionStorage and out of the address bar. */
+  function takeKeyFromFragment() {
+    const match = /^#key=([0-9A-Za-z]+)$/.exec(location.hash);
+    if (!match) return;
+    sessionStorage.setItem(USER_KEY, match[1]);
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+
+  /** Shows how to open the page with its key (and why, when the worker refused one). */
+  function showKeyNeeded(problem) {
+    const box = $('key-needed');
+    $('key-error').hidden = !problem;
+    $('key-error').textContent = problem || '';
+    box.hidden = false;
+    document.body.dataset.key = 'missing';
+  }
+
+  function keyAccepted() {
+    $('key-needed').hidden = true;
+    document.body.dataset.key = 'ok';
+  }
+
+  $('key-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const key = $('key-input').value.trim();
+    if (!key) return;
+    sessionStorage.setItem(USER_KEY, key);
+    $('key-input').value = '';
+    refreshSoon();
+  });
 
   // ---- Connection state -----------------------------------------------------------------
 
@@ -582,7 +623,8 @@
           }));
         return el('tr', { 'data-session': s.id },
           el('td', { class: 'mono', title: s.id }, s.id.length > 18 ? `${s.id.slice(0, 16)}…` : s.id),
-          el('td', { title: s.cwd || '' }, s.project), el('td', {}, s.state, s.ended ? el('span', { class: 'muted' }, ' · ended') : null),
+          el('td', { title: s.cwd || '' }, s.project), el('td', { 'data-session-state': s.state, title: s.stuck_on ? `stopped at ${s.stuck_on.join(', ')}` : '' },
+            s.state, s.ended ? el('span', { class: 'muted' }, ' · ended') : null),
           el('td', {}, when(s.started_at)), el('td', { class: 'n' }, s.prompts), el('td', { class: 'n' }, s.observations),
           el('td', { class: 'n' }, s.concepts), el('td', { class: 'n' }, s.questions), groundedCell(s), el('td', {}, steps));
       });
@@ -617,6 +659,21 @@
     });
   }
 
+  /** What the page leads with: what is due now, the streak, how many concepts are mastered. */
+  function renderLearning(data) {
+    draw('learning', data, () => {
+      const due = data.due === 1 ? '1 question due' : `${data.due} questions due`;
+      const days = (n) => (n === 1 ? '1 day' : `${n} days`);
+      $('learning').replaceChildren(
+        el('div', { class: 'fact', 'data-fact': 'due' }, el('strong', {}, due),
+          data.due > 0 ? el('span', { class: 'muted' }, ' — run vl quiz') : null),
+        el('div', { class: 'fact', 'data-fact': 'streak' }, el('strong', {}, `streak ${days(data.streak.current)}`),
+          el('span', { class: 'muted' }, ` (longest ${days(data.streak.longest)})`)),
+        el('div', { class: 'fact', 'data-fact': 'mastered' },
+          el('strong', {}, `${data.mastered} of ${data.concepts} concepts mastered`)));
+    });
+  }
+
   function renderActivity(data) {
     const days = data.days;
     $('activity-total').textContent = `· ${data.total_answers} in ${days.length} days`;
@@ -637,6 +694,7 @@
     try {
       await render(await load());
     } catch (e) {
+      if (e.status === 401) throw e; // the key: refresh() says so once, not per section
       showError($(container), what, e);
     }
   }
@@ -646,7 +704,26 @@
     const health = await api('/api/health', { accept: [503] });
     if (health && health.error) throw new ApiError(health.message, 503, health.error); // shutting_down
     setUp(health);
+    if (!sessionStorage.getItem(USER_KEY)) {
+      showKeyNeeded('');
+      return;
+    }
+    try {
+      await loadSections();
+    } catch (e) {
+      if (e.status !== 401) throw e;
+      sessionStorage.removeItem(USER_KEY);
+      showKeyNeeded(`The worker refused the key this tab had: ${e.message}`);
+      return;
+    }
+    keyAccepted();
+    view.refreshes += 1;
+    document.body.dataset.refreshes = String(view.refreshes);
+  }
+
+  async function loadSections() {
     await Promise.all([
+      section('learning', 'what is due', () => api('/api/vibelearn/overview'), renderLearning),
       section('queue-table', 'the queue', () => api('/api/jobs/stats'), renderQueue),
       section('throughput-chart', 'throughput', () => api('/api/jobs/throughput?minutes=15'), renderThroughput),
       section('running', 'running jobs', () => api('/api/jobs?state=running&limit=20'), renderRunning),
@@ -657,8 +734,6 @@
       section('concepts', 'concepts', () => api('/api/vibelearn/profile'), renderConcepts),
       section('activity-chart', 'quiz activity', () => api('/api/vibelearn/activity?days=30'), renderActivity),
     ]);
-    view.refreshes += 1;
-    document.body.dataset.refreshes = String(view.refreshes);
   }
 
   // One refresh at a time: a request for one while another runs (an action finished) makes the
@@ -691,6 +766,8 @@
 
   $('bulk-replay').addEventListener('click', replayDead);
   document.addEventListener('visibilitychange', () => { if (!document.hidden) refreshNow(); });
+  takeKeyFromFragment();
+  window.addEventListener('hashchange', () => { takeKeyFromFragment(); refreshSoon(); });
   renderTokenState();
   refreshNow();
 })();

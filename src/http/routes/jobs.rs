@@ -1,33 +1,32 @@
 //! Queue admin routes (SPEC §4.5): list with filters and keyset paging, show with attempts,
 //! replay one or many, cancel, stats, throughput (the dashboard's chart), prune, the gates
-//! (paused providers) and their resume. Mutations need the admin token.
+//! (paused providers) and their resume. Who may call each is in [`super::table`]: reads need the user key, mutations the admin token.
 
 use serde_json::json;
 
-use super::{Routed, method_not_allowed, number_param, unknown_route};
+use super::number_param;
 use crate::http::error::{ApiError, json_response};
 use crate::http::server::{ApiRequest, AppContext, ok};
+use crate::http::wire::Response;
 use crate::queue::store::{ListFilter, Retention};
 use crate::queue::{JobId, JobState};
 
-pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>, rest: &[&str]) -> Routed {
-    match (req.method(), rest) {
-        ("GET", []) => ("jobs_list", list(ctx, req)),
-        ("GET", ["stats"]) => ("jobs_stats", ctx.queue.stats().map(|s| ok(json!(s))).map_err(Into::into)),
-        ("GET", ["throughput"]) => ("jobs_throughput", throughput(ctx, req)),
-        ("POST", ["prune"]) => ("jobs_prune", prune(ctx, req)),
-        ("POST", ["replay"]) => ("jobs_replay", replay_matching(ctx, req)),
-        ("POST", ["resume"]) => ("jobs_resume", resume(ctx, req)),
-        ("GET", ["gates"]) => ("jobs_gates", ctx.queue.gates().map(|g| ok(json!({ "gates": g }))).map_err(Into::into)),
-        // The named routes above, with another method, are not job ids.
-        (_, ["stats" | "throughput" | "prune" | "replay" | "resume" | "gates"]) => {
-            ("unknown", Err(method_not_allowed(req)))
-        }
-        ("GET", [id]) => ("jobs_show", job_id(id).and_then(|id| show(ctx, id))),
-        ("POST", [id, "replay"]) => ("jobs_replay", job_id(id).and_then(|id| replay_one(ctx, req, id))),
-        ("POST", [id, "cancel"]) => ("jobs_cancel", job_id(id).and_then(|id| cancel(ctx, req, id))),
-        (_, [] | [_] | [_, "replay" | "cancel"]) => ("unknown", Err(method_not_allowed(req))),
-        _ => ("unknown", Err(unknown_route(req))),
+/// The queue routes of [`super::table::ROUTES`]; the guard already checked who may call them.
+pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiError> {
+    use super::table::RouteId::*;
+    let id = || job_id(req.params.first().map(String::as_str).unwrap_or_default());
+    match req.route.id {
+        JobsList => list(ctx, req),
+        JobsStats => ctx.queue.stats().map(|s| ok(json!(s))).map_err(Into::into),
+        JobsThroughput => throughput(ctx, req),
+        JobsGates => ctx.queue.gates().map(|g| ok(json!({ "gates": g }))).map_err(Into::into),
+        JobsPrune => prune(ctx),
+        JobsReplayMatching => replay_matching(ctx, req),
+        JobsResume => resume(ctx, req),
+        JobShow => show(ctx, id()?),
+        JobReplay => replay_one(ctx, id()?),
+        JobCancel => cancel(ctx, id()?),
+        other => unreachable!("{other:?} is not a queue route; routes::dispatch sends only queue routes here"),
     }
 }
 
@@ -46,7 +45,7 @@ fn state_param(raw: Option<String>) -> Result<Option<JobState>, ApiError> {
     .transpose()
 }
 
-fn list(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<crate::http::wire::Response, ApiError> {
+fn list(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiError> {
     let filter = ListFilter {
         state: state_param(req.param("state"))?,
         kind: req.param("kind"),
@@ -63,21 +62,20 @@ fn list(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<crate::http::wire::Res
     Ok(ok(json!({ "jobs": jobs, "next_before": next })))
 }
 
-fn throughput(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<crate::http::wire::Response, ApiError> {
+fn throughput(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiError> {
     let minutes = number_param(req, "minutes", 15)?;
     let conn = ctx.queue.read()?;
     Ok(ok(crate::reads::throughput(&conn, ctx.queue.now(), minutes)?))
 }
 
-fn show(ctx: &AppContext, id: JobId) -> Result<crate::http::wire::Response, ApiError> {
+fn show(ctx: &AppContext, id: JobId) -> Result<Response, ApiError> {
     match ctx.queue.get(id)? {
         Some(job) => Ok(ok(json!(job))),
         None => Err(ApiError::not_found(format!("no job {id}"))),
     }
 }
 
-fn replay_one(ctx: &AppContext, req: &ApiRequest<'_>, id: JobId) -> Result<crate::http::wire::Response, ApiError> {
-    req.require_admin()?;
+fn replay_one(ctx: &AppContext, id: JobId) -> Result<Response, ApiError> {
     if ctx.queue.get(id)?.is_none() {
         return Err(ApiError::not_found(format!("no job {id}")));
     }
@@ -85,8 +83,7 @@ fn replay_one(ctx: &AppContext, req: &ApiRequest<'_>, id: JobId) -> Result<crate
     Ok(ok(json!({ "replayed": replayed })))
 }
 
-fn replay_matching(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<crate::http::wire::Response, ApiError> {
-    req.require_admin()?;
+fn replay_matching(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiError> {
     let body = &req.body;
     let state = match body.get("state").and_then(|s| s.as_str()) {
         Some(raw) => state_param(Some(raw.to_owned()))?.unwrap_or(JobState::Dead),
@@ -102,19 +99,17 @@ fn replay_matching(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<crate::http
 }
 
 /// `POST /api/jobs/resume` `{provider?}`: resumes that paused provider (gate), or every one.
-fn resume(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<crate::http::wire::Response, ApiError> {
-    req.require_admin()?;
+fn resume(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiError> {
     let provider = match req.body.get("provider") {
         None | Some(serde_json::Value::Null) => None,
         Some(serde_json::Value::String(name)) => Some(name.clone()),
         Some(_) => return Err(ApiError::bad_request("\"provider\" must be a string (e.g. \"anthropic\")")),
     };
-    let resumed = ctx.queue.resume(provider)?;
+    let resumed = crate::jobs::llm_usage::resume(&ctx.queue, provider)?;
     Ok(ok(json!({ "resumed": resumed })))
 }
 
-fn cancel(ctx: &AppContext, req: &ApiRequest<'_>, id: JobId) -> Result<crate::http::wire::Response, ApiError> {
-    req.require_admin()?;
+fn cancel(ctx: &AppContext, id: JobId) -> Result<Response, ApiError> {
     if ctx.queue.get(id)?.is_none() {
         return Err(ApiError::not_found(format!("no job {id}")));
     }
@@ -122,11 +117,10 @@ fn cancel(ctx: &AppContext, req: &ApiRequest<'_>, id: JobId) -> Result<crate::ht
     Ok(ok(json!({ "cancelled": cancelled })))
 }
 
-fn prune(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<crate::http::wire::Response, ApiError> {
-    req.require_admin()?;
+fn prune(ctx: &AppContext) -> Result<Response, ApiError> {
     let retention = Retention {
-        succeeded_ms: ctx.config.retention_succeeded().as_millis() as i64,
-        dead_ms: ctx.config.retention_dead().as_millis() as i64,
+        succeeded_ms: crate::clock::millis(ctx.config.retention_succeeded()),
+        dead_ms: crate::clock::millis(ctx.config.retention_dead()),
     };
     let pruned = ctx.queue.prune(retention)?;
     Ok(json_response(200, &json!({ "pruned": pruned })))

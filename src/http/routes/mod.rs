@@ -4,130 +4,100 @@
 
 pub mod jobs;
 pub mod metrics;
+pub mod table;
 
 use std::sync::atomic::Ordering;
 
-use crate::http::wire::Response;
+use crate::http::wire::{Request, Response};
 use serde_json::{Value, json};
 
 use super::error::{ApiError, json_response};
 use super::server::{ApiRequest, AppContext, ok};
+use crate::event::EventKind;
 use crate::intake::{self, Reply};
-use crate::jobs::ingest::EventKind;
 use crate::reads;
-
-/// What a route returns; the `&'static str` names the route for metrics.
-pub type Routed = (&'static str, Result<Response, ApiError>);
 
 /// Debug builds only: the setting that turns on `POST /api/debug/panic`, a route that panics,
 /// so the tests can check that a panicking route is answered 500 and gives its slot back.
-/// Two gates: release builds (what `cargo install` and the benchmarks build) do not contain
-/// the route at all, and a debug build serves it only when the setting is "1" — read, like
+/// Two gates: release builds (what `cargo install` and the benchmarks build) never panic there
+/// (the route answers 404), and a debug build does only when the setting is "1" — read, like
 /// every setting, from `settings.json` and then the environment (the environment alone is
 /// read only for keys the file or the defaults name, so a test writes it to the file).
-#[cfg(debug_assertions)]
 pub const DEBUG_PANIC_SETTING: &str = "VIBELEARN_DEBUG_PANIC_ROUTE";
 
-/// The whole route table.
-pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Routed {
-    let method = req.method();
-    let owned = req.segments();
-    let segments: Vec<&str> = owned.iter().map(String::as_str).collect();
-    match (method, segments.as_slice()) {
-        ("GET", []) => ("dashboard", Ok(crate::http::dashboard::page())),
-        ("GET", ["api", "health"]) => ("health", Ok(health(ctx))),
-        ("GET", ["api", "readiness"]) => ("readiness", Ok(readiness(ctx))),
-        ("GET", ["api", "version"]) => ("version", Ok(ok(json!({ "version": env!("CARGO_PKG_VERSION") })))),
-        ("GET", ["metrics"]) => ("metrics", Ok(metrics::render(ctx))),
-        ("POST", ["api", "admin", "shutdown"]) => ("shutdown", shutdown(ctx, req)),
-        ("POST", ["api", "sessions", event]) => match session_event(event) {
-            Some(kind) => {
-                ("session_event", enqueue_reply(intake::submit_event(&ctx.queue, &ctx.intake, kind, req.body.clone())))
-            }
-            None => ("unknown", Err(unknown_route(req))),
-        },
-        ("POST", ["api", "vibelearn", "analyze", step]) => match analysis_kind(step) {
-            Some(kind) => ("analyze", enqueue_reply(intake::submit_analysis(&ctx.queue, kind, req.body.clone()))),
-            None => ("unknown", Err(unknown_route(req))),
-        },
-        ("POST", ["api", "vibelearn", "sync"]) => {
-            ("analyze", enqueue_reply(intake::submit_analysis(&ctx.queue, crate::jobs::SYNC, req.body.clone())))
+/// Runs the route the guard found in [`table::ROUTES`] (who may call it was checked there).
+pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiError> {
+    use table::RouteId::*;
+    let param = |i: usize| req.params.get(i).map(String::as_str).unwrap_or_default();
+    match req.route.id {
+        Dashboard => Ok(crate::http::dashboard::page()),
+        Health => Ok(health(ctx, req.credential.is_user())),
+        Readiness => Ok(readiness(ctx)),
+        Version => Ok(ok(json!({ "version": env!("CARGO_PKG_VERSION") }))),
+        Metrics => Ok(metrics::render(ctx)),
+        Shutdown => {
+            let _ = ctx.shutdown.try_send(());
+            Ok(json_response(202, &json!({ "status": "shutting_down" })))
         }
-        ("GET", ["api", "vibelearn", "sessions", id, "pipeline"]) => {
-            ("pipeline", read(ctx, |c| reads::pipeline(c, id)))
+        SessionInit => session_event(ctx, req, EventKind::Init),
+        SessionObservation => session_event(ctx, req, EventKind::Observation),
+        SessionFileEdit => session_event(ctx, req, EventKind::FileEdit),
+        SessionComplete => session_event(ctx, req, EventKind::Complete),
+        AnalyzeStack => analysis(ctx, req, crate::jobs::ANALYZE_STACK),
+        AnalyzeStatic => analysis(ctx, req, crate::jobs::ANALYZE_STATIC),
+        AnalyzeConcepts => analysis(ctx, req, crate::jobs::ANALYZE_CONCEPTS),
+        AnalyzeQuiz => analysis(ctx, req, crate::jobs::ANALYZE_QUIZ),
+        Sync => analysis(ctx, req, crate::jobs::SYNC),
+        Pipeline => read(ctx, |c| reads::pipeline(c, param(0))),
+        Summary => summary(ctx, param(0)),
+        Profile => read(ctx, reads::profile),
+        Overview => read(ctx, |c| reads::overview(c, ctx.queue.now())),
+        Activity => {
+            let days = number_param(req, "days", 30)?;
+            read(ctx, |c| reads::activity(c, ctx.queue.now(), days))
         }
-        ("GET", ["api", "vibelearn", "sessions", id, "summary"]) => ("summary", summary(ctx, id)),
-        ("GET", ["api", "vibelearn", "profile"]) => ("profile", read(ctx, reads::profile)),
-        ("GET", ["api", "vibelearn", "activity"]) => {
-            let days = number_param(req, "days", 30);
-            ("activity", days.and_then(|days| read(ctx, |c| reads::activity(c, ctx.queue.now(), days))))
-        }
-        ("GET", ["api", "vibelearn", "questions", "due"]) => {
-            let limit = number_param(req, "limit", 20);
+        QuestionsDue => {
+            let limit = number_param(req, "limit", 20)?;
             let session = req.param("session");
-            (
-                "questions_due",
-                limit.and_then(|limit| {
-                    read(ctx, |c| reads::due_questions(c, ctx.queue.now(), session.as_deref(), limit))
-                }),
-            )
+            read(ctx, |c| reads::due_questions(c, ctx.queue.now(), session.as_deref(), limit))
         }
-        ("GET", ["api", "sessions"]) => {
-            let limit = number_param(req, "limit", 20);
-            ("sessions", limit.and_then(|limit| read(ctx, |c| reads::sessions(c, limit))))
+        Sessions => {
+            let limit = number_param(req, "limit", 20)?;
+            read(ctx, |c| reads::sessions(c, limit))
         }
-        (_, ["api", "jobs", rest @ ..]) => jobs::dispatch(ctx, req, rest),
-        #[cfg(debug_assertions)]
-        ("POST", ["api", "debug", "panic"]) if ctx.config.get(DEBUG_PANIC_SETTING) == "1" => {
-            panic!("POST /api/debug/panic: a route panicking on purpose ({DEBUG_PANIC_SETTING}=1, a debug build)")
-        }
-        _ if known_path(&segments) => ("unknown", Err(method_not_allowed(req))),
-        _ => ("unknown", Err(unknown_route(req))),
+        JobsList | JobsStats | JobsThroughput | JobsGates | JobsPrune | JobsReplayMatching | JobsResume | JobShow
+        | JobReplay | JobCancel => jobs::dispatch(ctx, req),
+        DebugPanic => debug_panic(ctx, req),
     }
 }
 
-fn session_event(segment: &str) -> Option<EventKind> {
-    match segment {
-        "init" => Some(EventKind::Init),
-        "observations" => Some(EventKind::Observation),
-        "file-edit" => Some(EventKind::FileEdit),
-        "complete" => Some(EventKind::Complete),
-        _ => None,
+fn session_event(ctx: &AppContext, req: &ApiRequest<'_>, kind: EventKind) -> Result<Response, ApiError> {
+    enqueue_reply(intake::submit_event(&ctx.queue, &ctx.intake, kind, req.body.clone()))
+}
+
+fn analysis(ctx: &AppContext, req: &ApiRequest<'_>, kind: &str) -> Result<Response, ApiError> {
+    enqueue_reply(intake::submit_analysis(&ctx.queue, &ctx.intake, kind, req.body.clone()))
+}
+
+#[cfg(debug_assertions)]
+fn debug_panic(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiError> {
+    if ctx.config.get(DEBUG_PANIC_SETTING) == "1" {
+        panic!("POST /api/debug/panic: a route panicking on purpose ({DEBUG_PANIC_SETTING}=1, a debug build)")
     }
+    Err(unknown_route(req.raw))
 }
 
-fn analysis_kind(segment: &str) -> Option<&'static str> {
-    match segment {
-        "stack" => Some(crate::jobs::ANALYZE_STACK),
-        "static" => Some(crate::jobs::ANALYZE_STATIC),
-        "concepts" => Some(crate::jobs::ANALYZE_CONCEPTS),
-        "quiz" => Some(crate::jobs::ANALYZE_QUIZ),
-        _ => None,
-    }
+#[cfg(not(debug_assertions))]
+fn debug_panic(_ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiError> {
+    Err(unknown_route(req.raw))
 }
 
-/// Paths that exist with some method, for telling 405 from 404.
-fn known_path(segments: &[&str]) -> bool {
-    matches!(
-        segments,
-        [] | ["api", "health" | "readiness" | "version"]
-            | ["metrics"]
-            | ["api", "admin", "shutdown"]
-            | ["api", "sessions"]
-            | ["api", "sessions", "init" | "observations" | "file-edit" | "complete"]
-            | ["api", "vibelearn", "analyze", "stack" | "static" | "concepts" | "quiz"]
-            | ["api", "vibelearn", "sync" | "profile" | "activity"]
-            | ["api", "vibelearn", "questions", "due"]
-            | ["api", "vibelearn", "sessions", _, "pipeline" | "summary"]
-    )
+pub fn unknown_route(req: &Request) -> ApiError {
+    ApiError::not_found(format!("there is no route {} {}", req.method, req.target))
 }
 
-pub fn unknown_route(req: &ApiRequest<'_>) -> ApiError {
-    ApiError::not_found(format!("there is no route {} {}", req.method(), req.url()))
-}
-
-pub fn method_not_allowed(req: &ApiRequest<'_>) -> ApiError {
-    ApiError::new(405, "method_not_allowed", format!("{} is not allowed on {}", req.method(), req.url()))
+pub fn method_not_allowed(req: &Request) -> ApiError {
+    ApiError::new(405, "method_not_allowed", format!("{} is not allowed on {}", req.method, req.target))
 }
 
 /// A non-negative integer query parameter.
@@ -209,7 +179,10 @@ const ENQUEUE_FAILURE_WINDOW: std::time::Duration = std::time::Duration::from_se
 /// Degraded when the runner has not ticked for this long.
 const RUNNER_STALL_MS: i64 = 10_000;
 
-fn health(ctx: &AppContext) -> Response {
+/// `GET /api/health`. Public, so what it tells anyone is counts and states; the paused
+/// providers, their notices and the settings warning (which names a path) go only to a caller
+/// with the key.
+fn health(ctx: &AppContext, detailed: bool) -> Response {
     use crate::queue::JobState::*;
     let counts = ctx
         .queue
@@ -234,7 +207,7 @@ fn health(ctx: &AppContext) -> Response {
         .gates()
         .map(|gates| gates.into_iter().filter(|g| g.state == crate::queue::GateState::Paused).collect())
         .unwrap_or_default();
-    let body = json!({
+    let mut body = json!({
         "status": if healthy { "ok" } else { "degraded" },
         "version": env!("CARGO_PKG_VERSION"),
         "pid": std::process::id(),
@@ -247,12 +220,21 @@ fn health(ctx: &AppContext) -> Response {
             "dead": count(Dead),
             "held": count(Held),
         },
-        "paused": paused,
+        "paused_count": paused.len(),
         "runner": runner.map_or(json!(null), |r| json!(r)),
         "problems": problems,
-        "settings_warning": ctx.config.settings_warning,
-        "notices": crate::jobs::notices_of(&paused),
     });
+    if detailed {
+        let usage = ctx.queue.read().ok().and_then(|c| crate::jobs::llm_usage::today(&c, ctx.queue.now()).ok());
+        let usage = usage.unwrap_or_default();
+        body["llm"] = json!({
+            "description": ctx.provider, "calls_today": usage.calls, "tokens_today": usage.tokens,
+            "daily_tokens": ctx.daily_tokens,
+        });
+        body["paused"] = json!(paused);
+        body["settings_warning"] = json!(ctx.config.settings_warning);
+        body["notices"] = json!(crate::jobs::notices_of(&paused));
+    }
     json_response(if healthy { 200 } else { 503 }, &body)
 }
 
@@ -262,10 +244,4 @@ fn readiness(ctx: &AppContext) -> Response {
     } else {
         json_response(503, &json!({ "status": "starting" }))
     }
-}
-
-fn shutdown(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiError> {
-    req.require_admin()?;
-    let _ = ctx.shutdown.try_send(());
-    Ok(json_response(202, &json!({ "status": "shutting_down" })))
 }

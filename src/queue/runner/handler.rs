@@ -121,8 +121,13 @@ pub struct KindSpec {
 }
 
 impl KindSpec {
+    /// The longest timeout a kind may have. Deadlines are `Instant + timeout`, which panics on
+    /// overflow; a year is past any job and far from that edge.
+    pub const MAX_TIMEOUT: Duration = Duration::from_secs(365 * 86_400);
+
+    /// A kind's spec; its timeout is capped at [`KindSpec::MAX_TIMEOUT`].
     pub fn new(timeout: Duration, max_attempts: u32) -> KindSpec {
-        KindSpec { timeout, max_attempts, batch: 1 }
+        KindSpec { timeout: timeout.min(Self::MAX_TIMEOUT), max_attempts, batch: 1 }
     }
 
     pub fn batched(self, batch: usize) -> KindSpec {

@@ -82,15 +82,34 @@ pub(super) fn run(shared: &Shared) {
     }
 }
 
-/// Records outcomes without waiting for the commit.
+/// Records outcomes without waiting for the commit. Their leases are heartbeated until the
+/// writer has answered (`Shared::unrecorded`).
 fn submit_outcomes(shared: &Shared, finished: Vec<Done>) {
     if finished.is_empty() {
         return;
     }
-    let submitted =
-        shared.writer.submit(true, Durability::Relaxed, move |conn, now| apply_outcomes(conn, finished, now));
+    let ids: Vec<JobId> = finished.iter().map(|done| done.job.id).collect();
+    let unrecorded = Arc::clone(&shared.unrecorded);
+    let answered = ids.clone();
+    let recorded = move |_| forget(&unrecorded, &answered);
+    let submitted = shared.writer.submit_then(
+        true,
+        Durability::Relaxed,
+        move |conn, now| apply_outcomes(conn, finished, now),
+        recorded,
+    );
     if let Err(e) = submitted {
+        forget(&shared.unrecorded, &ids);
         log::warn!(target: "queue", "could not record job outcomes: {e}; their leases will expire and they will be rescued");
+    }
+}
+
+/// Stops heartbeating these attempts: their outcome is recorded (or could not be, and they
+/// are to be given back).
+fn forget(unrecorded: &std::sync::Mutex<std::collections::HashMap<JobId, i64>>, ids: &[JobId]) {
+    let mut table = super::lock_unrecorded(unrecorded);
+    for id in ids {
+        table.remove(id);
     }
 }
 
@@ -118,6 +137,7 @@ fn run_one(shared: &Shared, job: ClaimedJob) -> Option<Done> {
         log::info!(target: "queue", "job {} finished after its timeout; late result dropped", job.id);
         return None;
     }
+    shared.unrecorded().insert(job.id, job.lease_token);
     shared.metrics.finished(&job.kind, &outcome, elapsed);
     let gate = shared.kind_gates.get(&job.kind).cloned();
     let gate_version = match (&outcome, &gate) {
@@ -154,6 +174,8 @@ fn finish_and_claim(shared: &Shared, finished: Vec<Done>) -> Vec<ClaimedJob> {
         }
         Ok(next)
     });
+    let ids: Vec<JobId> = attempts.iter().map(|(id, _)| *id).collect();
+    forget(&shared.unrecorded, &ids);
     match result {
         Ok(next) => {
             for job in &next {

@@ -130,6 +130,14 @@ struct Shared {
     /// (remove — whoever removes an entry owns its outcome), shutdown (drain). A Mutex because
     /// three threads mutate it; each holds it for a map operation only.
     inflight: Mutex<HashMap<JobId, InFlight>>,
+    /// Attempts whose handler finished but whose outcome is not recorded yet (job → lease
+    /// token): it may wait in its thread's batch while the thread runs the next jobs it
+    /// claimed, then in the writer's backlog. Job threads insert (when they take the outcome
+    /// from `inflight`) and remove (once the writer answered); the watchdog's heartbeat reads
+    /// it, so such a lease never lapses — a lapsed one would be rescued and run again, and
+    /// the real outcome dropped by the lease fence. An `Arc` because the removal also runs on
+    /// the writer's thread, after the commit of a background submit.
+    unrecorded: Arc<Mutex<HashMap<JobId, i64>>>,
     /// Set once by shutdown; read by the dispatcher and the watchdog each turn.
     stopping: AtomicBool,
     /// When the runner started; `last_tick` counts from it on the monotonic clock, so a wall
@@ -166,6 +174,7 @@ impl Shared {
             clock,
             metrics,
             inflight: Mutex::new(HashMap::new()),
+            unrecorded: Arc::default(),
             stopping: AtomicBool::new(false),
             started: monotonic.now(),
             monotonic,
@@ -185,6 +194,15 @@ impl Shared {
         // still consistent, so recover it rather than wedge the runner.
         self.inflight.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+
+    fn unrecorded(&self) -> MutexGuard<'_, HashMap<JobId, i64>> {
+        lock_unrecorded(&self.unrecorded)
+    }
+}
+
+/// The `unrecorded` table, recovered from poisoning like `inflight` (map operations only).
+fn lock_unrecorded(table: &Mutex<HashMap<JobId, i64>>) -> MutexGuard<'_, HashMap<JobId, i64>> {
+    table.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A point-in-time view for `/api/health`.

@@ -28,6 +28,12 @@ struct Fixture {
 }
 
 fn fixture(threads: usize) -> Fixture {
+    let mut registry = Registry::default();
+    registry.register("k", KindSpec::new(TIMEOUT, 3), |_: &_, _: &_| Outcome::done(json!({})));
+    fixture_with(threads, registry)
+}
+
+fn fixture_with(threads: usize, registry: Registry) -> Fixture {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("vibelearn.db");
     let conn = db::open_and_migrate(&path, Synchronous::Normal).expect("open");
@@ -35,8 +41,6 @@ fn fixture(threads: usize) -> Fixture {
     let (queue, thread) =
         Queue::start(conn, &path, Synchronous::Normal, WriterConfig::default(), wall.clone()).expect("queue");
     let clock = ManualMonotonic::new();
-    let mut registry = Registry::default();
-    registry.register("k", KindSpec::new(TIMEOUT, 3), |_: &_, _: &_| Outcome::done(json!({})));
     let config = RunnerConfig { threads, monotonic: clock.clone(), ..RunnerConfig::default() };
     let shared = Shared::new(
         config,
@@ -56,6 +60,16 @@ fn enqueue(queue: &Queue, n: usize) -> Vec<JobId> {
 /// Waits for the writer to apply what was submitted before (it runs requests in order).
 fn barrier(queue: &Queue) {
     queue.writer.call(false, Durability::Relaxed, |_, _| Ok(())).expect("writer");
+}
+
+/// Polls `condition` (a readiness poll: the state is written by another thread) for up to ten
+/// seconds.
+fn wait_until(what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !condition() {
+        assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 fn handed_over(shared: &Shared) -> Vec<JobId> {
@@ -138,4 +152,94 @@ fn liveness_follows_the_injected_clock() {
     assert_eq!(probe.state().last_tick_ms_ago, 12_000);
     Dispatcher::default().run_once(&f.shared);
     assert_eq!(probe.state().last_tick_ms_ago, 0);
+}
+
+#[test]
+fn a_finished_attempt_waiting_in_its_threads_batch_keeps_its_lease_until_it_is_recorded() {
+    // Kind `b` is claimed three at a time; a job with `"block"` waits until the test lets it go.
+    let (started_tx, started) = crossbeam_channel::bounded::<()>(1);
+    let (release, released) = crossbeam_channel::bounded::<()>(1);
+    let mut registry = Registry::default();
+    let spec = KindSpec::new(Duration::from_secs(600), 3).batched(3);
+    registry.register("b", spec, move |job: &crate::queue::ClaimedJob, _: &_| {
+        if job.payload["block"] == true {
+            started_tx.send(()).expect("the test waits");
+            released.recv().expect("the test releases");
+        }
+        Outcome::done(json!({}))
+    });
+    let f = fixture_with(1, registry);
+    let ids: Vec<JobId> = [false, false, true]
+        .iter()
+        .map(|&block| f.queue.enqueue(NewJob::new("b", json!({ "block": block }), 3)).expect("enqueue").id)
+        .collect();
+    let mut watchdog = Watchdog::new(&f.shared, f.clock.now());
+    // The dispatcher hands the first job over; its thread records it and claims the other two
+    // itself, runs the second, and holds that outcome in its batch while the third runs.
+    assert_eq!(Dispatcher::default().run_once(&f.shared).handed_over, 1);
+    let thread = {
+        let shared = Arc::clone(&f.shared);
+        std::thread::spawn(move || super::job_thread::run(&shared))
+    };
+    started.recv_timeout(Duration::from_secs(10)).expect("the third job starts");
+    // A whole lease passes, heartbeat by heartbeat, while the third job runs.
+    let lease = f.shared.config.lease;
+    let mut waited = Duration::ZERO;
+    while waited <= lease {
+        f.clock.advance(f.shared.config.heartbeat);
+        f.wall.advance(f.shared.config.heartbeat.as_millis() as i64);
+        waited += f.shared.config.heartbeat;
+        assert!(watchdog.run_once(&f.shared, f.clock.now()).heartbeat >= 1);
+        barrier(&f.queue);
+    }
+    let rescued = f
+        .queue
+        .writer
+        .call(false, Durability::Relaxed, |conn, now| {
+            Ok(crate::queue::store::rescue(conn, crate::queue::store::RescueScope::ExpiredLeases, now)?)
+        })
+        .expect("rescue");
+    assert_eq!(rescued, [], "the finished second job and the running third keep their leases");
+    release.send(()).expect("the third job waits");
+    wait_until("every job recorded", || {
+        ids.iter().all(|id| f.queue.get(*id).unwrap().unwrap().state == JobState::Succeeded)
+    });
+    let second = f.queue.get(ids[1]).unwrap().unwrap();
+    assert_eq!(second.attempts.unwrap().len(), 1, "it ran once, and its own outcome was recorded");
+    assert!(f.shared.unrecorded().is_empty(), "nothing left to heartbeat");
+    f.shared.work_tx.send(Work::Exit).expect("the thread listens");
+    thread.join().expect("the job thread ends");
+}
+
+#[test]
+fn the_watchdog_keeps_a_paused_gate_under_the_same_credentials_and_resumes_it_on_new_ones() {
+    let version = Arc::new(std::sync::Mutex::new("key-1".to_owned()));
+    let mut registry = Registry::default();
+    registry.register("k", KindSpec::new(TIMEOUT, 3), |_: &_, _: &_| Outcome::done(json!({})));
+    {
+        let version = Arc::clone(&version);
+        registry.gate("remote", &["k"], move || version.lock().unwrap().clone());
+    }
+    let f = fixture_with(1, registry);
+    f.queue
+        .writer
+        .call(false, Durability::Durable, |conn, now| {
+            Ok(crate::queue::gates::pause(conn, "remote", "401", "key-1", now)?)
+        })
+        .expect("pause");
+    let state = |queue: &Queue| queue.gates().expect("gates")[0].state;
+    let mut watchdog = Watchdog::new(&f.shared, f.clock.now());
+    // Before its check is due, the watchdog does not look; at each check, the same
+    // credentials keep the pause.
+    assert!(!watchdog.run_once(&f.shared, f.clock.now()).gates_checked);
+    for _ in 0..2 {
+        f.clock.advance(super::GATE_CHECK);
+        assert!(watchdog.run_once(&f.shared, f.clock.now()).gates_checked);
+        assert_eq!(state(&f.queue), crate::queue::GateState::Paused);
+    }
+    // New credentials: the next check resumes it (unproven: one job goes first).
+    *version.lock().unwrap() = "key-2".to_owned();
+    f.clock.advance(super::GATE_CHECK);
+    assert!(watchdog.run_once(&f.shared, f.clock.now()).gates_checked);
+    assert_eq!(state(&f.queue), crate::queue::GateState::Unproven);
 }

@@ -1,7 +1,7 @@
 //! The watchdog: each turn ([`Watchdog::run_once`], on the runner's monotonic clock) ends the
 //! attempts past their kind's timeout — records `timed_out`, raises their [`CancelToken`]
-//! (so a child process is killed) — extends the leases of live attempts when a heartbeat is
-//! due, and, every [`GATE_CHECK`], resumes paused gates whose credentials changed. The thread
+//! (so a child process is killed) — extends the leases of live attempts, and of finished ones
+//! whose outcome is not recorded yet, when a heartbeat is due, and, every [`GATE_CHECK`], resumes paused gates whose credentials changed. The thread
 //! ([`run`]) starts a replacement job thread for each attempt timed out, so the pool keeps its
 //! full concurrency while a handler is stuck.
 //!
@@ -144,9 +144,11 @@ fn time_out_expired(shared: &Arc<Shared>, now: Instant) -> Vec<JobId> {
     expired.into_iter().map(|(id, _)| id).collect()
 }
 
-/// Pushes the leases of live attempts forward; returns how many it asked for.
+/// Pushes the leases of live attempts forward, and of finished ones whose outcome is not
+/// recorded yet; returns how many it asked for.
 fn heartbeat(shared: &Shared) -> usize {
-    let leases: Vec<(JobId, i64)> = shared.inflight().iter().map(|(id, f)| (*id, f.token)).collect();
+    let mut leases: Vec<(JobId, i64)> = shared.inflight().iter().map(|(id, f)| (*id, f.token)).collect();
+    leases.extend(shared.unrecorded().iter().map(|(id, token)| (*id, *token)));
     if leases.is_empty() {
         return 0;
     }

@@ -58,14 +58,10 @@ fn vl_demo_runs_the_whole_pipeline_offline_and_prints_stack_concepts_and_questio
 }
 
 fn demo(home: &std::path::Path, args: &[&str]) -> String {
-    let output = std::process::Command::new(VL)
-        .arg("demo")
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .output()
-        .unwrap();
+    let mut command = std::process::Command::new(VL);
+    command.arg("demo").args(args).env_clear();
+    crate::util::keep_essential_env(&mut command);
+    let output = command.env("HOME", home).env(vibelearn::platform::HOME_ENV, home).output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(output.status.success(), "vl demo {args:?}: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
     stdout
@@ -87,11 +83,12 @@ fn vl_demo_prints_a_short_summary_and_keeps_a_data_dir_to_quiz_from_on_request()
         .find_map(|l| l.trim().strip_prefix("VIBELEARN_DATA_DIR=")?.strip_suffix(" vl quiz"))
         .unwrap_or_else(|| panic!("no command to quiz from the kept dir:\n{kept}"))
         .to_owned();
-    let quiz = std::process::Command::new(VL)
-        .args(["quiz", "--limit", "1"])
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
+    let mut quiz = std::process::Command::new(VL);
+    quiz.args(["quiz", "--limit", "1"]).env_clear();
+    crate::util::keep_essential_env(&mut quiz);
+    let quiz = quiz
         .env("HOME", home.path())
+        .env(vibelearn::platform::HOME_ENV, home.path())
         .env("VIBELEARN_DATA_DIR", &data_dir)
         .stdin(std::process::Stdio::null())
         .output()

@@ -1,13 +1,15 @@
 //! The learning loop's pure rules (SPEC §7); `vl quiz` and `vl status` own the I/O around them.
 //!
-//! - `sm2` — when a question is due again (SM-2 scheduling).
-//! - `mastery` — per-concept score and junior/mid/senior level.
+//! - `schedule` — when a question is due again: FSRS-6, four ratings, learning steps, leeches.
+//! - `mastery` — per-concept junior/mid/senior level, and mastery as FSRS retrievability.
 //! - `streak` — consecutive days with at least one answer.
 //! - `answer` — reading what the developer typed and judging it.
 //! - `rubric` — grading a free-text answer through an LLM with the five weighted dimensions.
+//! - `export` — cards out to Anki's text import and to Markdown.
 
 pub mod answer;
 pub mod mastery;
 pub mod rubric;
+pub mod schedule;
 pub mod sm2;
 pub mod streak;

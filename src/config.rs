@@ -39,6 +39,11 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ("VIBELEARN_SESSION_START_MESSAGE", "true"),
     ("VIBELEARN_SYNC_SNIPPETS", "true"),
     ("VIBELEARN_API_URL", "https://vibelearn.dev"),
+    // The learning loop (SPEC §7).
+    ("VIBELEARN_DESIRED_RETENTION", "0.9"),
+    ("VIBELEARN_NEW_PER_DAY", "20"),
+    ("VIBELEARN_LEECH_THRESHOLD", "8"),
+    ("VIBELEARN_EASY_SECS", "8"),
 ];
 
 /// Keys read from the environment or settings but never written to the settings file.
@@ -209,6 +214,27 @@ impl Config {
 
     pub fn retention_dead(&self) -> Duration {
         Duration::from_secs(self.number("VIBELEARN_RETENTION_DEAD_DAYS", 30u64) * 86_400)
+    }
+
+    /// FSRS's target recall probability, clamped to Anki's 0.70–0.99.
+    pub fn desired_retention(&self) -> f64 {
+        let r: f64 = self.number("VIBELEARN_DESIRED_RETENTION", 0.9);
+        if r.is_finite() { r.clamp(0.7, 0.99) } else { 0.9 }
+    }
+
+    /// New questions a day may introduce (0–9999).
+    pub fn new_per_day(&self) -> u32 {
+        self.number("VIBELEARN_NEW_PER_DAY", 20u32).min(9999)
+    }
+
+    /// Lapses that make a card a leech (1–99).
+    pub fn leech_threshold(&self) -> u32 {
+        self.number("VIBELEARN_LEECH_THRESHOLD", 8u32).clamp(1, 99)
+    }
+
+    /// An objective answer within this many seconds is suggested Easy (1–600).
+    pub fn easy_secs(&self) -> u64 {
+        self.number("VIBELEARN_EASY_SECS", 8u64).clamp(1, 600)
     }
 
     pub fn skip_tools(&self) -> Vec<String> {

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::clock::Millis;
 use crate::jobs::PIPELINE;
-use crate::learn::sm2::DAY_MS;
+use crate::learn::schedule::DAY_MS;
 use crate::learn::streak::{self, StreakState};
 use crate::queue::lane_active;
 
@@ -54,6 +54,10 @@ pub fn question_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Value> {
         "due_at": r.get::<_, Option<i64>>("due_at")?,
         "session_id": r.get::<_, String>("session_id")?,
         "grounding": grounding_from_row(r)?,
+        "card_state": r.get::<_, Option<String>>("card_state").ok().flatten(),
+        "suspended": r.get::<_, Option<bool>>("suspended").ok().flatten().unwrap_or(false),
+        "lapses": r.get::<_, Option<i64>>("lapses").ok().flatten().unwrap_or(0),
+        "parent_question_id": r.get::<_, Option<String>>("parent_question_id")?,
     }))
 }
 
@@ -89,20 +93,82 @@ pub fn grounding_share(conn: &Connection, session_id: &str) -> rusqlite::Result<
     }))
 }
 
-/// Questions in quiz order: due reviews first (oldest due first), then new ones (oldest
-/// first); follow-ups only when they were inserted by a correct answer (they then have a due
-/// date). `session` limits to one session.
-pub fn due_questions(conn: &Connection, now: Millis, session: Option<&str>, limit: usize) -> rusqlite::Result<Value> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT q.*, c.name AS concept_name FROM questions q JOIN concepts c ON c.id = q.concept_id \
-         WHERE (?2 IS NULL OR q.session_id = ?2) \
-           AND ((q.due_at IS NOT NULL AND q.due_at <= ?1) OR (q.due_at IS NULL AND q.parent_question_id IS NULL)) \
-         ORDER BY CASE WHEN q.due_at IS NULL THEN 1 ELSE 0 END, q.due_at, q.created_at, q.id LIMIT ?3",
-    )?;
-    let rows = stmt
-        .query_map(params![now, session, limit.clamp(1, 500) as i64], question_from_row)?
-        .collect::<Result<Vec<_>, _>>()?;
+/// Which questions a quiz asks (SPEC §7): `vl quiz --session/--project/--leeches`.
+#[derive(Debug, Clone, Default)]
+pub struct DueFilter {
+    pub session: Option<String>,
+    /// A project name as `sessions.project` holds it.
+    pub project: Option<String>,
+    /// Only leeches, suspended or not, due or not (`vl quiz --leeches`).
+    pub leeches: bool,
+    /// New questions still allowed today (`VIBELEARN_NEW_PER_DAY` less those introduced since
+    /// UTC midnight); `None` = no cap.
+    pub new_allowed: Option<usize>,
+}
+
+/// Questions in quiz order (SPEC §7): learning cards due now (re-asks), then reviews due
+/// (oldest due first), then new ones (oldest first, at most `new_allowed`). Suspended cards
+/// are never due; follow-ups only once a correct answer inserted them (they then have a due
+/// date). With `leeches`, every leech of the filter instead, most lapsed first.
+pub fn due_questions_filtered(
+    conn: &Connection,
+    now: Millis,
+    filter: &DueFilter,
+    limit: usize,
+) -> rusqlite::Result<Value> {
+    let limit = limit.clamp(1, 500);
+    let scope = "FROM questions q JOIN concepts c ON c.id = q.concept_id JOIN sessions s ON s.id = q.session_id \
+                 WHERE (?2 IS NULL OR q.session_id = ?2) AND (?3 IS NULL OR s.project = ?3)";
+    let select = "SELECT q.*, c.name AS concept_name, s.project AS project_name";
+    let mut rows = Vec::new();
+    if filter.leeches {
+        let mut stmt = conn.prepare_cached(&format!(
+            "{select} {scope} AND EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech') \
+             ORDER BY q.lapses DESC, q.due_at, q.id LIMIT ?4"
+        ))?;
+        rows = stmt
+            .query_map(params![now, filter.session, filter.project, limit as i64], question_from_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok(json!({ "questions": rows }));
+    }
+    let mut seen = conn.prepare_cached(&format!(
+        "{select} {scope} AND q.suspended = 0 AND q.due_at IS NOT NULL AND q.due_at <= ?1 \
+         ORDER BY CASE WHEN q.card_state IN ('learning', 'relearning') THEN 0 ELSE 1 END, q.due_at, q.created_at, q.id \
+         LIMIT ?4"
+    ))?;
+    rows.extend(
+        seen.query_map(params![now, filter.session, filter.project, limit as i64], question_from_row)?
+            .collect::<Result<Vec<_>, _>>()?,
+    );
+    let room = (limit - rows.len()).min(filter.new_allowed.unwrap_or(usize::MAX));
+    if room > 0 {
+        let mut fresh = conn.prepare_cached(&format!(
+            "{select} {scope} AND q.suspended = 0 AND q.due_at IS NULL AND q.parent_question_id IS NULL \
+             ORDER BY q.created_at, q.id LIMIT ?4"
+        ))?;
+        rows.extend(
+            fresh
+                .query_map(params![now, filter.session, filter.project, room as i64], question_from_row)?
+                .collect::<Result<Vec<_>, _>>()?,
+        );
+    }
     Ok(json!({ "questions": rows }))
+}
+
+/// `GET /api/vibelearn/questions/due`: [`due_questions_filtered`] for one session or all,
+/// without the daily cap on new questions (a reader, not a sitting).
+pub fn due_questions(conn: &Connection, now: Millis, session: Option<&str>, limit: usize) -> rusqlite::Result<Value> {
+    let filter = DueFilter { session: session.map(str::to_owned), ..DueFilter::default() };
+    due_questions_filtered(conn, now, &filter, limit)
+}
+
+/// New questions introduced (first answered) since UTC midnight.
+pub fn new_introduced_today(conn: &Connection, now: Millis) -> rusqlite::Result<usize> {
+    let midnight = day_of(now) * DAY_MS;
+    let n: i64 = conn
+        .prepare_cached("SELECT COUNT(*) FROM review_log WHERE state_before = 'new' AND created_at >= ?1")?
+        .query_row([midnight], |r| r.get(0))?;
+    Ok(usize::try_from(n).unwrap_or(0))
 }
 
 /// `GET /api/vibelearn/sessions/:id/summary`, or `None` for an unknown session.
@@ -484,7 +550,7 @@ pub fn due_counts(conn: &Connection, now: Millis, project: Option<&str>) -> rusq
 }
 
 /// A question to answer now: a review whose time came, or a new question (as `vl quiz` asks).
-const DUE: &str = "((q.due_at IS NOT NULL AND q.due_at <= ?1) OR (q.due_at IS NULL AND q.parent_question_id IS NULL))";
+const DUE: &str = "q.suspended = 0 AND ((q.due_at IS NOT NULL AND q.due_at <= ?1) OR (q.due_at IS NULL AND q.parent_question_id IS NULL))";
 
 fn scoped(conn: &Connection, now: Millis, project: &str) -> rusqlite::Result<(i64, i64)> {
     let due: i64 = conn

@@ -140,10 +140,15 @@ fn concept_name(dir: &TempDir, normalized: &str) -> String {
 /// A fill-in-the-blank answer no generated question has.
 const WRONG_FILL_IN: &str = "not-the-missing-token";
 
-/// Makes `id` the only question due (a review due long ago), every other one not due.
+/// Makes `id` the only question due (a card due long ago, out of any learning step, so one
+/// answer settles it), every other one not due.
 fn only_due(dir: &TempDir, id: &str) {
     db(dir)
-        .execute("UPDATE questions SET due_at = CASE WHEN id = ?1 THEN 1 ELSE ?2 END", params![id, FAR_FUTURE])
+        .execute(
+            "UPDATE questions SET due_at = CASE WHEN id = ?1 THEN 1 ELSE ?2 END, \
+             card_state = CASE WHEN id = ?1 THEN 'new' ELSE card_state END",
+            params![id, FAR_FUTURE],
+        )
         .unwrap();
 }
 
@@ -203,7 +208,7 @@ fn insert_question(dir: &TempDir, id: &str, kind: &str, difficulty: &str, correc
 fn right_answer(q: &Q) -> String {
     match q.kind.as_str() {
         "multiple_choice" | "true_false" | "ordering" | "fill_in_blank" => q.correct.clone(),
-        _ => "my answer\n4".to_owned(),
+        _ => "my answer\n3".to_owned(),
     }
 }
 
@@ -218,7 +223,8 @@ fn every_question_type_accepts_its_forgiving_forms() {
     insert_question(&dir, "t-open", "open_ended", "senior", "Model answer: it depends.", "closures");
     let mut covered = Vec::new();
     for q in questions(&dir) {
-        // (stdin, correct, quality): piped answers are untimed, so right = 4 and wrong = 1.
+        // (stdin, correct, quality): piped answers are untimed, so right is rated Good (the
+        // attempt's legacy quality 4) and wrong Again (1); Enter or end of input accepts.
         let cases: Vec<(String, bool, i64)> = match q.kind.as_str() {
             "multiple_choice" => {
                 let (right, wrong) = letters(&q);
@@ -241,25 +247,28 @@ fn every_question_type_accepts_its_forgiving_forms() {
                 (format!("  \"{}\" ", q.correct), true, 4),
                 (WRONG_FILL_IN.into(), false, 1),
             ],
+            // Free text: the rating 1–4 after the model answer (an empty line first re-asks).
             _ => vec![
-                ("it captures the variable\n4".into(), true, 4),
-                ("\n0".into(), false, 0),
-                ("no idea\n2".into(), false, 2),
+                ("it captures the variable\n3".into(), true, 4),
+                ("\nno idea\n1".into(), false, 1),
+                ("partly\n2".into(), true, 3),
+                ("all of it\n4".into(), true, 5),
             ],
         };
         for (stdin, correct, quality) in cases {
             only_due(&dir, &q.id);
             let out = quiz(&dir, &[], &format!("{stdin}\n"));
-            let typed = stdin.lines().next().unwrap_or_default().to_owned();
+            let typed = stdin.lines().find(|l| !l.is_empty()).unwrap_or_default().to_owned();
             assert_eq!(last_attempt(&dir, &q.id), (typed, correct, quality), "{} answered {stdin:?}:\n{out}", q.kind);
             let free_text = matches!(q.kind.as_str(), "code_reading" | "spot_the_bug" | "open_ended");
+            assert!(out.contains("Rate: 1 Again (1 minute) · 2 Hard"), "{out}");
             if free_text {
                 assert!(out.contains("Model answer:"), "{out}");
-                assert!(out.contains(&format!("Graded {quality}/5")), "{out}");
             } else if correct {
-                assert!(out.contains("✓ Correct — next review in"), "{out}");
+                assert!(out.contains("✓ Correct.") && out.contains("Good — next review in"), "{out}");
             } else {
-                assert!(out.contains("✗ Not quite") && out.contains("Answer:"), "{out}");
+                assert!(out.contains("✗ Not quite.") && out.contains("Answer:"), "{out}");
+                assert!(out.contains("Again — back in 1 minute, before this sitting ends."), "{out}");
             }
         }
         covered.push(q.kind);
@@ -284,19 +293,22 @@ fn an_unreadable_answer_is_asked_again_with_a_hint_and_three_strikes_count_as_wr
 
     let mc = of_kind(&dir, "multiple_choice").unwrap();
     only_due(&dir, &mc.id);
-    let out = quiz(&dir, &[], "zzz\nnone of these\nE\nd\n");
+    // Empty lines re-ask without using a try; three unreadable answers count as wrong.
+    let out = quiz(&dir, &[], "\nzzz\n\nnone of these\nE\nd\n");
     assert_eq!(out.matches("Could not read that: answer with a letter A–D").count(), 3, "{out}");
+    assert_eq!(out.matches("an empty line does not count").count(), 2, "{out}");
     assert!(out.contains("✗ Counted as wrong"), "{out}");
     assert_eq!(attempts(&dir, &mc.id), [("E".to_owned(), false, 1)]);
-    // The fourth line was never read as an answer to this question.
-    assert!(out.contains("Done: 1 answered, 0 correct"), "{out}");
+    // The fourth line was read by the rating prompt, which wants 1–4 or o, not an answer.
+    assert!(out.contains("Type 1, 2, 3 or 4, or o if you were right."), "{out}");
+    assert!(out.contains("Done: 1 answer saved (1 again, 0 correct)"), "{out}");
 }
 
-/// (repetitions, interval_days, ease, due_at) of a question.
-fn schedule(dir: &TempDir, id: &str) -> (i64, i64, f64, i64) {
+/// (card_state, reps, lapses, due_at, suspended) of a question.
+fn card(dir: &TempDir, id: &str) -> (String, i64, i64, i64, bool) {
     db(dir)
-        .query_row("SELECT repetitions, interval_days, ease, due_at FROM questions WHERE id = ?1", [id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        .query_row("SELECT card_state, reps, lapses, due_at, suspended FROM questions WHERE id = ?1", [id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
         })
         .unwrap()
 }
@@ -305,41 +317,68 @@ fn now_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64
 }
 
+/// Makes `id` the only question due, keeping its schedule: as if its due date had come.
+fn time_passes(dir: &TempDir, id: &str) {
+    db(dir)
+        .execute(
+            "UPDATE questions SET due_at = CASE WHEN id = ?1 THEN ?3 ELSE ?2 END, \
+             last_review_at = CASE WHEN id = ?1 THEN last_review_at - (due_at - ?3) ELSE last_review_at END",
+            params![id, FAR_FUTURE, now_ms() - 1000],
+        )
+        .unwrap();
+}
+
 #[test]
-fn the_sm2_schedule_follows_a_sequence_of_answers() {
+fn four_ratings_a_re_ask_in_the_sitting_and_the_override() {
     let dir = analysed();
     let q = of_kind(&dir, "multiple_choice").unwrap();
     let (right, wrong) = letters(&q);
-    let upper = right.to_uppercase();
-    let mut expected_interval = Vec::new();
-    // (answer, repetitions, interval, ease) after each: quality 4 keeps the ease, a wrong
-    // answer (quality 1) costs 0.54 and restarts at 1 day; then 1, 6, round(6 × 1.96) = 12.
-    let steps = [
-        (right.as_str(), 1, 1, 2.5),
-        (upper.as_str(), 2, 6, 2.5),
-        (wrong.as_str(), 0, 1, 1.96),
-        (right.as_str(), 1, 1, 1.96),
-        (right.as_str(), 2, 6, 1.96),
-        (right.as_str(), 3, 12, 1.96),
-    ];
-    for (answer, repetitions, interval, ease) in steps {
-        // Time passes: the question is due again (its schedule is otherwise untouched).
-        db(&dir).execute("UPDATE questions SET due_at = 1 WHERE id = ?1", [&q.id]).unwrap();
-        let before = now_ms();
-        quiz(&dir, &["--limit", "1"], &format!("{answer}\n"));
-        let after = now_ms();
-        let (r, i, e, due) = schedule(&dir, &q.id);
-        assert_eq!((r, i), (repetitions, interval), "after {answer:?}");
-        assert!((e - ease).abs() < 1e-9, "ease {e} after {answer:?}, expected {ease}");
-        assert!(due >= before + interval * DAY_MS && due <= after + interval * DAY_MS, "due_at {due}");
-        expected_interval.push(i);
-    }
-    assert_eq!(expected_interval, [1, 6, 1, 1, 6, 12]);
-    // Not due again for 12 days: nothing is asked.
+    // New card, right, rated Easy (4): due in ~8.3 days (FSRS-6's defaults). No follow-up,
+    // so that only this card is asked.
     db(&dir).execute("UPDATE questions SET due_at = ?2 WHERE id != ?1", params![q.id, FAR_FUTURE]).unwrap();
-    let out = quiz(&dir, &["--session"], &format!("{right}\n"));
-    assert_eq!(out.trim(), "Nothing to review right now — the next question is due in 12 days.");
-    assert_eq!(attempts(&dir, &q.id).len(), 6);
+    db(&dir).execute("UPDATE questions SET follow_up = NULL WHERE id = ?1", [&q.id]).unwrap();
+    let before = now_ms();
+    let out = quiz(&dir, &["--limit", "1"], &format!("{right}\n4\n"));
+    assert!(
+        out.contains("Rate: 1 Again (1 minute) · 2 Hard (1.3 days) · 3 Good (2.3 days) · 4 Easy (8.3 days)"),
+        "{out}"
+    );
+    assert!(out.contains("Easy — next review in 8.3 days."), "{out}");
+    let (state, reps, lapses, due, _) = card(&dir, &q.id);
+    assert_eq!((state.as_str(), reps, lapses), ("review", 1, 0));
+    assert!((due - before - 716_740_000).abs() < 60_000, "due in 8.2956 days: {}", due - before);
+    // Due again; wrong: Again, a lapse, re-asked in the same sitting (after 1 minute, or at
+    // once when nothing else is left), right twice through the 1 and 10 minute steps.
+    time_passes(&dir, &q.id);
+    let out = quiz(&dir, &["--limit", "1"], &format!("{wrong}\n\n{right}\n\n{right}\n\n"));
+    assert!(out.contains("Again — back in 1 minute, before this sitting ends."), "{out}");
+    assert_eq!(out.matches("again (learning step)").count(), 2, "re-asked twice: {out}");
+    assert!(out.contains("Good — back in 10 minutes, before this sitting ends."), "{out}");
+    assert!(out.contains("Done: 3 answers saved (1 again, 2 correct) · 0 left"), "{out}");
+    assert!(out.contains("Next: the first card is due in"), "{out}");
+    let (state, reps, lapses, ..) = card(&dir, &q.id);
+    assert_eq!((state.as_str(), reps, lapses), ("review", 4, 1));
+    // A strict miss overridden with `o` ("I was right") is Good, counted correct, no lapse.
+    time_passes(&dir, &q.id);
+    let out = quiz(&dir, &["--limit", "1"], &format!("{wrong}\no\n"));
+    assert!(out.contains(", o = I was right:"), "{out}");
+    assert!(out.contains("Good — next review in"), "{out}");
+    assert_eq!(last_attempt(&dir, &q.id), (wrong.clone(), true, 4));
+    assert_eq!(card(&dir, &q.id).2, 1, "no new lapse");
+    // Hard (2) on a right answer.
+    time_passes(&dir, &q.id);
+    quiz(&dir, &["--limit", "1"], &format!("{right}\n2\n"));
+    assert_eq!(last_attempt(&dir, &q.id), (right.clone(), true, 3));
+    // Every answer is a review-log row: rating, state before, intervals, memory.
+    let log: Vec<(i64, String)> = db(&dir)
+        .prepare("SELECT rating, state_before FROM review_log WHERE question_id = ?1 ORDER BY id")
+        .unwrap()
+        .query_map([&q.id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let states: Vec<(i64, &str)> = log.iter().map(|(r, s)| (*r, s.as_str())).collect();
+    assert_eq!(states, [(4, "new"), (1, "review"), (3, "relearning"), (3, "relearning"), (3, "review"), (2, "review")]);
 }
 
 /// (level, correct, incorrect, streak, score) of a concept.
@@ -365,15 +404,18 @@ fn three_right_answers_in_a_row_promote_and_a_wrong_one_demotes() {
         only_due(&dir, &q.id);
         outputs.push(quiz(&dir, &["--limit", "1"], &format!("{answer}\n")));
     }
-    assert_eq!(profile(&dir, &q.concept), ("junior".to_owned(), 2, 0, 2, 1.0));
+    let without_score = |p: (String, i64, i64, i64, f64)| (p.0, p.1, p.2, p.3);
+    assert_eq!(without_score(profile(&dir, &q.concept)), ("junior".to_owned(), 2, 0, 2));
     only_due(&dir, &q.id);
     let out = quiz(&dir, &[], &format!("{}\n", q.correct));
-    assert_eq!(profile(&dir, &q.concept), ("mid".to_owned(), 3, 0, 0, 1.0), "promoted; the streak starts again");
+    assert_eq!(without_score(profile(&dir, &q.concept)), ("mid".to_owned(), 3, 0, 0), "promoted; the streak restarts");
+    // The stored score is the concept's recall probability at the answer: just answered, ~1.
+    assert!(profile(&dir, &q.concept).4 > 0.99);
     assert!(out.contains(&format!("Level up for {name}: junior → mid")), "{out}");
     assert!(!outputs.iter().any(|o| o.contains("Level")), "no level change before the third");
     only_due(&dir, &q.id);
     let out = quiz(&dir, &[], &format!("{WRONG_FILL_IN}\n"));
-    assert_eq!(profile(&dir, &q.concept), ("junior".to_owned(), 3, 1, 0, 0.75), "demoted by a wrong answer");
+    assert_eq!(without_score(profile(&dir, &q.concept)), ("junior".to_owned(), 3, 1, 0), "demoted by a wrong answer");
     assert!(out.contains(&format!("Level down for {name}: mid → junior")), "{out}");
 }
 
@@ -394,7 +436,7 @@ fn a_right_junior_answer_inserts_its_follow_up_and_asks_it_next() {
     let q = junior_of_kind(&dir, "fill_in_blank").unwrap();
     let text = q.follow_up.clone().expect("junior questions carry a follow-up");
     only_due(&dir, &q.id);
-    let out = quiz(&dir, &[], &format!("{}\nit proves the test can fail\n4\n", q.correct));
+    let out = quiz(&dir, &[], &format!("{}\n\nit proves the test can fail\n3\n", q.correct));
     let follow_ups = follow_ups_of(&dir, &q.id);
     assert_eq!(follow_ups.len(), 1);
     let (id, kind, difficulty, question, snippet, tags) = &follow_ups[0];
@@ -404,10 +446,14 @@ fn a_right_junior_answer_inserts_its_follow_up_and_asks_it_next() {
     assert!(tags.contains("\"follow-up\""), "{tags}");
     assert_eq!(attempts(&dir, id), [("it proves the test can fail".to_owned(), true, 4)]);
     let unlocked = out.find("Follow-up question unlocked").expect("announced");
-    let asked = out.find("Question 2 of 2 · follow-up · open ended · mid").expect("asked in the same run");
+    let asked = out.find("Question 2 · follow-up · open ended · mid").expect("asked in the same run");
     assert!(unlocked < asked && out[asked..].contains(&text), "{out}");
-    assert!(out.contains("No model answer for this one; compare with:"), "{out}");
-    assert!(out.contains("Done: 2 answered, 2 correct"), "{out}");
+    // No model answer of its own, so none is shown, and not the parent's explanation either.
+    assert!(out.contains("There is no model answer for this one; rate how well you answered."), "{out}");
+    let parent_explanation: String =
+        db(&dir).query_row("SELECT explanation FROM questions WHERE id = ?1", [&q.id], |r| r.get(0)).unwrap();
+    assert_eq!(out[asked..].matches(parent_explanation.trim()).count(), 0, "{out}");
+    assert!(out.contains("Done: 2 answers saved (0 again, 2 correct)"), "{out}");
 
     // Answered once, it is not asked again after the next right answer.
     only_due(&dir, &q.id);
@@ -427,8 +473,8 @@ fn a_right_junior_answer_inserts_its_follow_up_and_asks_it_next() {
     assert!(out.contains("Follow-up question unlocked") && out.contains("End of input"), "{out}");
     let (follow_up_id, ..) = follow_ups_of(&dir, &mc.id).pop().unwrap();
     assert!(attempts(&dir, &follow_up_id).is_empty());
-    let out = quiz(&dir, &["--limit", "1"], "catching a specific error keeps bugs visible\n5\n");
-    assert!(out.contains("Question 1 of 1 · follow-up"), "{out}");
+    let out = quiz(&dir, &["--limit", "1"], "catching a specific error keeps bugs visible\n4\n");
+    assert!(out.contains("Question 1 · follow-up"), "{out}");
     assert_eq!(attempts(&dir, &follow_up_id).len(), 1);
 }
 
@@ -491,9 +537,12 @@ fn script_for(dir: &TempDir, q: &Q, progress: &mut Progress) -> String {
         (level, streak)
     });
     let mut lines = right_answer(q);
+    if !lines.contains('\n') {
+        lines.push('\n'); // Enter accepts the suggested rating.
+    }
     answered_right(concept);
     if q.difficulty == "junior" && concept.0 == "junior" && q.follow_up.is_some() {
-        lines.push_str("\nmy follow-up answer\n4");
+        lines.push_str("\nmy follow-up answer\n3");
         answered_right(concept);
     }
     lines + "\n"
@@ -526,10 +575,17 @@ fn a_whole_quiz_runs_through_a_pipe_and_end_of_input_keeps_what_was_answered() {
     let out = quiz(&dir, &["--limit", "50"], &scripts.concat());
     let total = order.len() + follow_ups;
     assert!(
-        out.starts_with(&format!("VibeLearn quiz — {} questions: 0 due for review, {} new.", order.len(), order.len())),
+        out.starts_with(&format!(
+            "VibeLearn quiz — {} questions: 0 to relearn, 0 due for review, {} new.",
+            order.len(),
+            order.len()
+        )),
         "{out}"
     );
-    assert!(out.contains(&format!("Done: {total} answered, {total} correct · streak 1 day")), "{out}");
+    assert!(
+        out.contains(&format!("Done: {total} answers saved (0 again, {total} correct) · 0 left · streak 1 day")),
+        "{out}"
+    );
     assert!(!out.contains("End of input"), "{out}");
     let (count, right): (i64, i64) = db(&dir)
         .query_row("SELECT COUNT(*), SUM(correct) FROM quiz_attempts", [], |r| Ok((r.get(0)?, r.get(1)?)))
@@ -544,7 +600,7 @@ fn a_whole_quiz_runs_through_a_pipe_and_end_of_input_keeps_what_was_answered() {
 fn session_and_limit_choose_the_questions() {
     let dir = analysed();
     let out = quiz(&dir, &["--session", "--limit", "2"], "");
-    assert!(out.starts_with("VibeLearn quiz — 2 questions: 0 due for review, 2 new."), "{out}");
+    assert!(out.starts_with("VibeLearn quiz — 2 questions: 0 to relearn, 0 due for review, 2 new."), "{out}");
     let out = quiz(&dir, &["--session", session_id(), "--limit", "1"], "");
     assert!(out.starts_with("VibeLearn quiz — 1 question:"), "{out}");
     let (code, _, stderr) = run(dir.path(), &["quiz", "--session", "no-such-session"], "");
@@ -568,20 +624,23 @@ fn ctrl_c_keeps_the_answers_already_given() {
     let mut child = vl(dir.path(), free_port())
         .args(["quiz"])
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    // Both questions are due; answer the first (right or wrong does not matter here) and
-    // interrupt the quiz while it waits for the second.
-    stdin.write_all(b"d\n").unwrap();
+    // Both questions are due; answer the first (right or wrong does not matter here), rate
+    // it, and interrupt the quiz while it waits for the second.
+    stdin.write_all(b"d\n3\n").unwrap();
     stdin.flush().unwrap();
     let answered = || db(&dir).query_row("SELECT COUNT(*) FROM quiz_attempts", [], |r| r.get::<_, i64>(0)).unwrap();
     wait_for("the first answer to be committed", Duration::from_secs(10), || answered() == 1);
     std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    let status = child.wait().unwrap();
-    assert!(!status.success(), "SIGINT ends the quiz");
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "SIGINT ends the quiz");
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("Interrupted.") && text.contains("Done: 1 answer saved"), "{text}");
+    assert!(text.contains("· 1 left ·") && text.contains("Next: the first card is due in"), "{text}");
     drop(stdin);
     assert_eq!(answered(), 1, "the committed answer survives");
     let check: String = db(&dir).query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
@@ -591,32 +650,43 @@ fn ctrl_c_keeps_the_answers_already_given() {
     assert_eq!(streak, Some(1), "the whole answer was committed, streak included");
 }
 
-/// Sets a concept's record directly (the quiz's own updates are covered above).
-fn set_profile(dir: &TempDir, concept: &str, correct: i64, incorrect: i64) {
-    let score = if correct + incorrect == 0 { 0.0 } else { correct as f64 / (correct + incorrect) as f64 };
+/// Gives every card of a concept an FSRS memory: reviewed `days_ago` with `stability`.
+fn set_memory(dir: &TempDir, concept: &str, days_ago: f64, stability: f64) {
+    let last = now_ms() - (days_ago * DAY_MS as f64) as i64;
     db(dir)
         .execute(
-            "UPDATE concept_profiles SET correct_answers = ?2, incorrect_answers = ?3, mastery_score = ?4 WHERE normalized_name = ?1",
-            params![concept, correct, incorrect, score],
+            "UPDATE questions SET card_state = 'review', stability = ?2, fsrs_difficulty = 5, last_review_at = ?3, \
+             reps = 1, due_at = ?4 WHERE concept_id IN (SELECT id FROM concepts WHERE normalized_name = ?1)",
+            params![concept, stability, last, FAR_FUTURE],
         )
         .unwrap();
 }
 
 #[test]
-fn status_and_gaps_summarise_the_learning() {
+fn status_and_gaps_judge_mastery_by_fsrs_recall_and_list_leeches_first() {
     let dir = analysed();
-    set_profile(&dir, "unit tests", 2, 3); // 40 %
-    set_profile(&dir, "closures", 0, 3); // 0 % over three answers: the weakest
-    set_profile(&dir, "orm queries", 9, 1); // 90 %: mastered
-    set_profile(&dir, "async await", 1, 1); // 50 %: not a gap
+    set_memory(&dir, "orm queries", 0.01, 30.0); // just reviewed: ~100 %, mastered
+    set_memory(&dir, "async await", 2.0, 2.3); // ~91 %: mastered, not a gap
+    set_memory(&dir, "closures", 100.0, 1.0); // ~49 %: a gap
+    set_memory(&dir, "unit tests", 0.01, 5.0); // ~100 %, but one card is a leech
+    let leech: String = db(&dir)
+        .query_row(
+            "SELECT q.id FROM questions q JOIN concepts c ON c.id = q.concept_id WHERE c.normalized_name = 'unit tests' \
+             ORDER BY q.id LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    db(&dir)
+        .execute("UPDATE questions SET tags = '[\"leech\"]', suspended = 1, lapses = 8 WHERE id = ?1", [&leech])
+        .unwrap();
     db(&dir).execute("UPDATE jobs SET state = 'dead' WHERE kind = 'sync'", []).unwrap();
     let (code, status, stderr) = run(dir.path(), &["status"], "");
     assert_eq!(code, 0, "{stderr}");
     for line in [
         "sessions        1",
         "concepts        8",
-        "due now         16 questions (0 reviews, 16 new)",
-        "mastered        1 of 8 concepts",
+        "mastered        2 of 8 concepts",
         "streak          0 days",
         "top categories  async_pattern 2, functional_pattern 2, database_pattern 1",
         "provider        offline",
@@ -630,28 +700,39 @@ fn status_and_gaps_summarise_the_learning() {
     let (code, gaps, _) = run(dir.path(), &["gaps"], "");
     assert_eq!(code, 0);
     let lines: Vec<&str> = gaps.lines().collect();
-    assert_eq!(lines[0], "6 concepts under 50 % mastery, weakest first", "{gaps}");
+    assert_eq!(lines[0], "6 gaps of 8 concepts: 1 with leeches first, then under 70 % recall", "{gaps}");
     let names: Vec<&str> =
         lines[1..7].iter().map(|l| l.split("%  ").nth(1).unwrap().split("  ").next().unwrap()).collect();
     assert_eq!(
         names,
         [
-            "Closures",
+            "Unit tests",
             "Exception handling with try/catch",
             "Handling async failures",
             "Higher-order functions",
             "Local component state",
-            "Unit tests"
+            "Closures",
         ],
         "{gaps}"
     );
-    assert!(lines[1].starts_with("  ░░░░░░░░░░   0%  Closures") && lines[1].ends_with("0/3 right"), "{gaps}");
-    assert!(lines[2].ends_with("not quizzed yet"), "{gaps}");
-    assert!(
-        lines[6].starts_with("  ████░░░░░░  40%  Unit tests") && lines[6].ends_with("testing · junior · 2/5 right"),
-        "{gaps}"
-    );
+    assert!(lines[1].ends_with("leech (8 lapses)") && lines[1].contains("100%"), "{gaps}");
+    assert!(lines[2].starts_with("  ░░░░░░░░░░   0%") && lines[2].ends_with("not quizzed yet"), "{gaps}");
+    assert!(lines[6].starts_with("  █████░░░░░  49%  Closures"), "{gaps}");
+    assert!(gaps.contains("drill them with: vl quiz --leeches"), "{gaps}");
     assert!(!gaps.contains("ORM") && !gaps.contains("Async/await"), "{gaps}");
+
+    // The leech is suspended: not due; `vl quiz --leeches` asks it anyway.
+    let out = quiz(&dir, &["--leeches"], "");
+    assert!(out.starts_with("VibeLearn quiz (leeches) — 1 question"), "{out}");
+    assert!(out.contains("Question 1 · leech"), "{out}");
+
+    // Sessions but no concept: nothing to judge, not "no gaps".
+    let empty = TempDir::new();
+    let conn = vibelearn::db::open_and_migrate(&empty.db_path(), vibelearn::db::Synchronous::Normal).unwrap();
+    conn.execute("INSERT INTO sessions (id, project, started_at, updated_at) VALUES ('s', 'p', 1, 1)", []).unwrap();
+    drop(conn);
+    let (_, out, _) = run(empty.path(), &["gaps"], "");
+    assert!(out.starts_with("Nothing to judge yet"), "{out}");
 }
 
 #[test]
@@ -724,21 +805,32 @@ fn a_fast_answer_at_the_terminal_scores_five_and_a_slow_one_four() {
     let dir = analysed();
     let mc = of_kind(&dir, "multiple_choice").unwrap();
     let (right, _) = letters(&mc);
-    let options =
-        QuizOptions { session: None, limit: 1, interactive: true, style: Style { color: true }, grader: None };
+    let options = QuizOptions {
+        filter: Default::default(),
+        limit: 1,
+        new_per_day: 20,
+        interactive: true,
+        style: Style { color: true },
+        grader: None,
+        scheduler: Default::default(),
+        easy_ms: 8_000,
+    };
+    // Within VIBELEARN_EASY_SECS (8) Easy is suggested, after it Good; Enter accepts.
     for (delay, quality) in [(2_000, 5), (12_000, 4)] {
         only_due(&dir, &mc.id);
         let clock = ManualClock::new(now_ms());
         let typist =
-            Typist { text: std::io::Cursor::new(format!("{right}\n").into_bytes()), clock: clock.clone(), delay };
+            Typist { text: std::io::Cursor::new(format!("{right}\n\n").into_bytes()), clock: clock.clone(), delay };
         let mut input = std::io::BufReader::new(typist);
         let mut out = Vec::new();
         let mut conn = vibelearn::db::open(&dir.db_path(), vibelearn::db::Synchronous::Normal).unwrap();
-        let summary = run_quiz(&mut conn, &mut input, &mut out, clock.as_ref(), &options).unwrap();
+        let summary = run_quiz(&mut conn, &mut input, &mut out, clock.as_ref(), &options, &Default::default()).unwrap();
         assert_eq!((summary.answered, summary.correct), (1, 1));
         assert_eq!(last_attempt(&dir, &mc.id), (right.clone(), true, quality), "answered after {delay} ms");
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("\x1b[32m✓ Correct"), "colours when asked for: {text}");
+        let suggested = if quality == 5 { "Enter = Easy" } else { "Enter = Good" };
+        assert!(text.contains(suggested), "{text}");
         assert!(!text.contains(&format!("> {right}")), "a terminal echoes the answer itself");
     }
 }
@@ -775,9 +867,10 @@ fn free_text_answers_are_graded_by_the_llm_rubric_and_fall_back_to_a_self_grade(
         Reply::raw(500, "{}"),
     );
     let out = quiz_with_provider(&dir, &fake.url, "it waits for fetch and reads the body\n");
-    assert!(out.contains("Rubric grade (anthropic):") && out.contains("→ 4/5"), "{out}");
+    assert!(out.contains("Rubric grade (anthropic):") && out.contains("→ 4/5, suggests Good"), "{out}");
     assert!(out.contains("say what happens on failure"), "{out}");
-    // 0.40·4 + 0.20·3 + 0.15·3 + 0.10·3 + 0.15·4 = 3.55 → quality 4, correct.
+    // 0.40·4 + 0.20·3 + 0.15·3 + 0.10·3 + 0.15·4 = 3.55 → quality 4 → Good suggested, and
+    // end of input accepts it.
     assert_eq!(last_attempt(&dir, "t-rubric"), ("it waits for fetch and reads the body".to_owned(), true, 4));
     let prompt = fake.requests()[0].json()["messages"][0]["content"].as_str().unwrap().to_owned();
     assert!(
@@ -787,7 +880,7 @@ fn free_text_answers_are_graded_by_the_llm_rubric_and_fall_back_to_a_self_grade(
 
     // The provider fails: the developer grades themself instead; nothing is lost.
     only_due(&dir, "t-rubric");
-    let out = quiz_with_provider(&dir, &fake.url, "no idea\n2\n");
+    let out = quiz_with_provider(&dir, &fake.url, "no idea\n1\n");
     assert!(out.contains("The rubric grader is unavailable"), "{out}");
-    assert_eq!(last_attempt(&dir, "t-rubric"), ("no idea".to_owned(), false, 2));
+    assert_eq!(last_attempt(&dir, "t-rubric"), ("no idea".to_owned(), false, 1));
 }

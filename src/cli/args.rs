@@ -47,9 +47,18 @@ pub enum Command {
     /// Learning summary: sessions, concepts, questions due, mastered concepts, streak, provider health.
     #[command(after_help = "Reads the database only; works whether or not the worker runs.\n\nExample:\n  vl status")]
     Status,
-    /// Concepts under 50 % mastery, weakest first, each with a bar.
+    /// Leeches first, then concepts under 70 % mastery (FSRS recall probability), each with a bar.
     #[command(after_help = "Example:\n  vl gaps")]
     Gaps,
+    /// Write your cards out: to Anki's text import (stable guids, re-import updates) or Markdown.
+    #[command(
+        after_help = "Examples:\n  vl export anki --out vibelearn.txt\n  vl export anki --deck Study --project shop\n  \
+                            vl export markdown --out notes/"
+    )]
+    Export {
+        #[command(subcommand)]
+        target: ExportTarget,
+    },
     /// Inspect and repair the job queue; works whether or not the worker runs.
     #[command(after_help = "Uses the worker's HTTP API when it runs, the database directly when it does not.\n\n\
                             Examples:\n  vl jobs list --state dead\n  vl jobs show 42\n  \
@@ -247,17 +256,85 @@ pub enum UninstallTarget {
 
 /// `vl quiz` options.
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct QuizArgs {
+    #[command(subcommand)]
+    pub action: Option<QuizAction>,
     /// Only one session's questions; `--session` alone picks the latest session with questions.
     #[arg(long, value_name = "ID", num_args = 0..=1)]
     pub session: Option<Option<String>>,
-    /// Ask at most N questions (follow-ups earned on the way come on top).
+    /// Only the questions of this project (its folder name, as `vl status` shows it).
+    #[arg(long, value_name = "P")]
+    pub project: Option<String>,
+    /// Drill the leeches (cards suspended after too many lapses), due or not.
+    #[arg(long)]
+    pub leeches: bool,
+    /// Ask at most N questions (re-asks and follow-ups earned on the way come on top).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_QUIZ_LIMIT, value_parser = clap::value_parser!(u32).range(1..=500))]
     pub limit: u32,
 }
 
+/// The quiz as a JSON API for IDE front ends (SPEC §7).
+#[derive(Debug, Subcommand)]
+pub enum QuizAction {
+    /// Print the next due card as JSON, without its answer.
+    #[command(after_help = "Example:\n  vl quiz next --json")]
+    Next(QuizNextArgs),
+    /// Grade an answer, schedule the card, print the explanation and the next due time as JSON.
+    #[command(after_help = "Objective types are graded by the answer (the rating is suggested, --rating \
+                            overrides it); free-text types need --rating 1-4.\n\nExamples:\n  \
+                            vl quiz answer q-3f2a b --json\n  vl quiz answer q-3f2a 'It borrows' --rating 3 --json")]
+    Answer(QuizAnswerArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct QuizNextArgs {
+    /// Print JSON (the only format; the flag keeps the command line self-describing).
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    #[arg(long, value_name = "P")]
+    pub project: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct QuizAnswerArgs {
+    /// The question id, as `vl quiz next --json` printed it.
+    pub id: String,
+    /// The answer (quote it when it has spaces).
+    pub answer: String,
+    /// Again 1, Hard 2, Good 3, Easy 4; required for free-text types.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=4))]
+    pub rating: Option<u8>,
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Questions per `vl quiz` run unless `--limit` says otherwise: about five minutes.
 pub const DEFAULT_QUIZ_LIMIT: u32 = 10;
+
+#[derive(Debug, Subcommand)]
+pub enum ExportTarget {
+    /// Anki's text-import format: File > Import in Anki, then pick the file.
+    Anki {
+        /// The file to write (default: vibelearn-anki.txt in the current directory).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// The parent deck; each project becomes `NAME::<project>`.
+        #[arg(long, value_name = "NAME", default_value = "VibeLearn")]
+        deck: String,
+        /// Only this project's cards.
+        #[arg(long, value_name = "P")]
+        project: Option<String>,
+    },
+    /// One readable Markdown file per project.
+    Markdown {
+        /// The directory to write into (default: vibelearn-markdown in the current directory).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+}
 
 #[derive(Debug, Subcommand)]
 pub enum WorkerAction {

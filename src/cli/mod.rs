@@ -4,6 +4,7 @@
 //! - `hook_cmd` — `vl hook`: the IDE hook entry point.
 //! - `quiz` — `vl quiz`: the spaced-repetition loop; `quiz::store` owns its SQL, `quiz::term`
 //!   its terminal styling and line input.
+//! - `export` — `vl export anki | markdown`: cards out of VibeLearn.
 //! - `status` — `vl status` and `vl gaps`: read-only learning summaries.
 //! - `worker_cmd` — `vl worker run | start | stop | status`.
 //! - [`backend`]: where admin commands run — the worker's HTTP API, or the database directly
@@ -17,6 +18,7 @@
 pub mod args;
 pub mod backend;
 pub mod demo;
+pub mod export;
 pub mod format;
 pub mod hook_cmd;
 pub mod install;

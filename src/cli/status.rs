@@ -1,12 +1,15 @@
-//! `vl status` and `vl gaps` (SPEC §7): the learning summary on one screen, and the concepts
-//! under 50 % mastery with a bar each. Both only read: the database is opened read-only, and
-//! the worker is asked for its health notices with a short timeout (it may well be down).
+//! `vl status` and `vl gaps` (SPEC §7): the learning summary on one screen, and the gaps with
+//! a bar each. Mastery of a concept is FSRS's retrievability (the probability of recall now)
+//! averaged over its answered cards; a gap is a concept under 70 % or with a leech, and leeches
+//! come first. Both only read: the database is opened read-only (migrated first if this
+//! binary's schema is newer), and the worker is asked for its health notices with a short
+//! timeout (it may well be down).
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 
 use crate::cli::quiz::NO_SESSIONS;
 use crate::cli::quiz::store::{self, Streak};
@@ -14,11 +17,12 @@ use crate::cli::quiz::term::{Style, days};
 use crate::clock::{Clock, Millis, SystemClock};
 use crate::config::Config;
 use crate::db;
-use crate::learn::mastery::{MASTERED_MIN_ATTEMPTS, MASTERED_SCORE};
+use crate::learn::mastery::MASTERED_SCORE;
+use crate::learn::schedule::Scheduler;
 use crate::worker_client::WorkerClient;
 
-/// `vl gaps` lists concepts whose score is below this.
-pub const GAP_SCORE: f64 = 0.5;
+/// `vl gaps` lists concepts whose mastery is below this (SPEC §7), and every leech.
+pub const GAP_SCORE: f64 = 0.7;
 /// Cells in a mastery bar: one per 10 %.
 pub const BAR_CELLS: usize = 10;
 /// How long `vl status` waits for the worker's health answer; on loopback it answers in a
@@ -50,24 +54,80 @@ pub struct Gap {
     pub name: String,
     pub category: String,
     pub level: String,
+    /// Mean retrievability of the answered cards, 0 when none was answered.
     pub score: f64,
-    pub correct: i64,
-    pub attempts: i64,
+    /// Cards of the concept answered at least once, and all of its cards.
+    pub answered: i64,
+    pub cards: i64,
+    /// Leech cards (tagged, usually suspended) and their lapses.
+    pub leeches: i64,
+    pub lapses: i64,
 }
 
-pub fn report(conn: &Connection, now: Millis) -> rusqlite::Result<StatusReport> {
+/// Every concept's mastery, as `vl gaps` and `vl status` judge it.
+pub fn concept_mastery(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Vec<Gap>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT c.normalized_name, MIN(c.name), MIN(c.category), COALESCE(MIN(p.level), 'junior'), \
+                q.card_state, q.learning_step, q.stability, q.fsrs_difficulty, q.due_at, q.last_review_at, q.reps, \
+                q.lapses, EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech'), q.id \
+         FROM concepts c LEFT JOIN questions q ON q.concept_id = c.id \
+         LEFT JOIN concept_profiles p ON p.normalized_name = c.normalized_name \
+         GROUP BY c.normalized_name, q.id ORDER BY c.normalized_name",
+    )?;
+    let mut by_name: std::collections::BTreeMap<String, (Gap, Vec<f64>)> = Default::default();
+    let rows = stmt.query_map([], |r| {
+        let key: String = r.get(0)?;
+        let gap = Gap {
+            name: r.get(1)?,
+            category: r.get(2)?,
+            level: r.get(3)?,
+            score: 0.0,
+            answered: 0,
+            cards: 0,
+            leeches: 0,
+            lapses: 0,
+        };
+        let has_card = r.get::<_, Option<String>>(13)?.is_some();
+        let card = if has_card { Some(crate::cli::quiz::store::card_from_row_at(r, 4)?) } else { None };
+        let leech: Option<bool> = r.get(12)?;
+        Ok((key, gap, card, leech.unwrap_or(false)))
+    })?;
+    for row in rows {
+        let (key, gap, card, leech) = row?;
+        let entry = by_name.entry(key).or_insert_with(|| (gap, Vec::new()));
+        let Some(card) = card else { continue };
+        entry.0.cards += 1;
+        if leech {
+            entry.0.leeches += 1;
+            entry.0.lapses += i64::from(card.lapses);
+        }
+        if let Some(r) = scheduler.retrievability(&card, now) {
+            entry.0.answered += 1;
+            entry.1.push(r);
+        }
+    }
+    Ok(by_name
+        .into_values()
+        .map(|(mut gap, values)| {
+            gap.score = if values.is_empty() { 0.0 } else { values.iter().sum::<f64>() / values.len() as f64 };
+            gap
+        })
+        .collect())
+}
+
+pub fn report(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<StatusReport> {
     let one = |sql: &str| -> rusqlite::Result<i64> { conn.prepare_cached(sql)?.query_row([], |r| r.get(0)) };
     let (reviews_due, new_questions) = conn
         .prepare_cached(
             "SELECT COUNT(*) FILTER (WHERE due_at IS NOT NULL AND due_at <= ?1), \
-                    COUNT(*) FILTER (WHERE due_at IS NULL AND parent_question_id IS NULL) FROM questions",
+                    COUNT(*) FILTER (WHERE due_at IS NULL AND parent_question_id IS NULL) FROM questions \
+             WHERE suspended = 0",
         )?
         .query_row([now], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    let mastered = conn
-        .prepare_cached(
-            "SELECT COUNT(*) FROM concept_profiles WHERE mastery_score > ?1 AND correct_answers + incorrect_answers >= ?2",
-        )?
-        .query_row(params![MASTERED_SCORE, MASTERED_MIN_ATTEMPTS], |r| r.get(0))?;
+    let mastered = concept_mastery(conn, scheduler, now)?
+        .iter()
+        .filter(|g| g.answered > 0 && g.leeches == 0 && g.score > MASTERED_SCORE)
+        .count() as i64;
     let pairs = |sql: &str| -> rusqlite::Result<Vec<(String, i64)>> {
         conn.prepare_cached(sql)?.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
     };
@@ -90,24 +150,22 @@ pub fn report(conn: &Connection, now: Millis) -> rusqlite::Result<StatusReport> 
     })
 }
 
-/// Concepts under [`GAP_SCORE`], weakest first: lowest score, then the most answered (0 of 4
-/// is a surer gap than never asked), then by name.
-pub fn gaps(conn: &Connection) -> rusqlite::Result<Vec<Gap>> {
-    conn.prepare_cached(
-        "SELECT concept_name, category, level, mastery_score, correct_answers, correct_answers + incorrect_answers AS n \
-         FROM concept_profiles WHERE mastery_score < ?1 ORDER BY mastery_score, n DESC, concept_name",
-    )?
-    .query_map([GAP_SCORE], |r| {
-        Ok(Gap {
-            name: r.get(0)?,
-            category: r.get(1)?,
-            level: r.get(2)?,
-            score: r.get(3)?,
-            correct: r.get(4)?,
-            attempts: r.get(5)?,
-        })
-    })?
-    .collect()
+/// The gaps (SPEC §7): leeches first (most lapses first), then concepts under [`GAP_SCORE`],
+/// weakest first, the most answered first among equals (0 % over four cards is a surer gap
+/// than never asked), then by name.
+pub fn gaps(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<(usize, Vec<Gap>)> {
+    let all = concept_mastery(conn, scheduler, now)?;
+    let total = all.len();
+    let mut list: Vec<Gap> = all.into_iter().filter(|g| g.leeches > 0 || g.score < GAP_SCORE).collect();
+    list.sort_by(|a, b| {
+        (b.leeches > 0)
+            .cmp(&(a.leeches > 0))
+            .then(b.lapses.cmp(&a.lapses))
+            .then(a.score.total_cmp(&b.score))
+            .then(b.answered.cmp(&a.answered))
+            .then(a.name.cmp(&b.name))
+    });
+    Ok((total, list))
 }
 
 /// `████░░░░░░` for 0.4: one cell per 10 %, rounded.
@@ -120,13 +178,23 @@ fn percent(score: f64) -> i64 {
     (score.clamp(0.0, 1.0) * 100.0).round() as i64
 }
 
-/// Opens the database read-only; `Ok(None)` when it does not exist yet.
+/// Opens the database read-only; `Ok(None)` when it does not exist yet. A file behind this
+/// binary's schema is migrated first (as the quiz would), or the reads would miss columns.
 fn open(config: &Config) -> Result<Option<Connection>, String> {
     let path = config.db_path();
     if !path.exists() {
         return Ok(None);
     }
-    db::open_read_only(&path).map(Some).map_err(|e| e.to_string())
+    let conn = db::open_read_only(&path).map_err(|e| e.to_string())?;
+    let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| e.to_string())?;
+    if version < db::latest_version() {
+        drop(crate::cli::quiz::open(config).map_err(|e| e.to_string())?);
+    }
+    Ok(Some(conn))
+}
+
+fn scheduler(conn: &Connection, config: &Config) -> rusqlite::Result<Scheduler> {
+    store::scheduler(conn, config.desired_retention(), config.leech_threshold())
 }
 
 /// Runs `body` on the database, turning a missing database into the friendly first-run line.
@@ -160,7 +228,7 @@ fn with_db(
 pub fn run_status(config: &Config) -> ExitCode {
     let style = Style { color: std::io::stdout().is_terminal() };
     with_db("status", config, |conn, out| {
-        let report = report(conn, SystemClock.now_ms())?;
+        let report = report(conn, &scheduler(conn, config)?, SystemClock.now_ms())?;
         // A write error on stdout (a closed pipe) leaves nobody to tell.
         let _ = print_status(out, style, &report, &provider_lines(config));
         Ok(())
@@ -172,8 +240,8 @@ pub fn run_gaps(config: &Config) -> ExitCode {
     let style = Style { color: std::io::stdout().is_terminal() };
     with_db("gaps", config, |conn, out| {
         let sessions: i64 = conn.query_row("SELECT COUNT(*) FROM sessions", [], |r| r.get(0))?;
-        let list = gaps(conn)?;
-        let _ = print_gaps(out, style, sessions, &list);
+        let (concepts, list) = gaps(conn, &scheduler(conn, config)?, SystemClock.now_ms())?;
+        let _ = print_gaps(out, style, sessions, concepts, &list);
         Ok(())
     })
 }
@@ -250,31 +318,58 @@ pub fn print_status(out: &mut dyn Write, s: Style, r: &StatusReport, provider: &
     Ok(())
 }
 
-pub fn print_gaps(out: &mut dyn Write, s: Style, sessions: i64, gaps: &[Gap]) -> std::io::Result<()> {
+pub fn print_gaps(out: &mut dyn Write, s: Style, sessions: i64, concepts: usize, gaps: &[Gap]) -> std::io::Result<()> {
     if sessions == 0 {
         return writeln!(out, "{NO_SESSIONS}");
     }
+    if concepts == 0 {
+        return writeln!(
+            out,
+            "Nothing to judge yet: no concept has been extracted. Concepts come from analysed sessions (vl sync)."
+        );
+    }
     if gaps.is_empty() {
-        return writeln!(out, "No gaps: every concept is at {} % mastery or more.", percent(GAP_SCORE));
+        return writeln!(
+            out,
+            "No gaps: all {concepts} concepts are at {} % recall or more, and none has a leech.",
+            percent(GAP_SCORE)
+        );
     }
     let plural = if gaps.len() == 1 { "" } else { "s" };
-    writeln!(
-        out,
-        "{}",
-        s.bold(&format!("{} concept{plural} under {} % mastery, weakest first", gaps.len(), percent(GAP_SCORE)))
-    )?;
+    let leeches = gaps.iter().filter(|g| g.leeches > 0).count();
+    let heading = if leeches > 0 {
+        format!(
+            "{} gap{plural} of {concepts} concepts: {leeches} with leeches first, then under {} % recall",
+            gaps.len(),
+            percent(GAP_SCORE)
+        )
+    } else {
+        format!(
+            "{} gap{plural} of {concepts} concepts under {} % recall, weakest first",
+            gaps.len(),
+            percent(GAP_SCORE)
+        )
+    };
+    writeln!(out, "{}", s.bold(&heading))?;
     let width = gaps.iter().map(|g| g.name.chars().count()).max().unwrap_or(0).min(40);
     for g in gaps {
-        let record =
-            if g.attempts == 0 { "not quizzed yet".to_owned() } else { format!("{}/{} right", g.correct, g.attempts) };
+        let record = if g.answered == 0 {
+            "not quizzed yet".to_owned()
+        } else {
+            format!("{}/{} cards answered", g.answered, g.cards)
+        };
+        let leech = if g.leeches > 0 { format!(" · leech ({} lapses)", g.lapses) } else { String::new() };
         writeln!(
             out,
             "  {} {:>3}%  {:<width$}  {}",
             s.red(&bar(g.score)),
             percent(g.score),
             g.name,
-            s.dim(&format!("{} · {} · {record}", g.category, g.level)),
+            s.dim(&format!("{} · {} · {record}{leech}", g.category, g.level)),
         )?;
+    }
+    if leeches > 0 {
+        writeln!(out, "\nLeeches are suspended; drill them with: vl quiz --leeches")?;
     }
     writeln!(out, "\nPractise them with: vl quiz")
 }

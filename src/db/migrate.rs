@@ -24,7 +24,15 @@ pub const MIGRATIONS: &[(u32, &str, &str)] = &[
     ),
     (9, "0009_inserts_counted_by_the_queue", include_str!("../../migrations/0009_inserts_counted_by_the_queue.sql")),
     (10, "0010_conditions_without_in_lists", include_str!("../../migrations/0010_conditions_without_in_lists.sql")),
+    (11, "0011_fsrs_review_log", include_str!("../../migrations/0011_fsrs_review_log.sql")),
 ];
+
+/// A migration whose work SQL cannot do, run right after that migration's SQL in the same
+/// transaction; named rather than numbered, so a renumbering keeps it attached.
+type RustStep = fn(&Connection) -> rusqlite::Result<usize>;
+
+/// `(migration name, step)`.
+const RUST_STEPS: &[(&str, RustStep)] = &[("0011_fsrs_review_log", super::fsrs_migration::replay_history)];
 
 /// The schema version this binary writes.
 pub fn latest_version() -> u32 {
@@ -55,6 +63,9 @@ fn migrate_with_foreign_keys_off(conn: &mut Connection) -> Result<usize, DbError
     let mut applied = 0;
     for (version, name, sql) in MIGRATIONS.iter().filter(|(v, _, _)| *v > current) {
         tx.execute_batch(sql).map_err(|source| DbError::Migration { name, source })?;
+        for (_, step) in RUST_STEPS.iter().filter(|(step_name, _)| step_name == name) {
+            step(&tx).map_err(|source| DbError::Migration { name, source })?;
+        }
         tx.pragma_update(None, "user_version", version)?;
         applied += 1;
     }

@@ -8,8 +8,8 @@
 //! - `export` — cards out to Anki's text import and to Markdown.
 
 pub mod answer;
+pub mod export;
 pub mod mastery;
 pub mod rubric;
 pub mod schedule;
-pub mod sm2;
 pub mod streak;

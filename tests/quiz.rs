@@ -884,3 +884,208 @@ fn free_text_answers_are_graded_by_the_llm_rubric_and_fall_back_to_a_self_grade(
     assert!(out.contains("The rubric grader is unavailable"), "{out}");
     assert_eq!(last_attempt(&dir, "t-rubric"), ("no idea".to_owned(), false, 1));
 }
+
+#[test]
+fn the_json_api_gives_the_next_card_without_its_answer_and_records_an_answer() {
+    let dir = analysed();
+    let mc = of_kind(&dir, "multiple_choice").unwrap();
+    let (right, wrong) = letters(&mc);
+    only_due(&dir, &mc.id);
+    let json = |args: &[&str]| -> (i32, serde_json::Value) {
+        let (code, out, err) = run(dir.path(), &[&["quiz"], args].concat(), "");
+        assert!(err.is_empty(), "{err}");
+        (code, serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}")))
+    };
+    let (code, next) = json(&["next", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(next["question"]["id"], mc.id.as_str(), "{next}");
+    assert_eq!(next["question"]["free_text"], false);
+    assert!(next["question"].get("correct").is_none() && next["question"].get("explanation").is_none(), "{next}");
+    // Unreadable: nothing recorded, exit 1 with the hint.
+    let (code, bad) = json(&["answer", &mc.id, "zzz", "--json"]);
+    assert_eq!((code, bad["error"].as_str()), (1, Some("unreadable")), "{bad}");
+    assert!(attempts(&dir, &mc.id).is_empty());
+    // Wrong, then overridden to Good by --rating: the rating given stands.
+    let (code, graded) = json(&["answer", &mc.id, &wrong, "--rating", "3", "--json"]);
+    assert_eq!(code, 0, "{graded}");
+    assert_eq!(
+        (graded["correct"].as_bool(), graded["rating"].as_i64(), graded["suggested_rating"].as_i64()),
+        (Some(false), Some(3), Some(1))
+    );
+    assert_eq!(graded["card_state"], "review");
+    assert!(graded["next_due_in"].as_str().unwrap().ends_with("days"), "{graded}");
+    assert_eq!(last_attempt(&dir, &mc.id), (wrong.clone(), true, 4));
+    // Right without --rating: Good suggested and recorded.
+    only_due(&dir, &mc.id);
+    let (_, graded) = json(&["answer", &mc.id, &right, "--json"]);
+    assert_eq!((graded["correct"].as_bool(), graded["rating"].as_i64()), (Some(true), Some(3)), "{graded}");
+    // Free text: the model answer and rubric come back, nothing recorded until --rating.
+    insert_question(&dir, "t-free", "code_reading", "mid", "It awaits, then parses.", "closures");
+    let (code, first) = json(&["answer", "t-free", "it waits", "--json"]);
+    assert_eq!((code, first["recorded"].as_bool(), first["needs_rating"].as_bool()), (0, Some(false), Some(true)));
+    assert_eq!(first["model_answer"], "It awaits, then parses.");
+    assert_eq!(first["rubric"].as_array().unwrap().len(), 5);
+    assert!(attempts(&dir, "t-free").is_empty());
+    let (_, second) = json(&["answer", "t-free", "it waits", "--rating", "2", "--json"]);
+    assert_eq!(second["recorded"], true);
+    assert_eq!(attempts(&dir, "t-free"), [("it waits".to_owned(), true, 3)]);
+    // An answer starting with '-' is an answer, not a flag; an unknown id is an error.
+    let (code, missing) = json(&["answer", "no-such-id", "-1", "--json"]);
+    assert_eq!((code, missing["error"].as_str()), (1, Some("not_found")));
+}
+
+/// Anki's text import, as its importer reads a file: `#key:value` header lines, then records
+/// split on the separator, where a field in double quotes may hold separators, line breaks
+/// and doubled quotes.
+fn parse_anki(text: &str) -> (Vec<(String, String)>, Vec<Vec<String>>) {
+    let mut headers = Vec::new();
+    let mut rest = text;
+    while let Some(line) = rest.strip_prefix('#') {
+        let (header, after) = line.split_once('\n').unwrap_or((line, ""));
+        let (key, value) = header.split_once(':').expect("a header is key:value");
+        headers.push((key.to_owned(), value.to_owned()));
+        rest = after;
+    }
+    let mut records = Vec::new();
+    let (mut record, mut field, mut quoted, mut chars) = (Vec::new(), String::new(), false, rest.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', false) if field.is_empty() => quoted = true,
+            ('"', true) if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            ('"', true) => quoted = false,
+            ('\t', false) => record.push(std::mem::take(&mut field)),
+            ('\n', false) => {
+                record.push(std::mem::take(&mut field));
+                records.push(std::mem::take(&mut record));
+            }
+            (c, _) => field.push(c),
+        }
+    }
+    assert!(!quoted && field.is_empty() && record.is_empty(), "the file ends with a whole record");
+    (headers, records)
+}
+
+#[test]
+fn anki_export_parses_as_anki_reads_it_with_stable_guids_and_markdown_has_one_file_per_project() {
+    let dir = analysed();
+    // A field with a tab, a line break and quotes in it.
+    insert_question(&dir, "t-quoted", "true_false", "junior", "true", "closures");
+    db(&dir)
+        .execute(
+            "UPDATE questions SET question = ?2, explanation = 'Say \"captured\".' WHERE id = ?1",
+            params!["t-quoted", "Tab\there, a \"quote\",\nand a new line: true?"],
+        )
+        .unwrap();
+    let out = dir.path().join("cards.txt");
+    let export = |path: &Path| {
+        let (code, stdout, stderr) =
+            run(dir.path(), &["export", "anki", "--out", path.to_str().unwrap(), "--deck", "Study"], "");
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stdout.contains("Wrote 17 cards"), "{stdout}");
+        std::fs::read_to_string(path).unwrap()
+    };
+    let text = export(&out);
+    let (headers, records) = parse_anki(&text);
+    let header = |k: &str| headers.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+    assert_eq!(
+        (
+            header("separator"),
+            header("html"),
+            header("notetype"),
+            header("guid column"),
+            header("deck column"),
+            header("tags column")
+        ),
+        (Some("tab"), Some("true"), Some("Basic"), Some("1"), Some("2"), Some("5"))
+    );
+    assert_eq!(records.len(), 17);
+    assert!(records.iter().all(|r| r.len() == 5), "five fields each");
+    assert!(records.iter().all(|r| r[1] == "Study::shop"), "{:?}", records[0]);
+    let quoted = records.iter().find(|r| r[2].contains("Tab")).expect("the quoted card");
+    assert!(quoted[2].starts_with("Tab\there, a \"quote\",<br>and a new line: true?"), "{:?}", quoted[2]);
+    assert!(quoted[3].contains("Say \"captured\"."), "{:?}", quoted[3]);
+    assert!(quoted[4].split(' ').any(|t| t == "vibelearn") && quoted[4].contains("Closures"), "{:?}", quoted[4]);
+    let grounded = records.iter().find(|r| r[2].contains("<pre><code>")).expect("code in <pre><code>");
+    assert!(grounded[3].contains(".ts:"), "file:lines on the back: {:?}", grounded[3]);
+    // Stable guids: a second export (after an answer changed a schedule) has the same ones.
+    let guids: Vec<&String> = records.iter().map(|r| &r[0]).collect();
+    let unique: std::collections::HashSet<_> = guids.iter().collect();
+    assert_eq!(unique.len(), guids.len());
+    only_due(&dir, "t-quoted");
+    quiz(&dir, &[], "true\n");
+    let again = export(&dir.path().join("again.txt"));
+    let (_, records_again) = parse_anki(&again);
+    assert_eq!(records_again.iter().map(|r| &r[0]).collect::<Vec<_>>(), guids);
+
+    let md = dir.path().join("md");
+    let (code, stdout, _) = run(dir.path(), &["export", "markdown", "--out", md.to_str().unwrap()], "");
+    assert_eq!(code, 0);
+    assert!(stdout.contains("in 1 file(s)"), "{stdout}");
+    let shop = std::fs::read_to_string(md.join("shop.md")).unwrap();
+    assert!(shop.starts_with("# shop — VibeLearn cards\n\n17 questions."), "{shop}");
+    assert!(shop.contains("## Closures (") && shop.contains("```typescript") && shop.contains("**Answer:**"), "{shop}");
+}
+
+#[test]
+fn eight_lapses_on_a_fake_clock_make_a_leech_that_is_suspended() {
+    use vibelearn::cli::quiz::{QuizOptions, run_quiz, term::Style};
+    use vibelearn::clock::{Clock, ManualClock};
+
+    let dir = analysed();
+    let q = of_kind(&dir, "true_false").map(|q| q.id).unwrap_or_else(|| {
+        insert_question(&dir, "t-leech", "true_false", "mid", "true", "closures");
+        "t-leech".to_owned()
+    });
+    db(&dir)
+        .execute("UPDATE questions SET due_at = ?2, follow_up = NULL WHERE id != ?1", params![q, FAR_FUTURE])
+        .unwrap();
+    let correct: String =
+        db(&dir).query_row("SELECT correct FROM questions WHERE id = ?1", [&q], |r| r.get(0)).unwrap();
+    let wrong = if correct == "true" { "false" } else { "true" };
+    let options = QuizOptions {
+        filter: Default::default(),
+        limit: 5,
+        new_per_day: 20,
+        interactive: false,
+        style: Style { color: false },
+        grader: None,
+        scheduler: Default::default(),
+        easy_ms: 8_000,
+    };
+    let clock = ManualClock::new(now_ms());
+    let mut conn = vibelearn::db::open(&dir.db_path(), vibelearn::db::Synchronous::Normal).unwrap();
+    let mut sitting = |input: String| -> String {
+        let mut out = Vec::new();
+        run_quiz(&mut conn, &mut input.as_bytes(), &mut out, clock.as_ref(), &options, &Default::default()).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    // Learn it (new, right: graduates), then lapse it eight times, each lapse a sitting of its
+    // own when the card falls due: wrong (Again), then right through both learning steps.
+    sitting(format!("{correct}\n\n"));
+    let mut last = String::new();
+    for lapse in 1..=8 {
+        let due: i64 = db(&dir).query_row("SELECT due_at FROM questions WHERE id = ?1", [&q], |r| r.get(0)).unwrap();
+        clock.set(due + 1);
+        last = sitting(format!("{wrong}\n\n{correct}\n\n{correct}\n\n"));
+        let (state, _, lapses, _, suspended) = card(&dir, &q);
+        assert_eq!(lapses, lapse, "{last}");
+        assert_eq!(suspended, lapse == 8, "suspended at the eighth lapse only");
+        if lapse < 8 {
+            assert_eq!(state, "review", "relearned within the sitting: {last}");
+            assert!(last.contains("again (learning step)"), "{last}");
+        }
+    }
+    assert!(last.contains("Leech: 8 lapses. The card is suspended and tagged leech"), "{last}");
+    assert!(!last.contains("again (learning step)"), "a suspended card is not re-asked: {last}");
+    let tags: String = db(&dir).query_row("SELECT tags FROM questions WHERE id = ?1", [&q], |r| r.get(0)).unwrap();
+    assert!(tags.contains("\"leech\""), "{tags}");
+    // Never due again on its own; `--leeches` still drills it.
+    clock.advance(400 * DAY_MS);
+    let due = vibelearn::reads::due_questions(&db(&dir), clock.now_ms(), None, 50).unwrap();
+    assert!(!due.to_string().contains(&q), "a suspended card is never due");
+    let out = quiz(&dir, &["--leeches"], "");
+    assert!(out.contains("Question 1 · leech"), "{out}");
+}

@@ -302,7 +302,8 @@ pub struct QuizNextArgs {
 pub struct QuizAnswerArgs {
     /// The question id, as `vl quiz next --json` printed it.
     pub id: String,
-    /// The answer (quote it when it has spaces).
+    /// The answer (quote it when it has spaces; it may start with `-`).
+    #[arg(allow_hyphen_values = true)]
     pub answer: String,
     /// Again 1, Hard 2, Good 3, Easy 4; required for free-text types.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=4))]

@@ -1089,3 +1089,63 @@ fn eight_lapses_on_a_fake_clock_make_a_leech_that_is_suspended() {
     let out = quiz(&dir, &["--leeches"], "");
     assert!(out.contains("Question 1 · leech"), "{out}");
 }
+
+#[test]
+fn the_weekly_optimize_scheduler_job_fits_parameters_once_there_are_64_reviews() {
+    let dir = analysed();
+    // The quiz step put a fit on the calendar; with no review yet it found too few.
+    let jobs = || -> Vec<(String, String, i64)> {
+        db(&dir)
+            .prepare(
+                "SELECT state, COALESCE(result, ''), run_at FROM jobs WHERE kind = 'optimize_scheduler' ORDER BY id",
+            )
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let before = jobs();
+    assert!(!before.is_empty(), "analyze_quiz schedules the fit");
+    // 16 cards × 5 reviews on different days = 80 review-log rows.
+    let start = now_ms() - 60 * DAY_MS;
+    let ids: Vec<String> = questions(&dir).into_iter().map(|q| q.id).collect();
+    for (i, id) in ids.iter().enumerate() {
+        for (n, day) in [0, 2, 7, 16, 35].into_iter().enumerate() {
+            let rating = if (i + n) % 6 == 0 { 1 } else { 3 };
+            db(&dir)
+                .execute(
+                    "INSERT INTO review_log (question_id, rating, state_before, elapsed_days, scheduled_days, stability, \
+                     difficulty, created_at) VALUES (?1, ?2, 'review', 1, 1, 1, 5, ?3)",
+                    params![id, rating, start + day * DAY_MS + i as i64 * 60_000],
+                )
+                .unwrap();
+        }
+    }
+    // Due now (as a week later), with the worker running.
+    db(&dir)
+        .execute("UPDATE jobs SET run_at = 0 WHERE kind = 'optimize_scheduler' AND state = 'available'", [])
+        .unwrap();
+    if !jobs().iter().any(|(state, ..)| state == "available") {
+        db(&dir)
+            .execute(
+                "UPDATE jobs SET state = 'available', run_at = 0, finished_at = NULL WHERE kind = 'optimize_scheduler'",
+                [],
+            )
+            .unwrap();
+    }
+    let worker = WorkerProcess::start(dir.path());
+    wait_for("the fit", Duration::from_secs(60), || {
+        db(&dir).query_row("SELECT COUNT(*) FROM scheduler_parameters", [], |r| r.get::<_, i64>(0)).unwrap() == 1
+    });
+    let (parameters, reviews): (String, i64) = db(&dir)
+        .query_row("SELECT parameters, reviews FROM scheduler_parameters", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap();
+    let parameters: Vec<f64> = serde_json::from_str(&parameters).unwrap();
+    assert_eq!((parameters.len(), reviews), (21, 80));
+    // The next one waits a week.
+    wait_for("the next fit to be scheduled", Duration::from_secs(10), || {
+        jobs().iter().any(|(state, _, run_at)| state == "available" && *run_at > now_ms() + 6 * DAY_MS)
+    });
+    drop(worker);
+}

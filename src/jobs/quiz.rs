@@ -168,6 +168,8 @@ impl Handler for QuizHandler {
                 store_question(conn, &session_id, concept_id, question, now)?;
             }
             session_data::record_input_hash(conn, &session_id, super::ANALYZE_QUIZ, &hash, now)?;
+            // New cards to learn: make sure the weekly scheduler fit is on the calendar.
+            super::optimize::schedule(conn, now)?;
             finish(conn, now)
         });
         Outcome::Succeeded { result: Some(result), effects: Some(effects) }

@@ -5,10 +5,12 @@
 //! - `streak` — consecutive days with at least one answer.
 //! - `answer` — reading what the developer typed and judging it.
 //! - `rubric` — grading a free-text answer through an LLM with the five weighted dimensions.
+//! - `fit` — FSRS parameters re-fitted to the learner's review log.
 //! - `export` — cards out to Anki's text import and to Markdown.
 
 pub mod answer;
 pub mod export;
+pub mod fit;
 pub mod mastery;
 pub mod rubric;
 pub mod schedule;

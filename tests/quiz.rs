@@ -1149,3 +1149,68 @@ fn the_weekly_optimize_scheduler_job_fits_parameters_once_there_are_64_reviews()
     });
     drop(worker);
 }
+
+#[test]
+fn the_next_quiz_job_re_teaches_a_leech_with_another_type_on_the_same_code() {
+    let dir = analysed();
+    // A leech: a grounded question of the session, suspended after eight lapses.
+    let (leech, concept, kind, file): (String, String, String, String) = db(&dir)
+        .query_row(
+            "SELECT q.id, q.concept_id, q.question_type, q.grounding_file FROM questions q \
+             WHERE q.grounding_file IS NOT NULL AND q.parent_question_id IS NULL ORDER BY q.id LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    db(&dir)
+        .execute(
+            "UPDATE questions SET tags = json_insert(tags, '$[#]', 'leech'), suspended = 1, lapses = 8, \
+             card_state = 'relearning' WHERE id = ?1",
+            [&leech],
+        )
+        .unwrap();
+    let of_concept = || -> i64 {
+        db(&dir).query_row("SELECT COUNT(*) FROM questions WHERE concept_id = ?1", [&concept], |r| r.get(0)).unwrap()
+    };
+    let before = of_concept();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    http.post("/api/vibelearn/analyze/quiz", &serde_json::json!({"contentSessionId": session_id()})).unwrap();
+    let reteach = || -> Option<(String, String, Option<String>)> {
+        db(&dir)
+            .query_row(
+                "SELECT question_type, tags, grounding_file FROM questions WHERE concept_id = ?1 \
+                 AND EXISTS (SELECT 1 FROM json_each(tags) t WHERE t.value = 'reteach')",
+                [&concept],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()
+            .unwrap()
+    };
+    wait_for("a re-teach question", Duration::from_secs(30), || reteach().is_some());
+    let (new_kind, tags, grounded_in) = reteach().unwrap();
+    assert_ne!(new_kind, kind, "another angle, not the same drill");
+    assert_eq!(grounded_in.as_deref(), Some(file.as_str()), "the same code");
+    assert!(tags.contains("reteach"), "{tags}");
+    assert_eq!(of_concept(), before + 1, "a new question, not a re-tagged one");
+    // Once re-taught, the next run writes no second one.
+    http.post("/api/vibelearn/analyze/quiz", &serde_json::json!({"contentSessionId": session_id()})).unwrap();
+    let count = || -> i64 {
+        db(&dir)
+            .query_row(
+                "SELECT COUNT(*) FROM questions WHERE EXISTS (SELECT 1 FROM json_each(tags) t WHERE t.value = 'reteach')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    wait_for("the second quiz job", Duration::from_secs(30), || {
+        db(&dir)
+            .query_row("SELECT COUNT(*) FROM jobs WHERE kind = 'analyze_quiz' AND state = 'succeeded'", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .unwrap()
+            >= 3
+    });
+    assert_eq!(count(), 1);
+}

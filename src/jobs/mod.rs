@@ -13,6 +13,7 @@ pub mod optimize;
 pub mod prompts;
 pub mod question_checks;
 pub mod quiz;
+pub mod reteach;
 pub mod session_data;
 pub mod stack;
 pub mod static_patterns;

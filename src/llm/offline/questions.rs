@@ -62,6 +62,43 @@ pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], pa
     QuestionsAnswer { questions: session.questions }
 }
 
+/// Tag of a question written to re-teach a leech's concept (SPEC §7).
+pub const RETEACH_TAG: &str = "reteach";
+
+/// A question that re-teaches a leech's concept from another angle (SPEC §7): the same code
+/// (the concept's sites in the session's files, the leech's file first), a type in none of
+/// `avoid` (the leech's type and every type the concept already has, so it is new), the
+/// first such type that can be grounded there. `None` when no other type fits that code.
+pub fn reteach_question(
+    concept: &Concept,
+    level: Level,
+    files: &[SourceFile],
+    patterns: &[Pattern],
+    avoid: &[String],
+    leech_file: Option<&str>,
+) -> Option<GeneratedQuestion> {
+    let code = SessionCode::new(files);
+    let entry = catalogue::find(&concept.name)?;
+    let mut sites = grounded::sites(&code, Some(entry), concept, patterns);
+    if let Some(file) = leech_file {
+        // Stable: the leech's own file first, the ranking kept within each group.
+        sites.sort_by_key(|site| files.get(site.file).is_none_or(|f| f.path != file));
+    }
+    if sites.is_empty() {
+        return None;
+    }
+    let about_error = FailedCall::is_label(&concept.source_file);
+    let order = (0..level_types(level).len()).map(|k| level_types(level)[k]);
+    for qtype in order.filter(|t| !avoid.iter().any(|a| a == t.as_str())) {
+        let ask = Ask { entry, concept: &concept.name, qtype, level, about_error, used_bugs: &[] };
+        if let Some(mut q) = grounded::question(&code, &sites, 0, &ask) {
+            q.tags.push(RETEACH_TAG.to_owned());
+            return Some(q);
+        }
+    }
+    None
+}
+
 /// The questions of a session so far, with what type selection and de-duplication need.
 #[derive(Default)]
 struct Asked {

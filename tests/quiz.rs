@@ -608,6 +608,16 @@ fn session_and_limit_choose_the_questions() {
     assert!(stderr.contains("no session \"no-such-session\" has been recorded"), "{stderr}");
     let (code, _, stderr) = run(dir.path(), &["quiz", "--limit", "0"], "");
     assert_eq!(code, 2, "{stderr}");
+    let out = quiz(&dir, &["--project", "shop", "--limit", "3"], "");
+    assert!(out.starts_with("VibeLearn quiz — 3 questions:"), "{out}");
+    let out = quiz(&dir, &["--project", "elsewhere"], "");
+    assert!(out.starts_with("No questions for project \"elsewhere\""), "{out}");
+    // VIBELEARN_NEW_PER_DAY caps the new questions of a day.
+    let mut capped = vl(dir.path(), free_port());
+    let output =
+        capped.args(["quiz", "--limit", "50"]).env("VIBELEARN_NEW_PER_DAY", "4").stdin(Stdio::null()).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.starts_with("VibeLearn quiz — 4 questions: 0 to relearn, 0 due for review, 4 new."), "{text}");
 }
 
 #[test]
@@ -1213,4 +1223,61 @@ fn the_next_quiz_job_re_teaches_a_leech_with_another_type_on_the_same_code() {
             >= 3
     });
     assert_eq!(count(), 1);
+}
+
+/// Issue 27, point 10: `vl quiz` writes with its own `BEGIN IMMEDIATE` beside the worker's
+/// writer (the reasons it is safe are in `cli::quiz::store`'s module doc). Both at once, under
+/// load: every event the worker accepted is committed, every answer the quiz printed feedback
+/// for is recorded, and nothing failed on either side.
+#[test]
+fn quiz_answers_beside_a_busy_worker_lose_nothing() {
+    let dir = analysed();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let load = {
+        let (http, stop) = (worker.http(), stop.clone());
+        std::thread::spawn(move || {
+            let mut accepted = 0;
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) || accepted < 50 {
+                let body = serde_json::json!({"contentSessionId": format!("load-{accepted}"), "prompt": "p"});
+                let (status, reply) = http.post("/api/sessions/init", &body).unwrap();
+                assert_eq!(status, 202, "{reply}");
+                accepted += 1;
+            }
+            accepted
+        })
+    };
+    // Every question due, each answered right (Enter accepts Good): one transaction each.
+    db(&dir).execute("UPDATE questions SET due_at = 1 WHERE parent_question_id IS NULL", []).unwrap();
+    db(&dir).execute("UPDATE questions SET follow_up = NULL", []).unwrap();
+    let all = questions(&dir);
+    let conn = db(&dir);
+    let order: Vec<String> = vibelearn::reads::due_questions(&conn, now_ms(), None, 50).unwrap()["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["id"].as_str().unwrap().to_owned())
+        .collect();
+    let script: String = order
+        .iter()
+        .map(|id| {
+            let q = all.iter().find(|q| &q.id == id).unwrap();
+            let answer = right_answer(q);
+            if answer.contains('\n') { format!("{answer}\n") } else { format!("{answer}\n\n") }
+        })
+        .collect();
+    let out = quiz(&dir, &["--limit", "50"], &script);
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let accepted = load.join().unwrap();
+    assert!(out.contains(&format!("Done: {} answers saved (0 again, {} correct)", order.len(), order.len())), "{out}");
+    let recorded: i64 = db(&dir).query_row("SELECT COUNT(*) FROM review_log", [], |r| r.get(0)).unwrap();
+    assert_eq!(recorded as usize, order.len());
+    wait_for("every accepted event to be ingested", Duration::from_secs(30), || {
+        let n: i64 =
+            db(&dir).query_row("SELECT COUNT(*) FROM sessions WHERE id LIKE 'load-%'", [], |r| r.get(0)).unwrap();
+        n as usize == accepted
+    });
+    let (_, health) = http.get("/api/health").unwrap();
+    assert_eq!(health["queue"]["dead"], 0, "{health}");
 }

@@ -278,7 +278,14 @@ pub fn run_quiz(
                 Some(at) => {
                     writeln!(out, "Nothing to review right now — the next question is due in {}.", when(at - now))?
                 }
-                None => writeln!(out, "No questions yet — they are written when a session is analysed (try vl demo).")?,
+                None => match &opts.filter.project {
+                    Some(project) => {
+                        writeln!(out, "No questions for project {project:?} — see vl status for what there is.")?
+                    }
+                    None => {
+                        writeln!(out, "No questions yet — they are written when a session is analysed (try vl demo).")?
+                    }
+                },
             }
         }
         return Ok(Summary { streak: store::streak(conn, now)?, ..Summary::default() });

@@ -14,7 +14,8 @@
 //!   does); Good → the next step, or graduate after the last; Easy → graduate at once.
 //! - `review`: Again is a *lapse* (counted, and the only thing counted as one: a card failed in
 //!   learning has not lapsed) → `relearning` step 0; Hard/Good/Easy stay in review with FSRS's
-//!   interval, kept in the order Hard ≤ Good ≤ Easy.
+//!   interval, kept in the order Hard < Good < Easy (a day apart when the floor of one day
+//!   would make them equal).
 //!
 //! FSRS's memory state (stability, difficulty) is updated on every answer, same-day ones
 //! included (FSRS-6 has a short-term formula for those), with whole elapsed days as FSRS
@@ -231,7 +232,7 @@ impl Scheduler {
     pub fn review(&self, card: &Card, rating: Rating, now: Millis) -> Reviewed {
         let elapsed_ms = card.last_review_at.map_or(0, |last| now.saturating_sub(last).max(0));
         let elapsed_days = elapsed_ms as f64 / DAY_MS as f64;
-        let (memory, intervals) = self.next(card.memory, elapsed_ms, rating);
+        let (memory, intervals) = self.next(card.memory, elapsed_ms, rating, card.state == CardState::Review);
         let graduate = |days: f64| (CardState::Review, 0, days);
         let step = |state: CardState, i: u32| (state, i, step_ms(i) as f64 / DAY_MS as f64);
         let (state, step_index, days) = match (card.state, rating) {
@@ -308,7 +309,7 @@ impl Scheduler {
     }
 
     /// FSRS's next memory for `rating` and the review interval (days) of every rating.
-    fn next(&self, memory: Option<Memory>, elapsed_ms: Millis, rating: Rating) -> (Memory, Intervals) {
+    fn next(&self, memory: Option<Memory>, elapsed_ms: Millis, rating: Rating, in_review: bool) -> (Memory, Intervals) {
         let days = u32::try_from(elapsed_ms / DAY_MS).unwrap_or(u32::MAX);
         let current = memory
             .filter(|m| m.stability.is_finite() && m.difficulty.is_finite() && m.stability > 0.0)
@@ -329,9 +330,14 @@ impl Scheduler {
             Rating::Easy => &states.easy,
         };
         let clamp = |d: f32| f64::from(d).clamp(1.0, MAX_INTERVAL_DAYS);
+        // Kept apart as Anki keeps them: when the one-day floor makes two equal (a card
+        // graduating from its steps), the better rating still waits a day longer. Hard is a
+        // review interval only for a review card (in the steps it repeats a step).
         let hard = clamp(states.hard.interval);
-        let good = clamp(states.good.interval).max(hard);
-        let easy = clamp(states.easy.interval).max(good);
+        let good = clamp(states.good.interval);
+        let good = if in_review && good <= hard { (hard + 1.0).min(MAX_INTERVAL_DAYS) } else { good };
+        let easy = clamp(states.easy.interval);
+        let easy = if easy <= good { (good + 1.0).min(MAX_INTERVAL_DAYS) } else { easy };
         let memory =
             Memory { stability: f64::from(chosen.memory.stability), difficulty: f64::from(chosen.memory.difficulty) };
         (memory, Intervals([clamp(states.again.interval), hard, good, easy]))
@@ -477,7 +483,12 @@ mod tests {
         let later = card.due_at.unwrap();
         let [again, hard, good, easy] = s.preview(&card, later);
         assert_eq!(again, MINUTE_MS);
-        assert!(hard <= good && good <= easy && hard >= DAY_MS, "{hard} {good} {easy}");
+        assert!(hard < good && good < easy && hard >= DAY_MS, "{hard} {good} {easy}");
+        // Graduating from the last learning step: FSRS's short-term intervals are all under a
+        // day, so the floor would make Good and Easy equal; Easy waits a day longer.
+        let stepping = s.review(&s.review(&Card::default(), Rating::Again, T0).card, Rating::Good, T0).card;
+        let [_, _, graduate_good, graduate_easy] = s.preview(&stepping, T0 + 10 * MINUTE_MS);
+        assert_eq!((graduate_good, graduate_easy), (DAY_MS, 2 * DAY_MS));
         let keen = Scheduler::new(&[], 0.97, 8).unwrap();
         assert!(keen.preview(&card, later)[2] < good, "higher retention, shorter intervals");
         // Out-of-range settings are clamped, never a panic.

@@ -250,6 +250,9 @@ struct Row {
     snippet: Option<String>,
     follow_up: Option<String>,
     tags: String,
+    /// A spot_the_bug's planted edit (`{"line", "original", "mutated"}`), to show the
+    /// follow-up the repaired code.
+    mutation: Option<String>,
 }
 
 /// Records one answer (module doc: one transaction). `Ok(None)`: the question no longer
@@ -341,7 +344,8 @@ fn load_row(conn: &Connection, question_id: &str) -> rusqlite::Result<Option<Row
     conn.prepare_cached(
         "SELECT q.card_state, q.learning_step, q.stability, q.fsrs_difficulty, q.due_at, q.last_review_at, q.reps, \
                 q.lapses, q.concept_id, q.session_id, c.normalized_name, c.name, \
-                c.category, c.difficulty, q.difficulty, q.snippet, q.follow_up, q.tags, q.question_type, q.correct \
+                c.category, c.difficulty, q.difficulty, q.snippet, q.follow_up, q.tags, q.question_type, q.correct, \
+                q.grounding_mutation \
          FROM questions q JOIN concepts c ON c.id = q.concept_id WHERE q.id = ?1",
     )?
     .query_row([question_id], |r| {
@@ -359,6 +363,7 @@ fn load_row(conn: &Connection, question_id: &str) -> rusqlite::Result<Option<Row
             tags: r.get(17)?,
             question_type: r.get(18)?,
             correct: r.get(19)?,
+            mutation: r.get(20)?,
         })
     })
     .optional()
@@ -419,6 +424,18 @@ fn save_mastery(conn: &Connection, row: &Row, m: &Mastery, retrievability: f64, 
     Ok(())
 }
 
+/// `code` with a planted edit reverted; unchanged when the edit is unknown or not found.
+fn repaired(code: &str, mutation: Option<&str>) -> String {
+    let edit: Option<Value> = mutation.and_then(|m| serde_json::from_str(m).ok());
+    let text = |key: &str| {
+        edit.as_ref().and_then(|e| e.get(key)).and_then(Value::as_str).map(str::trim).filter(|t| !t.is_empty())
+    };
+    match (text("mutated"), text("original")) {
+        (Some(mutated), Some(original)) if code.contains(mutated) => code.replacen(mutated, original, 1),
+        _ => code.to_owned(),
+    }
+}
+
 /// Inserts (or finds) the follow-up of `parent_id`; returns its id when it was never
 /// answered, so it is asked now. A follow-up already answered keeps its own schedule.
 fn insert_follow_up(
@@ -435,8 +452,11 @@ fn insert_follow_up(
     }
     // The parent's code gives the follow-up its context; a fill-in-the-blank snippet is shown
     // completed, since its blank was the parent's question, not this one's.
+    // A spot_the_bug snippet is shown repaired: the bug was the parent's question, and a
+    // follow-up about correct code must not quote the planted mistake as if it were the code.
     let snippet = match (row.question_type.as_str(), &row.snippet, &row.correct) {
         ("fill_in_blank", Some(code), Some(answer)) => Some(code.replacen("___", answer, 1)),
+        ("spot_the_bug", Some(code), _) => Some(repaired(code, row.mutation.as_deref())),
         _ => row.snippet.clone(),
     };
     conn.prepare_cached(
@@ -474,3 +494,18 @@ fn insert_follow_up(
 }
 
 pub use crate::reads::{Streak, day_of, streak};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spot_the_bug_follow_up_quotes_the_repaired_code() {
+        let code = "async function f() {\n  const items = getCart(id);\n}";
+        let edit =
+            r#"{"line":2,"original":"  const items = await getCart(id);","mutated":"  const items = getCart(id);"}"#;
+        assert_eq!(repaired(code, Some(edit)), "async function f() {\n  const items = await getCart(id);\n}");
+        assert_eq!(repaired(code, None), code);
+        assert_eq!(repaired(code, Some("not json")), code);
+    }
+}

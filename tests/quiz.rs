@@ -1103,20 +1103,10 @@ fn eight_lapses_on_a_fake_clock_make_a_leech_that_is_suspended() {
 #[test]
 fn the_weekly_optimize_scheduler_job_fits_parameters_once_there_are_64_reviews() {
     let dir = analysed();
-    // The quiz step put a fit on the calendar; with no review yet it found too few.
-    let jobs = || -> Vec<(String, String, i64)> {
-        db(&dir)
-            .prepare(
-                "SELECT state, COALESCE(result, ''), run_at FROM jobs WHERE kind = 'optimize_scheduler' ORDER BY id",
-            )
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
+    let jobs = || -> i64 {
+        db(&dir).query_row("SELECT COUNT(*) FROM jobs WHERE kind = 'optimize_scheduler'", [], |r| r.get(0)).unwrap()
     };
-    let before = jobs();
-    assert!(!before.is_empty(), "analyze_quiz schedules the fit");
+    assert_eq!(jobs(), 0, "no fit without reviews: the defaults stand");
     // 16 cards × 5 reviews on different days = 80 review-log rows.
     let start = now_ms() - 60 * DAY_MS;
     let ids: Vec<String> = questions(&dir).into_iter().map(|q| q.id).collect();
@@ -1132,19 +1122,21 @@ fn the_weekly_optimize_scheduler_job_fits_parameters_once_there_are_64_reviews()
                 .unwrap();
         }
     }
-    // Due now (as a week later), with the worker running.
-    db(&dir)
-        .execute("UPDATE jobs SET run_at = 0 WHERE kind = 'optimize_scheduler' AND state = 'available'", [])
-        .unwrap();
-    if !jobs().iter().any(|(state, ..)| state == "available") {
-        db(&dir)
-            .execute(
-                "UPDATE jobs SET state = 'available', run_at = 0, finished_at = NULL WHERE kind = 'optimize_scheduler'",
-                [],
-            )
-            .unwrap();
-    }
     let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let quiz_step = |n: i64| {
+        http.post("/api/vibelearn/analyze/quiz", &serde_json::json!({"contentSessionId": session_id()})).unwrap();
+        wait_for("the quiz step", Duration::from_secs(30), || {
+            db(&dir)
+                .query_row("SELECT COUNT(*) FROM jobs WHERE kind = 'analyze_quiz' AND state = 'succeeded'", [], |r| {
+                    r.get::<_, i64>(0)
+                })
+                .unwrap()
+                >= n
+        });
+    };
+    // The next quiz step asks for a fit; it runs and stores 21 parameters.
+    quiz_step(2);
     wait_for("the fit", Duration::from_secs(60), || {
         db(&dir).query_row("SELECT COUNT(*) FROM scheduler_parameters", [], |r| r.get::<_, i64>(0)).unwrap() == 1
     });
@@ -1153,11 +1145,37 @@ fn the_weekly_optimize_scheduler_job_fits_parameters_once_there_are_64_reviews()
         .unwrap();
     let parameters: Vec<f64> = serde_json::from_str(&parameters).unwrap();
     assert_eq!((parameters.len(), reviews), (21, 80));
-    // The next one waits a week.
-    wait_for("the next fit to be scheduled", Duration::from_secs(10), || {
-        jobs().iter().any(|(state, _, run_at)| state == "available" && *run_at > now_ms() + 6 * DAY_MS)
+    // Within the week: no second fit. A week later: the next quiz step asks again.
+    quiz_step(3);
+    assert_eq!(jobs(), 1);
+    db(&dir).execute("UPDATE scheduler_parameters SET fitted_at = fitted_at - 8 * 86400000", []).unwrap();
+    quiz_step(4);
+    wait_for("the second fit", Duration::from_secs(30), || {
+        db(&dir)
+            .query_row("SELECT COUNT(*) FROM jobs WHERE kind = 'optimize_scheduler' AND state = 'succeeded'", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .unwrap()
+            == 2
     });
-    drop(worker);
+    // The quiz schedules with the stored parameters (80 reviews fit close to the defaults, so
+    // a stored set with another initial Good stability shows it): a new card's Good is w2 days.
+    let mut custom: Vec<f64> = fsrs_defaults();
+    custom[2] = 5.0;
+    db(&dir)
+        .execute("UPDATE scheduler_parameters SET parameters = ?1", [serde_json::to_string(&custom).unwrap()])
+        .unwrap();
+    let scheduler = vibelearn::cli::quiz::store::scheduler(&db(&dir), 0.9, 8).unwrap();
+    let [_, _, good, _] = scheduler.preview(&Default::default(), now_ms());
+    assert!((good - 5 * DAY_MS).abs() < 60_000, "{good}");
+}
+
+/// FSRS-6's default parameters, as the `fsrs` crate has them.
+fn fsrs_defaults() -> Vec<f64> {
+    vec![
+        0.212, 1.2931, 2.3065, 8.2956, 6.4133, 0.8334, 3.0194, 0.001, 1.8722, 0.1666, 0.796, 1.4835, 0.0614, 0.2629,
+        1.6483, 0.6014, 1.8729, 0.5425, 0.0912, 0.0658, 0.1542,
+    ]
 }
 
 #[test]

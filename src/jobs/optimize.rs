@@ -5,11 +5,13 @@
 //! reads at the start of each sitting.
 //!
 //! # Weekly
-//! The queue has no cron, and adding one would teach it about time tables. Instead the job
-//! is enqueued with a unique key ([`UNIQUE_KEY`], dedup while one waits) and a `run_at`:
-//! every `analyze_quiz` success asks for one a week after the last fit (at once if there was
-//! none), and every run asks for the next one a week later. One always waits, so the ask is
-//! a dedup in the common case.
+//! The queue has no cron, and adding one would teach it about time tables; a job parked a
+//! week ahead would also sit in every queue listing and keep the queue from ever draining.
+//! Instead every `analyze_quiz` success asks for a fit when one is due: at least
+//! `MIN_REVIEWS` reviews on record and no fit in the last [`EVERY_MS`] (a unique key,
+//! [`UNIQUE_KEY`], makes a second ask while one waits a dedup). A learner who stops coding
+//! also stops being re-fitted, which costs nothing: the reviews since the last fit wait for
+//! the next session.
 
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::json;
@@ -28,22 +30,26 @@ pub struct OptimizeHandler {
     pub queue: Queue,
 }
 
-/// The next fit, due at `run_at`.
-pub fn next_job(run_at: Millis) -> NewJob {
-    let mut job = NewJob::new(super::OPTIMIZE_SCHEDULER, json!({}), 3).unique(UNIQUE_KEY, UniqueScope::Waiting);
-    job.run_at = Some(run_at);
-    job
+/// A fit, to run now.
+pub fn job() -> NewJob {
+    NewJob::new(super::OPTIMIZE_SCHEDULER, json!({}), 3).unique(UNIQUE_KEY, UniqueScope::Waiting)
 }
 
-/// Asks for a fit a week after the last one (now if never), unless one already waits. Runs in
-/// the effects of the job that calls it, inside the writer's transaction.
+/// Asks for a fit when one is due (module doc). Runs in the effects of the job that calls it,
+/// inside the writer's transaction.
 pub fn schedule(conn: &Connection, now: Millis) -> rusqlite::Result<()> {
+    let reviews: i64 = conn.prepare_cached("SELECT COUNT(*) FROM review_log")?.query_row([], |r| r.get(0))?;
+    if usize::try_from(reviews).unwrap_or(0) < fit::MIN_REVIEWS {
+        return Ok(());
+    }
     let last: Option<Millis> = conn
         .prepare_cached("SELECT fitted_at FROM scheduler_parameters WHERE id = 1")?
         .query_row([], |r| r.get(0))
         .optional()?;
-    let run_at = last.map_or(now, |at| at.saturating_add(EVERY_MS).max(now));
-    crate::queue::store::enqueue(conn, next_job(run_at).prepare(), now)?;
+    if last.is_some_and(|at| now.saturating_sub(at) < EVERY_MS) {
+        return Ok(());
+    }
+    crate::queue::store::enqueue(conn, job().prepare(), now)?;
     Ok(())
 }
 
@@ -87,17 +93,13 @@ impl Handler for OptimizeHandler {
                              fitted_at = excluded.fitted_at",
                         )?
                         .execute(params![stored, reviews as i64, now])?;
-                        crate::queue::store::enqueue(conn, next_job(now + EVERY_MS).prepare(), now)?;
                         Ok(())
                     })),
                 }
             }
             Err(e @ (FitError::TooFewReviews(_) | FitError::NoItems)) => Outcome::Succeeded {
                 result: Some(json!({"fitted": false, "reviews": reviews, "reason": e.to_string()})),
-                effects: Some(Box::new(move |conn, now| {
-                    crate::queue::store::enqueue(conn, next_job(now + EVERY_MS).prepare(), now)?;
-                    Ok(())
-                })),
+                effects: None,
             },
             Err(e) => Outcome::dead(e.to_string()),
         }

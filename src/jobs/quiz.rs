@@ -122,11 +122,14 @@ impl Handler for QuizHandler {
             hash_of(&(selected.name(), &targets, &reteach))
         };
         let mark_analyzed = |session_id: String| -> Effects {
-            Box::new(move |conn, _now| {
+            Box::new(move |conn, now| {
                 conn.prepare_cached(
                     "UPDATE sessions SET state = 'analyzed' WHERE id = ?1 AND state IN ('initialized','observing')",
                 )?
                 .execute([&session_id])?;
+                // The weekly re-fit of the learner's scheduler, when one is due (also when this
+                // session's questions are unchanged: the reviews since the last fit are not).
+                super::optimize::schedule(conn, now)?;
                 Ok(())
             })
         };
@@ -197,8 +200,6 @@ impl Handler for QuizHandler {
                 store_question(conn, &session_id, concept_id, question, now)?;
             }
             session_data::record_input_hash(conn, &session_id, super::ANALYZE_QUIZ, &hash, now)?;
-            // New cards to learn: make sure the weekly scheduler fit is on the calendar.
-            super::optimize::schedule(conn, now)?;
             finish(conn, now)
         });
         Outcome::Succeeded { result: Some(result), effects: Some(effects) }

@@ -110,6 +110,9 @@ struct Asked {
     edits: BTreeSet<(String, u32, u32, u32)>,
     /// The bugs planted so far (rule ids), so the next spot_the_bug prefers another kind.
     bugs: Vec<String>,
+    /// (type, file, first line, last line) of every grounded question: two questions of one
+    /// type on the same lines are one question asked twice (issue 25).
+    placed: BTreeSet<(String, String, u32, u32)>,
 }
 
 impl Asked {
@@ -123,9 +126,13 @@ impl Asked {
         order
     }
 
-    /// Adds `q` unless a question with the same text (modulo whitespace), or the same blank or
-    /// bug in the same lines, is already there.
+    /// Adds `q` unless a question with the same text (modulo whitespace), the same blank or
+    /// bug in the same lines, or the same type on the same lines is already there.
     fn add(&mut self, q: GeneratedQuestion) {
+        let place = q.grounding.as_ref().map(|g| (q.question_type.clone(), g.file.clone(), g.line_start, g.line_end));
+        if place.as_ref().is_some_and(|p| self.placed.contains(p)) {
+            return;
+        }
         let text = q.question.split_whitespace().collect::<Vec<_>>().join(" ");
         let edit = q.grounding.as_ref().filter(|g| g.kind != GroundingKind::Quote).map(|g| {
             let line = g.mutation.as_ref().map_or(0, |m| m.line);
@@ -138,6 +145,7 @@ impl Asked {
         self.bugs.extend(q.tags.iter().filter_map(|t| t.strip_prefix(BUG_TAG_PREFIX)).map(str::to_string));
         if self.texts.insert(text) {
             *self.per_type.entry(q.question_type.clone()).or_default() += 1;
+            self.placed.extend(place);
             self.questions.push(q);
         }
     }

@@ -151,7 +151,9 @@ impl Handler for QuizHandler {
             Selected::Offline => {
                 // Built from the session's own files (issue 16), where the static step's stored
                 // patterns show each concept.
-                let mut questions = offline_questions(&pairs, &files, &patterns).questions;
+                // Re-teach questions first: where one shares type and lines with a regular
+                // question, the first is kept (`keep_valid`), and the regular one is already stored.
+                let mut questions = Vec::new();
                 for r in &reteach {
                     let Some(t) = targets.iter().find(|t| t.id == r.concept_id) else { continue };
                     let avoid: Vec<String> = r.leech_types.iter().chain(&r.known_types).cloned().collect();
@@ -169,6 +171,7 @@ impl Handler for QuizHandler {
                             });
                     questions.extend(found);
                 }
+                questions.extend(offline_questions(&pairs, &files, &patterns).questions);
                 let checked = keep_valid(questions, &question_targets, &sources, CannedCode::Allowed);
                 let result = checked.result(selected.name(), None);
                 (checked, result)

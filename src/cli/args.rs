@@ -106,7 +106,8 @@ pub enum Command {
 pub enum JobsAction {
     /// List jobs, newest first, with filters.
     #[command(after_help = "States: available, running, succeeded, retryable, dead, cancelled, held.\n\
-                            Kinds: ingest, analyze_stack, analyze_static, analyze_concepts, analyze_quiz, sync.\n\n\
+                            Kinds: ingest, analyze_stack, analyze_static, analyze_concepts, analyze_quiz, sync, \
+                            optimize_scheduler.\n\n\
                             Examples:\n  vl jobs list --state dead --kind sync\n  vl jobs list --since 2h --json\n  \
                             vl jobs list --session 5f0c2a7e --limit 100")]
     List {

@@ -697,6 +697,7 @@ fn status_and_gaps_judge_mastery_by_fsrs_recall_and_list_leeches_first() {
         "sessions        1",
         "concepts        8",
         "mastered        2 of 8 concepts",
+        "leeches         1 card suspended — vl quiz --leeches",
         "streak          0 days",
         "top categories  async_pattern 2, functional_pattern 2, database_pattern 1",
         "provider        offline",
@@ -923,6 +924,8 @@ fn the_json_api_gives_the_next_card_without_its_answer_and_records_an_answer() {
         (Some(false), Some(3), Some(1))
     );
     assert_eq!(graded["card_state"], "review");
+    let option = &mc.options[usize::from(right.as_bytes()[0] - b'a')];
+    assert_eq!(graded["expected"].as_str(), Some(format!("{}) {option}", right.to_uppercase()).as_str()));
     assert!(graded["next_due_in"].as_str().unwrap().ends_with("days"), "{graded}");
     assert_eq!(last_attempt(&dir, &mc.id), (wrong.clone(), true, 4));
     // Right without --rating: Good suggested and recorded.

@@ -706,7 +706,7 @@ fn self_grade(
 }
 
 /// The expected answer in words: the option letter and text, the steps in order.
-fn expected(q: &Question) -> String {
+pub(crate) fn expected(q: &Question) -> String {
     let correct = q.correct.as_deref().unwrap_or("").trim();
     let options = q.options.as_deref().unwrap_or_default();
     match q.question_type.as_str() {

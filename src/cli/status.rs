@@ -39,6 +39,8 @@ pub struct StatusReport {
     pub reviews_due: i64,
     pub new_questions: i64,
     pub mastered: i64,
+    /// Suspended leech cards (`vl quiz --leeches` drills them).
+    pub leeches: i64,
     pub answers: i64,
     pub correct_answers: i64,
     pub streak: Streak,
@@ -137,6 +139,9 @@ pub fn report(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite
         reviews_due,
         new_questions,
         mastered,
+        leeches: one(
+            "SELECT COUNT(*) FROM questions q WHERE EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech')",
+        )?,
         answers: one("SELECT COUNT(*) FROM quiz_attempts")?,
         correct_answers: one("SELECT COUNT(*) FROM quiz_attempts WHERE correct")?,
         streak: store::streak(conn, now)?,
@@ -292,6 +297,10 @@ pub fn print_status(out: &mut dyn Write, s: Style, r: &StatusReport, provider: &
         format!("{} questions ({} reviews, {} new)", r.reviews_due + r.new_questions, r.reviews_due, r.new_questions),
     )?;
     row(out, "mastered", format!("{} of {} concepts", r.mastered, r.concepts))?;
+    if r.leeches > 0 {
+        let plural = if r.leeches == 1 { "" } else { "s" };
+        row(out, "leeches", s.yellow(&format!("{} card{plural} suspended — vl quiz --leeches", r.leeches)))?;
+    }
     let accuracy = if r.answers > 0 {
         format!(" ({} % correct)", (r.correct_answers * 100 + r.answers / 2) / r.answers)
     } else {

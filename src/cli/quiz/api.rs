@@ -160,7 +160,7 @@ pub fn answer(
         "rating": rating.number(),
         "rating_name": rating.name(),
         "suggested_rating": suggested.map(Rating::number),
-        "expected": (!q.question_type.is_empty()).then(|| q.model_answer().map(str::to_owned)).flatten(),
+        "expected": q.model_answer().map(|_| super::expected(&q)),
         "explanation": q.explanation(),
         "card_state": card.state.as_str(),
         "next_due_at": card.due_at,

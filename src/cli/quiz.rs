@@ -409,15 +409,17 @@ fn print_end(
         term::days(summary.streak.longest),
     )?;
     match store::forecast(conn, now, filter) {
-        Ok((_, _, None)) => writeln!(out, "Nothing else is scheduled yet."),
-        Ok((day, week, Some(first))) => {
-            let mut parts = Vec::new();
-            let tomorrow_end = (crate::reads::day_of(now) + 2) * DAY_MS;
-            if first < tomorrow_end {
-                parts.push(format!("{day} within a day"));
-            }
-            parts.push(format!("{week} this week"));
-            writeln!(out, "Next: the first card is due in {} — {}.", when(first - now), parts.join(", "))
+        Ok(store::Forecast { first: None, .. }) => writeln!(out, "Nothing else is scheduled yet."),
+        Ok(f) => {
+            let first = f.first.unwrap_or(now);
+            writeln!(
+                out,
+                "Next due: {} later today, {} tomorrow, {} this week — the first in {}.",
+                f.today,
+                f.tomorrow,
+                f.week,
+                when(first - now)
+            )
         }
         Err(_) => Ok(()),
     }

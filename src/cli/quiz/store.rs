@@ -171,14 +171,29 @@ pub fn scheduler(conn: &Connection, retention: f64, leech_threshold: u32) -> rus
         .unwrap_or_default())
 }
 
-/// When the next cards fall due after `now`: (due within a day, within a week, the earliest).
-pub fn forecast(conn: &Connection, now: Millis, filter: &DueFilter) -> rusqlite::Result<(i64, i64, Option<Millis>)> {
+/// When the next cards fall due after `now` (SPEC §7: today / tomorrow / this week), by UTC
+/// day as the streak counts days.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Forecast {
+    /// Due later today.
+    pub today: i64,
+    pub tomorrow: i64,
+    /// Due within seven days from now (today's and tomorrow's included).
+    pub week: i64,
+    pub first: Option<Millis>,
+}
+
+pub fn forecast(conn: &Connection, now: Millis, filter: &DueFilter) -> rusqlite::Result<Forecast> {
+    let tomorrow = (day_of(now) + 1) * crate::learn::schedule::DAY_MS;
     conn.prepare_cached(
-        "SELECT COUNT(*) FILTER (WHERE q.due_at <= ?1 + 86400000), COUNT(*) FILTER (WHERE q.due_at <= ?1 + 604800000), \
-         MIN(q.due_at) FROM questions q JOIN sessions s ON s.id = q.session_id \
+        "SELECT COUNT(*) FILTER (WHERE q.due_at < ?4), COUNT(*) FILTER (WHERE q.due_at >= ?4 AND q.due_at < ?4 + 86400000), \
+         COUNT(*) FILTER (WHERE q.due_at <= ?1 + 604800000), MIN(q.due_at) \
+         FROM questions q JOIN sessions s ON s.id = q.session_id \
          WHERE q.due_at > ?1 AND q.suspended = 0 AND (?2 IS NULL OR q.session_id = ?2) AND (?3 IS NULL OR s.project = ?3)",
     )?
-    .query_row(params![now, filter.session, filter.project], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+    .query_row(params![now, filter.session, filter.project, tomorrow], |r| {
+        Ok(Forecast { today: r.get(0)?, tomorrow: r.get(1)?, week: r.get(2)?, first: r.get(3)? })
+    })
 }
 
 /// One question by id, in the same shape.

@@ -39,10 +39,12 @@ pub enum Command {
         /// session-start, session-init, observation, file-edit, summarize or session-complete.
         event: String,
     },
-    /// Spaced-repetition quiz on your sessions' concepts: due reviews first, then new questions.
-    #[command(after_help = "Answers are read one per line, so a pipe works too; each answer is saved at once, and \
-                            Ctrl-C or the end of input stops without losing any.\n\nExamples:\n  vl quiz\n  \
-                            vl quiz --limit 5\n  vl quiz --session\n  printf 'b\\ntrue\\n' | vl quiz --limit 2")]
+    /// Spaced-repetition quiz (FSRS): re-asks, due reviews, then new questions; rate each answer 1-4.
+    #[command(after_help = "Each answer is one line, then a rating line: 1 Again, 2 Hard, 3 Good, 4 Easy (Enter \
+                            accepts the suggestion; o = I was right). A missed card comes back before the sitting \
+                            ends. Each answer is saved at once; Ctrl-C or the end of input stops without losing any. \
+                            The guide: docs/QUIZ.md.\n\nExamples:\n  vl quiz\n  vl quiz --limit 5\n  vl quiz --session\n  \
+                            vl quiz --leeches\n  vl quiz next --json\n  printf 'b\\n\\ntrue\\n4\\n' | vl quiz --limit 2")]
     Quiz(QuizArgs),
     /// Learning summary: sessions, concepts, questions due, mastered concepts, streak, provider health.
     #[command(after_help = "Reads the database only; works whether or not the worker runs.\n\nExample:\n  vl status")]

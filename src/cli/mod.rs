@@ -2,8 +2,9 @@
 //!
 //! - `demo` — the whole pipeline on the embedded sample session.
 //! - `hook_cmd` — `vl hook`: the IDE hook entry point.
-//! - `quiz` — `vl quiz`: the spaced-repetition loop; `quiz::store` owns its SQL, `quiz::term`
-//!   its terminal styling and line input.
+//! - `quiz` — `vl quiz`: the spaced-repetition loop; `quiz::store` owns its SQL, `quiz::ask`
+//!   one question (answer, verdict, rating), `quiz::term` its terminal styling and line input,
+//!   `quiz::api` the JSON front-end API (`vl quiz next | answer --json`).
 //! - `export` — `vl export anki | markdown`: cards out of VibeLearn.
 //! - `status` — `vl status` and `vl gaps`: read-only learning summaries.
 //! - `worker_cmd` — `vl worker run | start | stop | status`.

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::clock::Millis;
 use crate::jobs::PIPELINE;
-use crate::learn::schedule::DAY_MS;
+use crate::learn::schedule::{Card, CardState, DAY_MS, Memory, Scheduler};
 use crate::learn::streak::{self, StreakState};
 use crate::queue::lane_active;
 
@@ -473,6 +473,42 @@ mod tests {
     }
 
     #[test]
+    fn the_profile_at_now_is_fsrs_recall_with_leeches_first() {
+        let (_dir, conn) = db();
+        conn.execute_batch(
+            "INSERT INTO sessions (id, project, started_at, updated_at) VALUES ('s', 'p', 1, 1);
+             INSERT INTO concepts (id, session_id, name, normalized_name, category, difficulty, source_file, snippet,
+               why_it_matters, confidence, created_at, updated_at) VALUES
+               ('c1', 's', 'Closures', 'closures', 'functional', 'mid', 'a.ts', 'x', 'y', 0.9, 1, 1),
+               ('c2', 's', 'Mutexes', 'mutexes', 'concurrency', 'mid', 'a.go', 'x', 'y', 0.9, 1, 1),
+               ('c3', 's', 'Unasked', 'unasked', 'other', 'mid', 'a.py', 'x', 'y', 0.9, 1, 1);",
+        )
+        .unwrap();
+        let question = |id: &str, concept: &str, stability: f64, tags: &str| {
+            conn.execute(
+                "INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, question, explanation, \
+                 tags, text_hash, created_at, card_state, stability, fsrs_difficulty, last_review_at, reps) \
+                 VALUES (?1, ?2, 's', 'true_false', 'mid', ?1, 'e', ?4, ?1, 1, 'review', ?3, 5, ?5, 1)",
+                params![id, concept, stability, tags, NOW],
+            )
+            .unwrap();
+        };
+        question("q1", "c1", 10.0, "[]");
+        question("q2", "c2", 10.0, "[\"leech\"]");
+        let body = profile_at(&conn, &Scheduler::default(), NOW + 10 * DAY_MS).unwrap();
+        let rows = body["profile"].as_array().unwrap();
+        let names: Vec<&str> = rows.iter().map(|r| r["concept_name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["Mutexes", "Unasked", "Closures"], "the leech first, then the weakest");
+        // Reviewed ten days ago with stability 10: recall 0.9, no gap; the leech is a gap anyway.
+        assert!((rows[2]["mastery_score"].as_f64().unwrap() - 0.9).abs() < 1e-3, "{body}");
+        assert_eq!(
+            (rows[2]["gap"].as_bool(), rows[0]["gap"].as_bool(), rows[1]["gap"].as_bool()),
+            (Some(false), Some(true), Some(true))
+        );
+        assert_eq!((rows[1]["cards"].as_i64(), rows[1]["mastery_score"].as_f64()), (Some(0), Some(0.0)));
+    }
+
+    #[test]
     fn activity_is_zero_filled_by_utc_day() {
         let (_dir, conn) = db();
         let today = NOW / DAY_MS;
@@ -489,6 +525,136 @@ mod tests {
         assert_eq!(days[2], json!({"day": "2024-10-04", "answers": 4, "correct": 3}));
         assert_eq!(body["total_answers"], 6);
     }
+}
+
+// ---- Scheduling state and mastery (SPEC §7) ----
+
+/// A [`Card`] from eight columns, in this order: card_state, learning_step, stability,
+/// fsrs_difficulty, due_at, last_review_at, reps, lapses.
+pub fn card_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Card> {
+    card_from_row_at(r, 0)
+}
+
+/// The same eight columns starting at column `at`.
+pub fn card_from_row_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Card> {
+    let state: Option<String> = r.get(at)?;
+    let stability: Option<f64> = r.get(at + 2)?;
+    let difficulty: Option<f64> = r.get(at + 3)?;
+    Ok(Card {
+        state: CardState::parse(state.as_deref().unwrap_or("new")),
+        step: card_count(r.get::<_, Option<i64>>(at + 1)?.unwrap_or(0)),
+        memory: stability.zip(difficulty).map(|(stability, difficulty)| Memory { stability, difficulty }),
+        due_at: r.get(at + 4)?,
+        last_review_at: r.get(at + 5)?,
+        reps: card_count(r.get::<_, Option<i64>>(at + 6)?.unwrap_or(0)),
+        lapses: card_count(r.get::<_, Option<i64>>(at + 7)?.unwrap_or(0)),
+    })
+}
+
+/// A stored counter as `u32`: negative (a corrupt row) reads as 0, huge saturates.
+fn card_count(n: i64) -> u32 {
+    u32::try_from(n.max(0)).unwrap_or(u32::MAX)
+}
+
+/// One concept's mastery (SPEC §7), as `vl gaps`, `vl status` and the profile read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConceptMastery {
+    pub name: String,
+    pub category: String,
+    pub level: String,
+    /// Mean retrievability of the answered cards, 0 when none was answered.
+    pub score: f64,
+    /// Cards of the concept answered at least once, and all of its cards.
+    pub answered: i64,
+    pub cards: i64,
+    /// Leech cards (tagged, usually suspended) and their lapses.
+    pub leeches: i64,
+    pub lapses: i64,
+}
+
+/// Every concept's mastery at `now`: FSRS retrievability averaged over its answered cards (0
+/// when none was), with its leeches, by normalised name.
+pub fn concept_mastery(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Vec<ConceptMastery>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT c.normalized_name, MIN(c.name), MIN(c.category), COALESCE(MIN(p.level), 'junior'), \
+                q.card_state, q.learning_step, q.stability, q.fsrs_difficulty, q.due_at, q.last_review_at, q.reps, \
+                q.lapses, EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech'), q.id \
+         FROM concepts c LEFT JOIN questions q ON q.concept_id = c.id \
+         LEFT JOIN concept_profiles p ON p.normalized_name = c.normalized_name \
+         GROUP BY c.normalized_name, q.id ORDER BY c.normalized_name",
+    )?;
+    let mut by_name: std::collections::BTreeMap<String, (ConceptMastery, Vec<f64>)> = Default::default();
+    let rows = stmt.query_map([], |r| {
+        let key: String = r.get(0)?;
+        let gap = ConceptMastery {
+            name: r.get(1)?,
+            category: r.get(2)?,
+            level: r.get(3)?,
+            score: 0.0,
+            answered: 0,
+            cards: 0,
+            leeches: 0,
+            lapses: 0,
+        };
+        let has_card = r.get::<_, Option<String>>(13)?.is_some();
+        let card = if has_card { Some(card_from_row_at(r, 4)?) } else { None };
+        let leech: Option<bool> = r.get(12)?;
+        Ok((key, gap, card, leech.unwrap_or(false)))
+    })?;
+    for row in rows {
+        let (key, gap, card, leech) = row?;
+        let entry = by_name.entry(key).or_insert_with(|| (gap, Vec::new()));
+        let Some(card) = card else { continue };
+        entry.0.cards += 1;
+        if leech {
+            entry.0.leeches += 1;
+            entry.0.lapses += i64::from(card.lapses);
+        }
+        if let Some(r) = scheduler.retrievability(&card, now) {
+            entry.0.answered += 1;
+            entry.1.push(r);
+        }
+    }
+    Ok(by_name
+        .into_values()
+        .map(|(mut gap, values)| {
+            gap.score = if values.is_empty() { 0.0 } else { values.iter().sum::<f64>() / values.len() as f64 };
+            gap
+        })
+        .collect())
+}
+
+/// Below this a concept is a gap (SPEC §7), as is any concept with a leech.
+pub const GAP_RECALL: f64 = 0.7;
+
+/// The profile with mastery as SPEC §7 defines it: `{profile: [{concept_name, category, level,
+/// mastery_score (retrievability now), cards, answered_cards, leeches, gap, correct_answers,
+/// incorrect_answers, encounter_count, last_seen_at}]}`, leeches first, then weakest first.
+/// What the profile route should serve (it still serves [`profile`], the score stored at the
+/// last answer, because it passes no `now`).
+pub fn profile_at(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Value> {
+    let mut list = concept_mastery(conn, scheduler, now)?;
+    list.sort_by(|a, b| {
+        (b.leeches > 0).cmp(&(a.leeches > 0)).then(a.score.total_cmp(&b.score)).then(a.name.cmp(&b.name))
+    });
+    let mut counts = conn.prepare_cached(
+        "SELECT correct_answers, incorrect_answers, encounter_count, last_seen_at FROM concept_profiles WHERE concept_name = ?1",
+    )?;
+    let mut rows = Vec::with_capacity(list.len());
+    for m in list {
+        let (correct, incorrect, encounters, seen): (i64, i64, i64, Option<i64>) = counts
+            .query_row([&m.name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .optional()?
+            .unwrap_or((0, 0, 0, None));
+        rows.push(json!({
+            "concept_name": m.name, "category": m.category, "level": m.level, "mastery_score": m.score,
+            "cards": m.cards, "answered_cards": m.answered, "leeches": m.leeches,
+            "gap": m.leeches > 0 || m.score < GAP_RECALL,
+            "correct_answers": correct, "incorrect_answers": incorrect, "encounter_count": encounters,
+            "last_seen_at": seen,
+        }));
+    }
+    Ok(json!({ "profile": rows }))
 }
 
 // ---- The learner's streak and what is due (statusline, SessionStart, vl status, vl quiz) ----

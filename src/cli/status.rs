@@ -22,7 +22,7 @@ use crate::learn::schedule::Scheduler;
 use crate::worker_client::WorkerClient;
 
 /// `vl gaps` lists concepts whose mastery is below this (SPEC §7), and every leech.
-pub const GAP_SCORE: f64 = 0.7;
+pub const GAP_SCORE: f64 = crate::reads::GAP_RECALL;
 /// Cells in a mastery bar: one per 10 %.
 pub const BAR_CELLS: usize = 10;
 /// How long `vl status` waits for the worker's health answer; on loopback it answers in a
@@ -50,72 +50,7 @@ pub struct StatusReport {
     pub dead_jobs: Vec<(String, i64)>,
 }
 
-/// One concept of `vl gaps`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Gap {
-    pub name: String,
-    pub category: String,
-    pub level: String,
-    /// Mean retrievability of the answered cards, 0 when none was answered.
-    pub score: f64,
-    /// Cards of the concept answered at least once, and all of its cards.
-    pub answered: i64,
-    pub cards: i64,
-    /// Leech cards (tagged, usually suspended) and their lapses.
-    pub leeches: i64,
-    pub lapses: i64,
-}
-
-/// Every concept's mastery, as `vl gaps` and `vl status` judge it.
-pub fn concept_mastery(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Vec<Gap>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT c.normalized_name, MIN(c.name), MIN(c.category), COALESCE(MIN(p.level), 'junior'), \
-                q.card_state, q.learning_step, q.stability, q.fsrs_difficulty, q.due_at, q.last_review_at, q.reps, \
-                q.lapses, EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech'), q.id \
-         FROM concepts c LEFT JOIN questions q ON q.concept_id = c.id \
-         LEFT JOIN concept_profiles p ON p.normalized_name = c.normalized_name \
-         GROUP BY c.normalized_name, q.id ORDER BY c.normalized_name",
-    )?;
-    let mut by_name: std::collections::BTreeMap<String, (Gap, Vec<f64>)> = Default::default();
-    let rows = stmt.query_map([], |r| {
-        let key: String = r.get(0)?;
-        let gap = Gap {
-            name: r.get(1)?,
-            category: r.get(2)?,
-            level: r.get(3)?,
-            score: 0.0,
-            answered: 0,
-            cards: 0,
-            leeches: 0,
-            lapses: 0,
-        };
-        let has_card = r.get::<_, Option<String>>(13)?.is_some();
-        let card = if has_card { Some(crate::cli::quiz::store::card_from_row_at(r, 4)?) } else { None };
-        let leech: Option<bool> = r.get(12)?;
-        Ok((key, gap, card, leech.unwrap_or(false)))
-    })?;
-    for row in rows {
-        let (key, gap, card, leech) = row?;
-        let entry = by_name.entry(key).or_insert_with(|| (gap, Vec::new()));
-        let Some(card) = card else { continue };
-        entry.0.cards += 1;
-        if leech {
-            entry.0.leeches += 1;
-            entry.0.lapses += i64::from(card.lapses);
-        }
-        if let Some(r) = scheduler.retrievability(&card, now) {
-            entry.0.answered += 1;
-            entry.1.push(r);
-        }
-    }
-    Ok(by_name
-        .into_values()
-        .map(|(mut gap, values)| {
-            gap.score = if values.is_empty() { 0.0 } else { values.iter().sum::<f64>() / values.len() as f64 };
-            gap
-        })
-        .collect())
-}
+pub use crate::reads::{ConceptMastery as Gap, concept_mastery};
 
 pub fn report(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<StatusReport> {
     let one = |sql: &str| -> rusqlite::Result<i64> { conn.prepare_cached(sql)?.query_row([], |r| r.get(0)) };

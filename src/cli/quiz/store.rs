@@ -40,7 +40,7 @@ use crate::analysis::questions::normalized_text_hash;
 use crate::clock::Millis;
 use crate::db::fsrs_migration::save_card;
 use crate::learn::mastery::{self, Level, Mastery};
-use crate::learn::schedule::{Card, CardState, Memory, Rating, Reviewed, Scheduler};
+use crate::learn::schedule::{Card, CardState, Rating, Reviewed, Scheduler};
 use crate::reads::DueFilter;
 
 /// Tag carried by follow-up questions.
@@ -137,26 +137,7 @@ pub fn card(conn: &Connection, id: &str) -> rusqlite::Result<Option<Card>> {
     .optional()
 }
 
-/// A [`Card`] from the eight columns of [`card`], in that order.
-pub fn card_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Card> {
-    card_from_row_at(r, 0)
-}
-
-/// The same eight columns starting at column `at`.
-pub fn card_from_row_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Card> {
-    let state: Option<String> = r.get(at)?;
-    let stability: Option<f64> = r.get(at + 2)?;
-    let difficulty: Option<f64> = r.get(at + 3)?;
-    Ok(Card {
-        state: CardState::parse(state.as_deref().unwrap_or("new")),
-        step: count(r.get::<_, Option<i64>>(at + 1)?.unwrap_or(0)),
-        memory: stability.zip(difficulty).map(|(stability, difficulty)| Memory { stability, difficulty }),
-        due_at: r.get(at + 4)?,
-        last_review_at: r.get(at + 5)?,
-        reps: count(r.get::<_, Option<i64>>(at + 6)?.unwrap_or(0)),
-        lapses: count(r.get::<_, Option<i64>>(at + 7)?.unwrap_or(0)),
-    })
-}
+pub use crate::reads::{card_from_row, card_from_row_at};
 
 /// The scheduler with the user's fitted parameters (`optimize_scheduler`), or FSRS-6's
 /// defaults when there are none or they no longer load.

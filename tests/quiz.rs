@@ -301,7 +301,8 @@ fn an_unreadable_answer_is_asked_again_with_a_hint_and_three_strikes_count_as_wr
     assert_eq!(attempts(&dir, &mc.id), [("E".to_owned(), false, 1)]);
     // The fourth line was read by the rating prompt, which wants 1–4 or o, not an answer.
     assert!(out.contains("Type 1, 2, 3 or 4, or o if you were right."), "{out}");
-    assert!(out.contains("Done: 1 answer saved (1 again, 0 correct)"), "{out}");
+    // The missed card's re-ask met the end of input: it is still to do.
+    assert!(out.contains("Done: 1 answer saved (1 again, 0 correct) · 1 left"), "{out}");
 }
 
 /// (card_state, reps, lapses, due_at, suspended) of a question.

@@ -327,6 +327,8 @@ pub fn run_quiz(
         let shown_at = clock.now_ms();
         let Some(judged) = ask(conn, &q, input, out, clock, opts, shown_at)? else {
             writeln!(out, "{}", s.dim("End of input — stopping here."))?;
+            // A re-ask left unanswered is still to do (a first ask is counted in `left` already).
+            summary.left += u32::from(reask);
             break;
         };
         let answer = Answer {

@@ -14,29 +14,6 @@ fn json_column(text: Option<String>) -> Value {
     text.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null)
 }
 
-/// `GET /api/vibelearn/profile`.
-pub fn profile(conn: &Connection) -> rusqlite::Result<Value> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT concept_name, category, level, mastery_score, encounter_count, correct_answers, \
-         incorrect_answers, last_seen_at FROM concept_profiles ORDER BY mastery_score ASC, concept_name",
-    )?;
-    let rows = stmt
-        .query_map([], |r| {
-            Ok(json!({
-                "concept_name": r.get::<_, String>(0)?,
-                "category": r.get::<_, String>(1)?,
-                "level": r.get::<_, String>(2)?,
-                "mastery_score": r.get::<_, f64>(3)?,
-                "encounter_count": r.get::<_, i64>(4)?,
-                "correct_answers": r.get::<_, i64>(5)?,
-                "incorrect_answers": r.get::<_, i64>(6)?,
-                "last_seen_at": r.get::<_, i64>(7)?,
-            }))
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(json!({ "profile": rows }))
-}
-
 /// One question as Appendix A.5 shows it.
 pub fn question_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Value> {
     Ok(json!({
@@ -592,6 +569,29 @@ pub struct ConceptMastery {
     pub lapses: i64,
 }
 
+/// The scheduler with the user's fitted parameters (`optimize_scheduler`), or FSRS-6's
+/// defaults when there are none or they no longer load.
+pub fn scheduler(conn: &Connection, retention: f64, leech_threshold: u32) -> rusqlite::Result<Scheduler> {
+    let fitted: Option<String> = conn
+        .prepare_cached("SELECT parameters FROM scheduler_parameters WHERE id = 1")?
+        .query_row([], |r| r.get(0))
+        .optional()?;
+    let parameters: Vec<f32> = fitted.and_then(|p| serde_json::from_str(&p).ok()).unwrap_or_default();
+    Ok(Scheduler::new(&parameters, retention, leech_threshold)
+        .or_else(|_| Scheduler::new(&[], retention, leech_threshold))
+        .unwrap_or_default())
+}
+
+/// The concepts mastered at `now`: answered, no leech, recall above [`MASTERED_SCORE`].
+///
+/// [`MASTERED_SCORE`]: crate::learn::mastery::MASTERED_SCORE
+pub fn mastered_count(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<i64> {
+    Ok(concept_mastery(conn, scheduler, now)?
+        .iter()
+        .filter(|g| g.answered > 0 && g.leeches == 0 && g.score > crate::learn::mastery::MASTERED_SCORE)
+        .count() as i64)
+}
+
 /// Every concept's mastery at `now`: FSRS retrievability averaged over its answered cards (0
 /// when none was), with its leeches, by normalised name.
 pub fn concept_mastery(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Vec<ConceptMastery>> {
@@ -702,13 +702,11 @@ pub fn streak(conn: &Connection, now: Millis) -> rusqlite::Result<Streak> {
 }
 
 /// `GET /api/vibelearn/overview`: what the dashboard leads with — the questions due now, the
-/// streak, and how many concepts are met and mastered.
-pub fn overview(conn: &Connection, now: Millis) -> rusqlite::Result<Value> {
+/// streak, and how many concepts are met and mastered (as `vl status` counts them).
+pub fn overview(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Value> {
     let counts = due_counts(conn, now, None)?;
     let streak = streak(conn, now)?;
-    let mastered: i64 = conn
-        .prepare_cached("SELECT COUNT(*) FROM concept_profiles WHERE mastery_score > ?1")?
-        .query_row([crate::learn::mastery::MASTERED_SCORE], |r| r.get(0))?;
+    let mastered = mastered_count(conn, scheduler, now)?;
     Ok(json!({
         "due": counts.due,
         "streak": {"current": streak.current, "longest": streak.longest},

@@ -17,7 +17,6 @@ use crate::cli::quiz::term::{Style, days};
 use crate::clock::{Clock, Millis, SystemClock};
 use crate::config::Config;
 use crate::db;
-use crate::learn::mastery::MASTERED_SCORE;
 use crate::learn::schedule::Scheduler;
 use crate::worker_client::WorkerClient;
 
@@ -61,10 +60,7 @@ pub fn report(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite
              WHERE suspended = 0",
         )?
         .query_row([now], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    let mastered = concept_mastery(conn, scheduler, now)?
-        .iter()
-        .filter(|g| g.answered > 0 && g.leeches == 0 && g.score > MASTERED_SCORE)
-        .count() as i64;
+    let mastered = crate::reads::mastered_count(conn, scheduler, now)?;
     let pairs = |sql: &str| -> rusqlite::Result<Vec<(String, i64)>> {
         conn.prepare_cached(sql)?.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
     };

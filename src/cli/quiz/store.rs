@@ -139,18 +139,7 @@ pub fn card(conn: &Connection, id: &str) -> rusqlite::Result<Option<Card>> {
 
 pub use crate::reads::{card_from_row, card_from_row_at};
 
-/// The scheduler with the user's fitted parameters (`optimize_scheduler`), or FSRS-6's
-/// defaults when there are none or they no longer load.
-pub fn scheduler(conn: &Connection, retention: f64, leech_threshold: u32) -> rusqlite::Result<Scheduler> {
-    let fitted: Option<String> = conn
-        .prepare_cached("SELECT parameters FROM scheduler_parameters WHERE id = 1")?
-        .query_row([], |r| r.get(0))
-        .optional()?;
-    let parameters: Vec<f32> = fitted.and_then(|p| serde_json::from_str(&p).ok()).unwrap_or_default();
-    Ok(Scheduler::new(&parameters, retention, leech_threshold)
-        .or_else(|_| Scheduler::new(&[], retention, leech_threshold))
-        .unwrap_or_default())
-}
+pub use crate::reads::scheduler;
 
 /// When the next cards fall due after `now` (SPEC §7: today / tomorrow / this week), by UTC
 /// day as the streak counts days.

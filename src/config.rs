@@ -46,6 +46,11 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     // The worker's LLM tokens a day (input and output, all providers); 0 = no budget. When
     // spent, the provider pauses until the next day (UTC) or `vl jobs resume` (SPEC §6.5).
     ("VIBELEARN_LLM_DAILY_TOKENS", "200000"),
+    // The learning loop (SPEC §7).
+    ("VIBELEARN_DESIRED_RETENTION", "0.9"),
+    ("VIBELEARN_NEW_PER_DAY", "20"),
+    ("VIBELEARN_LEECH_THRESHOLD", "8"),
+    ("VIBELEARN_EASY_SECS", "8"),
 ];
 
 /// The setting that lets keyless session events in (see [`DEFAULTS`]).
@@ -257,6 +262,27 @@ impl Config {
         self.number("VIBELEARN_LLM_DAILY_TOKENS", 200_000u64)
     }
 
+    /// FSRS's target recall probability, clamped to Anki's 0.70–0.99.
+    pub fn desired_retention(&self) -> f64 {
+        let r: f64 = self.number("VIBELEARN_DESIRED_RETENTION", 0.9);
+        if r.is_finite() { r.clamp(0.7, 0.99) } else { 0.9 }
+    }
+
+    /// New questions a day may introduce (0–9999).
+    pub fn new_per_day(&self) -> u32 {
+        self.number("VIBELEARN_NEW_PER_DAY", 20u32).min(9999)
+    }
+
+    /// Lapses that make a card a leech (1–99).
+    pub fn leech_threshold(&self) -> u32 {
+        self.number("VIBELEARN_LEECH_THRESHOLD", 8u32).clamp(1, 99)
+    }
+
+    /// An objective answer within this many seconds is suggested Easy (1–600).
+    pub fn easy_secs(&self) -> u64 {
+        self.number("VIBELEARN_EASY_SECS", 8u64).clamp(1, 600)
+    }
+
     pub fn skip_tools(&self) -> Vec<String> {
         split_list(self.get("VIBELEARN_SKIP_TOOLS"))
     }
@@ -297,6 +323,11 @@ const NUMERIC: &[(&str, f64, f64, bool)] = &[
     ("VIBELEARN_RETENTION_SUCCEEDED_HOURS", 0.0, 87_600.0, true),
     ("VIBELEARN_RETENTION_DEAD_DAYS", 0.0, 3_650.0, true),
     ("VIBELEARN_LLM_DAILY_TOKENS", 0.0, 1e12, true),
+    // The learning loop (SPEC §7): Anki's range for the retention.
+    ("VIBELEARN_DESIRED_RETENTION", 0.7, 0.99, false),
+    ("VIBELEARN_NEW_PER_DAY", 0.0, 9_999.0, true),
+    ("VIBELEARN_LEECH_THRESHOLD", 1.0, 99.0, true),
+    ("VIBELEARN_EASY_SECS", 1.0, 600.0, true),
 ];
 
 /// The range of every `VIBELEARN_TIMEOUT_<KIND>_SECS`: a second to a day.

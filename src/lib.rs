@@ -20,7 +20,7 @@
 //! - [`jobs`]: VibeLearn's job kinds (ingest, analysis steps, sync) as queue handlers
 //! - [`analysis`]: pure stack detection, static rules, concept and question validation, and the
 //!   verification of a question's grounding in the session's files
-//! - [`learn`]: pure learning rules: SM-2, mastery, streaks, answer checking
+//! - [`learn`]: pure learning rules: FSRS scheduling, mastery, streaks, answer checking, export
 //! - [`llm`]: LLM providers behind one trait, and the offline provider
 //! - [`hook`]: the IDE hook entry point: stdin, adapters, privacy, exclusion, transport
 //! - [`http`]: the worker's HTTP API and the dashboard page at `/`

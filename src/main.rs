@@ -21,6 +21,7 @@ fn main() -> ExitCode {
         Command::Quiz(args) => vibelearn::cli::quiz::run(&args, &config),
         Command::Status => vibelearn::cli::status::run_status(&config),
         Command::Gaps => vibelearn::cli::status::run_gaps(&config),
+        Command::Export { target } => vibelearn::cli::export::run(target, &config),
         Command::Jobs { action } => vibelearn::cli::jobs::run(action, &config),
         Command::Sync { session } => vibelearn::cli::sync::run(session, &config),
         Command::Login(args) => vibelearn::cli::login::run(args, &config),

@@ -6,35 +6,12 @@ use serde_json::{Value, json};
 
 use crate::clock::Millis;
 use crate::jobs::PIPELINE;
-use crate::learn::sm2::DAY_MS;
+use crate::learn::schedule::{Card, CardState, DAY_MS, Memory, Scheduler};
 use crate::learn::streak::{self, StreakState};
 use crate::queue::lane_active;
 
 fn json_column(text: Option<String>) -> Value {
     text.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null)
-}
-
-/// `GET /api/vibelearn/profile`.
-pub fn profile(conn: &Connection) -> rusqlite::Result<Value> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT concept_name, category, level, mastery_score, encounter_count, correct_answers, \
-         incorrect_answers, last_seen_at FROM concept_profiles ORDER BY mastery_score ASC, concept_name",
-    )?;
-    let rows = stmt
-        .query_map([], |r| {
-            Ok(json!({
-                "concept_name": r.get::<_, String>(0)?,
-                "category": r.get::<_, String>(1)?,
-                "level": r.get::<_, String>(2)?,
-                "mastery_score": r.get::<_, f64>(3)?,
-                "encounter_count": r.get::<_, i64>(4)?,
-                "correct_answers": r.get::<_, i64>(5)?,
-                "incorrect_answers": r.get::<_, i64>(6)?,
-                "last_seen_at": r.get::<_, i64>(7)?,
-            }))
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(json!({ "profile": rows }))
 }
 
 /// One question as Appendix A.5 shows it.
@@ -54,6 +31,10 @@ pub fn question_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Value> {
         "due_at": r.get::<_, Option<i64>>("due_at")?,
         "session_id": r.get::<_, String>("session_id")?,
         "grounding": grounding_from_row(r)?,
+        "card_state": r.get::<_, Option<String>>("card_state").ok().flatten(),
+        "suspended": r.get::<_, Option<bool>>("suspended").ok().flatten().unwrap_or(false),
+        "lapses": r.get::<_, Option<i64>>("lapses").ok().flatten().unwrap_or(0),
+        "parent_question_id": r.get::<_, Option<String>>("parent_question_id")?,
     }))
 }
 
@@ -89,20 +70,82 @@ pub fn grounding_share(conn: &Connection, session_id: &str) -> rusqlite::Result<
     }))
 }
 
-/// Questions in quiz order: due reviews first (oldest due first), then new ones (oldest
-/// first); follow-ups only when they were inserted by a correct answer (they then have a due
-/// date). `session` limits to one session.
-pub fn due_questions(conn: &Connection, now: Millis, session: Option<&str>, limit: usize) -> rusqlite::Result<Value> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT q.*, c.name AS concept_name FROM questions q JOIN concepts c ON c.id = q.concept_id \
-         WHERE (?2 IS NULL OR q.session_id = ?2) \
-           AND ((q.due_at IS NOT NULL AND q.due_at <= ?1) OR (q.due_at IS NULL AND q.parent_question_id IS NULL)) \
-         ORDER BY CASE WHEN q.due_at IS NULL THEN 1 ELSE 0 END, q.due_at, q.created_at, q.id LIMIT ?3",
-    )?;
-    let rows = stmt
-        .query_map(params![now, session, limit.clamp(1, 500) as i64], question_from_row)?
-        .collect::<Result<Vec<_>, _>>()?;
+/// Which questions a quiz asks (SPEC §7): `vl quiz --session/--project/--leeches`.
+#[derive(Debug, Clone, Default)]
+pub struct DueFilter {
+    pub session: Option<String>,
+    /// A project name as `sessions.project` holds it.
+    pub project: Option<String>,
+    /// Only leeches, suspended or not, due or not (`vl quiz --leeches`).
+    pub leeches: bool,
+    /// New questions still allowed today (`VIBELEARN_NEW_PER_DAY` less those introduced since
+    /// UTC midnight); `None` = no cap.
+    pub new_allowed: Option<usize>,
+}
+
+/// Questions in quiz order (SPEC §7): learning cards due now (re-asks), then reviews due
+/// (oldest due first), then new ones (oldest first, at most `new_allowed`). Suspended cards
+/// are never due; follow-ups only once a correct answer inserted them (they then have a due
+/// date). With `leeches`, every leech of the filter instead, most lapsed first.
+pub fn due_questions_filtered(
+    conn: &Connection,
+    now: Millis,
+    filter: &DueFilter,
+    limit: usize,
+) -> rusqlite::Result<Value> {
+    let limit = limit.clamp(1, 500);
+    let scope = "FROM questions q JOIN concepts c ON c.id = q.concept_id JOIN sessions s ON s.id = q.session_id \
+                 WHERE (?2 IS NULL OR q.session_id = ?2) AND (?3 IS NULL OR s.project = ?3)";
+    let select = "SELECT q.*, c.name AS concept_name, s.project AS project_name";
+    let mut rows = Vec::new();
+    if filter.leeches {
+        let mut stmt = conn.prepare_cached(&format!(
+            "{select} {scope} AND EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech') \
+             ORDER BY q.lapses DESC, q.due_at, q.id LIMIT ?4"
+        ))?;
+        rows = stmt
+            .query_map(params![now, filter.session, filter.project, limit as i64], question_from_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok(json!({ "questions": rows }));
+    }
+    let mut seen = conn.prepare_cached(&format!(
+        "{select} {scope} AND q.suspended = 0 AND q.due_at IS NOT NULL AND q.due_at <= ?1 \
+         ORDER BY CASE WHEN q.card_state IN ('learning', 'relearning') THEN 0 ELSE 1 END, q.due_at, q.created_at, q.id \
+         LIMIT ?4"
+    ))?;
+    rows.extend(
+        seen.query_map(params![now, filter.session, filter.project, limit as i64], question_from_row)?
+            .collect::<Result<Vec<_>, _>>()?,
+    );
+    let room = (limit - rows.len()).min(filter.new_allowed.unwrap_or(usize::MAX));
+    if room > 0 {
+        let mut fresh = conn.prepare_cached(&format!(
+            "{select} {scope} AND q.suspended = 0 AND q.due_at IS NULL AND q.parent_question_id IS NULL \
+             ORDER BY q.created_at, q.id LIMIT ?4"
+        ))?;
+        rows.extend(
+            fresh
+                .query_map(params![now, filter.session, filter.project, room as i64], question_from_row)?
+                .collect::<Result<Vec<_>, _>>()?,
+        );
+    }
     Ok(json!({ "questions": rows }))
+}
+
+/// `GET /api/vibelearn/questions/due`: [`due_questions_filtered`] for one session or all,
+/// without the daily cap on new questions (a reader, not a sitting).
+pub fn due_questions(conn: &Connection, now: Millis, session: Option<&str>, limit: usize) -> rusqlite::Result<Value> {
+    let filter = DueFilter { session: session.map(str::to_owned), ..DueFilter::default() };
+    due_questions_filtered(conn, now, &filter, limit)
+}
+
+/// New questions introduced (first answered) since UTC midnight.
+pub fn new_introduced_today(conn: &Connection, now: Millis) -> rusqlite::Result<usize> {
+    let midnight = day_of(now) * DAY_MS;
+    let n: i64 = conn
+        .prepare_cached("SELECT COUNT(*) FROM review_log WHERE state_before = 'new' AND created_at >= ?1")?
+        .query_row([midnight], |r| r.get(0))?;
+    Ok(usize::try_from(n).unwrap_or(0))
 }
 
 /// `GET /api/vibelearn/sessions/:id/summary`, or `None` for an unknown session.
@@ -427,6 +470,42 @@ mod tests {
     }
 
     #[test]
+    fn the_profile_at_now_is_fsrs_recall_with_leeches_first() {
+        let (_dir, conn) = db();
+        conn.execute_batch(
+            "INSERT INTO sessions (id, project, started_at, updated_at) VALUES ('s', 'p', 1, 1);
+             INSERT INTO concepts (id, session_id, name, normalized_name, category, difficulty, source_file, snippet,
+               why_it_matters, confidence, created_at, updated_at) VALUES
+               ('c1', 's', 'Closures', 'closures', 'functional', 'mid', 'a.ts', 'x', 'y', 0.9, 1, 1),
+               ('c2', 's', 'Mutexes', 'mutexes', 'concurrency', 'mid', 'a.go', 'x', 'y', 0.9, 1, 1),
+               ('c3', 's', 'Unasked', 'unasked', 'other', 'mid', 'a.py', 'x', 'y', 0.9, 1, 1);",
+        )
+        .unwrap();
+        let question = |id: &str, concept: &str, stability: f64, tags: &str| {
+            conn.execute(
+                "INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, question, explanation, \
+                 tags, text_hash, created_at, card_state, stability, fsrs_difficulty, last_review_at, reps) \
+                 VALUES (?1, ?2, 's', 'true_false', 'mid', ?1, 'e', ?4, ?1, 1, 'review', ?3, 5, ?5, 1)",
+                params![id, concept, stability, tags, NOW],
+            )
+            .unwrap();
+        };
+        question("q1", "c1", 10.0, "[]");
+        question("q2", "c2", 10.0, "[\"leech\"]");
+        let body = profile_at(&conn, &Scheduler::default(), NOW + 10 * DAY_MS).unwrap();
+        let rows = body["profile"].as_array().unwrap();
+        let names: Vec<&str> = rows.iter().map(|r| r["concept_name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["Mutexes", "Unasked", "Closures"], "the leech first, then the weakest");
+        // Reviewed ten days ago with stability 10: recall 0.9, no gap; the leech is a gap anyway.
+        assert!((rows[2]["mastery_score"].as_f64().unwrap() - 0.9).abs() < 1e-3, "{body}");
+        assert_eq!(
+            (rows[2]["gap"].as_bool(), rows[0]["gap"].as_bool(), rows[1]["gap"].as_bool()),
+            (Some(false), Some(true), Some(true))
+        );
+        assert_eq!((rows[1]["cards"].as_i64(), rows[1]["mastery_score"].as_f64()), (Some(0), Some(0.0)));
+    }
+
+    #[test]
     fn activity_is_zero_filled_by_utc_day() {
         let (_dir, conn) = db();
         let today = NOW / DAY_MS;
@@ -443,6 +522,159 @@ mod tests {
         assert_eq!(days[2], json!({"day": "2024-10-04", "answers": 4, "correct": 3}));
         assert_eq!(body["total_answers"], 6);
     }
+}
+
+// ---- Scheduling state and mastery (SPEC §7) ----
+
+/// A [`Card`] from eight columns, in this order: card_state, learning_step, stability,
+/// fsrs_difficulty, due_at, last_review_at, reps, lapses.
+pub fn card_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Card> {
+    card_from_row_at(r, 0)
+}
+
+/// The same eight columns starting at column `at`.
+pub fn card_from_row_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Card> {
+    let state: Option<String> = r.get(at)?;
+    let stability: Option<f64> = r.get(at + 2)?;
+    let difficulty: Option<f64> = r.get(at + 3)?;
+    Ok(Card {
+        state: CardState::parse(state.as_deref().unwrap_or("new")),
+        step: card_count(r.get::<_, Option<i64>>(at + 1)?.unwrap_or(0)),
+        memory: stability.zip(difficulty).map(|(stability, difficulty)| Memory { stability, difficulty }),
+        due_at: r.get(at + 4)?,
+        last_review_at: r.get(at + 5)?,
+        reps: card_count(r.get::<_, Option<i64>>(at + 6)?.unwrap_or(0)),
+        lapses: card_count(r.get::<_, Option<i64>>(at + 7)?.unwrap_or(0)),
+    })
+}
+
+/// A stored counter as `u32`: negative (a corrupt row) reads as 0, huge saturates.
+fn card_count(n: i64) -> u32 {
+    u32::try_from(n.max(0)).unwrap_or(u32::MAX)
+}
+
+/// One concept's mastery (SPEC §7), as `vl gaps`, `vl status` and the profile read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConceptMastery {
+    pub name: String,
+    pub category: String,
+    pub level: String,
+    /// Mean retrievability of the answered cards, 0 when none was answered.
+    pub score: f64,
+    /// Cards of the concept answered at least once, and all of its cards.
+    pub answered: i64,
+    pub cards: i64,
+    /// Leech cards (tagged, usually suspended) and their lapses.
+    pub leeches: i64,
+    pub lapses: i64,
+}
+
+/// The scheduler with the user's fitted parameters (`optimize_scheduler`), or FSRS-6's
+/// defaults when there are none or they no longer load.
+pub fn scheduler(conn: &Connection, retention: f64, leech_threshold: u32) -> rusqlite::Result<Scheduler> {
+    let fitted: Option<String> = conn
+        .prepare_cached("SELECT parameters FROM scheduler_parameters WHERE id = 1")?
+        .query_row([], |r| r.get(0))
+        .optional()?;
+    let parameters: Vec<f32> = fitted.and_then(|p| serde_json::from_str(&p).ok()).unwrap_or_default();
+    Ok(Scheduler::new(&parameters, retention, leech_threshold)
+        .or_else(|_| Scheduler::new(&[], retention, leech_threshold))
+        .unwrap_or_default())
+}
+
+/// The concepts mastered at `now`: answered, no leech, recall above [`MASTERED_SCORE`].
+///
+/// [`MASTERED_SCORE`]: crate::learn::mastery::MASTERED_SCORE
+pub fn mastered_count(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<i64> {
+    Ok(concept_mastery(conn, scheduler, now)?
+        .iter()
+        .filter(|g| g.answered > 0 && g.leeches == 0 && g.score > crate::learn::mastery::MASTERED_SCORE)
+        .count() as i64)
+}
+
+/// Every concept's mastery at `now`: FSRS retrievability averaged over its answered cards (0
+/// when none was), with its leeches, by normalised name.
+pub fn concept_mastery(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Vec<ConceptMastery>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT c.normalized_name, MIN(c.name), MIN(c.category), COALESCE(MIN(p.level), 'junior'), \
+                q.card_state, q.learning_step, q.stability, q.fsrs_difficulty, q.due_at, q.last_review_at, q.reps, \
+                q.lapses, EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech'), q.id \
+         FROM concepts c LEFT JOIN questions q ON q.concept_id = c.id \
+         LEFT JOIN concept_profiles p ON p.normalized_name = c.normalized_name \
+         GROUP BY c.normalized_name, q.id ORDER BY c.normalized_name",
+    )?;
+    let mut by_name: std::collections::BTreeMap<String, (ConceptMastery, Vec<f64>)> = Default::default();
+    let rows = stmt.query_map([], |r| {
+        let key: String = r.get(0)?;
+        let gap = ConceptMastery {
+            name: r.get(1)?,
+            category: r.get(2)?,
+            level: r.get(3)?,
+            score: 0.0,
+            answered: 0,
+            cards: 0,
+            leeches: 0,
+            lapses: 0,
+        };
+        let has_card = r.get::<_, Option<String>>(13)?.is_some();
+        let card = if has_card { Some(card_from_row_at(r, 4)?) } else { None };
+        let leech: Option<bool> = r.get(12)?;
+        Ok((key, gap, card, leech.unwrap_or(false)))
+    })?;
+    for row in rows {
+        let (key, gap, card, leech) = row?;
+        let entry = by_name.entry(key).or_insert_with(|| (gap, Vec::new()));
+        let Some(card) = card else { continue };
+        entry.0.cards += 1;
+        if leech {
+            entry.0.leeches += 1;
+            entry.0.lapses += i64::from(card.lapses);
+        }
+        if let Some(r) = scheduler.retrievability(&card, now) {
+            entry.0.answered += 1;
+            entry.1.push(r);
+        }
+    }
+    Ok(by_name
+        .into_values()
+        .map(|(mut gap, values)| {
+            gap.score = if values.is_empty() { 0.0 } else { values.iter().sum::<f64>() / values.len() as f64 };
+            gap
+        })
+        .collect())
+}
+
+/// Below this a concept is a gap (SPEC §7), as is any concept with a leech.
+pub const GAP_RECALL: f64 = 0.7;
+
+/// The profile with mastery as SPEC §7 defines it: `{profile: [{concept_name, category, level,
+/// mastery_score (retrievability now), cards, answered_cards, leeches, gap, correct_answers,
+/// incorrect_answers, encounter_count, last_seen_at}]}`, leeches first, then weakest first.
+/// What the profile route should serve (it still serves [`profile`], the score stored at the
+/// last answer, because it passes no `now`).
+pub fn profile_at(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Value> {
+    let mut list = concept_mastery(conn, scheduler, now)?;
+    list.sort_by(|a, b| {
+        (b.leeches > 0).cmp(&(a.leeches > 0)).then(a.score.total_cmp(&b.score)).then(a.name.cmp(&b.name))
+    });
+    let mut counts = conn.prepare_cached(
+        "SELECT correct_answers, incorrect_answers, encounter_count, last_seen_at FROM concept_profiles WHERE concept_name = ?1",
+    )?;
+    let mut rows = Vec::with_capacity(list.len());
+    for m in list {
+        let (correct, incorrect, encounters, seen): (i64, i64, i64, Option<i64>) = counts
+            .query_row([&m.name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .optional()?
+            .unwrap_or((0, 0, 0, None));
+        rows.push(json!({
+            "concept_name": m.name, "category": m.category, "level": m.level, "mastery_score": m.score,
+            "cards": m.cards, "answered_cards": m.answered, "leeches": m.leeches,
+            "gap": m.leeches > 0 || m.score < GAP_RECALL,
+            "correct_answers": correct, "incorrect_answers": incorrect, "encounter_count": encounters,
+            "last_seen_at": seen,
+        }));
+    }
+    Ok(json!({ "profile": rows }))
 }
 
 // ---- The learner's streak and what is due (statusline, SessionStart, vl status, vl quiz) ----
@@ -470,13 +702,11 @@ pub fn streak(conn: &Connection, now: Millis) -> rusqlite::Result<Streak> {
 }
 
 /// `GET /api/vibelearn/overview`: what the dashboard leads with — the questions due now, the
-/// streak, and how many concepts are met and mastered.
-pub fn overview(conn: &Connection, now: Millis) -> rusqlite::Result<Value> {
+/// streak, and how many concepts are met and mastered (as `vl status` counts them).
+pub fn overview(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Value> {
     let counts = due_counts(conn, now, None)?;
     let streak = streak(conn, now)?;
-    let mastered: i64 = conn
-        .prepare_cached("SELECT COUNT(*) FROM concept_profiles WHERE mastery_score > ?1")?
-        .query_row([crate::learn::mastery::MASTERED_SCORE], |r| r.get(0))?;
+    let mastered = mastered_count(conn, scheduler, now)?;
     Ok(json!({
         "due": counts.due,
         "streak": {"current": streak.current, "longest": streak.longest},
@@ -520,7 +750,7 @@ pub fn due_counts(conn: &Connection, now: Millis, project: Option<&str>) -> rusq
 }
 
 /// A question to answer now: a review whose time came, or a new question (as `vl quiz` asks).
-const DUE: &str = "((q.due_at IS NOT NULL AND q.due_at <= ?1) OR (q.due_at IS NULL AND q.parent_question_id IS NULL))";
+const DUE: &str = "q.suspended = 0 AND ((q.due_at IS NOT NULL AND q.due_at <= ?1) OR (q.due_at IS NULL AND q.parent_question_id IS NULL))";
 
 fn scoped(conn: &Connection, now: Millis, project: &str) -> rusqlite::Result<(i64, i64)> {
     let due: i64 = conn

@@ -351,3 +351,86 @@ fn the_marketplace_lists_the_plugin_directory() {
     assert!(manifest.get("hooks").is_none(), "{manifest}");
     assert!(root.join("plugin/hooks/hooks.json").exists());
 }
+
+/// A question the plugin's quiz command is scripted to answer, in the data dir `home`.
+fn seed_question(home: &Path) {
+    let conn = rusqlite::Connection::open(home.join("vibelearn.db")).unwrap();
+    conn.execute_batch(
+        "INSERT INTO sessions (id, project, started_at, updated_at) VALUES ('s-quiz', 'shop', 1, 1);
+         INSERT INTO concepts (id, session_id, name, normalized_name, category, difficulty, source_file, snippet,
+           why_it_matters, confidence, created_at, updated_at) VALUES ('c-quiz', 's-quiz', 'Closures', 'closures',
+           'functional_pattern', 'junior', 'src/cart.ts', 'x', 'y', 0.9, 1, 1);
+         INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, question, correct, explanation,
+           tags, text_hash, created_at) VALUES ('q-plugin', 'c-quiz', 's-quiz', 'true_false', 'junior',
+           'True or false: a closure captures variables, not values.', 'true', 'It sees later changes.', '[]', 'h', 1);",
+    )
+    .unwrap();
+}
+
+#[test]
+fn the_plugins_quiz_command_runs_vl_quiz_next_and_answer_and_the_answer_is_recorded() {
+    let bin = match real_claude() {
+        Ok(bin) => bin,
+        Err(reason) => return skip(&reason),
+    };
+    let home = TempDir::new();
+    let project = TempDir::new();
+    let repo = manifest_dir();
+    let worker = WorkerProcess::start(home.path());
+    seed_question(home.path());
+    let setup = FakeMessages::start(vec![Turn::text("unused")]);
+    for args in
+        [&["plugin", "marketplace", "add", repo.to_str().unwrap()][..], &["plugin", "install", "vibelearn@vibelearn"]]
+    {
+        let output = finish(claude(&bin, home.path(), worker.port, &setup, home.path(), args));
+        assert!(output.status.success(), "claude {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    // The model's scripted turns: ask for the next card, answer it as the learner did, report.
+    let api = FakeMessages::start(vec![
+        Turn::tool("toolu_next", "Bash", json!({"command": "vl quiz next --json", "description": "Next due card"})),
+        Turn::tool(
+            "toolu_answer",
+            "Bash",
+            json!({"command": "vl quiz answer q-plugin 'true' --json", "description": "Record the answer"}),
+        ),
+        Turn::text("Correct. Next review in 2.3 days."),
+    ]);
+    let args = ["-p", "/vibelearn:quiz 1", "--dangerously-skip-permissions", "--output-format", "json"];
+    let output = finish(claude(&bin, home.path(), worker.port, &api, project.path(), &args));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "claude failed: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let result: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(result["is_error"], false, "{result}");
+    let requests = api.requests();
+    let turns: Vec<&Value> =
+        requests.iter().map(|r| &r.body).filter(|b| b["tools"].as_array().is_some_and(|t| !t.is_empty())).collect();
+    assert_eq!(turns.len(), 3, "{requests:?}");
+    // The slash command expanded into the plugin's instructions.
+    let first = turns[0]["messages"].to_string();
+    assert!(first.contains("vl quiz next --json") && first.contains("Never reveal or guess the answer"), "{first}");
+    // The tool results the CLI sent back are vl's JSON: the card without its answer, then the grade.
+    let results = |body: &Value| -> String {
+        body["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["content"].as_array())
+            .flatten()
+            .filter(|c| c["type"] == "tool_result")
+            .map(|c| c["content"].to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let next = results(turns[1]);
+    assert!(next.contains("q-plugin") && next.contains("a closure captures variables"), "{next}");
+    assert!(!next.contains("It sees later changes"), "no answer or explanation before answering: {next}");
+    let graded = results(turns[2]);
+    assert!(graded.contains("recorded") && graded.contains("It sees later changes"), "{graded}");
+    // Recorded: the attempt, its review-log row, the FSRS schedule.
+    let rows = db_rows(
+        home.path(),
+        "SELECT a.answer, a.correct, r.rating, q.card_state FROM quiz_attempts a JOIN review_log r ON r.attempt_id = a.id \
+         JOIN questions q ON q.id = a.question_id",
+    );
+    assert_eq!(rows, [[json!("true"), json!(1), json!(3), json!("review")]]);
+}

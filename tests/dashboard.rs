@@ -297,16 +297,26 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
             [today, today - 1, today - 6],
         )
         .unwrap();
-    // Likewise answers: one concept answered 3 right of 4.
-    let answered = rusqlite::Connection::open(dir.path().join("vibelearn.db"))
-        .unwrap()
+    // Likewise answers: one concept answered 3 right of 4, one of its cards reviewed five days
+    // ago with a stability of 20 days (its FSRS recall is what the page shows).
+    let db = rusqlite::Connection::open(dir.path().join("vibelearn.db")).unwrap();
+    let answered = db
         .query_row(
-            "UPDATE concept_profiles SET correct_answers = 3, incorrect_answers = 1, mastery_score = 0.75 \
+            "UPDATE concept_profiles SET correct_answers = 3, incorrect_answers = 1 \
              WHERE normalized_name = (SELECT MIN(normalized_name) FROM concept_profiles) RETURNING concept_name",
             [],
             |r| r.get::<_, String>(0),
         )
         .unwrap();
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    db.execute(
+        "UPDATE questions SET card_state = 'review', stability = 20.0, fsrs_difficulty = 5.0, reps = 4, \
+         last_review_at = ?1, due_at = ?2 WHERE id = (SELECT q.id FROM questions q JOIN concepts c ON c.id = q.concept_id \
+         WHERE c.name = ?3 LIMIT 1)",
+        rusqlite::params![now_ms - 5 * 86_400_000, now_ms + 15 * 86_400_000, answered],
+    )
+    .unwrap();
+    drop(db);
     // The upstream paused (as after a refused key; with no credentials version it waits for an
     // explicit resume): the good session's sync waits on it.
     rusqlite::Connection::open(dir.path().join("vibelearn.db"))
@@ -394,7 +404,18 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
     let concepts = loaded["concepts"].as_array().unwrap();
     assert!(concepts.len() >= 2, "{concepts:?}");
     let bar = concepts.iter().find(|c| c["name"] == answered.as_str()).expect("the answered concept is listed");
-    assert_eq!((bar["percent"].as_str(), bar["bar_width"].as_str()), (Some("75%"), Some("75%")), "{bar}");
+    let (_, profile) = http.get("/api/vibelearn/profile").unwrap();
+    let recall = profile["profile"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["concept_name"] == answered.as_str())
+        .unwrap()["mastery_score"]
+        .as_f64()
+        .unwrap();
+    assert!((0.7..1.0).contains(&recall), "five days into twenty days of stability: {recall}");
+    let percent = format!("{}%", (recall * 100.0).round());
+    assert_eq!((bar["percent"].as_str(), bar["bar_width"].as_str()), (Some(&*percent), Some(&*percent)), "{bar}");
     assert!(concepts.iter().any(|c| c["percent"] == "—"), "a concept never quizzed shows no score: {concepts:?}");
     assert_eq!(loaded["activity_bars"], 3, "one bar per day with answers");
     assert!(loaded["throughput_bars"].as_u64().unwrap() > 0, "the throughput chart has bars");

@@ -381,6 +381,13 @@ mod sync {
             [id],
         )
         .unwrap();
+        conn.execute(
+            "INSERT INTO review_log (question_id, attempt_id, rating, state_before, elapsed_days, scheduled_days, \
+             stability, difficulty, duration_ms, created_at) SELECT question_id, id, 3, 'new', 0, 2.3065, 2.3065, 2.118, \
+             NULL, created_at FROM quiz_attempts WHERE question_id IN (SELECT id FROM questions WHERE session_id = ?1)",
+            [id],
+        )
+        .unwrap();
     }
 
     fn verify(request: &crate::fake_http::Recorded) {
@@ -405,6 +412,13 @@ mod sync {
             let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(KEY.as_bytes()).unwrap();
             mac.update(data.as_bytes());
             assert_eq!(attempt["signature"].as_str(), Some(hex(&mac.finalize().into_bytes()).as_str()));
+        }
+        for review in payload["review_log"].as_array().unwrap() {
+            let data =
+                format!("{}:{}:{}", review["question_id"].as_str().unwrap(), review["rating"], review["created_at"]);
+            let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(KEY.as_bytes()).unwrap();
+            mac.update(data.as_bytes());
+            assert_eq!(review["signature"].as_str(), Some(hex(&mac.finalize().into_bytes()).as_str()));
         }
     }
 
@@ -434,6 +448,10 @@ mod sync {
             requests.iter().map(|r| r.header("idempotency-key").unwrap().to_owned()).collect();
         assert_eq!(keys.len(), 1, "every retry carries the same idempotency key");
         assert_eq!(requests[4].json()["quiz_attempts"].as_array().unwrap().len(), 2);
+        let reviews = requests[4].json()["review_log"].as_array().unwrap().clone();
+        assert_eq!(reviews.len(), 2, "the review log goes up with the attempts");
+        assert_eq!((reviews[0]["rating"].as_i64(), reviews[0]["state_before"].as_str()), (Some(3), Some("new")));
+        assert_eq!(db_rows(dir.path(), "SELECT COUNT(*) FROM review_log WHERE synced_at IS NULL")[0][0], json!(0));
         assert!(requests[4].json()["concepts"][0]["snippet"].is_string());
         assert_eq!(db_rows(dir.path(), "SELECT COUNT(*) FROM quiz_attempts WHERE synced_at IS NULL")[0][0], json!(0));
         // Nothing new: a re-run sends nothing.

@@ -140,10 +140,15 @@ fn concept_name(dir: &TempDir, normalized: &str) -> String {
 /// A fill-in-the-blank answer no generated question has.
 const WRONG_FILL_IN: &str = "not-the-missing-token";
 
-/// Makes `id` the only question due (a review due long ago), every other one not due.
+/// Makes `id` the only question due (a card due long ago, out of any learning step, so one
+/// answer settles it), every other one not due.
 fn only_due(dir: &TempDir, id: &str) {
     db(dir)
-        .execute("UPDATE questions SET due_at = CASE WHEN id = ?1 THEN 1 ELSE ?2 END", params![id, FAR_FUTURE])
+        .execute(
+            "UPDATE questions SET due_at = CASE WHEN id = ?1 THEN 1 ELSE ?2 END, \
+             card_state = CASE WHEN id = ?1 THEN 'new' ELSE card_state END",
+            params![id, FAR_FUTURE],
+        )
         .unwrap();
 }
 
@@ -203,7 +208,7 @@ fn insert_question(dir: &TempDir, id: &str, kind: &str, difficulty: &str, correc
 fn right_answer(q: &Q) -> String {
     match q.kind.as_str() {
         "multiple_choice" | "true_false" | "ordering" | "fill_in_blank" => q.correct.clone(),
-        _ => "my answer\n4".to_owned(),
+        _ => "my answer\n3".to_owned(),
     }
 }
 
@@ -218,7 +223,8 @@ fn every_question_type_accepts_its_forgiving_forms() {
     insert_question(&dir, "t-open", "open_ended", "senior", "Model answer: it depends.", "closures");
     let mut covered = Vec::new();
     for q in questions(&dir) {
-        // (stdin, correct, quality): piped answers are untimed, so right = 4 and wrong = 1.
+        // (stdin, correct, quality): piped answers are untimed, so right is rated Good (the
+        // attempt's legacy quality 4) and wrong Again (1); Enter or end of input accepts.
         let cases: Vec<(String, bool, i64)> = match q.kind.as_str() {
             "multiple_choice" => {
                 let (right, wrong) = letters(&q);
@@ -241,25 +247,28 @@ fn every_question_type_accepts_its_forgiving_forms() {
                 (format!("  \"{}\" ", q.correct), true, 4),
                 (WRONG_FILL_IN.into(), false, 1),
             ],
+            // Free text: the rating 1–4 after the model answer (an empty line first re-asks).
             _ => vec![
-                ("it captures the variable\n4".into(), true, 4),
-                ("\n0".into(), false, 0),
-                ("no idea\n2".into(), false, 2),
+                ("it captures the variable\n3".into(), true, 4),
+                ("\nno idea\n1".into(), false, 1),
+                ("partly\n2".into(), true, 3),
+                ("all of it\n4".into(), true, 5),
             ],
         };
         for (stdin, correct, quality) in cases {
             only_due(&dir, &q.id);
             let out = quiz(&dir, &[], &format!("{stdin}\n"));
-            let typed = stdin.lines().next().unwrap_or_default().to_owned();
+            let typed = stdin.lines().find(|l| !l.is_empty()).unwrap_or_default().to_owned();
             assert_eq!(last_attempt(&dir, &q.id), (typed, correct, quality), "{} answered {stdin:?}:\n{out}", q.kind);
             let free_text = matches!(q.kind.as_str(), "code_reading" | "spot_the_bug" | "open_ended");
+            assert!(out.contains("Rate: 1 Again (1 minute) · 2 Hard"), "{out}");
             if free_text {
                 assert!(out.contains("Model answer:"), "{out}");
-                assert!(out.contains(&format!("Graded {quality}/5")), "{out}");
             } else if correct {
-                assert!(out.contains("✓ Correct — next review in"), "{out}");
+                assert!(out.contains("✓ Correct.") && out.contains("Good — next review in"), "{out}");
             } else {
-                assert!(out.contains("✗ Not quite") && out.contains("Answer:"), "{out}");
+                assert!(out.contains("✗ Not quite.") && out.contains("Answer:"), "{out}");
+                assert!(out.contains("Again — back in 1 minute, before this sitting ends."), "{out}");
             }
         }
         covered.push(q.kind);
@@ -284,19 +293,23 @@ fn an_unreadable_answer_is_asked_again_with_a_hint_and_three_strikes_count_as_wr
 
     let mc = of_kind(&dir, "multiple_choice").unwrap();
     only_due(&dir, &mc.id);
-    let out = quiz(&dir, &[], "zzz\nnone of these\nE\nd\n");
+    // Empty lines re-ask without using a try; three unreadable answers count as wrong.
+    let out = quiz(&dir, &[], "\nzzz\n\nnone of these\nE\nd\n");
     assert_eq!(out.matches("Could not read that: answer with a letter A–D").count(), 3, "{out}");
+    assert_eq!(out.matches("an empty line does not count").count(), 2, "{out}");
     assert!(out.contains("✗ Counted as wrong"), "{out}");
     assert_eq!(attempts(&dir, &mc.id), [("E".to_owned(), false, 1)]);
-    // The fourth line was never read as an answer to this question.
-    assert!(out.contains("Done: 1 answered, 0 correct"), "{out}");
+    // The fourth line was read by the rating prompt, which wants 1–4 or o, not an answer.
+    assert!(out.contains("Type 1, 2, 3 or 4, or o if you were right."), "{out}");
+    // The missed card's re-ask met the end of input: it is still to do.
+    assert!(out.contains("Done: 1 answer saved (1 again, 0 correct) · 1 left"), "{out}");
 }
 
-/// (repetitions, interval_days, ease, due_at) of a question.
-fn schedule(dir: &TempDir, id: &str) -> (i64, i64, f64, i64) {
+/// (card_state, reps, lapses, due_at, suspended) of a question.
+fn card(dir: &TempDir, id: &str) -> (String, i64, i64, i64, bool) {
     db(dir)
-        .query_row("SELECT repetitions, interval_days, ease, due_at FROM questions WHERE id = ?1", [id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        .query_row("SELECT card_state, reps, lapses, due_at, suspended FROM questions WHERE id = ?1", [id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
         })
         .unwrap()
 }
@@ -305,41 +318,69 @@ fn now_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64
 }
 
+/// Makes `id` the only question due, keeping its schedule: as if its due date had come.
+fn time_passes(dir: &TempDir, id: &str) {
+    db(dir)
+        .execute(
+            "UPDATE questions SET due_at = CASE WHEN id = ?1 THEN ?3 ELSE ?2 END, \
+             last_review_at = CASE WHEN id = ?1 THEN last_review_at - (due_at - ?3) ELSE last_review_at END",
+            params![id, FAR_FUTURE, now_ms() - 1000],
+        )
+        .unwrap();
+}
+
 #[test]
-fn the_sm2_schedule_follows_a_sequence_of_answers() {
+fn four_ratings_a_re_ask_in_the_sitting_and_the_override() {
     let dir = analysed();
     let q = of_kind(&dir, "multiple_choice").unwrap();
     let (right, wrong) = letters(&q);
-    let upper = right.to_uppercase();
-    let mut expected_interval = Vec::new();
-    // (answer, repetitions, interval, ease) after each: quality 4 keeps the ease, a wrong
-    // answer (quality 1) costs 0.54 and restarts at 1 day; then 1, 6, round(6 × 1.96) = 12.
-    let steps = [
-        (right.as_str(), 1, 1, 2.5),
-        (upper.as_str(), 2, 6, 2.5),
-        (wrong.as_str(), 0, 1, 1.96),
-        (right.as_str(), 1, 1, 1.96),
-        (right.as_str(), 2, 6, 1.96),
-        (right.as_str(), 3, 12, 1.96),
-    ];
-    for (answer, repetitions, interval, ease) in steps {
-        // Time passes: the question is due again (its schedule is otherwise untouched).
-        db(&dir).execute("UPDATE questions SET due_at = 1 WHERE id = ?1", [&q.id]).unwrap();
-        let before = now_ms();
-        quiz(&dir, &["--limit", "1"], &format!("{answer}\n"));
-        let after = now_ms();
-        let (r, i, e, due) = schedule(&dir, &q.id);
-        assert_eq!((r, i), (repetitions, interval), "after {answer:?}");
-        assert!((e - ease).abs() < 1e-9, "ease {e} after {answer:?}, expected {ease}");
-        assert!(due >= before + interval * DAY_MS && due <= after + interval * DAY_MS, "due_at {due}");
-        expected_interval.push(i);
-    }
-    assert_eq!(expected_interval, [1, 6, 1, 1, 6, 12]);
-    // Not due again for 12 days: nothing is asked.
+    // New card, right, rated Easy (4): due in ~8.3 days (FSRS-6's defaults). No follow-up,
+    // so that only this card is asked.
     db(&dir).execute("UPDATE questions SET due_at = ?2 WHERE id != ?1", params![q.id, FAR_FUTURE]).unwrap();
-    let out = quiz(&dir, &["--session"], &format!("{right}\n"));
-    assert_eq!(out.trim(), "Nothing to review right now — the next question is due in 12 days.");
-    assert_eq!(attempts(&dir, &q.id).len(), 6);
+    db(&dir).execute("UPDATE questions SET follow_up = NULL WHERE id = ?1", [&q.id]).unwrap();
+    let before = now_ms();
+    let out = quiz(&dir, &["--limit", "1"], &format!("{right}\n4\n"));
+    assert!(
+        out.contains("Rate: 1 Again (1 minute) · 2 Hard (1.3 days) · 3 Good (2.3 days) · 4 Easy (8.3 days)"),
+        "{out}"
+    );
+    assert!(out.contains("Easy — next review in 8.3 days."), "{out}");
+    let (state, reps, lapses, due, _) = card(&dir, &q.id);
+    assert_eq!((state.as_str(), reps, lapses), ("review", 1, 0));
+    assert!((due - before - 716_740_000).abs() < 60_000, "due in 8.2956 days: {}", due - before);
+    // Due again; wrong: Again, a lapse, re-asked in the same sitting (after 1 minute, or at
+    // once when nothing else is left), right twice through the 1 and 10 minute steps.
+    time_passes(&dir, &q.id);
+    let out = quiz(&dir, &["--limit", "1"], &format!("{wrong}\n\n{right}\n\n{right}\n\n"));
+    assert!(out.contains("Again — back in 1 minute, before this sitting ends."), "{out}");
+    assert_eq!(out.matches("again (learning step)").count(), 2, "re-asked twice: {out}");
+    assert!(out.contains("Good — back in 10 minutes, before this sitting ends."), "{out}");
+    assert!(out.contains("Done: 3 answers saved (1 again, 2 correct) · 0 left"), "{out}");
+    // The forecast: the relearned card is due in ~1.4 days (FSRS after the steps), none today.
+    assert!(out.contains("Next due: 0 later today, ") && out.contains(" this week — the first in "), "{out}");
+    let (state, reps, lapses, ..) = card(&dir, &q.id);
+    assert_eq!((state.as_str(), reps, lapses), ("review", 4, 1));
+    // A strict miss overridden with `o` ("I was right") is Good, counted correct, no lapse.
+    time_passes(&dir, &q.id);
+    let out = quiz(&dir, &["--limit", "1"], &format!("{wrong}\no\n"));
+    assert!(out.contains(", o = I was right:"), "{out}");
+    assert!(out.contains("Good — next review in"), "{out}");
+    assert_eq!(last_attempt(&dir, &q.id), (wrong.clone(), true, 4));
+    assert_eq!(card(&dir, &q.id).2, 1, "no new lapse");
+    // Hard (2) on a right answer.
+    time_passes(&dir, &q.id);
+    quiz(&dir, &["--limit", "1"], &format!("{right}\n2\n"));
+    assert_eq!(last_attempt(&dir, &q.id), (right.clone(), true, 3));
+    // Every answer is a review-log row: rating, state before, intervals, memory.
+    let log: Vec<(i64, String)> = db(&dir)
+        .prepare("SELECT rating, state_before FROM review_log WHERE question_id = ?1 ORDER BY id")
+        .unwrap()
+        .query_map([&q.id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let states: Vec<(i64, &str)> = log.iter().map(|(r, s)| (*r, s.as_str())).collect();
+    assert_eq!(states, [(4, "new"), (1, "review"), (3, "relearning"), (3, "relearning"), (3, "review"), (2, "review")]);
 }
 
 /// (level, correct, incorrect, streak, score) of a concept.
@@ -365,15 +406,18 @@ fn three_right_answers_in_a_row_promote_and_a_wrong_one_demotes() {
         only_due(&dir, &q.id);
         outputs.push(quiz(&dir, &["--limit", "1"], &format!("{answer}\n")));
     }
-    assert_eq!(profile(&dir, &q.concept), ("junior".to_owned(), 2, 0, 2, 1.0));
+    let without_score = |p: (String, i64, i64, i64, f64)| (p.0, p.1, p.2, p.3);
+    assert_eq!(without_score(profile(&dir, &q.concept)), ("junior".to_owned(), 2, 0, 2));
     only_due(&dir, &q.id);
     let out = quiz(&dir, &[], &format!("{}\n", q.correct));
-    assert_eq!(profile(&dir, &q.concept), ("mid".to_owned(), 3, 0, 0, 1.0), "promoted; the streak starts again");
+    assert_eq!(without_score(profile(&dir, &q.concept)), ("mid".to_owned(), 3, 0, 0), "promoted; the streak restarts");
+    // The stored score is the concept's recall probability at the answer: just answered, ~1.
+    assert!(profile(&dir, &q.concept).4 > 0.99);
     assert!(out.contains(&format!("Level up for {name}: junior → mid")), "{out}");
     assert!(!outputs.iter().any(|o| o.contains("Level")), "no level change before the third");
     only_due(&dir, &q.id);
     let out = quiz(&dir, &[], &format!("{WRONG_FILL_IN}\n"));
-    assert_eq!(profile(&dir, &q.concept), ("junior".to_owned(), 3, 1, 0, 0.75), "demoted by a wrong answer");
+    assert_eq!(without_score(profile(&dir, &q.concept)), ("junior".to_owned(), 3, 1, 0), "demoted by a wrong answer");
     assert!(out.contains(&format!("Level down for {name}: mid → junior")), "{out}");
 }
 
@@ -394,7 +438,7 @@ fn a_right_junior_answer_inserts_its_follow_up_and_asks_it_next() {
     let q = junior_of_kind(&dir, "fill_in_blank").unwrap();
     let text = q.follow_up.clone().expect("junior questions carry a follow-up");
     only_due(&dir, &q.id);
-    let out = quiz(&dir, &[], &format!("{}\nit proves the test can fail\n4\n", q.correct));
+    let out = quiz(&dir, &[], &format!("{}\n\nit proves the test can fail\n3\n", q.correct));
     let follow_ups = follow_ups_of(&dir, &q.id);
     assert_eq!(follow_ups.len(), 1);
     let (id, kind, difficulty, question, snippet, tags) = &follow_ups[0];
@@ -404,10 +448,14 @@ fn a_right_junior_answer_inserts_its_follow_up_and_asks_it_next() {
     assert!(tags.contains("\"follow-up\""), "{tags}");
     assert_eq!(attempts(&dir, id), [("it proves the test can fail".to_owned(), true, 4)]);
     let unlocked = out.find("Follow-up question unlocked").expect("announced");
-    let asked = out.find("Question 2 of 2 · follow-up · open ended · mid").expect("asked in the same run");
+    let asked = out.find("Question 2 · follow-up · open ended · mid").expect("asked in the same run");
     assert!(unlocked < asked && out[asked..].contains(&text), "{out}");
-    assert!(out.contains("No model answer for this one; compare with:"), "{out}");
-    assert!(out.contains("Done: 2 answered, 2 correct"), "{out}");
+    // No model answer of its own, so none is shown, and not the parent's explanation either.
+    assert!(out.contains("There is no model answer for this one; rate how well you answered."), "{out}");
+    let parent_explanation: String =
+        db(&dir).query_row("SELECT explanation FROM questions WHERE id = ?1", [&q.id], |r| r.get(0)).unwrap();
+    assert_eq!(out[asked..].matches(parent_explanation.trim()).count(), 0, "{out}");
+    assert!(out.contains("Done: 2 answers saved (0 again, 2 correct)"), "{out}");
 
     // Answered once, it is not asked again after the next right answer.
     only_due(&dir, &q.id);
@@ -427,8 +475,8 @@ fn a_right_junior_answer_inserts_its_follow_up_and_asks_it_next() {
     assert!(out.contains("Follow-up question unlocked") && out.contains("End of input"), "{out}");
     let (follow_up_id, ..) = follow_ups_of(&dir, &mc.id).pop().unwrap();
     assert!(attempts(&dir, &follow_up_id).is_empty());
-    let out = quiz(&dir, &["--limit", "1"], "catching a specific error keeps bugs visible\n5\n");
-    assert!(out.contains("Question 1 of 1 · follow-up"), "{out}");
+    let out = quiz(&dir, &["--limit", "1"], "catching a specific error keeps bugs visible\n4\n");
+    assert!(out.contains("Question 1 · follow-up"), "{out}");
     assert_eq!(attempts(&dir, &follow_up_id).len(), 1);
 }
 
@@ -491,9 +539,12 @@ fn script_for(dir: &TempDir, q: &Q, progress: &mut Progress) -> String {
         (level, streak)
     });
     let mut lines = right_answer(q);
+    if !lines.contains('\n') {
+        lines.push('\n'); // Enter accepts the suggested rating.
+    }
     answered_right(concept);
     if q.difficulty == "junior" && concept.0 == "junior" && q.follow_up.is_some() {
-        lines.push_str("\nmy follow-up answer\n4");
+        lines.push_str("\nmy follow-up answer\n3");
         answered_right(concept);
     }
     lines + "\n"
@@ -526,10 +577,17 @@ fn a_whole_quiz_runs_through_a_pipe_and_end_of_input_keeps_what_was_answered() {
     let out = quiz(&dir, &["--limit", "50"], &scripts.concat());
     let total = order.len() + follow_ups;
     assert!(
-        out.starts_with(&format!("VibeLearn quiz — {} questions: 0 due for review, {} new.", order.len(), order.len())),
+        out.starts_with(&format!(
+            "VibeLearn quiz — {} questions: 0 to relearn, 0 due for review, {} new.",
+            order.len(),
+            order.len()
+        )),
         "{out}"
     );
-    assert!(out.contains(&format!("Done: {total} answered, {total} correct · streak 1 day")), "{out}");
+    assert!(
+        out.contains(&format!("Done: {total} answers saved (0 again, {total} correct) · 0 left · streak 1 day")),
+        "{out}"
+    );
     assert!(!out.contains("End of input"), "{out}");
     let (count, right): (i64, i64) = db(&dir)
         .query_row("SELECT COUNT(*), SUM(correct) FROM quiz_attempts", [], |r| Ok((r.get(0)?, r.get(1)?)))
@@ -544,7 +602,7 @@ fn a_whole_quiz_runs_through_a_pipe_and_end_of_input_keeps_what_was_answered() {
 fn session_and_limit_choose_the_questions() {
     let dir = analysed();
     let out = quiz(&dir, &["--session", "--limit", "2"], "");
-    assert!(out.starts_with("VibeLearn quiz — 2 questions: 0 due for review, 2 new."), "{out}");
+    assert!(out.starts_with("VibeLearn quiz — 2 questions: 0 to relearn, 0 due for review, 2 new."), "{out}");
     let out = quiz(&dir, &["--session", session_id(), "--limit", "1"], "");
     assert!(out.starts_with("VibeLearn quiz — 1 question:"), "{out}");
     let (code, _, stderr) = run(dir.path(), &["quiz", "--session", "no-such-session"], "");
@@ -552,6 +610,16 @@ fn session_and_limit_choose_the_questions() {
     assert!(stderr.contains("no session \"no-such-session\" has been recorded"), "{stderr}");
     let (code, _, stderr) = run(dir.path(), &["quiz", "--limit", "0"], "");
     assert_eq!(code, 2, "{stderr}");
+    let out = quiz(&dir, &["--project", "shop", "--limit", "3"], "");
+    assert!(out.starts_with("VibeLearn quiz — 3 questions:"), "{out}");
+    let out = quiz(&dir, &["--project", "elsewhere"], "");
+    assert!(out.starts_with("No questions for project \"elsewhere\""), "{out}");
+    // VIBELEARN_NEW_PER_DAY caps the new questions of a day.
+    let mut capped = vl(dir.path(), free_port());
+    let output =
+        capped.args(["quiz", "--limit", "50"]).env("VIBELEARN_NEW_PER_DAY", "4").stdin(Stdio::null()).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.starts_with("VibeLearn quiz — 4 questions: 0 to relearn, 0 due for review, 4 new."), "{text}");
 }
 
 #[test]
@@ -569,20 +637,23 @@ fn ctrl_c_keeps_the_answers_already_given() {
     let mut child = vl(dir.path(), free_port())
         .args(["quiz"])
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    // Both questions are due; answer the first (right or wrong does not matter here) and
-    // interrupt the quiz while it waits for the second.
-    stdin.write_all(b"d\n").unwrap();
+    // Both questions are due; answer the first (right or wrong does not matter here), rate
+    // it, and interrupt the quiz while it waits for the second.
+    stdin.write_all(b"d\n3\n").unwrap();
     stdin.flush().unwrap();
     let answered = || db(&dir).query_row("SELECT COUNT(*) FROM quiz_attempts", [], |r| r.get::<_, i64>(0)).unwrap();
     wait_for("the first answer to be committed", Duration::from_secs(10), || answered() == 1);
     std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    let status = child.wait().unwrap();
-    assert!(!status.success(), "SIGINT ends the quiz");
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "SIGINT ends the quiz");
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("Interrupted.") && text.contains("Done: 1 answer saved"), "{text}");
+    assert!(text.contains("· 1 left ·") && text.contains("Next due: "), "{text}");
     drop(stdin);
     assert_eq!(answered(), 1, "the committed answer survives");
     let check: String = db(&dir).query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
@@ -592,32 +663,44 @@ fn ctrl_c_keeps_the_answers_already_given() {
     assert_eq!(streak, Some(1), "the whole answer was committed, streak included");
 }
 
-/// Sets a concept's record directly (the quiz's own updates are covered above).
-fn set_profile(dir: &TempDir, concept: &str, correct: i64, incorrect: i64) {
-    let score = if correct + incorrect == 0 { 0.0 } else { correct as f64 / (correct + incorrect) as f64 };
+/// Gives every card of a concept an FSRS memory: reviewed `days_ago` with `stability`.
+fn set_memory(dir: &TempDir, concept: &str, days_ago: f64, stability: f64) {
+    let last = now_ms() - (days_ago * DAY_MS as f64) as i64;
     db(dir)
         .execute(
-            "UPDATE concept_profiles SET correct_answers = ?2, incorrect_answers = ?3, mastery_score = ?4 WHERE normalized_name = ?1",
-            params![concept, correct, incorrect, score],
+            "UPDATE questions SET card_state = 'review', stability = ?2, fsrs_difficulty = 5, last_review_at = ?3, \
+             reps = 1, due_at = ?4 WHERE concept_id IN (SELECT id FROM concepts WHERE normalized_name = ?1)",
+            params![concept, stability, last, FAR_FUTURE],
         )
         .unwrap();
 }
 
 #[test]
-fn status_and_gaps_summarise_the_learning() {
+fn status_and_gaps_judge_mastery_by_fsrs_recall_and_list_leeches_first() {
     let dir = analysed();
-    set_profile(&dir, "unit tests", 2, 3); // 40 %
-    set_profile(&dir, "closures", 0, 3); // 0 % over three answers: the weakest
-    set_profile(&dir, "orm queries", 9, 1); // 90 %: mastered
-    set_profile(&dir, "async await", 1, 1); // 50 %: not a gap
+    set_memory(&dir, "orm queries", 0.01, 30.0); // just reviewed: ~100 %, mastered
+    set_memory(&dir, "async await", 2.0, 2.3); // ~91 %: mastered, not a gap
+    set_memory(&dir, "closures", 100.0, 1.0); // ~49 %: a gap
+    set_memory(&dir, "unit tests", 0.01, 5.0); // ~100 %, but one card is a leech
+    let leech: String = db(&dir)
+        .query_row(
+            "SELECT q.id FROM questions q JOIN concepts c ON c.id = q.concept_id WHERE c.normalized_name = 'unit tests' \
+             ORDER BY q.id LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    db(&dir)
+        .execute("UPDATE questions SET tags = '[\"leech\"]', suspended = 1, lapses = 8 WHERE id = ?1", [&leech])
+        .unwrap();
     db(&dir).execute("UPDATE jobs SET state = 'dead' WHERE kind = 'sync'", []).unwrap();
     let (code, status, stderr) = run(dir.path(), &["status"], "");
     assert_eq!(code, 0, "{stderr}");
     for line in [
         "sessions        1",
         "concepts        8",
-        "due now         16 questions (0 reviews, 16 new)",
-        "mastered        1 of 8 concepts",
+        "mastered        2 of 8 concepts",
+        "leeches         1 card suspended — vl quiz --leeches",
         "streak          0 days",
         "top categories  async_pattern 2, functional_pattern 2, database_pattern 1",
         "provider        offline",
@@ -631,28 +714,39 @@ fn status_and_gaps_summarise_the_learning() {
     let (code, gaps, _) = run(dir.path(), &["gaps"], "");
     assert_eq!(code, 0);
     let lines: Vec<&str> = gaps.lines().collect();
-    assert_eq!(lines[0], "6 concepts under 50 % mastery, weakest first", "{gaps}");
+    assert_eq!(lines[0], "6 gaps of 8 concepts: 1 with leeches first, then under 70 % recall", "{gaps}");
     let names: Vec<&str> =
         lines[1..7].iter().map(|l| l.split("%  ").nth(1).unwrap().split("  ").next().unwrap()).collect();
     assert_eq!(
         names,
         [
-            "Closures",
+            "Unit tests",
             "Exception handling with try/catch",
             "Handling async failures",
             "Higher-order functions",
             "Local component state",
-            "Unit tests"
+            "Closures",
         ],
         "{gaps}"
     );
-    assert!(lines[1].starts_with("  ░░░░░░░░░░   0%  Closures") && lines[1].ends_with("0/3 right"), "{gaps}");
-    assert!(lines[2].ends_with("not quizzed yet"), "{gaps}");
-    assert!(
-        lines[6].starts_with("  ████░░░░░░  40%  Unit tests") && lines[6].ends_with("testing · junior · 2/5 right"),
-        "{gaps}"
-    );
+    assert!(lines[1].ends_with("leech (8 lapses)") && lines[1].contains("100%"), "{gaps}");
+    assert!(lines[2].starts_with("  ░░░░░░░░░░   0%") && lines[2].ends_with("not quizzed yet"), "{gaps}");
+    assert!(lines[6].starts_with("  █████░░░░░  49%  Closures"), "{gaps}");
+    assert!(gaps.contains("drill them with: vl quiz --leeches"), "{gaps}");
     assert!(!gaps.contains("ORM") && !gaps.contains("Async/await"), "{gaps}");
+
+    // The leech is suspended: not due; `vl quiz --leeches` asks it anyway.
+    let out = quiz(&dir, &["--leeches"], "");
+    assert!(out.starts_with("VibeLearn quiz (leeches) — 1 question"), "{out}");
+    assert!(out.contains("Question 1 · leech"), "{out}");
+
+    // Sessions but no concept: nothing to judge, not "no gaps".
+    let empty = TempDir::new();
+    let conn = vibelearn::db::open_and_migrate(&empty.db_path(), vibelearn::db::Synchronous::Normal).unwrap();
+    conn.execute("INSERT INTO sessions (id, project, started_at, updated_at) VALUES ('s', 'p', 1, 1)", []).unwrap();
+    drop(conn);
+    let (_, out, _) = run(empty.path(), &["gaps"], "");
+    assert!(out.starts_with("Nothing to judge yet"), "{out}");
 }
 
 #[test]
@@ -723,21 +817,32 @@ fn a_fast_answer_at_the_terminal_scores_five_and_a_slow_one_four() {
     let dir = analysed();
     let mc = of_kind(&dir, "multiple_choice").unwrap();
     let (right, _) = letters(&mc);
-    let options =
-        QuizOptions { session: None, limit: 1, interactive: true, style: Style { color: true }, grader: None };
+    let options = QuizOptions {
+        filter: Default::default(),
+        limit: 1,
+        new_per_day: 20,
+        interactive: true,
+        style: Style { color: true },
+        grader: None,
+        scheduler: Default::default(),
+        easy_ms: 8_000,
+    };
+    // Within VIBELEARN_EASY_SECS (8) Easy is suggested, after it Good; Enter accepts.
     for (delay, quality) in [(2_000, 5), (12_000, 4)] {
         only_due(&dir, &mc.id);
         let clock = ManualClock::new(now_ms());
         let typist =
-            Typist { text: std::io::Cursor::new(format!("{right}\n").into_bytes()), clock: clock.clone(), delay };
+            Typist { text: std::io::Cursor::new(format!("{right}\n\n").into_bytes()), clock: clock.clone(), delay };
         let mut input = std::io::BufReader::new(typist);
         let mut out = Vec::new();
         let mut conn = vibelearn::db::open(&dir.db_path(), vibelearn::db::Synchronous::Normal).unwrap();
-        let summary = run_quiz(&mut conn, &mut input, &mut out, clock.as_ref(), &options).unwrap();
+        let summary = run_quiz(&mut conn, &mut input, &mut out, clock.as_ref(), &options, &Default::default()).unwrap();
         assert_eq!((summary.answered, summary.correct), (1, 1));
         assert_eq!(last_attempt(&dir, &mc.id), (right.clone(), true, quality), "answered after {delay} ms");
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("\x1b[32m✓ Correct"), "colours when asked for: {text}");
+        let suggested = if quality == 5 { "Enter = Easy" } else { "Enter = Good" };
+        assert!(text.contains(suggested), "{text}");
         assert!(!text.contains(&format!("> {right}")), "a terminal echoes the answer itself");
     }
 }
@@ -774,9 +879,10 @@ fn free_text_answers_are_graded_by_the_llm_rubric_and_fall_back_to_a_self_grade(
         Reply::raw(500, "{}"),
     );
     let out = quiz_with_provider(&dir, &fake.url, "it waits for fetch and reads the body\n");
-    assert!(out.contains("Rubric grade (anthropic):") && out.contains("→ 4/5"), "{out}");
+    assert!(out.contains("Rubric grade (anthropic):") && out.contains("→ 4/5, suggests Good"), "{out}");
     assert!(out.contains("say what happens on failure"), "{out}");
-    // 0.40·4 + 0.20·3 + 0.15·3 + 0.10·3 + 0.15·4 = 3.55 → quality 4, correct.
+    // 0.40·4 + 0.20·3 + 0.15·3 + 0.10·3 + 0.15·4 = 3.55 → quality 4 → Good suggested, and
+    // end of input accepts it.
     assert_eq!(last_attempt(&dir, "t-rubric"), ("it waits for fetch and reads the body".to_owned(), true, 4));
     let prompt = fake.requests()[0].json()["messages"][0]["content"].as_str().unwrap().to_owned();
     assert!(
@@ -786,7 +892,414 @@ fn free_text_answers_are_graded_by_the_llm_rubric_and_fall_back_to_a_self_grade(
 
     // The provider fails: the developer grades themself instead; nothing is lost.
     only_due(&dir, "t-rubric");
-    let out = quiz_with_provider(&dir, &fake.url, "no idea\n2\n");
+    let out = quiz_with_provider(&dir, &fake.url, "no idea\n1\n");
     assert!(out.contains("The rubric grader is unavailable"), "{out}");
-    assert_eq!(last_attempt(&dir, "t-rubric"), ("no idea".to_owned(), false, 2));
+    assert_eq!(last_attempt(&dir, "t-rubric"), ("no idea".to_owned(), false, 1));
+}
+
+#[test]
+fn the_json_api_gives_the_next_card_without_its_answer_and_records_an_answer() {
+    let dir = analysed();
+    let mc = of_kind(&dir, "multiple_choice").unwrap();
+    let (right, wrong) = letters(&mc);
+    only_due(&dir, &mc.id);
+    let json = |args: &[&str]| -> (i32, serde_json::Value) {
+        let (code, out, err) = run(dir.path(), &[&["quiz"], args].concat(), "");
+        assert!(err.is_empty(), "{err}");
+        (code, serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}")))
+    };
+    let (code, next) = json(&["next", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(next["question"]["id"], mc.id.as_str(), "{next}");
+    assert_eq!(next["question"]["free_text"], false);
+    assert!(next["question"].get("correct").is_none() && next["question"].get("explanation").is_none(), "{next}");
+    // Unreadable: nothing recorded, exit 1 with the hint.
+    let (code, bad) = json(&["answer", &mc.id, "zzz", "--json"]);
+    assert_eq!((code, bad["error"].as_str()), (1, Some("unreadable")), "{bad}");
+    assert!(attempts(&dir, &mc.id).is_empty());
+    // Wrong, then overridden to Good by --rating: the rating given stands.
+    let (code, graded) = json(&["answer", &mc.id, &wrong, "--rating", "3", "--json"]);
+    assert_eq!(code, 0, "{graded}");
+    assert_eq!(
+        (graded["correct"].as_bool(), graded["rating"].as_i64(), graded["suggested_rating"].as_i64()),
+        (Some(false), Some(3), Some(1))
+    );
+    assert_eq!(graded["card_state"], "review");
+    let option = &mc.options[usize::from(right.as_bytes()[0] - b'a')];
+    assert_eq!(graded["expected"].as_str(), Some(format!("{}) {option}", right.to_uppercase()).as_str()));
+    assert!(graded["next_due_in"].as_str().unwrap().ends_with("days"), "{graded}");
+    assert_eq!(last_attempt(&dir, &mc.id), (wrong.clone(), true, 4));
+    // Right without --rating: Good suggested and recorded.
+    only_due(&dir, &mc.id);
+    let (_, graded) = json(&["answer", &mc.id, &right, "--json"]);
+    assert_eq!((graded["correct"].as_bool(), graded["rating"].as_i64()), (Some(true), Some(3)), "{graded}");
+    // Free text: the model answer and rubric come back, nothing recorded until --rating.
+    insert_question(&dir, "t-free", "code_reading", "mid", "It awaits, then parses.", "closures");
+    let (code, first) = json(&["answer", "t-free", "it waits", "--json"]);
+    assert_eq!((code, first["recorded"].as_bool(), first["needs_rating"].as_bool()), (0, Some(false), Some(true)));
+    assert_eq!(first["model_answer"], "It awaits, then parses.");
+    assert_eq!(first["rubric"].as_array().unwrap().len(), 5);
+    assert!(attempts(&dir, "t-free").is_empty());
+    let (_, second) = json(&["answer", "t-free", "it waits", "--rating", "2", "--json"]);
+    assert_eq!(second["recorded"], true);
+    assert_eq!(attempts(&dir, "t-free"), [("it waits".to_owned(), true, 3)]);
+    // An answer starting with '-' is an answer, not a flag; an unknown id is an error.
+    let (code, missing) = json(&["answer", "no-such-id", "-1", "--json"]);
+    assert_eq!((code, missing["error"].as_str()), (1, Some("not_found")));
+}
+
+/// Anki's text import, as its importer reads a file: `#key:value` header lines, then records
+/// split on the separator, where a field in double quotes may hold separators, line breaks
+/// and doubled quotes.
+fn parse_anki(text: &str) -> (Vec<(String, String)>, Vec<Vec<String>>) {
+    let mut headers = Vec::new();
+    let mut rest = text;
+    while let Some(line) = rest.strip_prefix('#') {
+        let (header, after) = line.split_once('\n').unwrap_or((line, ""));
+        let (key, value) = header.split_once(':').expect("a header is key:value");
+        headers.push((key.to_owned(), value.to_owned()));
+        rest = after;
+    }
+    let mut records = Vec::new();
+    let (mut record, mut field, mut quoted, mut chars) = (Vec::new(), String::new(), false, rest.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', false) if field.is_empty() => quoted = true,
+            ('"', true) if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            ('"', true) => quoted = false,
+            ('\t', false) => record.push(std::mem::take(&mut field)),
+            ('\n', false) => {
+                record.push(std::mem::take(&mut field));
+                records.push(std::mem::take(&mut record));
+            }
+            (c, _) => field.push(c),
+        }
+    }
+    assert!(!quoted && field.is_empty() && record.is_empty(), "the file ends with a whole record");
+    (headers, records)
+}
+
+#[test]
+fn anki_export_parses_as_anki_reads_it_with_stable_guids_and_markdown_has_one_file_per_project() {
+    let dir = analysed();
+    // A field with a tab, a line break and quotes in it.
+    insert_question(&dir, "t-quoted", "true_false", "junior", "true", "closures");
+    db(&dir)
+        .execute(
+            "UPDATE questions SET question = ?2, explanation = 'Say \"captured\".' WHERE id = ?1",
+            params!["t-quoted", "Tab\there, a \"quote\",\nand a new line: true?"],
+        )
+        .unwrap();
+    let out = dir.path().join("cards.txt");
+    let export = |path: &Path| {
+        let (code, stdout, stderr) =
+            run(dir.path(), &["export", "anki", "--out", path.to_str().unwrap(), "--deck", "Study"], "");
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stdout.contains("Wrote 17 cards"), "{stdout}");
+        std::fs::read_to_string(path).unwrap()
+    };
+    let text = export(&out);
+    let (headers, records) = parse_anki(&text);
+    let header = |k: &str| headers.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+    assert_eq!(
+        (
+            header("separator"),
+            header("html"),
+            header("notetype"),
+            header("guid column"),
+            header("deck column"),
+            header("tags column")
+        ),
+        (Some("tab"), Some("true"), Some("Basic"), Some("1"), Some("2"), Some("5"))
+    );
+    assert_eq!(records.len(), 17);
+    assert!(records.iter().all(|r| r.len() == 5), "five fields each");
+    assert!(records.iter().all(|r| r[1] == "Study::shop"), "{:?}", records[0]);
+    let quoted = records.iter().find(|r| r[2].contains("Tab")).expect("the quoted card");
+    assert!(quoted[2].starts_with("Tab\there, a \"quote\",<br>and a new line: true?"), "{:?}", quoted[2]);
+    assert!(quoted[3].contains("Say \"captured\"."), "{:?}", quoted[3]);
+    assert!(quoted[4].split(' ').any(|t| t == "vibelearn") && quoted[4].contains("Closures"), "{:?}", quoted[4]);
+    let grounded = records.iter().find(|r| r[2].contains("<pre><code>")).expect("code in <pre><code>");
+    assert!(grounded[3].contains(".ts:"), "file:lines on the back: {:?}", grounded[3]);
+    // Stable guids: a second export (after an answer changed a schedule) has the same ones.
+    let guids: Vec<&String> = records.iter().map(|r| &r[0]).collect();
+    let unique: std::collections::HashSet<_> = guids.iter().collect();
+    assert_eq!(unique.len(), guids.len());
+    only_due(&dir, "t-quoted");
+    quiz(&dir, &[], "true\n");
+    let again = export(&dir.path().join("again.txt"));
+    let (_, records_again) = parse_anki(&again);
+    assert_eq!(records_again.iter().map(|r| &r[0]).collect::<Vec<_>>(), guids);
+
+    let md = dir.path().join("md");
+    let (code, stdout, _) = run(dir.path(), &["export", "markdown", "--out", md.to_str().unwrap()], "");
+    assert_eq!(code, 0);
+    assert!(stdout.contains("in 1 file(s)"), "{stdout}");
+    let shop = std::fs::read_to_string(md.join("shop.md")).unwrap();
+    assert!(shop.starts_with("# shop — VibeLearn cards\n\n17 questions."), "{shop}");
+    assert!(shop.contains("## Closures (") && shop.contains("```typescript") && shop.contains("**Answer:**"), "{shop}");
+}
+
+#[test]
+fn eight_lapses_on_a_fake_clock_make_a_leech_that_is_suspended() {
+    use vibelearn::cli::quiz::{QuizOptions, run_quiz, term::Style};
+    use vibelearn::clock::{Clock, ManualClock};
+
+    let dir = analysed();
+    let q = of_kind(&dir, "true_false").map(|q| q.id).unwrap_or_else(|| {
+        insert_question(&dir, "t-leech", "true_false", "mid", "true", "closures");
+        "t-leech".to_owned()
+    });
+    db(&dir)
+        .execute("UPDATE questions SET due_at = ?2, follow_up = NULL WHERE id != ?1", params![q, FAR_FUTURE])
+        .unwrap();
+    let correct: String =
+        db(&dir).query_row("SELECT correct FROM questions WHERE id = ?1", [&q], |r| r.get(0)).unwrap();
+    let wrong = if correct == "true" { "false" } else { "true" };
+    let options = QuizOptions {
+        filter: Default::default(),
+        limit: 5,
+        new_per_day: 20,
+        interactive: false,
+        style: Style { color: false },
+        grader: None,
+        scheduler: Default::default(),
+        easy_ms: 8_000,
+    };
+    let clock = ManualClock::new(now_ms());
+    let mut conn = vibelearn::db::open(&dir.db_path(), vibelearn::db::Synchronous::Normal).unwrap();
+    let mut sitting = |input: String| -> String {
+        let mut out = Vec::new();
+        run_quiz(&mut conn, &mut input.as_bytes(), &mut out, clock.as_ref(), &options, &Default::default()).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    // Learn it (new, right: graduates), then lapse it eight times, each lapse a sitting of its
+    // own when the card falls due: wrong (Again), then right through both learning steps.
+    sitting(format!("{correct}\n\n"));
+    let mut last = String::new();
+    for lapse in 1..=8 {
+        let due: i64 = db(&dir).query_row("SELECT due_at FROM questions WHERE id = ?1", [&q], |r| r.get(0)).unwrap();
+        clock.set(due + 1);
+        last = sitting(format!("{wrong}\n\n{correct}\n\n{correct}\n\n"));
+        let (state, _, lapses, _, suspended) = card(&dir, &q);
+        assert_eq!(lapses, lapse, "{last}");
+        assert_eq!(suspended, lapse == 8, "suspended at the eighth lapse only");
+        if lapse < 8 {
+            assert_eq!(state, "review", "relearned within the sitting: {last}");
+            assert!(last.contains("again (learning step)"), "{last}");
+        }
+    }
+    assert!(last.contains("Leech: 8 lapses. The card is suspended and tagged leech"), "{last}");
+    assert!(!last.contains("again (learning step)"), "a suspended card is not re-asked: {last}");
+    let tags: String = db(&dir).query_row("SELECT tags FROM questions WHERE id = ?1", [&q], |r| r.get(0)).unwrap();
+    assert!(tags.contains("\"leech\""), "{tags}");
+    // Never due again on its own; `--leeches` still drills it.
+    clock.advance(400 * DAY_MS);
+    let due = vibelearn::reads::due_questions(&db(&dir), clock.now_ms(), None, 50).unwrap();
+    assert!(!due.to_string().contains(&q), "a suspended card is never due");
+    let out = quiz(&dir, &["--leeches"], "");
+    assert!(out.contains("Question 1 · leech"), "{out}");
+}
+
+#[test]
+fn the_weekly_optimize_scheduler_job_fits_parameters_once_there_are_64_reviews() {
+    let dir = analysed();
+    let jobs = || -> i64 {
+        db(&dir).query_row("SELECT COUNT(*) FROM jobs WHERE kind = 'optimize_scheduler'", [], |r| r.get(0)).unwrap()
+    };
+    assert_eq!(jobs(), 0, "no fit without reviews: the defaults stand");
+    // 16 cards × 5 reviews on different days = 80 review-log rows.
+    let start = now_ms() - 60 * DAY_MS;
+    let ids: Vec<String> = questions(&dir).into_iter().map(|q| q.id).collect();
+    for (i, id) in ids.iter().enumerate() {
+        for (n, day) in [0, 2, 7, 16, 35].into_iter().enumerate() {
+            let rating = if (i + n) % 6 == 0 { 1 } else { 3 };
+            db(&dir)
+                .execute(
+                    "INSERT INTO review_log (question_id, rating, state_before, elapsed_days, scheduled_days, stability, \
+                     difficulty, created_at) VALUES (?1, ?2, 'review', 1, 1, 1, 5, ?3)",
+                    params![id, rating, start + day * DAY_MS + i as i64 * 60_000],
+                )
+                .unwrap();
+        }
+    }
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let quiz_step = |n: i64| {
+        http.post("/api/vibelearn/analyze/quiz", &serde_json::json!({"contentSessionId": session_id()})).unwrap();
+        wait_for("the quiz step", Duration::from_secs(30), || {
+            db(&dir)
+                .query_row("SELECT COUNT(*) FROM jobs WHERE kind = 'analyze_quiz' AND state = 'succeeded'", [], |r| {
+                    r.get::<_, i64>(0)
+                })
+                .unwrap()
+                >= n
+        });
+    };
+    // The next quiz step asks for a fit; it runs and stores 21 parameters.
+    quiz_step(2);
+    wait_for("the fit", Duration::from_secs(60), || {
+        db(&dir).query_row("SELECT COUNT(*) FROM scheduler_parameters", [], |r| r.get::<_, i64>(0)).unwrap() == 1
+    });
+    let (parameters, reviews): (String, i64) = db(&dir)
+        .query_row("SELECT parameters, reviews FROM scheduler_parameters", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap();
+    let parameters: Vec<f64> = serde_json::from_str(&parameters).unwrap();
+    assert_eq!((parameters.len(), reviews), (21, 80));
+    // Within the week: no second fit. A week later: the next quiz step asks again.
+    quiz_step(3);
+    assert_eq!(jobs(), 1);
+    db(&dir).execute("UPDATE scheduler_parameters SET fitted_at = fitted_at - 8 * 86400000", []).unwrap();
+    quiz_step(4);
+    wait_for("the second fit", Duration::from_secs(30), || {
+        db(&dir)
+            .query_row("SELECT COUNT(*) FROM jobs WHERE kind = 'optimize_scheduler' AND state = 'succeeded'", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .unwrap()
+            == 2
+    });
+    // The quiz schedules with the stored parameters (80 reviews fit close to the defaults, so
+    // a stored set with another initial Good stability shows it): a new card's Good is w2 days.
+    let mut custom: Vec<f64> = fsrs_defaults();
+    custom[2] = 5.0;
+    db(&dir)
+        .execute("UPDATE scheduler_parameters SET parameters = ?1", [serde_json::to_string(&custom).unwrap()])
+        .unwrap();
+    let scheduler = vibelearn::cli::quiz::store::scheduler(&db(&dir), 0.9, 8).unwrap();
+    let [_, _, good, _] = scheduler.preview(&Default::default(), now_ms());
+    assert!((good - 5 * DAY_MS).abs() < 60_000, "{good}");
+}
+
+/// FSRS-6's default parameters, as the `fsrs` crate has them.
+fn fsrs_defaults() -> Vec<f64> {
+    vec![
+        0.212, 1.2931, 2.3065, 8.2956, 6.4133, 0.8334, 3.0194, 0.001, 1.8722, 0.1666, 0.796, 1.4835, 0.0614, 0.2629,
+        1.6483, 0.6014, 1.8729, 0.5425, 0.0912, 0.0658, 0.1542,
+    ]
+}
+
+#[test]
+fn the_next_quiz_job_re_teaches_a_leech_with_another_type_on_the_same_code() {
+    let dir = analysed();
+    // A leech: a grounded question of the session, suspended after eight lapses.
+    let (leech, concept, kind, file): (String, String, String, String) = db(&dir)
+        .query_row(
+            "SELECT q.id, q.concept_id, q.question_type, q.grounding_file FROM questions q \
+             WHERE q.grounding_file IS NOT NULL AND q.parent_question_id IS NULL ORDER BY q.id LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    db(&dir)
+        .execute(
+            "UPDATE questions SET tags = json_insert(tags, '$[#]', 'leech'), suspended = 1, lapses = 8, \
+             card_state = 'relearning' WHERE id = ?1",
+            [&leech],
+        )
+        .unwrap();
+    let of_concept = || -> i64 {
+        db(&dir).query_row("SELECT COUNT(*) FROM questions WHERE concept_id = ?1", [&concept], |r| r.get(0)).unwrap()
+    };
+    let before = of_concept();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    http.post("/api/vibelearn/analyze/quiz", &serde_json::json!({"contentSessionId": session_id()})).unwrap();
+    let reteach = || -> Option<(String, String, Option<String>)> {
+        db(&dir)
+            .query_row(
+                "SELECT question_type, tags, grounding_file FROM questions WHERE concept_id = ?1 \
+                 AND EXISTS (SELECT 1 FROM json_each(tags) t WHERE t.value = 'reteach')",
+                [&concept],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()
+            .unwrap()
+    };
+    wait_for("a re-teach question", Duration::from_secs(30), || reteach().is_some());
+    let (new_kind, tags, grounded_in) = reteach().unwrap();
+    assert_ne!(new_kind, kind, "another angle, not the same drill");
+    assert_eq!(grounded_in.as_deref(), Some(file.as_str()), "the same code");
+    assert!(tags.contains("reteach"), "{tags}");
+    assert_eq!(of_concept(), before + 1, "a new question, not a re-tagged one");
+    // Once re-taught, the next run writes no second one.
+    http.post("/api/vibelearn/analyze/quiz", &serde_json::json!({"contentSessionId": session_id()})).unwrap();
+    let count = || -> i64 {
+        db(&dir)
+            .query_row(
+                "SELECT COUNT(*) FROM questions WHERE EXISTS (SELECT 1 FROM json_each(tags) t WHERE t.value = 'reteach')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    wait_for("the second quiz job", Duration::from_secs(30), || {
+        db(&dir)
+            .query_row("SELECT COUNT(*) FROM jobs WHERE kind = 'analyze_quiz' AND state = 'succeeded'", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .unwrap()
+            >= 3
+    });
+    assert_eq!(count(), 1);
+}
+
+/// Issue 27, point 10: `vl quiz` writes with its own `BEGIN IMMEDIATE` beside the worker's
+/// writer (the reasons it is safe are in `cli::quiz::store`'s module doc). Both at once, under
+/// load: every event the worker accepted is committed, every answer the quiz printed feedback
+/// for is recorded, and nothing failed on either side.
+#[test]
+fn quiz_answers_beside_a_busy_worker_lose_nothing() {
+    let dir = analysed();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let load = {
+        let (http, stop) = (worker.http(), stop.clone());
+        std::thread::spawn(move || {
+            let mut accepted = 0;
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) || accepted < 50 {
+                let body = serde_json::json!({"contentSessionId": format!("load-{accepted}"), "prompt": "p"});
+                let (status, reply) = http.post("/api/sessions/init", &body).unwrap();
+                assert_eq!(status, 202, "{reply}");
+                accepted += 1;
+            }
+            accepted
+        })
+    };
+    // Every question due, each answered right (Enter accepts Good): one transaction each.
+    db(&dir).execute("UPDATE questions SET due_at = 1 WHERE parent_question_id IS NULL", []).unwrap();
+    db(&dir).execute("UPDATE questions SET follow_up = NULL", []).unwrap();
+    let all = questions(&dir);
+    let conn = db(&dir);
+    let order: Vec<String> = vibelearn::reads::due_questions(&conn, now_ms(), None, 50).unwrap()["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["id"].as_str().unwrap().to_owned())
+        .collect();
+    let script: String = order
+        .iter()
+        .map(|id| {
+            let q = all.iter().find(|q| &q.id == id).unwrap();
+            let answer = right_answer(q);
+            if answer.contains('\n') { format!("{answer}\n") } else { format!("{answer}\n\n") }
+        })
+        .collect();
+    let out = quiz(&dir, &["--limit", "50"], &script);
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let accepted = load.join().unwrap();
+    assert!(out.contains(&format!("Done: {} answers saved (0 again, {} correct)", order.len(), order.len())), "{out}");
+    let recorded: i64 = db(&dir).query_row("SELECT COUNT(*) FROM review_log", [], |r| r.get(0)).unwrap();
+    assert_eq!(recorded as usize, order.len());
+    wait_for("every accepted event to be ingested", Duration::from_secs(30), || {
+        let n: i64 =
+            db(&dir).query_row("SELECT COUNT(*) FROM sessions WHERE id LIKE 'load-%'", [], |r| r.get(0)).unwrap();
+        n as usize == accepted
+    });
+    let (_, health) = http.get("/api/health").unwrap();
+    assert_eq!(health["queue"]["dead"], 0, "{health}");
 }

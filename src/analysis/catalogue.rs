@@ -112,6 +112,21 @@ pub struct Entry {
 /// the pattern's (name, snippet) in lowercase. A hint found only in the snippet's context
 /// lines, not in the name, counts one less: a useState pattern whose context shows a
 /// useEffect call is weaker evidence for effects than the useEffect pattern itself.
+/// Whether the declaration of class `name` in `snippet` derives from an exception type
+/// (`class X(Exception)`, `class X extends Error`, `class X < StandardError`, `class X :
+/// Exception`, …): the base's name ends in Error or Exception.
+pub fn derives_from_error(name: &str, snippet: &str) -> bool {
+    let Some(line) = snippet.lines().find(|l| l.contains("class") && l.contains(name)) else { return false };
+    let after = line.split_once(name).map_or("", |(_, rest)| rest);
+    after
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .filter(|w| !w.is_empty() && !matches!(*w, "extends" | "implements"))
+        .any(|w| {
+            let base = w.rsplit('.').next().unwrap_or(w);
+            base.ends_with("Error") || base.ends_with("Exception")
+        })
+}
+
 pub fn best_weight(signals: &[Signal], p: &Pattern, lowered: &(String, String)) -> Option<u32> {
     let language = p.language.to_lowercase();
     let (name, snippet) = lowered;
@@ -120,6 +135,10 @@ pub fn best_weight(signals: &[Signal], p: &Pattern, lowered: &(String, String)) 
         .filter(|s| s.pattern_type == "*" || s.pattern_type == p.pattern_type)
         .filter(|s| s.langs.is_empty() || s.langs.contains(&language.as_str()))
         .filter(|s| s.name_test.is_none_or(|test| test(&p.name)))
+        // A class deriving from an exception type is the language's idiom for errors, not a
+        // design choice: it is no evidence about inheritance vs composition (issue 25: such a
+        // question was asked about `class OrderNotFound(Exception)`).
+        .filter(|s| !(s.pattern_type == "class" && derives_from_error(&p.name, &p.snippet)))
         .filter_map(|s| {
             if s.hints.is_empty() {
                 // A "*" signal without hints would match every pattern; it never counts.
@@ -164,6 +183,46 @@ mod tests {
     use super::*;
     use crate::analysis::concepts::CATEGORIES;
     use std::collections::{BTreeMap, HashSet};
+
+    #[test]
+    fn exception_subclasses_are_recognised_in_every_syntax() {
+        for (name, line) in [
+            ("OrderNotFound", "class OrderNotFound(Exception):"),
+            ("NotFound", "export class NotFound extends Error {"),
+            ("Missing", "class Missing < StandardError"),
+            ("Gone", "public class Gone : Exception"),
+            ("Bad", "public class Bad extends RuntimeException {"),
+            ("Fail", "class Fail(errors.LookupError):"),
+        ] {
+            assert!(derives_from_error(name, &format!("# x\n{line}\n    pass")), "{line}");
+        }
+        for (name, line) in [
+            ("AuditedRepository", "class AuditedRepository extends UserRepository {"),
+            ("ErrorPage", "class ErrorPage(Component):"),
+            ("Plain", "class Plain:"),
+        ] {
+            assert!(!derives_from_error(name, line), "{line}");
+        }
+        // So an exception subclass calling super() is no signal for composition over inheritance.
+        let composition = find("Composition over inheritance").expect("in the catalogue");
+        let class = |snippet: &str, name: &str| Pattern {
+            pattern_type: "class".into(),
+            name: name.into(),
+            file: "app/errors.py".into(),
+            line: 1,
+            snippet: snippet.into(),
+            language: "python".into(),
+        };
+        let exception = class(
+            "class OrderNotFound(Exception):\n    def __init__(self):\n        super().__init__()",
+            "OrderNotFound",
+        );
+        let lowered = (exception.name.to_lowercase(), exception.snippet.to_lowercase());
+        assert_eq!(best_weight(composition.signals, &exception, &lowered), None);
+        let subclass = class("class Audited(Repository):\n    def save(self):\n        super().save()", "Audited");
+        let lowered = (subclass.name.to_lowercase(), subclass.snippet.to_lowercase());
+        assert!(best_weight(composition.signals, &subclass, &lowered).is_some());
+    }
 
     /// The pattern types the static analyser emits (SPEC §6.2).
     const PATTERN_TYPES: &[&str] = &[

@@ -130,11 +130,21 @@ pub fn sites(code: &SessionCode<'_>, entry: Option<&Entry>, concept: &Concept, p
     out
 }
 
-/// The line where the concept's cited snippet starts in its cited file.
+/// The line where the concept's cited snippet starts in its cited file: where its lines occur
+/// in a row (a first line such as `item, ok := s.items[sku]` can occur in several functions,
+/// and the first of them need not be the one cited: issue 25), else where its first line does.
 fn snippet_site(code: &SessionCode<'_>, concept: &Concept) -> Option<Site> {
-    let first = concept.snippet.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let wanted: Vec<&str> = concept.snippet.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let first = *wanted.first()?;
     let file = code.files.iter().position(|f| path_matches(f.path, &concept.source_file))?;
-    let line = code.files[file].lines.iter().position(|l| l.trim() == first || l.contains(first))?;
+    let lines = &code.files[file].lines;
+    let matches_at = |start: usize| {
+        let mut rest = lines[start..].iter().map(|l| l.trim()).filter(|l| !l.is_empty());
+        wanted.iter().all(|w| rest.next().is_some_and(|l| l == *w || l.contains(w)))
+    };
+    let line = (0..lines.len())
+        .find(|&i| lines[i].trim() == first && matches_at(i))
+        .or_else(|| lines.iter().position(|l| l.trim() == first || l.contains(first)))?;
     Some(Site { file, line })
 }
 
@@ -225,7 +235,7 @@ pub fn question(code: &SessionCode<'_>, sites: &[Site], first: usize, ask: &Ask<
     let n = sites.len();
     (0..n).map(|k| sites[(first + k) % n]).find_map(|site| {
         let file = &code.files[site.file];
-        match ask.qtype {
+        let q = match ask.qtype {
             QuestionType::SpotTheBug => builders::spot_the_bug(ask, file, site.line),
             QuestionType::FillInBlank => builders::fill_in_blank(ask, file, site.line),
             QuestionType::Ordering => builders::ordering(ask, file, site.line),
@@ -233,7 +243,15 @@ pub fn question(code: &SessionCode<'_>, sites: &[Site], first: usize, ask: &Ask<
             | QuestionType::TrueFalse
             | QuestionType::CodeReading
             | QuestionType::OpenEnded => Some(builders::quoted(ask, file, site.line)),
-        }
+        }?;
+        // Issue 25: the concept is asked only where its signal is, so the lines the question
+        // quotes must hold the site that showed the concept (a builder may have moved its
+        // window to where a bug or a blank fits, away from it).
+        let shows_site = q.grounding.as_ref().is_none_or(|g| {
+            let line = u32::try_from(site.line + 1).unwrap_or(u32::MAX);
+            g.line_start <= line && line <= g.line_end
+        });
+        shows_site.then_some(q)
     })
 }
 

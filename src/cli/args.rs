@@ -53,17 +53,28 @@ pub enum Command {
         /// (default: from stdin's `hook_event_name`).
         event: Option<String>,
     },
-    /// Spaced-repetition quiz on your sessions' concepts: due reviews first, then new questions.
-    #[command(after_help = "Answers are read one per line, so a pipe works too; each answer is saved at once, and \
-                            Ctrl-C or the end of input stops without losing any.\n\nExamples:\n  vl quiz\n  \
-                            vl quiz --limit 5\n  vl quiz --session\n  printf 'b\\ntrue\\n' | vl quiz --limit 2")]
+    /// Spaced-repetition quiz (FSRS): re-asks, due reviews, then new questions; rate each answer 1-4.
+    #[command(after_help = "Each answer is one line, then a rating line: 1 Again, 2 Hard, 3 Good, 4 Easy (Enter \
+                            accepts the suggestion; o = I was right). A missed card comes back before the sitting \
+                            ends. Each answer is saved at once; Ctrl-C or the end of input stops without losing any. \
+                            The guide: docs/QUIZ.md.\n\nExamples:\n  vl quiz\n  vl quiz --limit 5\n  vl quiz --session\n  \
+                            vl quiz --leeches\n  vl quiz next --json\n  printf 'b\\n\\ntrue\\n4\\n' | vl quiz --limit 2")]
     Quiz(QuizArgs),
     /// Learning summary: sessions, concepts, questions due, mastered concepts, streak, provider health.
     #[command(after_help = "Reads the database only; works whether or not the worker runs.\n\nExample:\n  vl status")]
     Status,
-    /// Concepts under 50 % mastery, weakest first, each with a bar.
+    /// Leeches first, then concepts under 70 % mastery (FSRS recall probability), each with a bar.
     #[command(after_help = "Example:\n  vl gaps")]
     Gaps,
+    /// Write your cards out: to Anki's text import (stable guids, re-import updates) or Markdown.
+    #[command(
+        after_help = "Examples:\n  vl export anki --out vibelearn.txt\n  vl export anki --deck Study --project shop\n  \
+                            vl export markdown --out notes/"
+    )]
+    Export {
+        #[command(subcommand)]
+        target: ExportTarget,
+    },
     /// Inspect and repair the job queue; works whether or not the worker runs.
     #[command(after_help = "Uses the worker's HTTP API when it runs, the database directly when it does not.\n\n\
                             Examples:\n  vl jobs list --state dead\n  vl jobs show 42\n  \
@@ -116,7 +127,8 @@ pub enum Command {
 pub enum JobsAction {
     /// List jobs, newest first, with filters.
     #[command(after_help = "States: available, running, succeeded, retryable, dead, cancelled, held.\n\
-                            Kinds: ingest, analyze_stack, analyze_static, analyze_concepts, analyze_quiz, sync.\n\n\
+                            Kinds: ingest, analyze_stack, analyze_static, analyze_concepts, analyze_quiz, sync, \
+                            optimize_scheduler.\n\n\
                             Examples:\n  vl jobs list --state dead --kind sync\n  vl jobs list --since 2h --json\n  \
                             vl jobs list --session 5f0c2a7e --limit 100")]
     List {
@@ -266,17 +278,86 @@ pub enum UninstallTarget {
 
 /// `vl quiz` options.
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct QuizArgs {
+    #[command(subcommand)]
+    pub action: Option<QuizAction>,
     /// Only one session's questions; `--session` alone picks the latest session with questions.
     #[arg(long, value_name = "ID", num_args = 0..=1)]
     pub session: Option<Option<String>>,
-    /// Ask at most N questions (follow-ups earned on the way come on top).
+    /// Only the questions of this project (its folder name, as `vl status` shows it).
+    #[arg(long, value_name = "P")]
+    pub project: Option<String>,
+    /// Drill the leeches (cards suspended after too many lapses), due or not.
+    #[arg(long)]
+    pub leeches: bool,
+    /// Ask at most N questions (re-asks and follow-ups earned on the way come on top).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_QUIZ_LIMIT, value_parser = clap::value_parser!(u32).range(1..=500))]
     pub limit: u32,
 }
 
+/// The quiz as a JSON API for IDE front ends (SPEC §7).
+#[derive(Debug, Subcommand)]
+pub enum QuizAction {
+    /// Print the next due card as JSON, without its answer.
+    #[command(after_help = "Example:\n  vl quiz next --json")]
+    Next(QuizNextArgs),
+    /// Grade an answer, schedule the card, print the explanation and the next due time as JSON.
+    #[command(after_help = "Objective types are graded by the answer (the rating is suggested, --rating \
+                            overrides it); free-text types need --rating 1-4.\n\nExamples:\n  \
+                            vl quiz answer q-3f2a b --json\n  vl quiz answer q-3f2a 'It borrows' --rating 3 --json")]
+    Answer(QuizAnswerArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct QuizNextArgs {
+    /// Print JSON (the only format; the flag keeps the command line self-describing).
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    #[arg(long, value_name = "P")]
+    pub project: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct QuizAnswerArgs {
+    /// The question id, as `vl quiz next --json` printed it.
+    pub id: String,
+    /// The answer (quote it when it has spaces; it may start with `-`).
+    #[arg(allow_hyphen_values = true)]
+    pub answer: String,
+    /// Again 1, Hard 2, Good 3, Easy 4; required for free-text types.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=4))]
+    pub rating: Option<u8>,
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Questions per `vl quiz` run unless `--limit` says otherwise: about five minutes.
 pub const DEFAULT_QUIZ_LIMIT: u32 = 10;
+
+#[derive(Debug, Subcommand)]
+pub enum ExportTarget {
+    /// Anki's text-import format: File > Import in Anki, then pick the file.
+    Anki {
+        /// The file to write (default: vibelearn-anki.txt in the current directory).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// The parent deck; each project becomes `NAME::<project>`.
+        #[arg(long, value_name = "NAME", default_value = "VibeLearn")]
+        deck: String,
+        /// Only this project's cards.
+        #[arg(long, value_name = "P")]
+        project: Option<String>,
+    },
+    /// One readable Markdown file per project.
+    Markdown {
+        /// The directory to write into (default: vibelearn-markdown in the current directory).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+}
 
 #[derive(Debug, Subcommand)]
 pub enum WorkerAction {

@@ -3,8 +3,10 @@
 //! - `demo` — the whole pipeline on the embedded sample session.
 //! - [`dashboard`]: `vl dashboard` — the worker's page in the browser, with the user key
 //! - `hook_cmd` — `vl hook`: the IDE hook entry point.
-//! - `quiz` — `vl quiz`: the spaced-repetition loop; `quiz::store` owns its SQL, `quiz::term`
-//!   its terminal styling and line input.
+//! - `quiz` — `vl quiz`: the spaced-repetition loop; `quiz::store` owns its SQL, `quiz::ask`
+//!   one question (answer, verdict, rating), `quiz::term` its terminal styling and line input,
+//!   `quiz::api` the JSON front-end API (`vl quiz next | answer --json`).
+//! - `export` — `vl export anki | markdown`: cards out of VibeLearn.
 //! - `status` — `vl status` and `vl gaps`: read-only learning summaries.
 //! - `worker_cmd` — `vl worker run | start | stop | status`.
 //! - [`backend`]: where admin commands run — the worker's HTTP API, or the database directly
@@ -19,6 +21,7 @@ pub mod args;
 pub mod backend;
 pub mod dashboard;
 pub mod demo;
+pub mod export;
 pub mod format;
 pub mod hook_cmd;
 pub mod install;

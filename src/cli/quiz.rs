@@ -1,75 +1,84 @@
-//! `vl quiz` (SPEC §7): asks the due questions (reviews first, then new ones), judges each
-//! answer with `learn::answer`, and records it at once (`store::record_answer`, one
-//! transaction per answer). Answers come one per line from stdin, so the quiz works the same
-//! from a keyboard and from a pipe; end of input ends the quiz cleanly.
+//! `vl quiz` (SPEC §7): asks the due questions — learning cards due now, then reviews, then
+//! new ones (at most `VIBELEARN_NEW_PER_DAY` a day) — judges each answer with
+//! `learn::answer`, asks for a rating (Again, Hard, Good, Easy) and records it at once
+//! (`store::record_answer`, one transaction per answer). Answers come one per line from stdin,
+//! so the quiz works the same from a keyboard and from a pipe; end of input ends the quiz.
+//!
+//! # Ratings
+//! Objective types are graded by the answer: wrong → Again, right → Good, or Easy when
+//! answered within `VIBELEARN_EASY_SECS` at a terminal (a pipe answers instantly, which says
+//! nothing about recall). The rating prompt that follows shows what each rating would
+//! schedule; Enter accepts the suggestion, `1`–`4` changes it, `o` ("I was right") turns a
+//! strict miss into Good. Self-graded types (code_reading, spot_the_bug, open_ended) show the
+//! model answer and ask for 1–4, suggested by the LLM rubric when a provider grades.
+//! An empty line re-asks without using one of the [`MAX_TRIES`].
+//!
+//! # Learning steps within the sitting
+//! A card answered Again (or still in its 1 min / 10 min steps) is queued again: it is asked
+//! as soon as its step is due, and after the other cards even if its time has not come, so a
+//! failed card comes back before the sitting ends (`learn::schedule`).
 //!
 //! # Interruption
-//! Nothing is buffered: an answer is committed before its feedback is printed, and the next
-//! question is only shown after that. Ctrl-C therefore needs no handler — the default SIGINT
-//! ends the process, SQLite rolls back at most the one transaction in flight, and every
-//! answer that got feedback is kept. (A handler that finishes the current answer was
-//! considered; it would only add a way to hang on a blocked stdin read.)
-//!
-//! # Timing
-//! "Fast" (quality 5 instead of 4, SPEC §7) means answered within [`FAST_ANSWER_MS`] of the
-//! question being shown, and is only measured when stdin is a terminal: answers fed by a pipe
-//! arrive instantly and say nothing about recall, so they score the plain 4.
-//!
-//! # Grading free-text answers
-//! `code_reading`, `spot_the_bug` and `open_ended` show the model answer after the
-//! developer's. When an LLM provider is configured, the answer is graded with the rubric's
-//! five weighted dimensions ([`crate::learn::rubric`]); otherwise — or when the provider
-//! fails — the developer grades themself 0–5. The grade is the SM-2 quality; 3 or more counts
-//! as correct (SM-2's own pass mark).
+//! Nothing is buffered: an answer is committed before its feedback is printed. Ctrl-C is
+//! caught (a flag, watched by a small thread): it prints what was saved, what is left and when
+//! the next cards fall due, then exits 130. SQLite rolls back at most the one transaction in
+//! flight.
 
+pub mod api;
+mod ask;
 pub mod store;
 pub mod term;
 
 use std::collections::{HashSet, VecDeque};
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use rusqlite::Connection;
 
-use crate::cli::args::QuizArgs;
+use crate::cli::args::{QuizAction, QuizArgs};
 use crate::clock::{Clock, Millis, SystemClock};
 use crate::config::Config;
 use crate::db;
-use crate::learn::answer::{AnswerError, Verdict, check_answer};
-use crate::learn::sm2;
+use crate::learn::answer::{AnswerError, Verdict, check_answer_in};
+use crate::learn::schedule::{DAY_MS, Leech, Rating, Scheduler};
+use crate::reads::DueFilter;
+pub use ask::parse_rating;
+use ask::{Judged, ask, expected};
 use store::{Answer, Question, Recorded, Streak};
-use term::{Style, days, letter, parse_grade, read_line};
+use term::{Style, letter};
 
-/// Tries for an answer (or a grade) that cannot be read before it counts as wrong.
+/// Tries for an answer that cannot be read before it counts as wrong.
 pub const MAX_TRIES: u32 = 3;
-/// An objective answer within this many ms of the question is "fast" (quality 5).
-pub const FAST_ANSWER_MS: Millis = 10_000;
-/// A self-grade at or above this counts as a correct answer.
-pub const PASS_GRADE: u8 = 3;
 /// Snippet lines shown before eliding the rest.
 const SNIPPET_LINES: usize = 40;
 
 /// What `vl status`, `vl gaps` and `vl quiz` print when there is nothing recorded yet.
 pub const NO_SESSIONS: &str = "no sessions yet — run vl demo or install the hooks (vl install claude-code)";
 
-/// How one quiz run behaves; resolved once by [`run`] from the arguments and the terminal.
+/// How one quiz run behaves; resolved once by [`run`] from the arguments, settings and terminal.
 #[derive(Debug, Clone)]
 pub struct QuizOptions {
-    /// Only this session's questions.
-    pub session: Option<String>,
-    /// Questions selected at the start; follow-ups earned on the way come on top.
+    pub filter: DueFilter,
+    /// Questions selected at the start; re-asks and follow-ups earned on the way come on top.
     pub limit: usize,
+    /// `VIBELEARN_NEW_PER_DAY`.
+    pub new_per_day: usize,
     /// stdin is a terminal: measure answer time; otherwise echo each answer read.
     pub interactive: bool,
     pub style: Style,
     /// Grades free-text answers with the rubric; `None` = self-grading.
     pub grader: Option<Grader>,
+    pub scheduler: Scheduler,
+    /// `VIBELEARN_EASY_SECS` in ms.
+    pub easy_ms: Millis,
 }
 
 /// The LLM provider that grades free-text answers, and its time budget per answer.
 #[derive(Clone)]
 pub struct Grader {
-    pub provider: std::sync::Arc<dyn crate::llm::Provider>,
+    pub provider: Arc<dyn crate::llm::Provider>,
     pub timeout: std::time::Duration,
 }
 
@@ -84,7 +93,7 @@ impl Grader {
     pub fn from_config(config: &Config) -> Option<Grader> {
         match crate::llm::select(&crate::jobs::provider_settings(config)) {
             Ok(crate::llm::Selected::Remote(provider)) => {
-                Some(Grader { provider: std::sync::Arc::from(provider), timeout: config.llm_timeout() })
+                Some(Grader { provider: Arc::from(provider), timeout: config.llm_timeout() })
             }
             _ => None,
         }
@@ -97,45 +106,36 @@ impl Grader {
     }
 }
 
-/// What a quiz run did.
+/// What a quiz run did; shared with the Ctrl-C watcher, which prints it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Summary {
     pub answered: u32,
+    /// Answers rated Again.
+    pub again: u32,
     pub correct: u32,
     pub streak: Streak,
+    /// Questions selected but not answered when the sitting ended.
+    pub left: u32,
 }
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum QuizError {
     /// Reading or recording failed; answers committed before it are kept.
-    Db(rusqlite::Error),
+    #[error("database error (answers given so far are saved): {0}")]
+    Db(#[from] rusqlite::Error),
     /// stdin or stdout failed (a closed pipe).
-    Io(io::Error),
-}
-
-impl std::fmt::Display for QuizError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            QuizError::Db(e) => write!(f, "database error (answers given so far are saved): {e}"),
-            QuizError::Io(e) => write!(f, "terminal error: {e}"),
-        }
-    }
-}
-
-impl From<rusqlite::Error> for QuizError {
-    fn from(e: rusqlite::Error) -> Self {
-        QuizError::Db(e)
-    }
-}
-
-impl From<io::Error> for QuizError {
-    fn from(e: io::Error) -> Self {
-        QuizError::Io(e)
-    }
+    #[error("terminal error: {0}")]
+    Io(#[from] io::Error),
 }
 
 /// The command: opens the database, resolves `--session`, runs the quiz on stdin/stdout.
 pub fn run(args: &QuizArgs, config: &Config) -> ExitCode {
+    if let Some(action) = &args.action {
+        return match action {
+            QuizAction::Next(next) => api::run_next(next, config),
+            QuizAction::Answer(answer) => api::run_answer(answer, config),
+        };
+    }
     let path = config.db_path();
     if !path.exists() {
         println!("{NO_SESSIONS}");
@@ -159,16 +159,29 @@ pub fn run(args: &QuizArgs, config: &Config) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let scheduler = match store::scheduler(&conn, config.desired_retention(), config.leech_threshold()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("vl quiz: cannot read the scheduler's parameters: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let options = QuizOptions {
-        session,
+        filter: DueFilter { session, project: args.project.clone(), leeches: args.leeches, new_allowed: None },
         limit: args.limit as usize,
+        new_per_day: config.new_per_day() as usize,
         interactive: io::stdin().is_terminal(),
         style: Style { color: io::stdout().is_terminal() },
         grader: Grader::from_config(config),
+        scheduler,
+        easy_ms: (config.easy_secs() * 1000) as Millis,
     };
+    let shared = Arc::new(Mutex::new(Summary::default()));
+    watch_ctrl_c(config, &options, Arc::clone(&shared));
     let mut input = io::stdin().lock();
-    let mut output = io::stdout().lock();
-    match run_quiz(&mut conn, &mut input, &mut output, &SystemClock, &options) {
+    // Not locked for the whole run: the Ctrl-C watcher writes to stdout too.
+    let mut output = io::stdout();
+    match run_quiz(&mut conn, &mut input, &mut output, &SystemClock, &options, &shared) {
         Ok(_) => ExitCode::SUCCESS,
         // stdout closed (`vl quiz | head`): nobody is left to tell.
         Err(QuizError::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
@@ -179,9 +192,37 @@ pub fn run(args: &QuizArgs, config: &Config) -> ExitCode {
     }
 }
 
+/// On Ctrl-C: print what was saved, what is left and the forecast, then exit 130. A flag set
+/// by the signal and a thread that watches it, because a blocking stdin read cannot be woken
+/// portably; a 50 ms poll is invisible to a person and costs nothing measurable.
+fn watch_ctrl_c(config: &Config, opts: &QuizOptions, shared: Arc<Mutex<Summary>>) {
+    let flag = Arc::new(AtomicBool::new(false));
+    if signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&flag)).is_err() {
+        return; // The default action (end the process) still keeps every committed answer.
+    }
+    let path = config.db_path();
+    let filter = opts.filter.clone();
+    let style = opts.style;
+    std::thread::spawn(move || {
+        while !flag.load(Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let summary = shared.lock().map(|s| *s).unwrap_or_default();
+        let mut out = io::stdout();
+        let _ = writeln!(out, "\n{}", style.yellow("Interrupted."));
+        if let Ok(conn) = db::open_read_only(&path) {
+            let now = SystemClock.now_ms();
+            let streak = store::streak(&conn, now).unwrap_or_default();
+            let _ = print_end(&mut out, style, &conn, now, &filter, &Summary { streak, ..summary });
+        }
+        let _ = out.flush();
+        std::process::exit(130);
+    });
+}
+
 /// A read-write connection on an up-to-date schema. Migrating is only attempted when the
 /// file is behind, so a quiz next to a running worker takes no exclusive lock.
-fn open(config: &Config) -> Result<Connection, db::DbError> {
+pub fn open(config: &Config) -> Result<Connection, db::DbError> {
     let path = config.db_path();
     let mut conn = db::open(&path, config.synchronous())?;
     let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
@@ -208,6 +249,17 @@ pub fn resolve_session(
     })
 }
 
+/// The filter of a sitting at `now`: the daily cap on new questions applied.
+pub fn sitting_filter(
+    conn: &Connection,
+    now: Millis,
+    filter: &DueFilter,
+    new_per_day: usize,
+) -> rusqlite::Result<DueFilter> {
+    let introduced = crate::reads::new_introduced_today(conn, now)?;
+    Ok(DueFilter { new_allowed: Some(new_per_day.saturating_sub(introduced)), ..filter.clone() })
+}
+
 /// The quiz loop, with its I/O and clock passed in (the tests drive it in-process).
 pub fn run_quiz(
     conn: &mut Connection,
@@ -215,101 +267,198 @@ pub fn run_quiz(
     out: &mut dyn Write,
     clock: &dyn Clock,
     opts: &QuizOptions,
+    shared: &Mutex<Summary>,
 ) -> Result<Summary, QuizError> {
     let s = opts.style;
     let now = clock.now_ms();
-    let mut queue: VecDeque<Question> = store::due(conn, now, opts.session.as_deref(), opts.limit)?.into();
+    let filter = sitting_filter(conn, now, &opts.filter, opts.new_per_day)?;
+    let mut queue: VecDeque<Question> = store::due(conn, now, &filter, opts.limit)?.into();
     if queue.is_empty() {
-        match store::next_due(conn, now, opts.session.as_deref())? {
-            Some(at) => writeln!(out, "Nothing to review right now — the next question is due in {}.", when(at - now))?,
-            None => writeln!(out, "No questions yet — they are written when a session is analysed (try vl demo).")?,
+        if opts.filter.leeches {
+            writeln!(out, "No leeches — no card has lapsed {} times.", opts.scheduler.leech_threshold())?;
+        } else {
+            match store::next_due(conn, now, opts.filter.session.as_deref())? {
+                Some(at) => {
+                    writeln!(out, "Nothing to review right now — the next question is due in {}.", when(at - now))?
+                }
+                None => match &opts.filter.project {
+                    Some(project) => {
+                        writeln!(out, "No questions for project {project:?} — see vl status for what there is.")?
+                    }
+                    None => {
+                        writeln!(out, "No questions yet — they are written when a session is analysed (try vl demo).")?
+                    }
+                },
+            }
         }
         return Ok(Summary { streak: store::streak(conn, now)?, ..Summary::default() });
     }
     let fresh = queue.iter().filter(|q| q.is_new()).count();
+    let relearn = queue.iter().filter(|q| q.card_state.in_steps()).count();
     writeln!(
         out,
-        "{} — {} question{}: {} due for review, {fresh} new. Answers are saved as you go; Ctrl-C stops.",
-        s.bold("VibeLearn quiz"),
+        "{} — {} question{}: {relearn} to relearn, {} due for review, {fresh} new. Answers are saved as you go; Ctrl-C stops.",
+        s.bold(if opts.filter.leeches { "VibeLearn quiz (leeches)" } else { "VibeLearn quiz" }),
         queue.len(),
         if queue.len() == 1 { "" } else { "s" },
-        queue.len() - fresh,
+        queue.len() - fresh - relearn,
     )?;
-    let mut summary = Summary::default();
+    let mut summary = Summary { left: queue.len() as u32, ..Summary::default() };
+    // Cards in their learning steps, re-asked in this sitting: (due at, question).
+    let mut learning: Vec<(Millis, Question)> = Vec::new();
     let mut asked: HashSet<String> = HashSet::new();
-    let mut total = queue.len();
     let mut number = 0;
-    while let Some(q) = queue.pop_front() {
-        if !asked.insert(q.id.clone()) {
+    loop {
+        let now = clock.now_ms();
+        let (q, reask) = match next_card(&mut queue, &mut learning, now) {
+            Some(next) => next,
+            None => break,
+        };
+        if !reask && !asked.insert(q.id.clone()) {
             continue;
         }
         if let Some(why) = malformed(&q) {
             writeln!(out, "\n{}", s.yellow(&format!("Skipping question {} — it is malformed ({why}).", q.id)))?;
-            total -= 1;
+            summary.left = summary.left.saturating_sub(1);
             continue;
         }
         number += 1;
-        show_question(out, s, &q, number, total)?;
+        show_question(out, s, &q, number, reask)?;
         let shown_at = clock.now_ms();
-        let Some(judged) = ask(&q, input, out, clock, opts, shown_at)? else {
+        let Some(judged) = ask(conn, &q, input, out, clock, opts, shown_at)? else {
             writeln!(out, "{}", s.dim("End of input — stopping here."))?;
+            // A re-ask left unanswered is still to do (a first ask is counted in `left` already).
+            summary.left += u32::from(reask);
             break;
         };
-        let answer =
-            Answer { question_id: &q.id, text: &judged.text, correct: judged.correct, quality: judged.quality };
-        let Some(recorded) = store::record_answer(conn, &answer, clock.now_ms())? else {
+        let answer = Answer {
+            question_id: &q.id,
+            text: &judged.text,
+            correct: judged.rating.passed(),
+            rating: judged.rating,
+            duration_ms: opts.interactive.then(|| judged.answered_at - shown_at),
+        };
+        let Some(recorded) = store::record_answer(conn, &answer, &opts.scheduler, clock.now_ms())? else {
             writeln!(out, "{}", s.yellow("This question was deleted meanwhile; the answer was not recorded."))?;
             continue;
         };
         summary.answered += 1;
-        summary.correct += u32::from(judged.correct);
-        feedback(out, s, &q, &judged, &recorded)?;
+        summary.again += u32::from(judged.rating == Rating::Again);
+        summary.correct += u32::from(answer.correct);
+        if !reask {
+            summary.left = summary.left.saturating_sub(1);
+        }
+        if let Ok(mut shared) = shared.lock() {
+            *shared = summary;
+        }
+        feedback(out, s, &q, &judged, &recorded, clock.now_ms(), &opts.scheduler)?;
+        // A card that just became a leech is suspended: not re-asked, unless leeches are drilled.
+        let suspended_now = recorded.reviewed.leech.is_some() && !opts.filter.leeches;
+        if recorded.reviewed.card.state.in_steps()
+            && !suspended_now
+            && let Some(again) = store::question(conn, &q.id)?
+        {
+            learning.push((recorded.reviewed.card.due_at.unwrap_or(now), again));
+        }
         if let Some(id) = &recorded.follow_up
             && let Some(follow_up) = store::question(conn, id)?.filter(|f| !asked.contains(&f.id))
         {
             writeln!(out, "  {}", s.cyan("Follow-up question unlocked — it comes next."))?;
             queue.push_front(follow_up);
-            total += 1;
+            summary.left += 1;
         }
     }
-    summary.streak = store::streak(conn, clock.now_ms())?;
-    writeln!(
-        out,
-        "\n{} {} answered, {} correct · streak {} (longest {})",
-        s.bold("Done:"),
-        summary.answered,
-        summary.correct,
-        days(summary.streak.current),
-        days(summary.streak.longest),
-    )?;
+    summary.left += learning.len() as u32;
+    let now = clock.now_ms();
+    summary.streak = store::streak(conn, now)?;
+    print_end(out, s, conn, now, &opts.filter, &summary)?;
     out.flush()?;
     Ok(summary)
+}
+
+/// The next card: a learning card whose step is due; else the next selected card; else the
+/// learning card due first even if its time has not come (it must come back before the
+/// sitting ends). The flag says it is a re-ask.
+fn next_card(
+    queue: &mut VecDeque<Question>,
+    learning: &mut Vec<(Millis, Question)>,
+    now: Millis,
+) -> Option<(Question, bool)> {
+    let earliest = learning.iter().enumerate().min_by_key(|(_, (due, _))| *due).map(|(i, (due, _))| (i, *due));
+    match earliest {
+        Some((i, due)) if due <= now || queue.is_empty() => Some((learning.remove(i).1, true)),
+        _ => queue.pop_front().map(|q| (q, false)),
+    }
+}
+
+/// The end of a sitting (and of a Ctrl-C): what was saved, what is left, the streak and when
+/// the next cards fall due.
+fn print_end(
+    out: &mut dyn Write,
+    s: Style,
+    conn: &Connection,
+    now: Millis,
+    filter: &DueFilter,
+    summary: &Summary,
+) -> io::Result<()> {
+    let plural = |n: u32, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    writeln!(
+        out,
+        "\n{} {} saved ({} again, {} correct) · {} left · streak {} (longest {})",
+        s.bold("Done:"),
+        plural(summary.answered, "answer"),
+        summary.again,
+        summary.correct,
+        summary.left,
+        term::days(summary.streak.current),
+        term::days(summary.streak.longest),
+    )?;
+    match store::forecast(conn, now, filter) {
+        Ok(store::Forecast { first: None, .. }) => writeln!(out, "Nothing else is scheduled yet."),
+        Ok(f) => {
+            let first = f.first.unwrap_or(now);
+            writeln!(
+                out,
+                "Next due: {} later today, {} tomorrow, {} this week — the first in {}.",
+                f.today,
+                f.tomorrow,
+                f.week,
+                when(first - now)
+            )
+        }
+        Err(_) => Ok(()),
+    }
 }
 
 /// Why a stored question cannot be asked, found before showing it: `check_answer` judges the
 /// stored `correct` field before the given answer, so probing with an empty answer reports a
 /// malformed question and nothing else.
 fn malformed(q: &Question) -> Option<String> {
-    match check_answer(&q.question_type, q.options.as_deref(), q.correct.as_deref().unwrap_or(""), "") {
+    match check_answer_in(&q.question_type, q.options.as_deref(), q.correct.as_deref().unwrap_or(""), "", None) {
         Err(AnswerError::BadQuestion(why)) => Some(why),
         _ => None,
     }
 }
 
 fn is_free_text(q: &Question) -> bool {
-    matches!(check_answer(&q.question_type, None, "", ""), Ok(Verdict::NeedsSelfGrade))
+    matches!(check_answer_in(&q.question_type, None, "", "", None), Ok(Verdict::NeedsSelfGrade))
 }
 
-fn show_question(out: &mut dyn Write, s: Style, q: &Question, number: usize, total: usize) -> io::Result<()> {
-    let kind = if q.is_follow_up() {
+fn show_question(out: &mut dyn Write, s: Style, q: &Question, number: usize, reask: bool) -> io::Result<()> {
+    let kind = if reask {
+        "again (learning step)"
+    } else if q.is_leech() {
+        "leech"
+    } else if q.is_follow_up() {
         "follow-up"
+    } else if q.card_state.in_steps() {
+        "relearn"
     } else if q.is_new() {
         "new"
     } else {
         "review"
     };
-    let heading =
-        format!("Question {number} of {total} · {kind} · {} · {}", q.question_type.replace('_', " "), q.difficulty);
+    let heading = format!("Question {number} · {kind} · {} · {}", q.question_type.replace('_', " "), q.difficulty);
     writeln!(out, "\n{}", s.bold(&heading))?;
     writeln!(out, "{} {}", s.dim("Concept:"), q.concept)?;
     writeln!(out, "{}", q.question)?;
@@ -328,7 +477,7 @@ fn show_question(out: &mut dyn Write, s: Style, q: &Question, number: usize, tot
             for (i, option) in options.iter().enumerate() {
                 writeln!(out, "  {}) {option}", letter(i))?;
             }
-            format!("a letter A–{} or the option's text", letter(options.len().saturating_sub(1)))
+            format!("a letter A–{}, its number, or the option's text", letter(options.len().saturating_sub(1)))
         }
         "ordering" => {
             for (i, step) in options.iter().enumerate() {
@@ -343,206 +492,46 @@ fn show_question(out: &mut dyn Write, s: Style, q: &Question, number: usize, tot
     writeln!(out, "{}", s.dim(&format!("({hint})")))
 }
 
-/// An answer judged: what was typed, right or wrong, SM-2 quality.
-struct Judged {
-    text: String,
-    correct: bool,
-    quality: u8,
-    /// The grade given, for self-graded answers.
-    grade: Option<u8>,
-    /// Unreadable [`MAX_TRIES`] times and counted as wrong.
-    gave_up: bool,
-}
-
-/// Reads one line after a prompt; echoes it when input is not a terminal, so a transcript
-/// of a piped quiz reads naturally. `None` at end of input.
-fn prompt(
+fn feedback(
     out: &mut dyn Write,
-    input: &mut dyn BufRead,
     s: Style,
-    label: &str,
-    echo: bool,
-) -> io::Result<Option<String>> {
-    write!(out, "{} ", s.cyan(label))?;
-    out.flush()?;
-    let line = read_line(input)?;
-    match (&line, echo) {
-        (Some(text), true) => writeln!(out, "{text}")?,
-        (None, _) => writeln!(out)?,
-        _ => {}
-    }
-    Ok(line)
-}
-
-/// Asks until the answer can be judged; `None` at end of input (nothing is recorded).
-fn ask(
     q: &Question,
-    input: &mut dyn BufRead,
-    out: &mut dyn Write,
-    clock: &dyn Clock,
-    opts: &QuizOptions,
-    shown_at: Millis,
-) -> io::Result<Option<Judged>> {
-    let s = opts.style;
-    let correct = q.correct.as_deref().unwrap_or("");
-    let mut last = String::new();
-    for attempt in 1..=MAX_TRIES {
-        let Some(line) = prompt(out, input, s, ">", !opts.interactive)? else {
-            return Ok(None);
-        };
-        match check_answer(&q.question_type, q.options.as_deref(), correct, &line) {
-            Ok(Verdict::NeedsSelfGrade) => return self_grade(q, line, input, out, opts),
-            Ok(verdict) => {
-                let right = verdict == Verdict::Correct;
-                let fast = opts.interactive && clock.now_ms() - shown_at < FAST_ANSWER_MS;
-                let quality = sm2::objective_quality(right, fast);
-                return Ok(Some(Judged { text: line, correct: right, quality, grade: None, gave_up: false }));
-            }
-            Err(AnswerError::Unreadable(hint)) => {
-                let left = MAX_TRIES - attempt;
-                let again = if left == 0 { String::new() } else { format!(" — try again ({left} left)") };
-                writeln!(out, "{}", s.yellow(&format!("Could not read that: {hint}{again}")))?;
-            }
-            // `malformed` screened this out before the question was shown.
-            Err(AnswerError::BadQuestion(why)) => unreachable!("a malformed question was asked: {why}"),
-        }
-        last = line;
-    }
-    Ok(Some(Judged {
-        text: last,
-        correct: false,
-        quality: sm2::objective_quality(false, false),
-        grade: None,
-        gave_up: true,
-    }))
-}
-
-/// Shows the model answer and reads a grade 0–5.
-fn self_grade(
-    q: &Question,
-    answer: String,
-    input: &mut dyn BufRead,
-    out: &mut dyn Write,
-    opts: &QuizOptions,
-) -> io::Result<Option<Judged>> {
-    let s = opts.style;
-    match q.correct.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
-        Some(model) => {
-            writeln!(out, "{}", s.bold("Model answer:"))?;
-            writeln!(out, "  {}", model.replace('\n', "\n  "))?;
-            if !q.explanation.trim().is_empty() && q.explanation.trim() != model {
-                writeln!(out, "  {}", s.dim(&q.explanation))?;
-            }
-        }
-        None => {
-            writeln!(out, "{}", s.bold("No model answer for this one; compare with:"))?;
-            writeln!(out, "  {}", q.explanation)?;
-        }
-    }
-    if let (Some(grader), Some(model)) = (&opts.grader, q.correct.as_deref().filter(|c| !c.trim().is_empty())) {
-        match grader.grade(q, model, &answer) {
-            Ok(grade) => {
-                let quality = crate::learn::rubric::quality(&grade);
-                let scores: Vec<String> = crate::learn::rubric::DIMENSIONS
-                    .iter()
-                    .map(|(name, _)| format!("{name} {}", grade.scores.get(*name).copied().unwrap_or(0.0)))
-                    .collect();
-                writeln!(
-                    out,
-                    "{} {} → {quality}/5",
-                    s.bold(&format!("Rubric grade ({}):", grader.provider.name())),
-                    scores.join(", ")
-                )?;
-                if !grade.feedback.trim().is_empty() {
-                    writeln!(out, "  {}", grade.feedback.trim())?;
-                }
-                return Ok(Some(Judged {
-                    text: answer,
-                    correct: quality >= PASS_GRADE,
-                    quality,
-                    grade: Some(quality),
-                    gave_up: false,
-                }));
-            }
-            Err(why) => {
-                writeln!(out, "{}", s.yellow(&format!("The rubric grader is unavailable ({why}); grade yourself.")))?
-            }
-        }
-    }
-    let label = "Grade yourself 0–5 (0 = no idea, 3 = right with gaps, 5 = perfect):";
-    for attempt in 1..=MAX_TRIES {
-        let Some(line) = prompt(out, input, s, label, !opts.interactive)? else {
-            return Ok(None);
-        };
-        if let Some(grade) = parse_grade(&line) {
-            return Ok(Some(Judged {
-                text: answer,
-                correct: grade >= PASS_GRADE,
-                quality: grade,
-                grade: Some(grade),
-                gave_up: false,
-            }));
-        }
-        let left = MAX_TRIES - attempt;
-        let again = if left == 0 { String::new() } else { format!(" ({left} left)") };
-        writeln!(out, "{}", s.yellow(&format!("Type a whole number from 0 to 5{again}.")))?;
-    }
-    Ok(Some(Judged {
-        text: answer,
-        correct: false,
-        quality: sm2::objective_quality(false, false),
-        grade: None,
-        gave_up: true,
-    }))
-}
-
-/// The expected answer in words: the option letter and text, the steps in order.
-fn expected(q: &Question) -> String {
-    let correct = q.correct.as_deref().unwrap_or("").trim();
-    let options = q.options.as_deref().unwrap_or_default();
-    match q.question_type.as_str() {
-        "multiple_choice" => {
-            let index = correct
-                .chars()
-                .next()
-                .filter(|c| correct.len() == 1 && c.is_ascii_alphabetic())
-                .map(|c| usize::from(c.to_ascii_uppercase() as u8 - b'A'));
-            match index.and_then(|i| options.get(i).map(|o| (i, o))) {
-                Some((i, option)) => format!("{}) {option}", letter(i)),
-                None => correct.to_owned(),
-            }
-        }
-        "ordering" => {
-            let steps: Vec<String> = correct
-                .split(|c: char| c == ',' || c.is_whitespace())
-                .filter_map(|n| n.trim().parse::<usize>().ok())
-                .filter_map(|n| options.get(n.wrapping_sub(1)).map(|step| format!("{n}. {step}")))
-                .collect();
-            if steps.is_empty() { correct.to_owned() } else { format!("{correct}\n    {}", steps.join("\n    ")) }
-        }
-        _ => correct.to_owned(),
-    }
-}
-
-fn feedback(out: &mut dyn Write, s: Style, q: &Question, judged: &Judged, recorded: &Recorded) -> io::Result<()> {
-    let next = format!("next review in {}", days(recorded.schedule.interval_days));
-    if let Some(grade) = judged.grade {
-        let line = format!("Graded {grade}/5 — {next}.");
-        writeln!(out, "{}", if judged.correct { s.green(&line) } else { s.red(&line) })?;
-    } else if judged.gave_up {
-        writeln!(out, "{}", s.red(&format!("✗ Counted as wrong — {next}.")))?;
-    } else if judged.correct {
-        writeln!(out, "{}", s.green(&format!("✓ Correct — {next}.")))?;
+    judged: &Judged,
+    recorded: &Recorded,
+    now: Millis,
+    scheduler: &Scheduler,
+) -> io::Result<()> {
+    let card = recorded.reviewed.card;
+    let due = card.due_at.unwrap_or(now).saturating_sub(now);
+    let line = if card.state.in_steps() {
+        format!("{} — back in {}, before this sitting ends.", judged.rating.name(), when(due))
     } else {
-        writeln!(out, "{}", s.red(&format!("✗ Not quite — {next}.")))?;
+        format!("{} — next review in {}.", judged.rating.name(), when(due))
+    };
+    writeln!(out, "{}", if judged.rating.passed() { s.green(&line) } else { s.red(&line) })?;
+    match recorded.reviewed.leech {
+        Some(Leech::Reached) => writeln!(
+            out,
+            "  {}",
+            s.yellow(&format!(
+                "Leech: {} lapses. The card is suspended and tagged leech; the next quiz job writes a new \
+                 question on {} from another angle. Drill it with vl quiz --leeches.",
+                card.lapses, q.concept
+            ))
+        )?,
+        Some(Leech::Again) => writeln!(
+            out,
+            "  {}",
+            s.yellow(&format!(
+                "Still a leech: {} lapses (warned every {}). Consider rewriting or deleting this card.",
+                card.lapses,
+                (scheduler.leech_threshold() / 2).max(1)
+            ))
+        )?,
+        None => {}
     }
-    if judged.grade.is_none() && !is_free_text(q) {
-        if !judged.correct {
-            writeln!(out, "  {} {}", s.bold("Answer:"), expected(q))?;
-        }
-        if !q.explanation.trim().is_empty() {
-            writeln!(out, "  {}", s.dim(&q.explanation))?;
-        }
+    if is_free_text(q) {
+        return Ok(());
     }
     if recorded.after.level != recorded.before.level {
         let arrow = if recorded.after.level > recorded.before.level { "up" } else { "down" };
@@ -555,15 +544,18 @@ fn feedback(out: &mut dyn Write, s: Style, q: &Question, judged: &Judged, record
     Ok(())
 }
 
-/// A duration in ms as "5 days", "3 hours" or "12 minutes", rounded to the nearest unit
-/// (a review due in 11.99 days is "due in 12 days").
-fn when(ms: Millis) -> String {
+/// A duration in ms as "2.3 days", "5 hours" or "10 minutes" (a review's fraction of a day
+/// matters while it is short).
+pub fn when(ms: Millis) -> String {
     const HOUR: Millis = 3_600_000;
     const MINUTE: Millis = 60_000;
     let round = |unit: Millis| (ms + unit / 2) / unit;
     let plural = |n: Millis, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    if ms >= sm2::DAY_MS - HOUR / 2 {
-        days(u32::try_from(round(sm2::DAY_MS)).unwrap_or(u32::MAX))
+    if ms >= 10 * DAY_MS - HOUR {
+        plural(round(DAY_MS), "day")
+    } else if ms >= DAY_MS - HOUR / 2 {
+        let tenths = (ms * 10 + DAY_MS / 2) / DAY_MS;
+        if tenths % 10 == 0 { plural(tenths / 10, "day") } else { format!("{}.{} days", tenths / 10, tenths % 10) }
     } else if ms >= HOUR - MINUTE / 2 {
         plural(round(HOUR), "hour")
     } else {
@@ -588,6 +580,9 @@ mod tests {
             explanation: "because".into(),
             tags: Vec::new(),
             due_at: None,
+            card_state: Default::default(),
+            lapses: 0,
+            parent_question_id: None,
         }
     }
 
@@ -611,10 +606,45 @@ mod tests {
 
     #[test]
     fn durations_pick_a_unit() {
-        assert_eq!(when(3 * sm2::DAY_MS + 5), "3 days");
-        assert_eq!(when(12 * sm2::DAY_MS - 60_000), "12 days");
+        assert_eq!(when(3 * DAY_MS + 5), "3 days");
+        assert_eq!(when(12 * DAY_MS - 60_000), "12 days");
+        assert_eq!(when(2_306_500 * 100), "2.7 days");
+        assert_eq!(when(199_281_600), "2.3 days");
         assert_eq!(when(2 * 3_600_000), "2 hours");
         assert_eq!(when(3_600_000 - 1_000), "1 hour");
         assert_eq!(when(10), "1 minute");
+    }
+
+    #[test]
+    fn ratings_read_numbers_names_and_the_override_only_where_offered() {
+        assert_eq!(parse_rating(" 3 ", false), Some(Rating::Good));
+        assert_eq!(parse_rating("Easy", false), Some(Rating::Easy));
+        assert_eq!(parse_rating("o", true), Some(Rating::Good));
+        assert_eq!(parse_rating("o", false), None);
+        assert_eq!(parse_rating("5", true), None);
+        assert_eq!(parse_rating("", true), None);
+    }
+
+    #[test]
+    fn a_follow_up_without_its_own_model_answer_shows_no_explanation() {
+        let mut follow_up = q("open_ended", &[], "");
+        follow_up.correct = None;
+        follow_up.parent_question_id = Some("parent".into());
+        follow_up.explanation = "the parent's explanation".into();
+        assert_eq!(follow_up.explanation(), None);
+        assert_eq!(q("true_false", &[], "true").explanation(), Some("because"));
+    }
+
+    #[test]
+    fn a_failed_card_comes_back_before_the_sitting_ends() {
+        let mut queue: VecDeque<Question> = [q("true_false", &[], "true")].into();
+        queue[0].id = "second".into();
+        let mut failed = q("true_false", &[], "true");
+        failed.id = "failed".into();
+        let mut learning = vec![(10 * 60_000, failed)];
+        // Not due yet: the other card first, then the re-ask although its time has not come.
+        assert_eq!(next_card(&mut queue, &mut learning, 0).map(|(q, r)| (q.id, r)), Some(("second".into(), false)));
+        assert_eq!(next_card(&mut queue, &mut learning, 1).map(|(q, r)| (q.id, r)), Some(("failed".into(), true)));
+        assert!(next_card(&mut queue, &mut learning, 2).is_none());
     }
 }

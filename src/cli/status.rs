@@ -1,12 +1,15 @@
-//! `vl status` and `vl gaps` (SPEC §7): the learning summary on one screen, and the concepts
-//! under 50 % mastery with a bar each. Both only read: the database is opened read-only, and
-//! the worker is asked for its health notices with a short timeout (it may well be down).
+//! `vl status` and `vl gaps` (SPEC §7): the learning summary on one screen, and the gaps with
+//! a bar each. Mastery of a concept is FSRS's retrievability (the probability of recall now)
+//! averaged over its answered cards; a gap is a concept under 70 % or with a leech, and leeches
+//! come first. Both only read: the database is opened read-only (migrated first if this
+//! binary's schema is newer), and the worker is asked for its health notices with a short
+//! timeout (it may well be down).
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 
 use crate::cli::quiz::NO_SESSIONS;
 use crate::cli::quiz::store::{self, Streak};
@@ -14,11 +17,11 @@ use crate::cli::quiz::term::{Style, days};
 use crate::clock::{Clock, Millis, SystemClock};
 use crate::config::Config;
 use crate::db;
-use crate::learn::mastery::{MASTERED_MIN_ATTEMPTS, MASTERED_SCORE};
+use crate::learn::schedule::Scheduler;
 use crate::worker_client::WorkerClient;
 
-/// `vl gaps` lists concepts whose score is below this.
-pub const GAP_SCORE: f64 = 0.5;
+/// `vl gaps` lists concepts whose mastery is below this (SPEC §7), and every leech.
+pub const GAP_SCORE: f64 = crate::reads::GAP_RECALL;
 /// Cells in a mastery bar: one per 10 %.
 pub const BAR_CELLS: usize = 10;
 /// How long `vl status` waits for the worker's health answer; on loopback it answers in a
@@ -35,6 +38,8 @@ pub struct StatusReport {
     pub reviews_due: i64,
     pub new_questions: i64,
     pub mastered: i64,
+    /// Suspended leech cards (`vl quiz --leeches` drills them).
+    pub leeches: i64,
     pub answers: i64,
     pub correct_answers: i64,
     pub streak: Streak,
@@ -44,30 +49,18 @@ pub struct StatusReport {
     pub dead_jobs: Vec<(String, i64)>,
 }
 
-/// One concept of `vl gaps`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Gap {
-    pub name: String,
-    pub category: String,
-    pub level: String,
-    pub score: f64,
-    pub correct: i64,
-    pub attempts: i64,
-}
+pub use crate::reads::{ConceptMastery as Gap, concept_mastery};
 
-pub fn report(conn: &Connection, now: Millis) -> rusqlite::Result<StatusReport> {
+pub fn report(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<StatusReport> {
     let one = |sql: &str| -> rusqlite::Result<i64> { conn.prepare_cached(sql)?.query_row([], |r| r.get(0)) };
     let (reviews_due, new_questions) = conn
         .prepare_cached(
             "SELECT COUNT(*) FILTER (WHERE due_at IS NOT NULL AND due_at <= ?1), \
-                    COUNT(*) FILTER (WHERE due_at IS NULL AND parent_question_id IS NULL) FROM questions",
+                    COUNT(*) FILTER (WHERE due_at IS NULL AND parent_question_id IS NULL) FROM questions \
+             WHERE suspended = 0",
         )?
         .query_row([now], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    let mastered = conn
-        .prepare_cached(
-            "SELECT COUNT(*) FROM concept_profiles WHERE mastery_score > ?1 AND correct_answers + incorrect_answers >= ?2",
-        )?
-        .query_row(params![MASTERED_SCORE, MASTERED_MIN_ATTEMPTS], |r| r.get(0))?;
+    let mastered = crate::reads::mastered_count(conn, scheduler, now)?;
     let pairs = |sql: &str| -> rusqlite::Result<Vec<(String, i64)>> {
         conn.prepare_cached(sql)?.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
     };
@@ -77,6 +70,9 @@ pub fn report(conn: &Connection, now: Millis) -> rusqlite::Result<StatusReport> 
         reviews_due,
         new_questions,
         mastered,
+        leeches: one(
+            "SELECT COUNT(*) FROM questions q WHERE EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech')",
+        )?,
         answers: one("SELECT COUNT(*) FROM quiz_attempts")?,
         correct_answers: one("SELECT COUNT(*) FROM quiz_attempts WHERE correct")?,
         streak: store::streak(conn, now)?,
@@ -90,24 +86,22 @@ pub fn report(conn: &Connection, now: Millis) -> rusqlite::Result<StatusReport> 
     })
 }
 
-/// Concepts under [`GAP_SCORE`], weakest first: lowest score, then the most answered (0 of 4
-/// is a surer gap than never asked), then by name.
-pub fn gaps(conn: &Connection) -> rusqlite::Result<Vec<Gap>> {
-    conn.prepare_cached(
-        "SELECT concept_name, category, level, mastery_score, correct_answers, correct_answers + incorrect_answers AS n \
-         FROM concept_profiles WHERE mastery_score < ?1 ORDER BY mastery_score, n DESC, concept_name",
-    )?
-    .query_map([GAP_SCORE], |r| {
-        Ok(Gap {
-            name: r.get(0)?,
-            category: r.get(1)?,
-            level: r.get(2)?,
-            score: r.get(3)?,
-            correct: r.get(4)?,
-            attempts: r.get(5)?,
-        })
-    })?
-    .collect()
+/// The gaps (SPEC §7): leeches first (most lapses first), then concepts under [`GAP_SCORE`],
+/// weakest first, the most answered first among equals (0 % over four cards is a surer gap
+/// than never asked), then by name.
+pub fn gaps(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<(usize, Vec<Gap>)> {
+    let all = concept_mastery(conn, scheduler, now)?;
+    let total = all.len();
+    let mut list: Vec<Gap> = all.into_iter().filter(|g| g.leeches > 0 || g.score < GAP_SCORE).collect();
+    list.sort_by(|a, b| {
+        (b.leeches > 0)
+            .cmp(&(a.leeches > 0))
+            .then(b.lapses.cmp(&a.lapses))
+            .then(a.score.total_cmp(&b.score))
+            .then(b.answered.cmp(&a.answered))
+            .then(a.name.cmp(&b.name))
+    });
+    Ok((total, list))
 }
 
 /// `████░░░░░░` for 0.4: one cell per 10 %, rounded.
@@ -120,13 +114,23 @@ fn percent(score: f64) -> i64 {
     (score.clamp(0.0, 1.0) * 100.0).round() as i64
 }
 
-/// Opens the database read-only; `Ok(None)` when it does not exist yet.
+/// Opens the database read-only; `Ok(None)` when it does not exist yet. A file behind this
+/// binary's schema is migrated first (as the quiz would), or the reads would miss columns.
 fn open(config: &Config) -> Result<Option<Connection>, String> {
     let path = config.db_path();
     if !path.exists() {
         return Ok(None);
     }
-    db::open_read_only(&path).map(Some).map_err(|e| e.to_string())
+    let conn = db::open_read_only(&path).map_err(|e| e.to_string())?;
+    let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| e.to_string())?;
+    if version < db::latest_version() {
+        drop(crate::cli::quiz::open(config).map_err(|e| e.to_string())?);
+    }
+    Ok(Some(conn))
+}
+
+fn scheduler(conn: &Connection, config: &Config) -> rusqlite::Result<Scheduler> {
+    store::scheduler(conn, config.desired_retention(), config.leech_threshold())
 }
 
 /// Runs `body` on the database, turning a missing database into the friendly first-run line.
@@ -166,7 +170,7 @@ pub fn run_status(config: &Config) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     with_db("status", config, |conn, out| {
-        let report = report(conn, SystemClock.now_ms())?;
+        let report = report(conn, &scheduler(conn, config)?, SystemClock.now_ms())?;
         // A write error on stdout (a closed pipe) leaves nobody to tell.
         let _ = print_status(out, style, &report, &provider_lines(config));
         Ok(())
@@ -178,8 +182,8 @@ pub fn run_gaps(config: &Config) -> ExitCode {
     let style = Style { color: std::io::stdout().is_terminal() };
     with_db("gaps", config, |conn, out| {
         let sessions: i64 = conn.query_row("SELECT COUNT(*) FROM sessions", [], |r| r.get(0))?;
-        let list = gaps(conn)?;
-        let _ = print_gaps(out, style, sessions, &list);
+        let (concepts, list) = gaps(conn, &scheduler(conn, config)?, SystemClock.now_ms())?;
+        let _ = print_gaps(out, style, sessions, concepts, &list);
         Ok(())
     })
 }
@@ -261,6 +265,10 @@ pub fn print_status(out: &mut dyn Write, s: Style, r: &StatusReport, provider: &
         format!("{} questions ({} reviews, {} new)", r.reviews_due + r.new_questions, r.reviews_due, r.new_questions),
     )?;
     row(out, "mastered", format!("{} of {} concepts", r.mastered, r.concepts))?;
+    if r.leeches > 0 {
+        let plural = if r.leeches == 1 { "" } else { "s" };
+        row(out, "leeches", s.yellow(&format!("{} card{plural} suspended — vl quiz --leeches", r.leeches)))?;
+    }
     let accuracy = if r.answers > 0 {
         format!(" ({} % correct)", (r.correct_answers * 100 + r.answers / 2) / r.answers)
     } else {
@@ -287,31 +295,58 @@ pub fn print_status(out: &mut dyn Write, s: Style, r: &StatusReport, provider: &
     Ok(())
 }
 
-pub fn print_gaps(out: &mut dyn Write, s: Style, sessions: i64, gaps: &[Gap]) -> std::io::Result<()> {
+pub fn print_gaps(out: &mut dyn Write, s: Style, sessions: i64, concepts: usize, gaps: &[Gap]) -> std::io::Result<()> {
     if sessions == 0 {
         return writeln!(out, "{NO_SESSIONS}");
     }
+    if concepts == 0 {
+        return writeln!(
+            out,
+            "Nothing to judge yet: no concept has been extracted. Concepts come from analysed sessions (vl sync)."
+        );
+    }
     if gaps.is_empty() {
-        return writeln!(out, "No gaps: every concept is at {} % mastery or more.", percent(GAP_SCORE));
+        return writeln!(
+            out,
+            "No gaps: all {concepts} concepts are at {} % recall or more, and none has a leech.",
+            percent(GAP_SCORE)
+        );
     }
     let plural = if gaps.len() == 1 { "" } else { "s" };
-    writeln!(
-        out,
-        "{}",
-        s.bold(&format!("{} concept{plural} under {} % mastery, weakest first", gaps.len(), percent(GAP_SCORE)))
-    )?;
+    let leeches = gaps.iter().filter(|g| g.leeches > 0).count();
+    let heading = if leeches > 0 {
+        format!(
+            "{} gap{plural} of {concepts} concepts: {leeches} with leeches first, then under {} % recall",
+            gaps.len(),
+            percent(GAP_SCORE)
+        )
+    } else {
+        format!(
+            "{} gap{plural} of {concepts} concepts under {} % recall, weakest first",
+            gaps.len(),
+            percent(GAP_SCORE)
+        )
+    };
+    writeln!(out, "{}", s.bold(&heading))?;
     let width = gaps.iter().map(|g| g.name.chars().count()).max().unwrap_or(0).min(40);
     for g in gaps {
-        let record =
-            if g.attempts == 0 { "not quizzed yet".to_owned() } else { format!("{}/{} right", g.correct, g.attempts) };
+        let record = if g.answered == 0 {
+            "not quizzed yet".to_owned()
+        } else {
+            format!("{}/{} cards answered", g.answered, g.cards)
+        };
+        let leech = if g.leeches > 0 { format!(" · leech ({} lapses)", g.lapses) } else { String::new() };
         writeln!(
             out,
             "  {} {:>3}%  {:<width$}  {}",
             s.red(&bar(g.score)),
             percent(g.score),
             g.name,
-            s.dim(&format!("{} · {} · {record}", g.category, g.level)),
+            s.dim(&format!("{} · {} · {record}{leech}", g.category, g.level)),
         )?;
+    }
+    if leeches > 0 {
+        writeln!(out, "\nLeeches are suspended; drill them with: vl quiz --leeches")?;
     }
     writeln!(out, "\nPractise them with: vl quiz")
 }

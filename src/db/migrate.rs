@@ -27,7 +27,15 @@ pub const MIGRATIONS: &[(u32, &str, &str)] = &[
     (11, "0011_lane_running", include_str!("../../migrations/0011_lane_running.sql")),
     (12, "0012_llm_usage", include_str!("../../migrations/0012_llm_usage.sql")),
     (13, "0013_finishes_follow_replays", include_str!("../../migrations/0013_finishes_follow_replays.sql")),
+    (14, "0014_fsrs_review_log", include_str!("../../migrations/0014_fsrs_review_log.sql")),
 ];
+
+/// A migration whose work SQL cannot do, run right after that migration's SQL in the same
+/// transaction; named rather than numbered, so a renumbering keeps it attached.
+type RustStep = fn(&Connection) -> rusqlite::Result<usize>;
+
+/// `(migration name, step)`.
+const RUST_STEPS: &[(&str, RustStep)] = &[("0014_fsrs_review_log", super::fsrs_migration::replay_history)];
 
 /// The schema version this binary writes.
 pub fn latest_version() -> u32 {
@@ -58,6 +66,9 @@ fn migrate_with_foreign_keys_off(conn: &mut Connection) -> Result<usize, DbError
     let mut applied = 0;
     for (version, name, sql) in MIGRATIONS.iter().filter(|(v, _, _)| *v > current) {
         tx.execute_batch(sql).map_err(|source| DbError::Migration { name, source })?;
+        for (_, step) in RUST_STEPS.iter().filter(|(step_name, _)| step_name == name) {
+            step(&tx).map_err(|source| DbError::Migration { name, source })?;
+        }
         tx.pragma_update(None, "user_version", version)?;
         applied += 1;
     }

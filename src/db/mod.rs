@@ -5,6 +5,7 @@
 //! that does not read back as requested (a read-only directory that cannot hold a WAL, an old
 //! SQLite) is a startup error, not a silent downgrade of durability.
 
+pub mod fsrs_migration;
 pub mod migrate;
 
 use std::path::{Path, PathBuf};

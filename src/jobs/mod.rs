@@ -10,9 +10,11 @@ pub mod concepts;
 pub mod ingest;
 pub mod llm_call;
 pub mod llm_usage;
+pub mod optimize;
 pub mod prompts;
 pub mod question_checks;
 pub mod quiz;
+pub mod reteach;
 pub mod session_data;
 pub mod stack;
 pub mod static_patterns;
@@ -29,9 +31,12 @@ pub const ANALYZE_STATIC: &str = "analyze_static";
 pub const ANALYZE_CONCEPTS: &str = "analyze_concepts";
 pub const ANALYZE_QUIZ: &str = "analyze_quiz";
 pub const SYNC: &str = "sync";
+/// Re-fits the learner's FSRS parameters (SPEC §7), weekly; not a pipeline step.
+pub const OPTIMIZE_SCHEDULER: &str = "optimize_scheduler";
 
-/// Every kind, in pipeline order after ingest.
-pub const KIND_NAMES: [&str; 6] = [INGEST, ANALYZE_STACK, ANALYZE_STATIC, ANALYZE_CONCEPTS, ANALYZE_QUIZ, SYNC];
+/// Every kind: the pipeline's in order after ingest, then the scheduler's fit.
+pub const KIND_NAMES: [&str; 7] =
+    [INGEST, ANALYZE_STACK, ANALYZE_STATIC, ANALYZE_CONCEPTS, ANALYZE_QUIZ, SYNC, OPTIMIZE_SCHEDULER];
 
 /// The five analysis steps a Stop hook requests, in order.
 pub const PIPELINE: [&str; 5] = [ANALYZE_STACK, ANALYZE_STATIC, ANALYZE_CONCEPTS, ANALYZE_QUIZ, SYNC];
@@ -64,6 +69,8 @@ pub fn default_spec(kind: &str) -> Option<KindSpec> {
         ANALYZE_CONCEPTS => (120, 6),
         ANALYZE_QUIZ => (120, 6),
         SYNC => (60, 12),
+        // A fit of a few thousand reviews takes seconds; a year of daily use, under a minute.
+        OPTIMIZE_SCHEDULER => (300, 3),
         _ => return None,
     };
     let spec = KindSpec::new(Duration::from_secs(secs), max_attempts);
@@ -200,6 +207,11 @@ pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::R
         concepts::ConceptsHandler { queue: queue.clone(), provider: provider.clone(), llm: llm.clone() },
     );
     registry.register(ANALYZE_QUIZ, spec_of(ANALYZE_QUIZ), quiz::QuizHandler { queue: queue.clone(), provider, llm });
+    registry.register(
+        OPTIMIZE_SCHEDULER,
+        spec_of(OPTIMIZE_SCHEDULER),
+        optimize::OptimizeHandler { queue: queue.clone() },
+    );
     registry.register(
         SYNC,
         spec_of(SYNC),

@@ -39,6 +39,9 @@ pub fn keep_valid(
 ) -> Checked {
     let names: Vec<String> = targets.iter().map(|t| t.name.to_string()).collect();
     let mut checked = Checked::default();
+    // Two questions of one type on the same lines are one question asked twice (issue 25):
+    // the first is kept.
+    let mut placed: std::collections::BTreeSet<(String, String, u32, u32)> = Default::default();
     for mut question in questions {
         normalize_question(&mut question);
         if let Err(e) = validate_question(&question, &names) {
@@ -52,6 +55,15 @@ pub fn keep_valid(
                 checked.grounding_failures += 1;
                 continue;
             }
+        }
+        if let Some(g) = &question.grounding
+            && !placed.insert((question.question_type.clone(), g.file.clone(), g.line_start, g.line_end))
+        {
+            checked.dropped.push(format!(
+                "{}: a second {} question on {}:{}-{}",
+                question.concept, question.question_type, g.file, g.line_start, g.line_end
+            ));
+            continue;
         }
         let wanted = normalize_name(&question.concept);
         if let Some(target) = targets.iter().find(|t| normalize_name(t.name) == wanted) {

@@ -17,7 +17,7 @@ use crate::analysis::grounding_check::{CannedCode, verify_grounding};
 use crate::analysis::model::SourceFile;
 use crate::analysis::questions::{GeneratedQuestion, normalized_text_hash};
 use crate::llm::Selected;
-use crate::llm::offline::offline_questions;
+use crate::llm::offline::{offline_questions, reteach_question};
 use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome, Queue};
 
 /// A concept whose mastery is above this gets no new question (SPEC §6.4).
@@ -43,7 +43,8 @@ fn level_name<S: serde::Serializer>(level: &Level, s: S) -> Result<S::Ok, S::Err
     s.serialize_str(level.as_str())
 }
 
-fn targets(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<Target>> {
+/// `keep`: concepts never skipped as mastered (leeches to re-teach).
+fn targets(conn: &Connection, session_id: &str, keep: &[super::reteach::Reteach]) -> rusqlite::Result<Vec<Target>> {
     let mut stmt = conn.prepare_cached(
         "SELECT c.id, c.name, c.category, c.difficulty, c.source_file, c.snippet, c.why_it_matters, c.confidence, \
                 p.level, p.mastery_score, p.correct_answers + p.incorrect_answers \
@@ -79,8 +80,8 @@ fn targets(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<Target>>
         ))
     })?;
     rows.filter_map(|row| match row {
-        Ok((_, true)) => None,
-        Ok((target, false)) => Some(Ok(target)),
+        Ok((target, mastered)) if mastered && !keep.iter().any(|r| r.concept_id == target.id) => None,
+        Ok((target, _)) => Some(Ok(target)),
         Err(e) => Some(Err(e)),
     })
     .collect()
@@ -159,33 +160,42 @@ impl Handler for QuizHandler {
             Err(outcome) => return outcome,
         };
         let inputs = self.queue.read().and_then(|conn| {
+            let reteach = super::reteach::needs(&conn, &session_id)?;
             Ok((
                 session_data::session(&conn, &session_id)?.is_some(),
-                targets(&conn, &session_id)?,
+                targets(&conn, &session_id, &reteach)?,
                 session_data::last_input_hash(&conn, &session_id, super::ANALYZE_QUIZ)?,
                 session_data::captured_files(&conn, &session_id)?,
                 session_data::failures(&conn, &session_id)?,
                 session_data::patterns(&conn, &session_id)?,
                 grounded_questions(&conn, &session_id)?,
+                reteach,
             ))
         });
-        let (exists, targets, last_hash, files, failures, patterns, stored) = match inputs {
+        let (exists, targets, last_hash, files, failures, patterns, stored, reteach) = match inputs {
             Ok(inputs) => inputs,
             Err(e) => return Outcome::retry(e.to_string()),
         };
         if !exists {
             return missing_session(&session_id);
         }
-        // Everything the questions are built from: the concepts, and the files, failures and
-        // patterns they quote. With the concepts alone, an edit to a quoted line left every
-        // question as it was, quoting a line the file no longer has.
-        let hash = hash_of(&(selected.name(), &targets, &files, &failures, &patterns));
+        // Everything the questions are built from: the concepts, the files, failures and
+        // patterns they quote (with the concepts alone, an edit to a quoted line left every
+        // question quoting a line the file no longer has), and a leech to re-teach.
+        let hash = if reteach.is_empty() {
+            hash_of(&(selected.name(), &targets, &files, &failures, &patterns))
+        } else {
+            hash_of(&(selected.name(), &targets, &files, &failures, &patterns, &reteach))
+        };
         let mark_analyzed = |session_id: String| -> Effects {
-            Box::new(move |conn, _now| {
+            Box::new(move |conn, now| {
                 conn.prepare_cached(
                     "UPDATE sessions SET state = 'analyzed' WHERE id = ?1 AND state IN ('initialized','observing')",
                 )?
                 .execute([&session_id])?;
+                // The weekly re-fit of the learner's scheduler, when one is due (also when this
+                // session's questions are unchanged: the reviews since the last fit are not).
+                super::optimize::schedule(conn, now)?;
                 Ok(())
             })
         };
@@ -208,13 +218,36 @@ impl Handler for QuizHandler {
             Selected::Offline => {
                 // Built from the session's own files (issue 16), where the static step's stored
                 // patterns show each concept.
-                let questions = offline_questions(&pairs, &files, &patterns).questions;
+                // Re-teach questions first: where one shares type and lines with a regular
+                // question, the first is kept (`keep_valid`), and the regular one is already stored.
+                let mut questions = Vec::new();
+                for r in &reteach {
+                    let Some(t) = targets.iter().find(|t| t.id == r.concept_id) else { continue };
+                    let avoid: Vec<String> = r.leech_types.iter().chain(&r.known_types).cloned().collect();
+                    let found =
+                        reteach_question(&t.concept, t.level, &files, &patterns, &avoid, r.leech_file.as_deref())
+                            .or_else(|| {
+                                reteach_question(
+                                    &t.concept,
+                                    t.level,
+                                    &files,
+                                    &patterns,
+                                    &r.leech_types,
+                                    r.leech_file.as_deref(),
+                                )
+                            });
+                    questions.extend(found);
+                }
+                questions.extend(offline_questions(&pairs, &files, &patterns).questions);
                 let checked = keep_valid(questions, &question_targets, &sources, CannedCode::Allowed);
                 let result = checked.result(selected.name(), None);
                 (checked, result)
             }
             Selected::Remote(provider) => {
-                let request = prompts::questions_request(&pairs, &sources);
+                let mut request = prompts::questions_request(&pairs, &sources);
+                let names: Vec<(String, String)> =
+                    targets.iter().map(|t| (t.id.clone(), t.concept.name.clone())).collect();
+                request.prompt.push_str(&super::reteach::prompt_note(&reteach, &names));
                 let judge = RepairJudge::new(&question_targets, &sources);
                 let accept = |text: &str| judge.judge(text);
                 match llm_call::ask_with_repair(provider.as_ref(), &request, &self.llm, cancel, accept) {
@@ -229,7 +262,8 @@ impl Handler for QuizHandler {
         if checked.kept.is_empty() {
             return Outcome::dead(format!("no valid question could be generated: {}", checked.dropped.join("; ")));
         }
-        let kept = checked.kept;
+        let mut kept = checked.kept;
+        kept.retain_mut(|(concept_id, question)| super::reteach::keep(&reteach, concept_id, question));
         let mut result = result;
         result["replaced_stale"] = json!(stale.len());
         let finish = mark_analyzed(session_id.clone());

@@ -1,4 +1,5 @@
-//! The `sync` job (SPEC §8): the session's learning material and the quiz attempts not yet
+//! The `sync` job (SPEC §8): the session's learning material and the quiz attempts (with their
+//! review-log rows, SPEC §7) not yet
 //! synced, POSTed to `{API_URL}/api/sync`, signed and idempotent. The account key is read
 //! from `<data>/config.json` at every run, so `vl login` needs no restart.
 //!
@@ -41,13 +42,27 @@ pub fn sign(key: &str, data: &[u8]) -> String {
     hex(&mac.finalize().into_bytes())
 }
 
-/// The payload of SPEC §8 and the ids of the attempts it carries.
+/// What a payload carries that is marked synced once delivered: quiz attempts and
+/// review-log rows, by id.
+#[derive(Debug, Default)]
+struct Carried {
+    attempts: Vec<i64>,
+    reviews: Vec<i64>,
+}
+
+impl Carried {
+    fn is_empty(&self) -> bool {
+        self.attempts.is_empty() && self.reviews.is_empty()
+    }
+}
+
+/// The payload of SPEC §8 and the ids of the attempts and review-log rows it carries.
 fn build_payload(
     conn: &Connection,
     session_id: &str,
     key: &str,
     include_snippets: bool,
-) -> rusqlite::Result<Option<(Value, Vec<i64>)>> {
+) -> rusqlite::Result<Option<(Value, Carried)>> {
     let Some(session) = session_data::session(conn, session_id)? else { return Ok(None) };
     let (created, edited) = session_data::file_counts(conn, session_id)?;
     let stack: Option<Value> = session_data::stack_profile(conn, session_id)?.map(|s| json!(s));
@@ -103,6 +118,32 @@ fn build_payload(
         attempt_ids.push(id);
         attempts.push(json!({"question_id": question_id, "correct": correct, "quality": quality, "created_at": created_at, "signature": signature}));
     }
+    // The review log (SPEC §7): every answer's rating and FSRS state, the history the
+    // scheduler fits; each row signed like an attempt (HMAC over `question_id:rating:created_at`).
+    let mut review_ids = Vec::new();
+    let mut reviews = Vec::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT r.id, r.question_id, r.rating, r.state_before, r.elapsed_days, r.scheduled_days, r.stability, \
+         r.difficulty, r.duration_ms, r.created_at FROM review_log r JOIN questions q ON q.id = r.question_id \
+         WHERE q.session_id = ?1 AND r.synced_at IS NULL ORDER BY r.id",
+    )?;
+    for row in stmt.query_map([session_id], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            json!({"question_id": r.get::<_, String>(1)?, "rating": r.get::<_, i64>(2)?,
+                   "state_before": r.get::<_, String>(3)?, "elapsed_days": r.get::<_, f64>(4)?,
+                   "scheduled_days": r.get::<_, f64>(5)?, "stability": r.get::<_, f64>(6)?,
+                   "difficulty": r.get::<_, f64>(7)?, "duration_ms": r.get::<_, Option<i64>>(8)?,
+                   "created_at": r.get::<_, i64>(9)?}),
+        ))
+    })? {
+        let (id, mut review) = row?;
+        let data =
+            format!("{}:{}:{}", review["question_id"].as_str().unwrap_or(""), review["rating"], review["created_at"]);
+        review["signature"] = json!(sign(key, data.as_bytes()));
+        review_ids.push(id);
+        reviews.push(review);
+    }
     let ended = session.ended_at;
     let payload = json!({
         "client_version": env!("CARGO_PKG_VERSION"),
@@ -115,8 +156,9 @@ fn build_payload(
         "concepts": concepts,
         "questions": questions,
         "quiz_attempts": attempts,
+        "review_log": reviews,
     });
-    Ok(Some((payload, attempt_ids)))
+    Ok(Some((payload, Carried { attempts: attempt_ids, reviews: review_ids })))
 }
 
 fn last_content_hash(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<String>> {
@@ -125,7 +167,7 @@ fn last_content_hash(conn: &Connection, session_id: &str) -> rusqlite::Result<Op
         .optional()
 }
 
-fn mark_synced(session_id: String, content_hash: Option<String>, attempt_ids: Vec<i64>) -> Effects {
+fn mark_synced(session_id: String, content_hash: Option<String>, carried: Carried) -> Effects {
     Box::new(move |conn, now| {
         if let Some(hash) = content_hash {
             conn.prepare_cached(
@@ -136,7 +178,12 @@ fn mark_synced(session_id: String, content_hash: Option<String>, attempt_ids: Ve
         }
         let mut mark =
             conn.prepare_cached("UPDATE quiz_attempts SET synced_at = ?2 WHERE id = ?1 AND synced_at IS NULL")?;
-        for id in &attempt_ids {
+        for id in &carried.attempts {
+            mark.execute(params![id, now])?;
+        }
+        let mut mark =
+            conn.prepare_cached("UPDATE review_log SET synced_at = ?2 WHERE id = ?1 AND synced_at IS NULL")?;
+        for id in &carried.reviews {
             mark.execute(params![id, now])?;
         }
         conn.prepare_cached("UPDATE sessions SET state = 'synced' WHERE id = ?1")?.execute([&session_id])?;
@@ -165,17 +212,20 @@ impl Handler for SyncHandler {
             Ok((None, _)) => return missing_session(&session_id),
             Err(e) => return Outcome::retry(e.to_string()),
         };
-        let (payload, attempt_ids) = payload;
+        let (payload, carried) = payload;
         // serde_json's Map is ordered by key, so `to_string` is the canonical form.
         let body = payload.to_string();
         let idempotency_key = session_data::sha256_hex(body.as_bytes());
         let mut content = payload.clone();
-        content.as_object_mut().map(|o| o.remove("quiz_attempts"));
+        if let Some(o) = content.as_object_mut() {
+            o.remove("quiz_attempts");
+            o.remove("review_log");
+        }
         let content_hash = session_data::hash_of(&content);
-        if attempt_ids.is_empty() && last_hash.as_deref() == Some(content_hash.as_str()) {
+        if carried.is_empty() && last_hash.as_deref() == Some(content_hash.as_str()) {
             return Outcome::Unchanged {
                 result: Some(json!({"skipped": "unchanged"})),
-                effects: Some(mark_synced(session_id, None, Vec::new())),
+                effects: Some(mark_synced(session_id, None, Carried::default())),
             };
         }
         let timeout = Duration::from_secs(30).min(cancel.remaining().saturating_sub(Duration::from_secs(1)));
@@ -205,9 +255,10 @@ impl Handler for SyncHandler {
         match classify_status(status) {
             StatusClass::Success => Outcome::Succeeded {
                 result: Some(
-                    json!({"status": status, "attempts": attempt_ids.len(), "idempotency_key": idempotency_key}),
+                    json!({"status": status, "attempts": carried.attempts.len(), "reviews": carried.reviews.len(),
+                           "idempotency_key": idempotency_key}),
                 ),
-                effects: Some(mark_synced(session_id, Some(content_hash), attempt_ids)),
+                effects: Some(mark_synced(session_id, Some(content_hash), carried)),
             },
             StatusClass::Refused => Outcome::Refused {
                 error: format!("{} — run vl login (upstream answered {status})", super::AUTH_ERROR_PREFIX),

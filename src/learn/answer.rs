@@ -4,16 +4,19 @@
 //! counting a typo as a wrong answer.
 //!
 //! # Accepted forms
-//! - `multiple_choice`: a letter (`b`, `B`, `b)`, `(c)`, `d.`), an option's text, or an
-//!   option's text with the letter prefix it is stored with (`A) `, `A. `, `(A) `). Text is
-//!   compared after [`normalize`]. A lone letter is read as a letter first, even if some
+//! - `multiple_choice`: a letter (`b`, `B`, `b)`, `(c)`, `d.`), the option's number (`2`),
+//!   an option's text, or an option's text with the letter prefix it is stored with (`A) `,
+//!   `A. `, `(A) `), or a part of one option's text of at least three words that no other
+//!   option contains. Text is compared after [`normalize`]. A lone letter is read as a letter first, even if some
 //!   option's text happens to be that letter; a letter prefix whose text matches no option
 //!   (`b) hashmap` for `B) HashMap<K, V>`) is read as the letter.
 //! - `true_false`: t/f, true/false, yes/no, y/n, any case.
 //! - `ordering`: the step numbers separated by commas, spaces, `;` or arrows (`2,4,1,3`,
 //!   `2 4 1 3`, `2, 4, 1, 3`, `2 -> 4 -> 1 -> 3`); with at most 9 steps also run together
 //!   (`2413`). It must be a permutation of 1..=n, n the number of steps.
-//! - `fill_in_blank`: equal after [`normalize`].
+//! - `fill_in_blank`: equal after [`normalize`], and after removing from both sides a leading
+//!   `@`, `#`, `$`, `&` or `*` that the blank's line already shows just before the blank
+//!   (`@___` with the key `@dataclass` takes `dataclass`, and `@dataclass` too).
 //! - `code_reading`, `spot_the_bug`, `open_ended`: always [`Verdict::NeedsSelfGrade`].
 
 use std::fmt;
@@ -53,6 +56,18 @@ pub fn check_answer(
     correct: &str,
     given: &str,
 ) -> Result<Verdict, AnswerError> {
+    check_answer_in(question_type, options, correct, given, None)
+}
+
+/// [`check_answer`] with the question's snippet, whose blank line tells which sigil the
+/// developer already sees.
+pub fn check_answer_in(
+    question_type: &str,
+    options: Option<&[String]>,
+    correct: &str,
+    given: &str,
+    snippet: Option<&str>,
+) -> Result<Verdict, AnswerError> {
     let verdict = |right: bool| {
         if right { Verdict::Correct } else { Verdict::Wrong }
     };
@@ -60,7 +75,7 @@ pub fn check_answer(
         "multiple_choice" => check_choice(options, correct, given).map(verdict),
         "true_false" => check_true_false(correct, given).map(verdict),
         "ordering" => check_ordering(options, correct, given).map(verdict),
-        "fill_in_blank" => check_fill_in(correct, given).map(verdict),
+        "fill_in_blank" => check_fill_in(correct, given, shown_sigil(snippet)).map(verdict),
         "code_reading" | "spot_the_bug" | "open_ended" => Ok(Verdict::NeedsSelfGrade),
         other => Err(AnswerError::BadQuestion(format!("unknown question type {other:?}"))),
     }
@@ -91,7 +106,14 @@ fn check_choice(options: Option<&[String]>, correct: &str, given: &str) -> Resul
         option_index(options, correct).ok_or_else(|| bad(format!("correct answer {correct:?} names no option")))?;
     let last = char::from(b'A' + (options.len() - 1) as u8);
     let chosen = option_index(options, given)
-        .ok_or_else(|| unreadable(format!("answer with a letter A–{last} or the text of one of the options")))?;
+        .or_else(|| option_number(options, given))
+        .or_else(|| unique_part(options, given))
+        .ok_or_else(|| {
+            unreadable(format!(
+                "answer with a letter A–{last}, a number 1–{}, or the text of one of the options",
+                options.len()
+            ))
+        })?;
     Ok(chosen == right)
 }
 
@@ -114,6 +136,39 @@ fn option_index(options: &[String], answer: &str) -> Option<usize> {
         find(&normalize(rest)).or((letter < options.len()).then_some(letter))
     })
 }
+
+/// `2` → the second option, when there is one.
+fn option_number(options: &[String], answer: &str) -> Option<usize> {
+    let n: usize = answer.trim().trim_end_matches(['.', ')']).parse().ok()?;
+    (1..=options.len()).contains(&n).then(|| n - 1)
+}
+
+/// Words an answer must have to be read as a part of an option's text.
+pub const MIN_PART_WORDS: usize = 3;
+
+/// A part of exactly one option's text, at least [`MIN_PART_WORDS`] words long.
+fn unique_part(options: &[String], answer: &str) -> Option<usize> {
+    let given = normalize(answer);
+    if given.split(' ').count() < MIN_PART_WORDS {
+        return None;
+    }
+    let mut found = options.iter().enumerate().filter(|(_, o)| normalize(o).contains(&given)).map(|(i, _)| i);
+    match (found.next(), found.next()) {
+        (Some(i), None) => Some(i),
+        _ => None,
+    }
+}
+
+/// The sigil right before the blank (`___`) in the snippet, if it is one the rules forgive.
+fn shown_sigil(snippet: Option<&str>) -> Option<char> {
+    let line = snippet?.lines().find(|l| l.contains("___"))?;
+    let before = &line[..line.find("___")?];
+    before.chars().last().filter(|c| SIGILS.contains(c))
+}
+
+/// Leading characters a blank's line may already show (decorators, preprocessor, variables,
+/// references, pointers).
+const SIGILS: [char; 5] = ['@', '#', '$', '&', '*'];
 
 /// `b`, `B`, `b)`, `(c)`, `d.`, `e:` → the letter's index (a = 0).
 fn bare_letter(s: &str) -> Option<usize> {
@@ -194,12 +249,16 @@ fn parse_order(s: &str, expected_len: Option<usize>) -> Result<Vec<usize>, Strin
     Ok(order)
 }
 
-fn check_fill_in(correct: &str, given: &str) -> Result<bool, AnswerError> {
-    let right = normalize(correct);
+fn check_fill_in(correct: &str, given: &str, sigil: Option<char>) -> Result<bool, AnswerError> {
+    let strip = |s: String| match sigil {
+        Some(c) => s.strip_prefix(c).map(str::to_owned).unwrap_or(s),
+        None => s,
+    };
+    let right = strip(normalize(correct));
     if right.is_empty() {
         return Err(bad("fill-in-the-blank question without an answer"));
     }
-    let got = normalize(given);
+    let got = strip(normalize(given));
     if got.is_empty() {
         return Err(unreadable("type the missing text"));
     }
@@ -358,6 +417,39 @@ mod tests {
         assert_eq!(fib("Box<dyn Error>", "Box<dynError>"), Ok(Verdict::Wrong));
         assert!(is_unreadable(fib("await", "  `` ")));
         assert!(matches!(fib("  ", "x"), Err(AnswerError::BadQuestion(_))));
+    }
+
+    #[test]
+    fn multiple_choice_takes_the_number_and_a_unique_part_of_three_words() {
+        let o = opts(&[
+            "A) It copies the value into the closure",
+            "B) It borrows the value for the closure's lifetime",
+            "C) It moves the value into the closure",
+            "D) Nothing",
+        ]);
+        assert_eq!(mc(&o, "C", "3"), Ok(Verdict::Correct));
+        assert_eq!(mc(&o, "C", "2"), Ok(Verdict::Wrong));
+        assert_eq!(mc(&o, "C", "moves the value"), Ok(Verdict::Correct));
+        assert_eq!(mc(&o, "C", "It Moves the VALUE"), Ok(Verdict::Correct));
+        // Two words are too few, and a part two options share names neither.
+        assert!(is_unreadable(mc(&o, "C", "moves the")));
+        assert!(is_unreadable(mc(&o, "C", "the value into")));
+        assert!(is_unreadable(mc(&o, "C", "5")));
+    }
+
+    #[test]
+    fn fill_in_blank_forgives_a_sigil_the_line_already_shows() {
+        let fib = |correct: &str, given: &str, snippet: &str| {
+            check_answer_in("fill_in_blank", None, correct, given, Some(snippet))
+        };
+        let code = "@___\nclass Point:\n    x: int";
+        assert_eq!(fib("@dataclass", "dataclass", code), Ok(Verdict::Correct));
+        assert_eq!(fib("@dataclass", "@dataclass", code), Ok(Verdict::Correct));
+        assert_eq!(fib("dataclass", "`@dataclass`", code), Ok(Verdict::Correct));
+        assert_eq!(fib("$count", "count", "echo $___"), Ok(Verdict::Correct));
+        // A sigil the line does not show is part of the answer.
+        assert_eq!(fib("@dataclass", "dataclass", "___\nclass Point:"), Ok(Verdict::Wrong));
+        assert_eq!(fib("await", "\"Await\"", "x = ___ f()"), Ok(Verdict::Correct));
     }
 
     #[test]

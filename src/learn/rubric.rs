@@ -1,6 +1,6 @@
 //! Grading a free-text answer (code_reading, spot_the_bug, open_ended) with the rubric of
 //! SPEC §6.4 through an LLM: the prompt, the JSON the model returns, and the weighted score
-//! that becomes the SM-2 quality. Pure apart from the request value it builds.
+//! that suggests the rating (Again–Easy). Pure apart from the request value it builds.
 
 use serde::Deserialize;
 
@@ -66,12 +66,18 @@ pub fn parse(text: &str) -> Result<RubricGrade, RubricError> {
     Ok(grade)
 }
 
-/// The weighted score, rounded to the SM-2 quality 0–5, and never more than one point above
+/// The weighted score, rounded to a quality 0–5, and never more than one point above
 /// the correctness score: style and depth cannot lift a wrong answer to a pass.
 pub fn quality(grade: &RubricGrade) -> u8 {
     let score = |name: &str| grade.scores.get(name).copied().unwrap_or(0.0);
     let weighted: f64 = DIMENSIONS.iter().map(|(name, weight)| score(name) * weight).sum();
     weighted.round().min(score("correctness").ceil() + 1.0).clamp(0.0, 5.0) as u8
+}
+
+/// The rating a rubric quality suggests: 0–2 Again (a wrong answer), 3 Hard (right with
+/// gaps, the SM-2 pass mark), 4 Good, 5 Easy.
+pub fn rating(quality: u8) -> crate::learn::schedule::Rating {
+    crate::learn::schedule::Rating::from_sm2_quality(i64::from(quality))
 }
 
 #[cfg(test)]

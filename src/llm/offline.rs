@@ -19,7 +19,7 @@ mod questions;
 mod select;
 mod summary;
 
-pub use questions::{QUESTIONS_PER_CONCEPT, offline_questions, question_type_for};
+pub use questions::{QUESTIONS_PER_CONCEPT, RETEACH_TAG, offline_questions, question_type_for, reteach_question};
 
 use crate::analysis::concepts::{Concept, ConceptsAnswer, MAX_CONCEPTS, MIN_CONCEPTS};
 use crate::analysis::model::{FailedCall, Pattern, SourceFile, StackProfile};

@@ -302,7 +302,7 @@ pub const ENTRIES: &[Entry] = &[
         tokens: &["from", "raise", "%w", "context", "cause"],
         example: "try:\n    rows = db.fetch_orders(customer_id)\nexcept DatabaseError as exc:\n    raise OrderLookupError(f\"orders for {customer_id}\") from exc",
         facts: [
-            "Wrapping keeps the original error as the cause (raise ... from in Python, %w in Go, context in Rust), so the report shows both.",
+            "Wrapping keeps the original error as the cause of the new one, so the report shows both.",
             "Useful context says what the code was trying to do and with which input, not only that it failed.",
             "Each error should be logged once, where it is handled; code that wraps and rethrows should not log as well.",
         ],

@@ -16,7 +16,7 @@ pub const ENTRIES: &[Entry] = &[
         example: "class BankAccount:\n    def __init__(self, owner: str):\n        self.owner = owner\n        self._balance = 0\n\n    def deposit(self, amount: int) -> None:\n        if amount <= 0:\n            raise ValueError(\"amount must be positive\")\n        self._balance += amount",
         facts: [
             "Encapsulation keeps an object's state consistent by changing it only through methods that enforce the rules.",
-            "A leading underscore in Python (or private in TypeScript and Java) marks state that callers should not touch directly.",
+            "Marking state as private (by the language's keyword or naming convention) tells callers not to touch it directly.",
             "A class with many unrelated methods is a sign that it has more than one responsibility.",
         ],
         myths: [

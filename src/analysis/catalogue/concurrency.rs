@@ -102,7 +102,7 @@ pub const ENTRIES: &[Entry] = &[
         name: "Mutexes and shared state",
         category: "concurrency",
         difficulty: Level::Mid,
-        description: "A mutex lets only one thread or goroutine at a time touch shared data, which prevents races that corrupt state. Held too long or taken in the wrong order, it becomes a bottleneck or a deadlock.",
+        description: "A mutex lets only one thread at a time touch shared data, which prevents races that corrupt state. Held too long or taken in the wrong order, it becomes a bottleneck or a deadlock.",
         signals: &[sig("mutex", &[], &[], 4)],
         stack_hints: &["go", "rust", "java", "csharp", "python"],
         tokens: &["Lock", "Unlock", "Mutex", "lock"],

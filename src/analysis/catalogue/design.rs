@@ -61,7 +61,10 @@ pub const ENTRIES: &[Entry] = &[
         category: "design_pattern",
         difficulty: Level::Mid,
         description: "A decorator wraps a function or class to add behaviour (caching, retries, auth, routing) without changing its body. It keeps cross-cutting concerns in one place, at the cost of some hidden control flow.",
-        signals: &[sig("decorator", &[], &[], 4)],
+        // Python's and TypeScript's decorators wrap what they decorate; Java annotations and
+        // C# attributes (which the static rules also report as "decorator") are metadata, and
+        // these facts (functools.wraps, `f = decorator(f)`) would be false about them.
+        signals: &[sig("decorator", &[], &["python", "typescript", "javascript"], 4)],
         stack_hints: &["python", "typescript", "fastapi", "flask", "django", "nestjs"],
         tokens: &["wraps", "@", "return"],
         example: "def retry(times):\n    def decorate(fn):\n        @functools.wraps(fn)\n        def wrapper(*args, **kwargs):\n            for attempt in range(times):\n                try:\n                    return fn(*args, **kwargs)\n                except TimeoutError:\n                    if attempt == times - 1:\n                        raise\n        return wrapper\n    return decorate",

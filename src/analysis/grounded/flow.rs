@@ -1,7 +1,8 @@
 //! The functions of a file and the statements of one in the order they run: what ordering
 //! questions are built from. A heuristic over masked lines, not a parser: a function starts at
-//! a header line (`function`, an arrow `=> {`, `def`, `fn`, `func`) and ends where its braces
-//! close (or, in Python, where the indentation returns); its statements are the body lines that
+//! a header line (`function`, an arrow `=> {`, `def`, `fn`, `func`, a Java or C# method
+//! declaration) and ends where its braces close (in Python where the indentation returns, in
+//! Ruby at its `end`); its statements are the body lines that
 //! start a statement (not inside an open `(`/`[`) at the body's own indentation or directly
 //! inside a `try`/`with` block, leaving out block closers, `try` openers, the `catch`/`except`/`else` branches (which do not run on the normal path) and the
 //! bodies of conditions and loops (which run maybe, or many times; their header line stays).
@@ -36,12 +37,37 @@ fn is_header(lang: Lang, masked: &str) -> bool {
         Lang::TypeScript | Lang::JavaScript => {
             find_token(masked, "function").is_some() || masked.trim_end().ends_with("=> {")
         }
-        Lang::Ruby | Lang::CSharp | Lang::Java => false,
+        Lang::Ruby => t.starts_with("def "),
+        Lang::CSharp | Lang::Java => is_method_header(t),
     }
+}
+
+/// A Java or C# method (or constructor) declaration: modifiers or a return type, a name, a
+/// parameter list, and no `;` (an interface method has no body). Control statements, calls
+/// and `new` expressions are not.
+fn is_method_header(t: &str) -> bool {
+    const NOT_HEADERS: [&str; 14] = [
+        "if", "for", "foreach", "while", "switch", "catch", "using", "return", "new", "else", "try", "lock", "throw",
+        "await",
+    ];
+    let Some(open) = t.find('(') else { return false };
+    let before: Vec<&str> = t[..open].split_whitespace().collect();
+    let t_end = t.trim_end();
+    before.len() >= 2
+        && !NOT_HEADERS.contains(&before[0])
+        && !t[..open].contains(['=', '.'])
+        && t.contains(')')
+        && !t_end.ends_with(';')
+        && before.last().is_some_and(|name| name.chars().all(|c| c.is_alphanumeric() || c == '_'))
 }
 
 fn function_end(file: &CodeFile<'_>, lang: Lang, header: usize) -> Option<usize> {
     let last = (header + MAX_FUNCTION_LINES).min(file.lines.len() - 1);
+    if lang == Lang::Ruby {
+        // Ruby: the `end` at the header's indentation.
+        let base = file.indent(header);
+        return (header + 1..=last).find(|&i| file.indent(i) == base && file.masked[i].trim() == "end");
+    }
     if lang == Lang::Python {
         let base = file.indent(header);
         let mut end = header;
@@ -87,6 +113,11 @@ pub fn function_name(file: &CodeFile<'_>, header: usize) -> Option<String> {
         let at = find_token(m, kw)?;
         Some(m[at + kw.len()..].trim_start())
     });
+    // Java and C#: the word before the parameter list.
+    if after.is_none() && matches!(file.lang, Some(Lang::Java | Lang::CSharp)) {
+        let name = m.split('(').next()?.split_whitespace().last()?;
+        return (!name.is_empty()).then(|| name.to_owned());
+    }
     let ident = |s: &str| -> String { s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect() };
     // Go methods: `func (s *Store) Get(` — the name follows the receiver.
     let name = match after {
@@ -103,7 +134,10 @@ pub fn function_name(file: &CodeFile<'_>, header: usize) -> Option<String> {
 pub fn statements(file: &CodeFile<'_>, header: usize, end: usize) -> Vec<usize> {
     // Python bodies run to the last line; brace bodies stop before the closing line.
     let last = if file.lang == Some(Lang::Python) { end } else { end.saturating_sub(1) };
-    let Some(top) = (header + 1..=last).find(|&i| !file.is_blank(i)).map(|i| file.indent(i)) else {
+    // A brace on a line of its own (C#'s usual style) opens the body; it is not the body.
+    let Some(top) =
+        (header + 1..=last).find(|&i| !file.is_blank(i) && file.masked[i].trim() != "{").map(|i| file.indent(i))
+    else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -117,7 +151,8 @@ pub fn statements(file: &CodeFile<'_>, header: usize, end: usize) -> Vec<usize> 
         let indent = file.indent(i);
         let statement_start = open <= 0;
         open += nesting_change(m);
-        if m.is_empty() {
+        // An opening brace on a line of its own (C#'s usual style) belongs to the line above.
+        if m.is_empty() || m == "{" {
             continue;
         }
         if let Some(level) = skip_deeper_than {
@@ -135,7 +170,7 @@ pub fn statements(file: &CodeFile<'_>, header: usize, end: usize) -> Vec<usize> 
             skip_deeper_than = Some(indent);
             continue;
         }
-        if starts_with_keyword(m, &["try", "with", "async"]) && (m.ends_with('{') || m.ends_with(':')) {
+        if starts_with_keyword(m, &["try", "with", "async"]) && (m.ends_with('{') || m.ends_with(':') || m == "try") {
             guarded = Some((indent, None));
             if !m.starts_with("try") {
                 out.extend((statement_start && indent == top).then_some(i));

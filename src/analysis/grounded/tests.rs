@@ -60,6 +60,29 @@ fn statements_skip_branches_literals_and_error_paths() {
     assert_eq!(statements(&code.files[1], 0, 8), vec![1, 3, 4, 6, 7, 8]);
 }
 
+/// Java and C# methods (C#'s brace on its own line included) and Ruby's `def … end` are
+/// functions too, so ordering questions reach those languages (issue 25's sessions in every
+/// supported language); an interface method without a body is not one.
+#[test]
+fn java_csharp_and_ruby_functions_have_statements() {
+    let cs = "class S\n{\n    public async Task<int> CloseAsync(int id)\n    {\n        try\n        {\n            var o = await Get(id);\n            o.Closed = true;\n            await Save();\n            return o.Id;\n        }\n        catch (Exception)\n        {\n            throw;\n        }\n    }\n}\n";
+    let java = "interface R {\n    Order findById(long id);\n}\nclass S {\n    public Order close(long id) {\n        lock.lock();\n        Order o = get(id);\n        return o;\n    }\n}\n";
+    let rb = "class C\n  def show\n    order = find\n    total = order.total\n    render json: total\n  rescue NotFound => e\n    render status: 404\n  end\nend\n";
+    let files = vec![SourceFile::new("S.cs", cs), SourceFile::new("S.java", java), SourceFile::new("c.rb", rb)];
+    let code = SessionCode::new(&files);
+    let cs_fn = enclosing_function(&code.files[0], 7).expect("the C# method");
+    assert_eq!(cs_fn, (2, 15));
+    assert_eq!(function_name(&code.files[0], 2).as_deref(), Some("CloseAsync"));
+    assert_eq!(statements(&code.files[0], cs_fn.0, cs_fn.1), vec![6, 7, 8, 9]);
+    assert_eq!(enclosing_function(&code.files[1], 1), None, "an interface method has no body");
+    let java_fn = enclosing_function(&code.files[1], 6).expect("the Java method");
+    assert_eq!((java_fn, function_name(&code.files[1], 4).as_deref()), ((4, 8), Some("close")));
+    assert_eq!(statements(&code.files[1], java_fn.0, java_fn.1), vec![5, 6, 7]);
+    let rb_fn = enclosing_function(&code.files[2], 3).expect("the Ruby method");
+    assert_eq!(rb_fn, (1, 7));
+    assert_eq!(statements(&code.files[2], rb_fn.0, rb_fn.1), vec![2, 3, 4], "not the rescue branch");
+}
+
 #[test]
 fn every_builder_cites_real_lines_and_validates() {
     let files = files();

@@ -634,19 +634,22 @@
 
   function renderConcepts(data) {
     const profile = data.profile;
-    $('concepts-count').textContent = profile.length ? `· ${profile.length}, least mastered first` : '';
+    $('concepts-count').textContent = profile.length ? `· ${profile.length}, leeches and least recalled first` : '';
     draw('concepts', profile, () => {
       if (!profile.length) {
         $('concepts').replaceChildren(el('p', { class: 'empty' }, 'No concepts yet: they are extracted when a session is analysed.'));
         return;
       }
+      // Mastery is FSRS recall now, averaged over the concept's answered cards; a gap is under
+      // 70 % or a leech (SPEC §7), as `vl gaps` says.
       const items = profile.slice(0, CONCEPTS_SHOWN).map((c) => {
-        const answered = c.correct_answers + c.incorrect_answers;
+        const answered = c.answered_cards;
         const score = Math.max(0, Math.min(1, c.mastery_score));
-        const fillBar = el('span', { class: score < 0.5 ? 'low' : score < 0.85 ? 'mid' : '' });
+        const fillBar = el('span', { class: c.gap ? 'low' : score < 0.85 ? 'mid' : '' });
         fillBar.style.width = `${answered ? Math.round(score * 100) : 0}%`;
         const meta = `${c.category} · ${c.level} · ` +
           (answered ? `${c.correct_answers} right, ${c.incorrect_answers} wrong` : 'not quizzed yet') +
+          (c.leeches ? ` · ${c.leeches} leech${c.leeches === 1 ? '' : 'es'} (suspended)` : '') +
           ` · met ${c.encounter_count}×`;
         return el('div', { class: 'concept', 'data-concept': c.concept_name },
           el('span', { class: 'name', title: c.concept_name }, c.concept_name),

@@ -50,8 +50,8 @@ pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiE
         Sync => analysis(ctx, req, crate::jobs::SYNC),
         Pipeline => read(ctx, |c| reads::pipeline(c, param(0))),
         Summary => summary(ctx, param(0)),
-        Profile => read(ctx, reads::profile),
-        Overview => read(ctx, |c| reads::overview(c, ctx.queue.now())),
+        Profile => read(ctx, |c| reads::profile_at(c, &scheduler(ctx, c)?, ctx.queue.now())),
+        Overview => read(ctx, |c| reads::overview(c, &scheduler(ctx, c)?, ctx.queue.now())),
         Activity => {
             let days = number_param(req, "days", 30)?;
             read(ctx, |c| reads::activity(c, ctx.queue.now(), days))
@@ -69,6 +69,11 @@ pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiE
         | JobReplay | JobCancel => jobs::dispatch(ctx, req),
         DebugPanic => debug_panic(ctx, req),
     }
+}
+
+/// The learner's scheduler, with the fitted parameters and the configured retention.
+fn scheduler(ctx: &AppContext, conn: &rusqlite::Connection) -> rusqlite::Result<crate::learn::schedule::Scheduler> {
+    reads::scheduler(conn, ctx.config.desired_retention(), ctx.config.leech_threshold())
 }
 
 fn session_event(ctx: &AppContext, req: &ApiRequest<'_>, kind: EventKind) -> Result<Response, ApiError> {

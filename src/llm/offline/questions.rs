@@ -62,6 +62,43 @@ pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], pa
     QuestionsAnswer { questions: session.questions }
 }
 
+/// Tag of a question written to re-teach a leech's concept (SPEC §7).
+pub const RETEACH_TAG: &str = "reteach";
+
+/// A question that re-teaches a leech's concept from another angle (SPEC §7): the same code
+/// (the concept's sites in the session's files, the leech's file first), a type in none of
+/// `avoid` (the leech's type and every type the concept already has, so it is new), the
+/// first such type that can be grounded there. `None` when no other type fits that code.
+pub fn reteach_question(
+    concept: &Concept,
+    level: Level,
+    files: &[SourceFile],
+    patterns: &[Pattern],
+    avoid: &[String],
+    leech_file: Option<&str>,
+) -> Option<GeneratedQuestion> {
+    let code = SessionCode::new(files);
+    let entry = catalogue::find(&concept.name)?;
+    let mut sites = grounded::sites(&code, Some(entry), concept, patterns);
+    if let Some(file) = leech_file {
+        // Stable: the leech's own file first, the ranking kept within each group.
+        sites.sort_by_key(|site| files.get(site.file).is_none_or(|f| f.path != file));
+    }
+    if sites.is_empty() {
+        return None;
+    }
+    let about_error = FailedCall::is_label(&concept.source_file);
+    let order = (0..level_types(level).len()).map(|k| level_types(level)[k]);
+    for qtype in order.filter(|t| !avoid.iter().any(|a| a == t.as_str())) {
+        let ask = Ask { entry, concept: &concept.name, qtype, level, about_error, used_bugs: &[] };
+        if let Some(mut q) = grounded::question(&code, &sites, 0, &ask) {
+            q.tags.push(RETEACH_TAG.to_owned());
+            return Some(q);
+        }
+    }
+    None
+}
+
 /// The questions of a session so far, with what type selection and de-duplication need.
 #[derive(Default)]
 struct Asked {
@@ -73,6 +110,9 @@ struct Asked {
     edits: BTreeSet<(String, u32, u32, u32)>,
     /// The bugs planted so far (rule ids), so the next spot_the_bug prefers another kind.
     bugs: Vec<String>,
+    /// (type, file, first line, last line) of every grounded question: two questions of one
+    /// type on the same lines are one question asked twice (issue 25).
+    placed: BTreeSet<(String, String, u32, u32)>,
 }
 
 impl Asked {
@@ -86,9 +126,13 @@ impl Asked {
         order
     }
 
-    /// Adds `q` unless a question with the same text (modulo whitespace), or the same blank or
-    /// bug in the same lines, is already there.
+    /// Adds `q` unless a question with the same text (modulo whitespace), the same blank or
+    /// bug in the same lines, or the same type on the same lines is already there.
     fn add(&mut self, q: GeneratedQuestion) {
+        let place = q.grounding.as_ref().map(|g| (q.question_type.clone(), g.file.clone(), g.line_start, g.line_end));
+        if place.as_ref().is_some_and(|p| self.placed.contains(p)) {
+            return;
+        }
         let text = q.question.split_whitespace().collect::<Vec<_>>().join(" ");
         let edit = q.grounding.as_ref().filter(|g| g.kind != GroundingKind::Quote).map(|g| {
             let line = g.mutation.as_ref().map_or(0, |m| m.line);
@@ -101,6 +145,7 @@ impl Asked {
         self.bugs.extend(q.tags.iter().filter_map(|t| t.strip_prefix(BUG_TAG_PREFIX)).map(str::to_string));
         if self.texts.insert(text) {
             *self.per_type.entry(q.question_type.clone()).or_default() += 1;
+            self.placed.extend(place);
             self.questions.push(q);
         }
     }

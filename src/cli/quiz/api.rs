@@ -1,0 +1,173 @@
+//! `vl quiz next --json` and `vl quiz answer ID ANSWER [--rating N] --json` (SPEC §7): the quiz
+//! as a JSON API for IDE front ends, such as the Claude Code plugin's `/vibelearn:quiz`.
+//!
+//! - `next` prints the next due card without its answer: `{"question": {…}|null, "due":
+//!   int, "next_due_at": int|null, "next_due_in": str|null}`.
+//! - `answer` grades an objective answer (the suggested rating stands unless `--rating`
+//!   overrides it), schedules the card, and prints `{"recorded": true, "correct", "rating",
+//!   "suggested_rating", "expected", "explanation", "card_state", "next_due_at",
+//!   "next_due_in", "leech", "due_now"}`. A free-text answer without `--rating` records
+//!   nothing and prints `{"recorded": false, "needs_rating": true, "model_answer", "rubric"}`,
+//!   so the front end (the model, in Claude Code) grades it by the rubric and answers again
+//!   with `--rating`. An unreadable answer prints `{"error": "unreadable", "message"}` and
+//!   exits 1, as does an unknown id (`"not_found"`).
+//!
+//! The same `store` functions as the interactive quiz write the answer, in one transaction.
+
+use std::process::ExitCode;
+
+use rusqlite::Connection;
+use serde_json::{Value, json};
+
+use super::store::{self, Answer, Question};
+use super::{open, sitting_filter, when};
+use crate::cli::args::{QuizAnswerArgs, QuizNextArgs};
+use crate::clock::{Clock, Millis, SystemClock};
+use crate::config::Config;
+use crate::learn::answer::{AnswerError, Verdict, check_answer_in};
+use crate::learn::schedule::{Leech, Rating};
+use crate::reads::DueFilter;
+
+/// `vl quiz next --json`.
+pub fn run_next(args: &QuizNextArgs, config: &Config) -> ExitCode {
+    let filter = DueFilter { session: args.session.clone(), project: args.project.clone(), ..DueFilter::default() };
+    respond(config, |conn| next(conn, SystemClock.now_ms(), &filter, config.new_per_day() as usize).map(Ok))
+}
+
+/// `vl quiz answer ID ANSWER [--rating N] --json`.
+pub fn run_answer(args: &QuizAnswerArgs, config: &Config) -> ExitCode {
+    respond(config, |conn| {
+        let scheduler = store::scheduler(conn, config.desired_retention(), config.leech_threshold())?;
+        let rating = args.rating.and_then(|n| Rating::from_number(i64::from(n)));
+        answer(conn, &scheduler, &args.id, &args.answer, rating, SystemClock.now_ms(), config.new_per_day() as usize)
+    })
+}
+
+/// Prints one JSON value; `Err` values are printed too, and exit 1.
+fn respond(config: &Config, body: impl FnOnce(&mut Connection) -> rusqlite::Result<Result<Value, Value>>) -> ExitCode {
+    if !config.db_path().exists() {
+        println!(
+            "{}",
+            json!({"question": null, "due": 0, "next_due_at": null, "next_due_in": null,
+                               "message": super::NO_SESSIONS})
+        );
+        return ExitCode::SUCCESS;
+    }
+    let result =
+        open(config).map_err(|e| json!({"error": "database", "message": e.to_string()})).and_then(|mut conn| {
+            body(&mut conn).unwrap_or_else(|e| Err(json!({"error": "database", "message": e.to_string()})))
+        });
+    match result {
+        Ok(value) => {
+            println!("{value}");
+            ExitCode::SUCCESS
+        }
+        Err(value) => {
+            println!("{value}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The next card, without its answer.
+pub fn next(conn: &Connection, now: Millis, filter: &DueFilter, new_per_day: usize) -> rusqlite::Result<Value> {
+    let filter = sitting_filter(conn, now, filter, new_per_day)?;
+    let due = store::due(conn, now, &filter, 500)?;
+    let next_due = store::next_due(conn, now, filter.session.as_deref())?;
+    Ok(json!({
+        "question": due.first().map(public),
+        "due": due.len(),
+        "next_due_at": next_due,
+        "next_due_in": next_due.map(|at| when(at - now)),
+    }))
+}
+
+/// A question as the learner may see it before answering.
+fn public(q: &Question) -> Value {
+    let free_text = matches!(check_answer_in(&q.question_type, None, "", "", None), Ok(Verdict::NeedsSelfGrade));
+    json!({
+        "id": q.id,
+        "concept": q.concept,
+        "question_type": q.question_type,
+        "difficulty": q.difficulty,
+        "snippet": q.snippet,
+        "question": q.question,
+        "options": q.options,
+        "card_state": q.card_state.as_str(),
+        "free_text": free_text,
+        "how_to_answer": match q.question_type.as_str() {
+            "multiple_choice" => "a letter, the option's number, or its text",
+            "true_false" => "true or false",
+            "ordering" => "the step numbers in order, e.g. 2,4,1,3",
+            "fill_in_blank" => "the missing text",
+            _ => "free text; then a rating 1-4 graded by the rubric",
+        },
+    })
+}
+
+/// Grades, schedules and records one answer.
+pub fn answer(
+    conn: &mut Connection,
+    scheduler: &crate::learn::schedule::Scheduler,
+    id: &str,
+    text: &str,
+    rating: Option<Rating>,
+    now: Millis,
+    new_per_day: usize,
+) -> rusqlite::Result<Result<Value, Value>> {
+    let Some(q) = store::question(conn, id)? else {
+        return Ok(Err(json!({"error": "not_found", "message": format!("no question {id:?}")})));
+    };
+    let correct = q.correct.as_deref().unwrap_or("");
+    let verdict = match check_answer_in(&q.question_type, q.options.as_deref(), correct, text, q.snippet.as_deref()) {
+        Ok(v) => v,
+        Err(AnswerError::Unreadable(hint)) => {
+            return Ok(Err(json!({"error": "unreadable", "message": hint})));
+        }
+        Err(AnswerError::BadQuestion(why)) => {
+            return Ok(Err(json!({"error": "malformed_question", "message": why})));
+        }
+    };
+    let suggested = match verdict {
+        Verdict::Correct => Some(Rating::Good),
+        Verdict::Wrong => Some(Rating::Again),
+        Verdict::NeedsSelfGrade => None,
+    };
+    let Some(rating) = rating.or(suggested) else {
+        return Ok(Ok(json!({
+            "recorded": false,
+            "needs_rating": true,
+            "question_id": q.id,
+            "model_answer": q.model_answer(),
+            "explanation": q.explanation(),
+            "rubric": crate::learn::rubric::DIMENSIONS.iter()
+                .map(|(name, weight)| json!({"dimension": name, "weight": weight})).collect::<Vec<_>>(),
+            "message": "grade the answer against the model answer with the rubric (0-5 per dimension, \
+                        correctness weighs most), then call again with --rating 1-4 \
+                        (1 wrong, 2 right with gaps, 3 right, 4 right and complete)",
+        })));
+    };
+    let record = Answer { question_id: &q.id, text, correct: rating.passed(), rating, duration_ms: None };
+    let Some(recorded) = store::record_answer(conn, &record, scheduler, now)? else {
+        return Ok(Err(json!({"error": "not_found", "message": format!("no question {id:?}")})));
+    };
+    let card = recorded.reviewed.card;
+    let due_now = store::due(conn, now, &sitting_filter(conn, now, &DueFilter::default(), new_per_day)?, 500)?.len();
+    Ok(Ok(json!({
+        "recorded": true,
+        "question_id": q.id,
+        "correct": match verdict { Verdict::Correct => Some(true), Verdict::Wrong => Some(false), _ => None },
+        "rating": rating.number(),
+        "rating_name": rating.name(),
+        "suggested_rating": suggested.map(Rating::number),
+        "expected": q.model_answer().map(|_| super::expected(&q)),
+        "explanation": q.explanation(),
+        "card_state": card.state.as_str(),
+        "next_due_at": card.due_at,
+        "next_due_in": card.due_at.map(|at| when(at - now)),
+        "lapses": card.lapses,
+        "leech": recorded.reviewed.leech.map(|l| match l { Leech::Reached => "reached", Leech::Again => "again" }),
+        "follow_up": recorded.follow_up,
+        "due_now": due_now,
+    })))
+}

@@ -1,0 +1,107 @@
+//! The `optimize_scheduler` job (SPEC §7): re-fits FSRS's parameters to the learner's whole
+//! review log, weekly, and only with at least `learn::fit::MIN_REVIEWS` reviews; below that
+//! the defaults stand (the job succeeds saying so). The fit is pure (`learn::fit`); the
+//! parameters are stored by the job's effects in `scheduler_parameters`, which `vl quiz`
+//! reads at the start of each sitting.
+//!
+//! # Weekly
+//! The queue has no cron, and adding one would teach it about time tables; a job parked a
+//! week ahead would also sit in every queue listing and keep the queue from ever draining.
+//! Instead every `analyze_quiz` success asks for a fit when one is due: at least
+//! `MIN_REVIEWS` reviews on record and no fit in the last [`EVERY_MS`] (a unique key,
+//! [`UNIQUE_KEY`], makes a second ask while one waits a dedup). A learner who stops coding
+//! also stops being re-fitted, which costs nothing: the reviews since the last fit wait for
+//! the next session.
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::json;
+
+use crate::clock::Millis;
+use crate::learn::fit::{self, CardHistory, FitError};
+use crate::learn::schedule::{DAY_MS, Rating};
+use crate::queue::{CancelToken, ClaimedJob, Handler, NewJob, Outcome, Queue, UniqueScope};
+
+/// The unique key of the waiting job.
+pub const UNIQUE_KEY: &str = "optimize_scheduler";
+/// How often the parameters are re-fitted.
+pub const EVERY_MS: Millis = 7 * DAY_MS;
+
+pub struct OptimizeHandler {
+    pub queue: Queue,
+}
+
+/// A fit, to run now.
+pub fn job() -> NewJob {
+    NewJob::new(super::OPTIMIZE_SCHEDULER, json!({}), 3).unique(UNIQUE_KEY, UniqueScope::Waiting)
+}
+
+/// Asks for a fit when one is due (module doc). Runs in the effects of the job that calls it,
+/// inside the writer's transaction.
+pub fn schedule(conn: &Connection, now: Millis) -> rusqlite::Result<()> {
+    let reviews: i64 = conn.prepare_cached("SELECT COUNT(*) FROM review_log")?.query_row([], |r| r.get(0))?;
+    if usize::try_from(reviews).unwrap_or(0) < fit::MIN_REVIEWS {
+        return Ok(());
+    }
+    let last: Option<Millis> = conn
+        .prepare_cached("SELECT fitted_at FROM scheduler_parameters WHERE id = 1")?
+        .query_row([], |r| r.get(0))
+        .optional()?;
+    if last.is_some_and(|at| now.saturating_sub(at) < EVERY_MS) {
+        return Ok(());
+    }
+    crate::queue::store::enqueue(conn, job().prepare(), now)?;
+    Ok(())
+}
+
+/// Every card's answers from the review log, oldest first.
+fn histories(conn: &Connection) -> rusqlite::Result<Vec<CardHistory>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT question_id, rating, created_at FROM review_log ORDER BY question_id, created_at, id",
+    )?;
+    let mut cards: Vec<CardHistory> = Vec::new();
+    let mut current: Option<String> = None;
+    for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?)))? {
+        let (id, rating, at) = row?;
+        let Some(rating) = Rating::from_number(rating) else { continue };
+        if current.as_deref() != Some(id.as_str()) {
+            cards.push(Vec::new());
+            current = Some(id);
+        }
+        if let Some(card) = cards.last_mut() {
+            card.push((rating, at));
+        }
+    }
+    Ok(cards)
+}
+
+impl Handler for OptimizeHandler {
+    fn run(&self, _job: &ClaimedJob, _cancel: &CancelToken) -> Outcome {
+        let cards = match self.queue.read().and_then(|conn| Ok(histories(&conn)?)) {
+            Ok(cards) => cards,
+            Err(e) => return Outcome::retry(e.to_string()),
+        };
+        let reviews: usize = cards.iter().map(Vec::len).sum();
+        match fit::fit(&cards) {
+            Ok(parameters) => {
+                let stored = serde_json::to_string(&parameters).unwrap_or_else(|_| "[]".into());
+                Outcome::Succeeded {
+                    result: Some(json!({"fitted": true, "reviews": reviews, "parameters": parameters})),
+                    effects: Some(Box::new(move |conn, now| {
+                        conn.prepare_cached(
+                            "INSERT INTO scheduler_parameters (id, parameters, reviews, fitted_at) VALUES (1, ?1, ?2, ?3) \
+                             ON CONFLICT (id) DO UPDATE SET parameters = excluded.parameters, reviews = excluded.reviews, \
+                             fitted_at = excluded.fitted_at",
+                        )?
+                        .execute(params![stored, reviews as i64, now])?;
+                        Ok(())
+                    })),
+                }
+            }
+            Err(e @ (FitError::TooFewReviews(_) | FitError::NoItems)) => Outcome::Succeeded {
+                result: Some(json!({"fitted": false, "reviews": reviews, "reason": e.to_string()})),
+                effects: None,
+            },
+            Err(e) => Outcome::dead(e.to_string()),
+        }
+    }
+}

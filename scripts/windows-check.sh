@@ -62,6 +62,7 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
     wine64 wineboot --init </dev/null >/dev/null 2>&1
 fi
 wineserver -k </dev/null >/dev/null 2>&1 || true
+wineserver -w </dev/null >/dev/null 2>&1 || true  # until the old one is gone, else the new one races it
 wineserver -p </dev/null >/dev/null 2>&1
 trap 'wineserver -k </dev/null >/dev/null 2>&1 || true' EXIT
 SHIM=$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll

@@ -159,6 +159,15 @@ def main():
     if args.install_check:
         return install_check(args.vl, args.data, args.wine)
     vl = Vl(args.vl, args.data, args.port, args.wine)
+    try:
+        session(vl, args)
+    finally:
+        # A failed step must not leave the worker it started running.
+        if port_open(args.port):
+            vl.run(["worker", "stop"])
+
+
+def session(vl, args):
     report = {}
 
     # 1. Claude Code, the worker down at first.

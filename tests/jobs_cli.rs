@@ -569,3 +569,27 @@ fn install_merges_with_existing_hooks_and_is_idempotent() {
     assert!(stdout(&last).contains(&format!("removed {}", copy.display())), "{}", stdout(&last));
     assert!(!copy.exists() && !home.path().join("bin").exists());
 }
+
+#[test]
+fn install_says_the_provider_and_uninstall_leaves_nothing_it_created_and_says_what_stays() {
+    let home = TempDir::new();
+    let worker = crate::util::WorkerProcess::start(home.path());
+    let installed = run(home.path(), worker.port, &["install", "claude-code"], &[]);
+    let said = stdout(&installed);
+    assert!(installed.status.success(), "{said}{}", stderr(&installed));
+    assert!(said.contains("LLM provider: offline") && said.contains("VIBELEARN_PROVIDER"), "{said}");
+    let settings = home.path().join(".claude").join("settings.json");
+    assert!(settings.exists());
+    let removed = run(home.path(), worker.port, &["uninstall", "claude-code"], &[]);
+    let said = stdout(&removed);
+    assert!(removed.status.success(), "{said}{}", stderr(&removed));
+    // The settings file install created, and its backup, are gone; nothing of ours is left
+    // beside them.
+    let claude_files: Vec<String> = std::fs::read_dir(home.path().join(".claude"))
+        .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    assert!(claude_files.is_empty(), "left behind: {claude_files:?}");
+    assert!(!home.path().join("bin").exists() && !home.path().join("created-by-install.txt").exists());
+    assert!(said.contains("the worker is still running (pid ") && said.contains("vl worker stop"), "{said}");
+    assert!(said.contains(&format!("stay in {}", home.path().display())), "{said}");
+}

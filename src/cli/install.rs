@@ -268,6 +268,7 @@ fn install(target_ide: InstallTarget, config: &Config) -> Result<(), CliError> {
         InstallTarget::Cursor { project } => (false, project, false),
     };
     let Target { path, platform, ide } = target(config, claude, project)?;
+    let existed = path.exists();
     let mut document = read_document(&path)?;
     let before = document.clone();
     let exe = install_binary(config, &path)?;
@@ -300,7 +301,10 @@ fn install(target_ide: InstallTarget, config: &Config) -> Result<(), CliError> {
             CliError::Failed(format!("cannot keep your status line in {}: {e}; nothing changed", aside.display()))
         })?;
     }
-    let backup = write_document(&path, &document)?;
+    let backup = write_document(&path, &document, true)?;
+    if !existed {
+        remember_created(config, &path)?;
+    }
     println!("installed {count} {ide} hooks in {}", path.display());
     if statusline {
         println!("the status line runs: {program} statusline");
@@ -319,7 +323,54 @@ fn install(target_ide: InstallTarget, config: &Config) -> Result<(), CliError> {
         HookForm::Shell if claude => println!("each runs: {program} hook {platform} <event> (a shell command: {why})"),
         HookForm::Shell => println!("each runs: {program} hook {platform} <event>"),
     }
+    print_provider(config);
     Ok(())
+}
+
+/// Which LLM provider the worker's `auto` will use on this machine, what it costs, and how
+/// to change it (SPEC §6.5).
+fn print_provider(config: &Config) {
+    let choice = crate::llm::select(&crate::jobs::provider_settings(config));
+    println!("LLM provider: {} — {}", crate::jobs::describe_provider(&choice), crate::jobs::provider_cost(&choice));
+    if let Some(note) = crate::jobs::provider_note(config) {
+        println!("  {note}");
+    }
+    println!(
+        "  to change it, set VIBELEARN_PROVIDER in {} (offline never spends anything)",
+        config.data_dir.join("settings.json").display()
+    );
+}
+
+/// The settings files install created (they did not exist): uninstall removes them again
+/// when nothing but our hooks was in them.
+const CREATED_FILE: &str = "created-by-install.txt";
+
+fn created_files(config: &Config) -> Vec<String> {
+    std::fs::read_to_string(config.data_dir.join(CREATED_FILE))
+        .map(|text| text.lines().filter(|l| !l.trim().is_empty()).map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+fn remember_created(config: &Config, path: &Path) -> Result<(), CliError> {
+    let mut files = created_files(config);
+    let path = path.to_string_lossy().into_owned();
+    if !files.contains(&path) {
+        files.push(path);
+    }
+    let list = config.data_dir.join(CREATED_FILE);
+    std::fs::write(&list, files.join("\n") + "\n")
+        .map_err(|e| CliError::caused(format!("cannot write {}", list.display()), e))
+}
+
+/// Whether install created `path`; forgets it (the list goes when empty).
+fn forget_created(config: &Config, path: &Path) -> bool {
+    let mut files = created_files(config);
+    let path = path.to_string_lossy();
+    let created = files.iter().any(|f| *f == path);
+    files.retain(|f| *f != path);
+    let list = config.data_dir.join(CREATED_FILE);
+    let _ = if files.is_empty() { std::fs::remove_file(&list) } else { std::fs::write(&list, files.join("\n") + "\n") };
+    created
 }
 
 fn uninstall(target_ide: UninstallTarget, config: &Config) -> Result<(), CliError> {
@@ -348,20 +399,40 @@ fn uninstall(target_ide: UninstallTarget, config: &Config) -> Result<(), CliErro
         println!("no VibeLearn hooks in {}; nothing changed", path.display());
         return Ok(());
     }
-    let backup = write_document(&path, &document)?;
+    // Nothing of ours stays behind: a file install created and only our hooks filled goes, and
+    // the backup install kept (it still holds the hooks) is no longer needed.
+    let created = forget_created(config, &path);
+    if created && document.as_object().is_some_and(|o| o.is_empty()) {
+        std::fs::remove_file(&path).map_err(|e| CliError::caused(format!("cannot remove {}", path.display()), e))?;
+        println!("removed {removed} {ide} hooks, and {} which install had created", path.display());
+    } else {
+        write_document(&path, &document, false)?;
+        println!("removed {removed} {ide} hooks from {}", path.display());
+    }
+    let _ = std::fs::remove_file(backup_of(&path));
     if statusline && kept.is_some() {
         let _ = std::fs::remove_file(sidecar(&path));
     }
-    println!("removed {removed} {ide} hooks from {}", path.display());
     match (statusline, kept.is_some()) {
         (true, true) => println!("your previous status line is back"),
         (true, false) => println!("removed the VibeLearn status line"),
         _ => {}
     }
-    if let Some(backup) = backup {
-        println!("the previous file is saved as {}", backup.display());
-    }
+    print_what_stays(config);
     Ok(())
+}
+
+/// What uninstall leaves, said: a running worker, and the data.
+fn print_what_stays(config: &Config) {
+    let client = crate::worker_client::WorkerClient::new(config, std::time::Duration::from_millis(500));
+    if let Ok(health) = client.get("/api/health") {
+        let pid = health.body["pid"].as_u64().map(|p| format!(" (pid {p})")).unwrap_or_default();
+        println!("the worker is still running{pid}: `vl worker stop` stops it");
+    }
+    println!(
+        "your sessions, questions and answers stay in {}; delete that folder to remove them",
+        config.data_dir.display()
+    );
 }
 
 /// Where a status line replaced by `--statusline` is kept.
@@ -456,8 +527,16 @@ fn read_document(path: &Path) -> Result<Value, CliError> {
     }
 }
 
-/// Backs up an existing file, then writes beside it and renames; returns the backup's path.
-fn write_document(path: &Path, document: &Value) -> Result<Option<PathBuf>, CliError> {
+/// The backup install keeps of a settings file before changing it.
+fn backup_of(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".vibelearn.bak");
+    PathBuf::from(name)
+}
+
+/// Backs up an existing file (when `keep_backup`), then writes beside it and renames; returns
+/// the backup's path.
+fn write_document(path: &Path, document: &Value, keep_backup: bool) -> Result<Option<PathBuf>, CliError> {
     let failed =
         |what: &str, p: &Path, e: std::io::Error| CliError::caused(format!("cannot {what} {}", p.display()), e);
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -467,8 +546,8 @@ fn write_document(path: &Path, document: &Value) -> Result<Option<PathBuf>, CliE
         name.push(suffix);
         PathBuf::from(name)
     };
-    let backup = if path.exists() {
-        let backup = with_suffix(".vibelearn.bak");
+    let backup = if keep_backup && path.exists() {
+        let backup = backup_of(path);
         std::fs::copy(path, &backup).map_err(|e| failed("back up", path, e))?;
         Some(backup)
     } else {

@@ -238,6 +238,18 @@ pub fn describe_provider(choice: &Result<crate::llm::Selected, crate::llm::Selec
     }
 }
 
+/// What a choice costs, for `vl install` (SPEC §6.5).
+pub fn provider_cost(choice: &Result<crate::llm::Selected, crate::llm::SelectError>) -> &'static str {
+    match choice {
+        Ok(crate::llm::Selected::Offline) => "nothing leaves this machine",
+        Ok(crate::llm::Selected::Remote(provider)) if provider.name() == "command" => {
+            "runs a command on this machine (the claude CLI uses your Claude login, usually your plan)"
+        }
+        Ok(crate::llm::Selected::Remote(_)) => "billed per token to that API key's account",
+        Err(_) => "nothing until the setting is fixed",
+    }
+}
+
 /// What `auto` left alone, for `vl status` and `vl install`: keys inherited from Claude Code.
 pub fn provider_note(config: &Config) -> Option<String> {
     let auto = config.get("VIBELEARN_PROVIDER").trim().eq_ignore_ascii_case("auto");

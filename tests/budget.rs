@@ -71,3 +71,39 @@ fn status_names_the_provider_even_without_sessions() {
     assert!(stdout.contains("provider") && stdout.contains("offline (no LLM, free)"), "{stdout}");
     assert!(stdout.contains("from this shell's settings"), "{stdout}");
 }
+
+#[test]
+#[cfg_attr(windows, ignore = "the stand-in claude CLI is a shell script")]
+fn a_worker_started_from_claude_code_does_not_spend_its_api_key() {
+    // Claude Code's environment (CLAUDECODE=1 and an API key), and a `claude` CLI on PATH that
+    // records whether it was handed the key, then answers nothing useful.
+    let dir = TempDir::new();
+    let project = TempDir::new();
+    let bin = dir.path().join("fake-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let seen = dir.path().join("claude-saw-key");
+    let claude = bin.join("claude");
+    std::fs::write(
+        &claude,
+        format!("#!/bin/sh\necho \"key=${{ANTHROPIC_API_KEY:-none}}\" > '{}'\necho '{{}}'\n", seen.display()),
+    )
+    .unwrap();
+    crate::util::make_executable(&claude);
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let env = [
+        ("VIBELEARN_PROVIDER", "auto"),
+        ("CLAUDECODE", "1"),
+        ("ANTHROPIC_API_KEY", "sk-ant-claude-codes-own-0123456789"),
+        ("PATH", path.as_str()),
+    ];
+    let worker = crate::util::WorkerProcess::start_with(dir.path(), crate::util::free_port(), &env);
+    let http = worker.http();
+    let (_, health) = http.get("/api/health").unwrap();
+    let provider = health["llm"]["description"].as_str().unwrap();
+    assert!(provider.starts_with("command (the claude CLI"), "the key is left alone: {provider}");
+    assert!(provider.contains("ANTHROPIC_API_KEY from Claude Code's environment is not spent"), "{provider}");
+    let session = seed_session(&http, "cc-key", project.path());
+    request_steps(&http, &session, &STEPS[..3]);
+    wait_for("the claude CLI to be asked", Duration::from_secs(20), || seen.exists());
+    assert_eq!(std::fs::read_to_string(&seen).unwrap().trim(), "key=none", "the CLI ran on its own login");
+}

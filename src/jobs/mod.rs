@@ -289,6 +289,7 @@ pub fn provider_settings(config: &Config) -> crate::llm::ProviderSettings {
         gemini_base_url: config.get("VIBELEARN_GEMINI_BASE_URL").to_owned(),
         llm_command: owned("VIBELEARN_LLM_COMMAND"),
         path_var: config.path_var.clone(),
+        withheld_keys: if auto { config.keys_inherited_from_claude_code.clone() } else { Vec::new() },
     }
 }
 

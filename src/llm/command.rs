@@ -54,6 +54,8 @@ pub struct CommandProvider {
     invocation: Invocation,
     /// Names the command in messages without quoting it: a command line may hold secrets.
     label: &'static str,
+    /// Environment variables the child does not get (the API keys `auto` left alone).
+    withheld: Vec<&'static str>,
 }
 
 /// What is run per completion.
@@ -68,13 +70,28 @@ pub enum Invocation {
 impl CommandProvider {
     /// The `command` provider for `VIBELEARN_LLM_COMMAND`.
     pub fn new(command_line: &str) -> Self {
-        CommandProvider { invocation: Invocation::Shell(command_line.to_string()), label: "VIBELEARN_LLM_COMMAND" }
+        CommandProvider {
+            invocation: Invocation::Shell(command_line.to_string()),
+            label: "VIBELEARN_LLM_COMMAND",
+            withheld: Vec::new(),
+        }
     }
 
     /// The `claude` CLI at `path`, in print mode.
     pub fn claude_cli(path: &Path) -> Self {
         let args = ["-p", "--output-format", "text"].map(String::from).to_vec();
-        CommandProvider { invocation: Invocation::Program(path.to_owned(), args), label: CLAUDE_CLI }
+        CommandProvider {
+            invocation: Invocation::Program(path.to_owned(), args),
+            label: CLAUDE_CLI,
+            withheld: Vec::new(),
+        }
+    }
+
+    /// The same, run without `names` in its environment: the `claude` CLI would otherwise spend
+    /// an `ANTHROPIC_API_KEY` the worker inherited from Claude Code instead of its own login.
+    pub fn without_env(mut self, names: &[&'static str]) -> Self {
+        self.withheld = names.to_vec();
+        self
     }
 
     /// What is run per completion.
@@ -113,6 +130,9 @@ impl Provider for CommandProvider {
         let deadline = Instant::now() + timeout;
         let label = self.label;
         let mut command = self.command();
+        for name in &self.withheld {
+            command.env_remove(name);
+        }
         command.env(CHILD_MARKER_ENV, "1").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut tree = crate::platform::spawn_tree(&mut command)
             .map_err(|e| LlmError::Permanent(format!("command: could not start {label}: {e}")))?;

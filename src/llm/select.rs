@@ -31,6 +31,9 @@ pub struct ProviderSettings {
     pub llm_command: Option<String>,
     /// The `PATH` searched for the `claude` CLI by `auto`.
     pub path_var: Option<String>,
+    /// API keys in the environment that `auto` must not spend (inherited from Claude Code):
+    /// the `claude` CLI runs without them, on its own login.
+    pub withheld_keys: Vec<&'static str>,
 }
 
 /// Keys show only as set or unset: settings get logged, keys must not be (SPEC §2).
@@ -157,7 +160,7 @@ fn auto(s: &ProviderSettings) -> Selected {
     } else if let Some(key) = given(&s.openrouter_key) {
         Box::new(openrouter(s, key))
     } else if let Some(claude) = s.path_var.as_deref().and_then(|p| find_executable(p, "claude")) {
-        Box::new(CommandProvider::claude_cli(&claude))
+        Box::new(CommandProvider::claude_cli(&claude).without_env(&s.withheld_keys))
     } else {
         return Selected::Offline;
     };

@@ -55,6 +55,9 @@ fn the_daily_token_budget_pauses_the_provider_and_resume_lets_it_go_on() {
     let status = String::from_utf8_lossy(&status.stdout);
     assert!(status.contains("(the worker's)") && status.contains(&format!("{calls} calls")), "{status}");
     assert!(status.contains("of 2500 tokens"), "{status}");
+    let line = vl(dir.path(), worker.port).arg("statusline").stdin(std::process::Stdio::null()).output().unwrap();
+    let line = String::from_utf8_lossy(&line.stdout);
+    assert!(line.contains("⚠ anthropic paused (daily budget spent) — vl status"), "the status line says so: {line}");
 
     // Resume: the refused step is replayed and runs, the budget counted from now.
     let resume = vl(dir.path(), worker.port).args(["jobs", "resume", "--provider", "anthropic"]).output().unwrap();

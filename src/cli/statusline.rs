@@ -45,13 +45,37 @@ fn line(config: &Config) -> String {
     if !path.exists() {
         return EMPTY.to_owned();
     }
-    let counts = crate::db::open_read_only(&path)
-        .ok()
-        .and_then(|conn| due_counts(&conn, SystemClock.now_ms(), project.as_deref()).ok());
-    match counts {
-        Some(counts) => render(&counts),
-        None => "📚 VibeLearn".to_owned(),
+    let Ok(conn) = crate::db::open_read_only(&path) else { return "📚 VibeLearn".to_owned() };
+    let mut line = match due_counts(&conn, SystemClock.now_ms(), project.as_deref()) {
+        Ok(counts) => render(&counts),
+        Err(_) => "📚 VibeLearn".to_owned(),
+    };
+    // When something is wrong, the line says which provider stopped (SPEC §6.5); the
+    // details are in `vl status`.
+    let paused: Vec<String> = crate::queue::gates::list(&conn)
+        .map(|gates| {
+            gates
+                .into_iter()
+                .filter(|g| g.state == crate::queue::GateState::Paused)
+                .map(|g| paused_note(&g.name, g.reason.as_deref()))
+                .collect()
+        })
+        .unwrap_or_default();
+    for note in paused {
+        line.push_str(" · ");
+        line.push_str(&note);
     }
+    line
+}
+
+/// `⚠ anthropic paused (budget spent) — vl status`.
+pub fn paused_note(provider: &str, reason: Option<&str>) -> String {
+    let why = match reason {
+        Some(r) if r.contains(crate::jobs::llm_usage::BUDGET_REASON_PREFIX) => "daily budget spent",
+        Some(r) if r.starts_with(crate::jobs::AUTH_ERROR_PREFIX) => "key refused",
+        _ => "refused",
+    };
+    format!("⚠ {provider} paused ({why}) — vl status")
 }
 
 /// The status JSON, unless stdin is a terminal (run by hand) or brings none in time.
@@ -104,6 +128,14 @@ mod tests {
             "📚 1 question due · vl quiz · 1 concept"
         );
         assert_eq!(render(&DueCounts::default()), "📚 nothing due");
+    }
+
+    #[test]
+    fn a_paused_provider_says_why_in_a_few_words() {
+        let budget = format!("{} 210000 LLM tokens today", crate::jobs::llm_usage::BUDGET_REASON_PREFIX);
+        assert_eq!(paused_note("anthropic", Some(&budget)), "⚠ anthropic paused (daily budget spent) — vl status");
+        let refused = format!("{}: anthropic: 401", crate::jobs::AUTH_ERROR_PREFIX);
+        assert_eq!(paused_note("anthropic", Some(&refused)), "⚠ anthropic paused (key refused) — vl status");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 mod budget;
 mod claude_cli;
+mod cli_snapshots;
 mod cursor;
 mod dashboard;
 mod demo;

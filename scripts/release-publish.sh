@@ -18,6 +18,11 @@ archives=(dist/vibelearn-"$version"-*.tar.gz dist/vibelearn-"$version"-*.zip)
 (cd dist && sha256sum "${archives[@]#dist/}" > SHA256SUMS)
 echo "== release-publish: ${#archives[@]} archives, SHA256SUMS:"
 cat dist/SHA256SUMS
+# What the install scripts read beside the archives: the version, each archive's checksum, and
+# the scripts themselves.
+echo "$version" > dist/version.txt
+cp scripts/install.sh scripts/install.ps1 dist/
+assets=("${archives[@]}" "${archives[@]/%/.sha256}" dist/SHA256SUMS dist/version.txt dist/install.sh dist/install.ps1)
 
 packages=(target/npm/vibelearn-*-"$version".tgz)
 launcher=target/npm/vibelearn-$version.tgz
@@ -25,12 +30,12 @@ launcher=target/npm/vibelearn-$version.tgz
 npm_flags=(--access public)
 if [ "${DRY_RUN:-}" = 1 ]; then
     npm_flags+=(--dry-run)
-    echo "== release-publish (dry run): gh release create $tag ${archives[*]} dist/SHA256SUMS"
+    echo "== release-publish (dry run): gh release create $tag ${assets[*]}"
 else
     # npm's own default registry; the token comes from the workflow's secret.
     registry=$(npm config get registry)
     npm config set "//${registry#*://}:_authToken" "${NODE_AUTH_TOKEN:?NODE_AUTH_TOKEN is needed to publish}"
-    gh release create "$tag" --title "VibeLearn $version" --generate-notes "${archives[@]}" dist/SHA256SUMS
+    gh release create "$tag" --title "VibeLearn $version" --generate-notes "${assets[@]}"
 fi
 for package in "${packages[@]}" "$launcher"; do
     npm publish "${npm_flags[@]}" "$package"

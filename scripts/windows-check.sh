@@ -89,6 +89,7 @@ step "integration tests under wine"
 # and edits it as `<dir>\src/cart.ts`; on Windows these are one file, but VibeLearn keys
 # captured files by the path as written, so the edit is not matched and the quiz is not redone.
 SKIPS=(--skip claude_cli::the_real_claude_code_cli --skip claude_cli::the_repository_is_a_marketplace
+    --skip claude_cli::the_plugins_quiz_command
     --skip pipeline::sync::an_edit_to_a_quoted_line_replaces_its_questions_and_the_next_sync_sends_them
     --skip dashboard::the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser
     --skip npm_package::)

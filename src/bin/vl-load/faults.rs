@@ -84,6 +84,9 @@ pub fn run(scenario: &str, dir: &Path) -> serde_json::Value {
 fn hold_write_lock(dir: &Path) -> bool {
     std::thread::sleep(Duration::from_secs(1));
     let locker = rusqlite::Connection::open(dir.join("vibelearn.db")).expect("open the database");
+    // The worker writes all the time under the load: wait for a gap rather than fail at once
+    // (seen with a debug build, whose transactions are longer).
+    let _ = locker.busy_timeout(Duration::from_secs(5));
     let locked = locker
         .execute_batch("BEGIN IMMEDIATE; INSERT INTO queue_meta (key, value) VALUES ('fault', 'lock') ON CONFLICT (key) DO NOTHING;")
         .is_ok();

@@ -31,7 +31,8 @@
 //! - [`worker_client`]: the HTTP client hooks and the CLI use to reach the worker
 //! - [`worker_spawn`]: starting a detached worker (`vl worker start`, hooks)
 //! - [`logging`]: the rotating log file
-//! - [`platform`]: everything that differs between operating systems (file modes, …)
+//! - [`platform`]: everything that differs between operating systems: detached processes and
+//!   process trees, the shell, PATH, the home folder, owner-only files, the URL opener
 //! - [`policy`]: privacy stripping and project exclusion, shared by hooks and the worker
 //! - [`cli`]: the `vl` commands
 

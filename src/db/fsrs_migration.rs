@@ -24,10 +24,6 @@ pub fn replay_history(conn: &Connection) -> rusqlite::Result<usize> {
         .collect::<Result<_, _>>()?;
     let mut attempts_of = conn
         .prepare("SELECT id, quality, created_at FROM quiz_attempts WHERE question_id = ?1 ORDER BY created_at, id")?;
-    let mut log_insert = conn.prepare(
-        "INSERT INTO review_log (question_id, attempt_id, rating, state_before, elapsed_days, scheduled_days, \
-         stability, difficulty, duration_ms, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULL, ?9)",
-    )?;
     for id in &ids {
         let rows: Vec<(i64, i64, i64)> =
             attempts_of.query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<_, _>>()?;
@@ -35,18 +31,7 @@ pub fn replay_history(conn: &Connection) -> rusqlite::Result<usize> {
             rows.iter().map(|(_, quality, at)| (Rating::from_sm2_quality(*quality), *at)).collect();
         let (card, log) = schedule::replay(&scheduler, &answers);
         for ((attempt_id, _, at), reviewed) in rows.iter().zip(&log) {
-            let l = reviewed.log;
-            log_insert.execute(params![
-                id,
-                attempt_id,
-                l.rating.number(),
-                l.state_before.as_str(),
-                l.elapsed_days,
-                l.scheduled_days,
-                l.stability,
-                l.difficulty,
-                at
-            ])?;
+            insert_review_log(conn, id, Some(*attempt_id), &reviewed.log, None, *at)?;
         }
         let leech = card.lapses >= scheduler.leech_threshold();
         save_card(conn, id, &card, leech)?;
@@ -112,6 +97,35 @@ pub fn tag_leech(conn: &Connection, id: &str) -> rusqlite::Result<()> {
     }
     conn.prepare_cached("UPDATE questions SET tags = ?2, suspended = 1 WHERE id = ?1")?
         .execute(params![id, serde_json::to_string(&list).unwrap_or_else(|_| "[\"leech\"]".into())])?;
+    Ok(())
+}
+
+/// One row of `review_log` (SPEC §7): what the quiz writes for each answer, and what the
+/// migration writes when it replays an answer history (without a duration).
+pub fn insert_review_log(
+    conn: &Connection,
+    question_id: &str,
+    attempt_id: Option<i64>,
+    log: &crate::learn::schedule::LogEntry,
+    duration_ms: Option<i64>,
+    at: i64,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO review_log (question_id, attempt_id, rating, state_before, elapsed_days, scheduled_days, \
+         stability, difficulty, duration_ms, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?
+    .execute(params![
+        question_id,
+        attempt_id,
+        log.rating.number(),
+        log.state_before.as_str(),
+        log.elapsed_days,
+        log.scheduled_days,
+        log.stability,
+        log.difficulty,
+        duration_ms,
+        at
+    ])?;
     Ok(())
 }
 

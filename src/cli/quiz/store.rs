@@ -259,23 +259,14 @@ pub fn record_answer(
     )?
     .execute(params![answer.question_id, answer.text, answer.correct, legacy_quality(answer.rating), now])?;
     let attempt_id = tx.last_insert_rowid();
-    let log = reviewed.log;
-    tx.prepare_cached(
-        "INSERT INTO review_log (question_id, attempt_id, rating, state_before, elapsed_days, scheduled_days, \
-         stability, difficulty, duration_ms, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    )?
-    .execute(params![
+    crate::db::fsrs_migration::insert_review_log(
+        &tx,
         answer.question_id,
-        attempt_id,
-        log.rating.number(),
-        log.state_before.as_str(),
-        log.elapsed_days,
-        log.scheduled_days,
-        log.stability,
-        log.difficulty,
+        Some(attempt_id),
+        &reviewed.log,
         answer.duration_ms,
-        now
-    ])?;
+        now,
+    )?;
     let before = load_mastery(&tx, &row)?;
     let after = mastery::record(&before, answer.correct);
     let retrievability = concept_retrievability(&tx, scheduler, &row.normalized_name, now)?;

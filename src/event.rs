@@ -279,7 +279,7 @@ impl WireEvent {
     }
 
     /// The common part, validated: a non-empty session id.
-    pub fn common(&self) -> Result<Common, InvalidEvent> {
+    fn common(&self) -> Result<Common, InvalidEvent> {
         let session_id = required("contentSessionId", self.session_id.as_deref())?.to_owned();
         let given = |v: &Option<String>| v.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
         Ok(Common {
@@ -291,10 +291,11 @@ impl WireEvent {
         })
     }
 
-    /// The per-kind event: the fields each kind needs are there and not empty.
-    pub fn validate(&self) -> Result<SessionEvent<'_>, InvalidEvent> {
-        self.common()?;
-        Ok(match self.event {
+    /// The common part and the per-kind event: the fields each kind needs are there and not
+    /// empty.
+    pub fn validate(&self) -> Result<(Common, SessionEvent<'_>), InvalidEvent> {
+        let common = self.common()?;
+        let event = match self.event {
             EventKind::Init => SessionEvent::Init { prompt: self.prompt.as_deref().filter(|p| !p.trim().is_empty()) },
             EventKind::Complete => SessionEvent::Complete { reason: self.reason.as_deref() },
             EventKind::Observation => {
@@ -315,7 +316,8 @@ impl WireEvent {
                 file_path: required("file_path", self.file_path.as_deref())?,
                 edits: self.edits.as_deref().unwrap_or_default(),
             }),
-        })
+        };
+        Ok((common, event))
     }
 
     /// The replacements sent beside the tool input (Cursor's `edits`, a top-level pair).
@@ -359,10 +361,10 @@ mod tests {
     fn errors_name_the_field() {
         let mistyped = WireEvent::parse(EventKind::Observation, json!({"contentSessionId": "s", "tool_name": 5}));
         assert!(mistyped.unwrap_err().0.contains("tool_name"));
-        let missing = WireEvent::parse(EventKind::Init, json!({})).unwrap().validate().unwrap_err();
+        let missing = WireEvent::parse(EventKind::Init, json!({})).unwrap().validate().map(|_| ()).unwrap_err();
         assert!(missing.0.contains("contentSessionId"));
         let no_path = WireEvent::parse(EventKind::FileEdit, json!({"contentSessionId": "s"})).unwrap();
-        assert!(no_path.validate().unwrap_err().0.contains("file_path"));
+        assert!(no_path.validate().map(|_| ()).unwrap_err().0.contains("file_path"));
         let bad_outcome =
             WireEvent::parse(EventKind::Observation, json!({"contentSessionId": "s", "outcome": "maybe"}));
         assert!(bad_outcome.unwrap_err().0.contains("outcome"));
@@ -378,7 +380,7 @@ mod tests {
             "tool_input": {"file_path": "/p/a.ts", "old_string": "a", "new_string": "b"}, "cwd": "/p",
             "platform": "claude-code", "truncated": false, "unknown_extra": 1});
         let wire = WireEvent::from_payload(&old).unwrap();
-        let SessionEvent::ToolCall(call) = wire.validate().unwrap() else { panic!() };
+        let (_, SessionEvent::ToolCall(call)) = wire.validate().unwrap() else { panic!() };
         assert_eq!(call.edit.as_ref().and_then(|e| e.path()), Some("/p/a.ts"));
         assert_eq!(WireEvent::from_payload(&wire.to_payload()).unwrap(), wire);
     }

@@ -54,7 +54,9 @@ pub enum Delivery {
 pub struct Transport<'a> {
     config: &'a Config,
     client: WorkerClient,
-    direct: Option<(Queue, QueueThread)>,
+    /// The database, its writer and intake's settings (which read the key files), made once,
+    /// when the first request has to be enqueued directly.
+    direct: Option<(Queue, QueueThread, IntakeSettings)>,
     worker_down: bool,
 }
 
@@ -109,13 +111,13 @@ impl<'a> Transport<'a> {
             let started =
                 Queue::start(conn, &path, self.config.synchronous(), WriterConfig::default(), crate::clock::system())
                     .map_err(|e| e.to_string())?;
-            self.direct = Some(started);
+            let (queue, thread) = started;
+            self.direct = Some((queue, thread, IntakeSettings::from_config(self.config)));
         }
-        let Some((queue, _)) = &self.direct else { return Err("the database is not open".into()) };
-        let settings = IntakeSettings::from_config(self.config);
+        let Some((queue, _, settings)) = &self.direct else { return Err("the database is not open".into()) };
         let result = match route {
-            Route::Event(kind) => intake::submit_event(queue, &settings, kind, body),
-            Route::Analysis(kind) => intake::submit_analysis(queue, &settings, kind, body),
+            Route::Event(kind) => intake::submit_event(queue, settings, kind, body),
+            Route::Analysis(kind) => intake::submit_analysis(queue, settings, kind, body),
         };
         result.map_err(|e| e.to_string())
     }

@@ -66,8 +66,8 @@ pub fn parse_event(payload: &Value, fallback_key: &str) -> Result<Envelope, Inva
 /// The stored form of a typed event. `fallback_key` keys events that carry neither
 /// `tool_use_id` nor `event_id`.
 pub fn envelope(wire: &WireEvent, fallback_key: &str) -> Result<Envelope, InvalidEvent> {
-    let common = wire.common()?;
-    let event = match wire.validate()? {
+    let (common, event) = wire.validate()?;
+    let event = match event {
         SessionEvent::Init { prompt } => Event::Init { prompt: prompt.map(str::to_owned) },
         SessionEvent::Complete { reason } => Event::Complete { reason: reason.map(str::to_owned) },
         SessionEvent::ToolCall(call) => Event::Observation(Box::new(classify_tool_call(wire, *call))),

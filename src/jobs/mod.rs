@@ -250,11 +250,15 @@ pub fn provider_cost(choice: &Result<crate::llm::Selected, crate::llm::SelectErr
     }
 }
 
+/// Whether `VIBELEARN_PROVIDER` is `auto`, the only choice that leaves inherited keys alone.
+fn provider_is_auto(config: &Config) -> bool {
+    config.get("VIBELEARN_PROVIDER").trim().eq_ignore_ascii_case("auto")
+}
+
 /// What `auto` left alone, for `vl status` and `vl install`: keys inherited from Claude Code.
 pub fn provider_note(config: &Config) -> Option<String> {
-    let auto = config.get("VIBELEARN_PROVIDER").trim().eq_ignore_ascii_case("auto");
     let keys = &config.keys_inherited_from_claude_code;
-    (auto && !keys.is_empty()).then(|| {
+    (provider_is_auto(config) && !keys.is_empty()).then(|| {
         format!(
             "{} from Claude Code's environment is not spent by `auto`; to use it, set VIBELEARN_PROVIDER \
              (e.g. anthropic) or put the key in settings.json",
@@ -268,7 +272,7 @@ pub fn provider_settings(config: &Config) -> crate::llm::ProviderSettings {
     // `auto` never spends a key it only inherited from Claude Code's environment (the worker a
     // SessionStart hook starts has Claude Code's `ANTHROPIC_API_KEY`): a named provider, or
     // the key in settings.json, says the user meant it.
-    let auto = config.get("VIBELEARN_PROVIDER").trim().eq_ignore_ascii_case("auto");
+    let auto = provider_is_auto(config);
     let owned = |key: &str| {
         let inherited = auto && config.keys_inherited_from_claude_code.contains(&key);
         config.optional(key).filter(|_| !inherited).map(str::to_owned)

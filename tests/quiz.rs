@@ -554,7 +554,7 @@ fn script_for(dir: &TempDir, q: &Q, progress: &mut Progress) -> String {
 fn a_whole_quiz_runs_through_a_pipe_and_end_of_input_keeps_what_was_answered() {
     let dir = analysed();
     let conn = db(&dir);
-    let order: Vec<String> = vibelearn::reads::due_questions(&conn, now_ms(), None, 50).unwrap()["questions"]
+    let order: Vec<String> = vibelearn::learning::cards::due_questions(&conn, now_ms(), None, 50).unwrap()["questions"]
         .as_array()
         .unwrap()
         .iter()
@@ -1098,7 +1098,7 @@ fn eight_lapses_on_a_fake_clock_make_a_leech_that_is_suspended() {
     assert!(tags.contains("\"leech\""), "{tags}");
     // Never due again on its own; `--leeches` still drills it.
     clock.advance(400 * DAY_MS);
-    let due = vibelearn::reads::due_questions(&db(&dir), clock.now_ms(), None, 50).unwrap();
+    let due = vibelearn::learning::cards::due_questions(&db(&dir), clock.now_ms(), None, 50).unwrap();
     assert!(!due.to_string().contains(&q), "a suspended card is never due");
     let out = quiz(&dir, &["--leeches"], "");
     assert!(out.contains("Question 1 · leech"), "{out}");
@@ -1169,7 +1169,7 @@ fn the_weekly_optimize_scheduler_job_fits_parameters_once_there_are_64_reviews()
     db(&dir)
         .execute("UPDATE scheduler_parameters SET parameters = ?1", [serde_json::to_string(&custom).unwrap()])
         .unwrap();
-    let scheduler = vibelearn::cli::quiz::store::scheduler(&db(&dir), 0.9, 8).unwrap();
+    let scheduler = vibelearn::learning::cards::scheduler(&db(&dir), 0.9, 8).unwrap();
     let [_, _, good, _] = scheduler.preview(&Default::default(), now_ms());
     assert!((good - 5 * DAY_MS).abs() < 60_000, "{good}");
 }
@@ -1248,7 +1248,7 @@ fn the_next_quiz_job_re_teaches_a_leech_with_another_type_on_the_same_code() {
 }
 
 /// Issue 27, point 10: `vl quiz` writes with its own `BEGIN IMMEDIATE` beside the worker's
-/// writer (the reasons it is safe are in `cli::quiz::store`'s module doc). Both at once, under
+/// writer (the reasons it is safe are in `learning::record`'s module doc). Both at once, under
 /// load: every event the worker accepted is committed, every answer the quiz printed feedback
 /// for is recorded, and nothing failed on either side.
 #[test]
@@ -1275,7 +1275,7 @@ fn quiz_answers_beside_a_busy_worker_lose_nothing() {
     db(&dir).execute("UPDATE questions SET follow_up = NULL", []).unwrap();
     let all = questions(&dir);
     let conn = db(&dir);
-    let order: Vec<String> = vibelearn::reads::due_questions(&conn, now_ms(), None, 50).unwrap()["questions"]
+    let order: Vec<String> = vibelearn::learning::cards::due_questions(&conn, now_ms(), None, 50).unwrap()["questions"]
         .as_array()
         .unwrap()
         .iter()

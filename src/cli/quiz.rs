@@ -282,6 +282,7 @@ pub fn run_quiz(
     print_start(out, opts, &queue)?;
     let mut sitting = Sitting {
         summary: Summary { left: queue.len() as u32, ..Summary::default() },
+        shared,
         queue,
         learning: Vec::new(),
         asked: HashSet::new(),
@@ -290,9 +291,6 @@ pub fn run_quiz(
     while let Some((q, reask)) = next_card(&mut sitting.queue, &mut sitting.learning, clock.now_ms()) {
         if !sitting.ask_one(conn, input, out, clock, opts, q, reask)? {
             break;
-        }
-        if let Ok(mut shared) = shared.lock() {
-            *shared = sitting.summary;
         }
     }
     let mut summary = sitting.summary;
@@ -333,16 +331,18 @@ fn print_start(out: &mut dyn Write, opts: &QuizOptions, queue: &VecDeque<Questio
 }
 
 /// One sitting's state: the cards still to ask, those in their learning steps (due at,
-/// question), what was asked, and the running summary.
-struct Sitting {
+/// question), what was asked, and the running summary (shared with the Ctrl-C watcher as
+/// soon as an answer is saved).
+struct Sitting<'a> {
     queue: VecDeque<Question>,
     learning: Vec<(Millis, Question)>,
     asked: HashSet<String>,
     summary: Summary,
+    shared: &'a Mutex<Summary>,
     number: usize,
 }
 
-impl Sitting {
+impl Sitting<'_> {
     /// Asks `q`, records the answer and queues what it earned (a re-ask, a follow-up).
     /// `Ok(false)`: input ended, the sitting stops.
     #[allow(clippy::too_many_arguments)]
@@ -390,6 +390,9 @@ impl Sitting {
         self.summary.correct += u32::from(answer.correct);
         if !reask {
             self.summary.left = self.summary.left.saturating_sub(1);
+        }
+        if let Ok(mut shared) = self.shared.lock() {
+            *shared = self.summary;
         }
         if !recorded.reflection {
             feedback(out, s, &q, &judged, &recorded, clock.now_ms(), &opts.scheduler)?;

@@ -96,9 +96,10 @@ pub fn report(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite
 /// The gaps (SPEC §7): leeches first (most lapses first), then concepts under [`GAP_SCORE`],
 /// weakest first, the most answered first among equals (0 % over four cards is a surer gap
 /// than never asked), then by name.
-pub fn gaps(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<(usize, Vec<Gap>)> {
+pub fn gaps(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Gaps> {
     let all = concept_mastery(conn, scheduler, now)?;
     let total = all.len();
+    let learning = all.iter().filter(|c| c.standing == crate::learn::mastery::Standing::Learning).count();
     let mut list: Vec<Gap> = all.into_iter().filter(Gap::is_gap).collect();
     list.sort_by(|a, b| {
         (b.leeches > 0)
@@ -108,7 +109,16 @@ pub fn gaps(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::
             .then(b.answered.cmp(&a.answered))
             .then(a.name.cmp(&b.name))
     });
-    Ok((total, list))
+    Ok(Gaps { concepts: total, learning, list })
+}
+
+/// What `vl gaps` shows: the gaps, out of how many concepts, and how many are still learning
+/// (cards unanswered or in their steps: neither mastered nor a gap yet).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gaps {
+    pub concepts: usize,
+    pub learning: usize,
+    pub list: Vec<Gap>,
 }
 
 /// `████░░░░░░` for 0.4: one cell per 10 %, rounded.
@@ -189,8 +199,8 @@ pub fn run_gaps(config: &Config) -> ExitCode {
     let style = Style { color: std::io::stdout().is_terminal() };
     with_db("gaps", config, |conn, out| {
         let sessions: i64 = conn.query_row("SELECT COUNT(*) FROM sessions", [], |r| r.get(0))?;
-        let (concepts, list) = gaps(conn, &scheduler(conn, config)?, SystemClock.now_ms())?;
-        let _ = print_gaps(out, style, sessions, concepts, &list);
+        let found = gaps(conn, &scheduler(conn, config)?, SystemClock.now_ms())?;
+        let _ = print_gaps(out, style, sessions, &found);
         Ok(())
     })
 }
@@ -302,7 +312,14 @@ pub fn print_status(out: &mut dyn Write, s: Style, r: &StatusReport, provider: &
     Ok(())
 }
 
-pub fn print_gaps(out: &mut dyn Write, s: Style, sessions: i64, concepts: usize, gaps: &[Gap]) -> std::io::Result<()> {
+pub fn print_gaps(out: &mut dyn Write, s: Style, sessions: i64, found: &Gaps) -> std::io::Result<()> {
+    let Gaps { concepts, learning, list: gaps } = found;
+    let (concepts, learning) = (*concepts, *learning);
+    let learning_line = |out: &mut dyn Write| match learning {
+        0 => Ok(()),
+        1 => writeln!(out, "1 concept is still being learned (cards not yet answered or in their steps)."),
+        n => writeln!(out, "{n} concepts are still being learned (cards not yet answered or in their steps)."),
+    };
     if sessions == 0 {
         return writeln!(out, "{NO_SESSIONS}");
     }
@@ -313,11 +330,12 @@ pub fn print_gaps(out: &mut dyn Write, s: Style, sessions: i64, concepts: usize,
         );
     }
     if gaps.is_empty() {
-        return writeln!(
+        writeln!(
             out,
             "No gaps: no concept answered is under {} % recall now, and none has a leech.",
             percent(GAP_SCORE)
-        );
+        )?;
+        return learning_line(out);
     }
     let plural = if gaps.len() == 1 { "" } else { "s" };
     let leeches = gaps.iter().filter(|g| g.leeches > 0).count();
@@ -347,6 +365,10 @@ pub fn print_gaps(out: &mut dyn Write, s: Style, sessions: i64, concepts: usize,
             g.name,
             s.dim(&format!("{} · {} · {record}{leech}", g.category, g.level)),
         )?;
+    }
+    if learning > 0 {
+        writeln!(out)?;
+        learning_line(out)?;
     }
     if leeches > 0 {
         writeln!(out, "\nLeeches are suspended; drill them with: vl quiz --leeches")?;

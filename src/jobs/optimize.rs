@@ -134,3 +134,58 @@ impl Handler for OptimizeHandler {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: Millis = 1_780_000_000_000;
+
+    fn db() -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_and_migrate(&dir.path().join("t.db"), crate::db::Synchronous::Normal).unwrap();
+        (dir, conn)
+    }
+
+    fn optimize_jobs(conn: &Connection) -> i64 {
+        conn.query_row("SELECT COUNT(*) FROM jobs WHERE kind = 'optimize_scheduler'", [], |r| r.get(0)).unwrap()
+    }
+
+    #[test]
+    fn a_run_that_could_not_fit_is_recorded_and_not_asked_again_within_the_week() {
+        let (_dir, conn) = db();
+        conn.execute_batch(
+            "INSERT INTO sessions (id, project, started_at, updated_at) VALUES ('s', 'p', 1, 1);
+             INSERT INTO concepts (id, session_id, name, normalized_name, category, difficulty, source_file, snippet,
+               why_it_matters, confidence, created_at, updated_at)
+               VALUES ('c', 's', 'C', 'c', 'x', 'mid', 'a.ts', 'x', 'y', 0.9, 1, 1);
+             INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, question, explanation, tags,
+               text_hash, created_at) VALUES ('q', 'c', 's', 'true_false', 'mid', 'q', 'e', '[]', 'h', 1);",
+        )
+        .unwrap();
+        // 70 reviews, all on one day: enough rows, but no item FSRS can learn from.
+        for i in 0..70 {
+            conn.execute(
+                "INSERT INTO review_log (question_id, rating, state_before, elapsed_days, scheduled_days, stability, \
+                 difficulty, created_at) VALUES ('q', 3, 'review', 0, 1, 1, 5, ?1)",
+                [NOW + i * 1000],
+            )
+            .unwrap();
+        }
+        schedule(&conn, NOW).unwrap();
+        assert_eq!(optimize_jobs(&conn), 1, "due: asked for");
+        let cards = histories(&conn).unwrap();
+        let why = fit::fit(&cards, &LearnerDay::default()).unwrap_err().to_string();
+        // What the job's effects do with the failure: record it; the job itself succeeds.
+        record_attempt(&conn, NOW, 70, &why).unwrap();
+        conn.execute("UPDATE jobs SET state = 'succeeded', finished_at = ?1", [NOW]).unwrap();
+        let outcome: String = conn.query_row("SELECT outcome FROM scheduler_fit_attempts", [], |r| r.get(0)).unwrap();
+        assert!(outcome.contains("no item"), "{outcome}");
+        for later in [NOW + 60_000, NOW + 6 * DAY_MS] {
+            schedule(&conn, later).unwrap();
+            assert_eq!(optimize_jobs(&conn), 1, "not asked again before the week is over");
+        }
+        schedule(&conn, NOW + EVERY_MS).unwrap();
+        assert_eq!(optimize_jobs(&conn), 2, "a week after the attempt it is tried again");
+    }
+}

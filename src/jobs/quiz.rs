@@ -395,3 +395,72 @@ fn store_question(
     ])?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learn::schedule::{DAY_MS, Rating};
+    use crate::learning::record::{Answer, record_answer};
+
+    const NOW: Millis = 1_780_000_000_000;
+
+    fn db() -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_and_migrate(&dir.path().join("t.db"), crate::db::Synchronous::Normal).unwrap();
+        conn.execute_batch(
+            "INSERT INTO sessions (id, project, started_at, updated_at) VALUES ('s1', 'p', 1, 1), ('s2', 'p', 2, 2);
+             INSERT INTO concepts (id, session_id, name, normalized_name, category, difficulty, source_file, snippet,
+               why_it_matters, confidence, created_at, updated_at) VALUES
+               ('c1', 's1', 'Closures', 'closures', 'x', 'mid', 'a.ts', 'x', 'y', 0.9, 1, 1),
+               ('c2', 's2', 'Closures', 'closures', 'x', 'mid', 'a.ts', 'x', 'y', 0.9, 1, 1);
+             INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, question, explanation, tags,
+               text_hash, created_at) VALUES
+               ('q1', 'c1', 's1', 'true_false', 'mid', 'q1', 'e', '[]', 'h1', 1),
+               ('q2', 'c1', 's1', 'true_false', 'mid', 'q2', 'e', '[]', 'h2', 1);",
+        )
+        .unwrap();
+        (dir, conn)
+    }
+
+    fn answer(conn: &mut Connection, id: &str, rating: Rating, at: Millis) {
+        let given = Answer { question_id: id, text: "x", correct: rating.passed(), rating, duration_ms: None };
+        record_answer(conn, &given, &Scheduler::default(), at).unwrap().unwrap();
+    }
+
+    fn target_names(conn: &Connection, now: Millis) -> Vec<String> {
+        targets(conn, &Scheduler::default(), now, "s2", &[]).unwrap().into_iter().map(|t| t.id).collect()
+    }
+
+    #[test]
+    fn a_concept_missed_on_first_sight_keeps_getting_questions_and_a_mastered_one_does_not() {
+        let (_dir, mut conn) = db();
+        // Both cards answered wrong right now: recall-now is ~100 %, which the old stored score
+        // took for mastery and skipped the concept in every later session.
+        answer(&mut conn, "q1", Rating::Again, NOW);
+        answer(&mut conn, "q2", Rating::Again, NOW);
+        assert_eq!(target_names(&conn, NOW + 1000), ["c2"], "missed: asked again in the next session");
+        // Both cards mature (stability of 21 days or more): mastered, no LLM call spent on it.
+        conn.execute("UPDATE questions SET card_state = 'review', stability = 40 WHERE id IN ('q1', 'q2')", [])
+            .unwrap();
+        assert!(target_names(&conn, NOW + DAY_MS).is_empty(), "mastered: no question");
+    }
+
+    #[test]
+    fn a_stale_question_answered_while_the_job_ran_is_kept_with_its_history() {
+        let (_dir, mut conn) = db();
+        // The job found both unanswered and stale; q1 is answered before its effects commit.
+        let stale = vec!["q1".to_owned(), "q2".to_owned()];
+        answer(&mut conn, "q1", Rating::Good, NOW);
+        assert_eq!(delete_stale(&conn, "s1", &stale).unwrap(), 1);
+        let left: Vec<String> = conn
+            .prepare("SELECT id FROM questions ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(left, ["q1"], "the answered one stays");
+        let attempts: i64 = conn.query_row("SELECT COUNT(*) FROM quiz_attempts", [], |r| r.get(0)).unwrap();
+        assert_eq!(attempts, 1);
+    }
+}

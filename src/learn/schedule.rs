@@ -554,4 +554,24 @@ mod tests {
         let far = s.review(&card, Rating::Easy, i64::MAX - 1);
         assert!(far.card.due_at.is_some());
     }
+
+    #[test]
+    fn elapsed_days_are_the_learners_days_as_the_fit_counts_them() {
+        // 23:00 in Los Angeles, then 09:00 the next morning: one UTC day (a 24-hour floor of 0),
+        // two learner days (1 elapsed), so FSRS steps the memory as a next-day review.
+        let la = crate::learn::day::tests::los_angeles();
+        let evening: Millis = 1_796_194_800_000;
+        let morning = evening + 10 * 3_600_000;
+        let by_learner = Scheduler::default().with_day(la.clone());
+        let first = by_learner.review(&Card::default(), Rating::Good, evening).card;
+        let next_day = by_learner.review(&first, Rating::Good, morning).card.memory.unwrap();
+        let same_day = Scheduler::default().review(&first, Rating::Good, morning).card.memory.unwrap();
+        assert!(next_day.stability > same_day.stability, "{next_day:?} vs {same_day:?}");
+        // Exactly what FSRS gives for one elapsed day.
+        let fsrs = FSRS::default();
+        let m = first.memory.unwrap();
+        let state = MemoryState { stability: m.stability as f32, difficulty: m.difficulty as f32 };
+        let expected = fsrs.next_states(Some(state), 0.9, la.elapsed_days(evening, morning)).unwrap().good.memory;
+        assert!((next_day.stability - f64::from(expected.stability)).abs() < 1e-6);
+    }
 }

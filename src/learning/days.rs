@@ -67,3 +67,44 @@ pub fn forecast(conn: &Connection, day: &LearnerDay, now: Millis, filter: &DueFi
         Ok(Forecast { today: r.get(0)?, tomorrow: r.get(1)?, week: r.get(2)?, first: first.map(|f| f.max(now)) })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learn::schedule::MINUTE_MS;
+
+    fn db() -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_and_migrate(&dir.path().join("t.db"), crate::db::Synchronous::Normal).unwrap();
+        conn.execute_batch(
+            "INSERT INTO sessions (id, project, started_at, updated_at) VALUES ('s', 'p', 1, 1);
+             INSERT INTO concepts (id, session_id, name, normalized_name, category, difficulty, source_file, snippet,
+               why_it_matters, confidence, created_at, updated_at)
+               VALUES ('c', 's', 'C', 'c', 'x', 'mid', 'a.ts', 'x', 'y', 0.9, 1, 1);",
+        )
+        .unwrap();
+        (dir, conn)
+    }
+
+    fn card(conn: &Connection, id: &str, state: &str, due_at: Millis) {
+        conn.execute(
+            "INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, question, explanation, tags, \
+             text_hash, created_at, card_state, due_at) VALUES (?1, 'c', 's', 'true_false', 'mid', ?1, 'e', '[]', ?1, 1, ?2, ?3)",
+            params![id, state, due_at],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn the_forecast_counts_learning_cards_and_the_learners_tomorrow() {
+        let (_dir, conn) = db();
+        let la = crate::learn::day::tests::los_angeles();
+        let now = 1_796_194_800_000; // 23:00 in Los Angeles (07:00 UTC the next day)
+        card(&conn, "learning-now", "learning", now); // due this instant: the sitting ended before it
+        card(&conn, "learning-soon", "relearning", now + 5 * MINUTE_MS);
+        card(&conn, "after-four", "review", now + 5 * 3_600_000 + MINUTE_MS); // 04:01: tomorrow
+        card(&conn, "before-four", "review", now + 4 * 3_600_000); // 03:00: still today
+        let f = forecast(&conn, &la, now, &DueFilter::default()).unwrap();
+        assert_eq!((f.today, f.tomorrow, f.week, f.first), (3, 1, 4, Some(now)));
+    }
+}

@@ -183,7 +183,7 @@ pub fn answer(
     Ok(Ok(json!({
         "recorded": true,
         "question_id": q.id,
-        "correct": match verdict { Verdict::NeedsSelfGrade => None, _ => Some(correct) },
+        "correct": match verdict { Verdict::Correct => Some(true), Verdict::Wrong => Some(false), _ => None },
         "reflection": recorded.reflection,
         "rating": rating.number(),
         "rating_name": rating.name(),

@@ -17,6 +17,7 @@ use crate::util::{TempDir, WorkerProcess, free_port, vl, wait_for};
 const CLAUDE_SESSION: &str = include_str!("fixtures/sessions/nextjs-cart.json");
 const DAY_MS: i64 = 86_400_000;
 mod learning;
+mod sim;
 
 /// A due date no test reaches: "not due".
 const FAR_FUTURE: i64 = 4_000_000_000_000;

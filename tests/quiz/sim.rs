@@ -59,6 +59,7 @@ pub(super) struct Report {
     /// The day the nightly card became a leech, and its lapses at the end.
     pub leech_day: Option<usize>,
     pub nightly_lapses: i64,
+    pub nightly_concept: String,
 }
 
 struct Learner {
@@ -157,7 +158,8 @@ pub(super) fn simulate(days: usize, seed: u64) -> Report {
     };
     let la = vibelearn::learn::day::LearnerDay::new(jiff::tz::TimeZone::get("America/Los_Angeles").unwrap(), 4);
     let scheduler = vibelearn::learn::schedule::Scheduler::default().with_day(la);
-    let mut report = Report { missed: missed.clone(), ..Report::default() };
+    let nightly_concept = deck.iter().find(|q| q.id == nightly).map(|q| q.concept.clone()).unwrap_or_default();
+    let mut report = Report { missed: missed.clone(), nightly_concept, ..Report::default() };
     let mut mastered_on: std::collections::BTreeMap<String, Option<usize>> =
         concepts.iter().map(|c| (c.clone(), None)).collect();
     let mut missed_asked: std::collections::BTreeMap<String, usize> = Default::default();
@@ -254,10 +256,9 @@ pub(super) fn table(days: usize, r: &Report) -> String {
         ("reviews on day 1 (new cards)", r.reviews_per_day.first().copied().unwrap_or(0).to_string()),
         ("reviews a day after day 1: mean / max", format!("{mean_after:.1} / {max}")),
         ("concepts mastered after the first sitting", r.mastered_after_first.to_string()),
-        (
-            "concepts missed at first sight, asked again later",
-            format!("{} of {}", r.missed_asked_again, r.missed.len()),
-        ),
+        ("concepts missed at first sight", r.missed.join(", ")),
+        ("of them asked again on a later day", format!("{} of {}", r.missed_asked_again, r.missed.len())),
+        ("concept of the nightly-forgotten card", r.nightly_concept.clone()),
         ("day the nightly-forgotten card became a leech", r.leech_day.map_or("never".into(), |d| d.to_string())),
         ("its lapses", r.nightly_lapses.to_string()),
     ];

@@ -43,11 +43,13 @@ pub enum Command {
         keep: bool,
     },
     /// IDE hook entry point: reads the event JSON on stdin, prints one JSON line, exits 0.
-    #[command(after_help = "Platforms: claude-code, cursor, raw\nEvents: session-start, session-init, observation, \
+    #[command(
+        after_help = "Platforms: claude-code, cursor, gemini, codex, copilot, raw\nEvents: session-start, session-init, observation, \
                             file-edit, summarize, session-complete\nWithout them, the event comes from stdin's \
-                            hook_event_name (SessionStart, UserPromptSubmit, PostToolUse, beforeSubmitPrompt, …).\n\nExample:\n  echo '{\"session_id\":\"s1\",\"prompt\":\"hi\"}' | vl hook claude-code session-init")]
+                            hook_event_name (SessionStart, UserPromptSubmit, PostToolUse, beforeSubmitPrompt, …).\n\nExample:\n  echo '{\"session_id\":\"s1\",\"prompt\":\"hi\"}' | vl hook claude-code session-init"
+    )]
     Hook {
-        /// claude-code, cursor or raw (default: from stdin's `hook_event_name`).
+        /// claude-code, cursor, gemini, codex, copilot or raw (default: from stdin's `hook_event_name`).
         platform: Option<String>,
         /// session-start, session-init, observation, file-edit, summarize or session-complete
         /// (default: from stdin's `hook_event_name`).

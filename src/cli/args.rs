@@ -264,6 +264,13 @@ pub enum InstallTarget {
         #[arg(long, value_name = "DIR")]
         project: Option<PathBuf>,
     },
+    /// Add the hooks to ~/.gemini/settings.json (Gemini CLI runs them in trusted folders).
+    Gemini,
+    /// Add the hooks to ~/.codex/hooks.json and trust them in Codex (through `codex app-server`).
+    Codex,
+    /// Add the hooks to ~/.copilot/settings.json (the user's file only: Copilot CLI also runs a
+    /// repository's hooks, and would run both).
+    Copilot,
 }
 
 #[derive(Debug, Subcommand)]
@@ -276,6 +283,12 @@ pub enum UninstallTarget {
         #[arg(long, value_name = "DIR")]
         project: Option<PathBuf>,
     },
+    /// Remove VibeLearn's hooks from ~/.gemini/settings.json.
+    Gemini,
+    /// Remove VibeLearn's hooks from ~/.codex/hooks.json, and their trust entries.
+    Codex,
+    /// Remove VibeLearn's hooks from ~/.copilot/settings.json.
+    Copilot,
 }
 
 /// `vl quiz` options.

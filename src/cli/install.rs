@@ -129,7 +129,7 @@ pub fn installed_binary(config: &Config) -> PathBuf {
 /// Copies the running `vl` to [`installed_binary`] (beside it, then renamed over it, so a hook
 /// starting at that moment runs the old or the new one, never half a file) and records that
 /// `settings` uses it. Returns the copy's path.
-fn install_binary(config: &Config, settings: &Path) -> Result<PathBuf, CliError> {
+pub(crate) fn install_binary(config: &Config, settings: &Path) -> Result<PathBuf, CliError> {
     let exe = std::env::current_exe().map_err(|e| CliError::caused("cannot find the vl executable", e))?;
     let target = installed_binary(config);
     let dir = target.parent().unwrap_or(Path::new("."));
@@ -162,7 +162,7 @@ fn install_binary(config: &Config, settings: &Path) -> Result<PathBuf, CliError>
 
 /// Forgets that `settings` uses the copy; removes the copy when nothing uses it any more.
 /// Returns the removed copy's path.
-fn uninstall_binary(config: &Config, settings: &Path) -> Result<Option<PathBuf>, CliError> {
+pub(crate) fn uninstall_binary(config: &Config, settings: &Path) -> Result<Option<PathBuf>, CliError> {
     let target = installed_binary(config);
     let dir = target.parent().unwrap_or(Path::new("."));
     let mut users = read_installs(dir);
@@ -216,7 +216,13 @@ const CLAUDE_PLUGIN_HOOKS: &str = include_str!("../../plugin/hooks/hooks.json");
 const CURSOR_PLUGIN_HOOKS: &str = include_str!("../../plugin/cursor/hooks.json");
 
 pub fn run(target: InstallTarget, config: &Config) -> ExitCode {
-    match install(target, config) {
+    let done = match target {
+        InstallTarget::Gemini => super::install_agents::install(super::install_agents::Agent::Gemini, config),
+        InstallTarget::Codex => super::install_agents::install(super::install_agents::Agent::Codex, config),
+        InstallTarget::Copilot => super::install_agents::install(super::install_agents::Agent::Copilot, config),
+        other => install(other, config),
+    };
+    match done {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("vl install: {e}");
@@ -226,7 +232,13 @@ pub fn run(target: InstallTarget, config: &Config) -> ExitCode {
 }
 
 pub fn run_uninstall(target: UninstallTarget, config: &Config) -> ExitCode {
-    match uninstall(target, config) {
+    let done = match target {
+        UninstallTarget::Gemini => super::install_agents::uninstall(super::install_agents::Agent::Gemini, config),
+        UninstallTarget::Codex => super::install_agents::uninstall(super::install_agents::Agent::Codex, config),
+        UninstallTarget::Copilot => super::install_agents::uninstall(super::install_agents::Agent::Copilot, config),
+        other => uninstall(other, config),
+    };
+    match done {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("vl uninstall: {e}");
@@ -266,6 +278,7 @@ fn install(target_ide: InstallTarget, config: &Config) -> Result<(), CliError> {
     let (claude, project, statusline) = match target_ide {
         InstallTarget::ClaudeCode { statusline } => (true, None, statusline),
         InstallTarget::Cursor { project } => (false, project, false),
+        _ => return Err(CliError::Failed("not a Claude Code or Cursor install".into())),
     };
     let Target { path, platform, ide } = target(config, claude, project)?;
     let existed = path.exists();
@@ -329,7 +342,7 @@ fn install(target_ide: InstallTarget, config: &Config) -> Result<(), CliError> {
 
 /// Which LLM provider the worker's `auto` will use on this machine, what it costs, and how
 /// to change it (SPEC §6.5).
-fn print_provider(config: &Config) {
+pub(crate) fn print_provider(config: &Config) {
     let choice = crate::llm::select(&crate::jobs::provider_settings(config));
     println!("LLM provider: {} — {}", crate::jobs::describe_provider(&choice), crate::jobs::provider_cost(&choice));
     if let Some(note) = crate::jobs::provider_note(config) {
@@ -351,7 +364,7 @@ fn created_files(config: &Config) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn remember_created(config: &Config, path: &Path) -> Result<(), CliError> {
+pub(crate) fn remember_created(config: &Config, path: &Path) -> Result<(), CliError> {
     let mut files = created_files(config);
     let path = path.to_string_lossy().into_owned();
     if !files.contains(&path) {
@@ -363,7 +376,7 @@ fn remember_created(config: &Config, path: &Path) -> Result<(), CliError> {
 }
 
 /// Whether install created `path`; forgets it (the list goes when empty).
-fn forget_created(config: &Config, path: &Path) -> bool {
+pub(crate) fn forget_created(config: &Config, path: &Path) -> bool {
     let mut files = created_files(config);
     let path = path.to_string_lossy();
     let created = files.iter().any(|f| *f == path);
@@ -377,6 +390,7 @@ fn uninstall(target_ide: UninstallTarget, config: &Config) -> Result<(), CliErro
     let (claude, project) = match target_ide {
         UninstallTarget::ClaudeCode => (true, None),
         UninstallTarget::Cursor { project } => (false, project),
+        _ => return Err(CliError::Failed("not a Claude Code or Cursor install".into())),
     };
     let Target { path, platform, ide } = target(config, claude, project)?;
     let removed_binary = uninstall_binary(config, &path)?;
@@ -423,7 +437,7 @@ fn uninstall(target_ide: UninstallTarget, config: &Config) -> Result<(), CliErro
 }
 
 /// What uninstall leaves, said: a running worker, and the data.
-fn print_what_stays(config: &Config) {
+pub(crate) fn print_what_stays(config: &Config) {
     let client = crate::worker_client::WorkerClient::new(config, std::time::Duration::from_millis(500));
     if let Ok(health) = client.get("/api/health") {
         let pid = health.body["pid"].as_u64().map(|p| format!(" (pid {p})")).unwrap_or_default();
@@ -511,7 +525,7 @@ fn plugin(text: &str) -> Value {
 }
 
 /// `{}` for a missing (or empty) file; an error for one that is not a JSON object.
-fn read_document(path: &Path) -> Result<Value, CliError> {
+pub(crate) fn read_document(path: &Path) -> Result<Value, CliError> {
     match std::fs::read_to_string(path) {
         Ok(text) if text.trim().is_empty() => Ok(json!({})),
         Ok(text) => match serde_json::from_str::<Value>(&text) {
@@ -528,7 +542,7 @@ fn read_document(path: &Path) -> Result<Value, CliError> {
 }
 
 /// The backup install keeps of a settings file before changing it.
-fn backup_of(path: &Path) -> PathBuf {
+pub(crate) fn backup_of(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(".vibelearn.bak");
     PathBuf::from(name)
@@ -536,7 +550,7 @@ fn backup_of(path: &Path) -> PathBuf {
 
 /// Backs up an existing file (when `keep_backup`), then writes beside it and renames; returns
 /// the backup's path.
-fn write_document(path: &Path, document: &Value, keep_backup: bool) -> Result<Option<PathBuf>, CliError> {
+pub(crate) fn write_document(path: &Path, document: &Value, keep_backup: bool) -> Result<Option<PathBuf>, CliError> {
     let failed =
         |what: &str, p: &Path, e: std::io::Error| CliError::caused(format!("cannot {what} {}", p.display()), e);
     let dir = path.parent().unwrap_or(Path::new("."));

@@ -2,6 +2,7 @@
 //! under `tests/` covers one area; every test gets a fresh data directory.
 
 mod agent_cli;
+mod agent_hooks;
 mod budget;
 mod claude_cli;
 mod cli_snapshots;

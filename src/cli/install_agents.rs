@@ -318,6 +318,26 @@ pub fn installed(config: &Config) -> Vec<Agent> {
         .collect()
 }
 
+/// Every agent whose hooks are installed for this user, by name, for `vl status`: Claude Code
+/// and Cursor (their user files) and the three above.
+pub fn installed_names(config: &Config) -> Vec<String> {
+    let Some(home) = config.home.as_deref() else { return Vec::new() };
+    let ours = |path: PathBuf, platform: &str| {
+        let Ok(text) = std::fs::read_to_string(path) else { return false };
+        let Ok(mut document) = serde_json::from_str::<Value>(&text) else { return false };
+        super::install::remove_ours(&mut document, platform).is_ok_and(|n| n > 0)
+    };
+    let mut names = Vec::new();
+    if ours(home.join(".claude").join("settings.json"), "claude-code") {
+        names.push("Claude Code".to_owned());
+    }
+    if ours(home.join(".cursor").join("hooks.json"), "cursor") {
+        names.push("Cursor".to_owned());
+    }
+    names.extend(installed(config).into_iter().map(|a| a.name().to_owned()));
+    names
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,7 @@
 //! Test helper: the recorded hook payloads in `tests/fixtures/hooks/*.jsonl`, one
-//! `{"event": <the agent's event>, "payload": <stdin>}` per line, as each real CLI sent them.
+//! `{"event": <the agent's event>, "payload": <stdin>}` per line, as each real CLI sent them
+//! (Copilot's postToolUseFailure comes from a second run, a create in a missing folder, its
+//! `sessionId` set to the first run's so the file is one session).
 
 use serde_json::Value;
 

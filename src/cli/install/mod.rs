@@ -32,7 +32,7 @@ use serde_json::Value;
 mod binary;
 mod claude_form;
 pub mod hooks;
-mod ledger;
+pub mod ledger;
 pub mod settings_file;
 
 pub use binary::installed_binary;

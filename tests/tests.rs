@@ -15,6 +15,7 @@ mod fuzz;
 mod grounding;
 mod hooks;
 mod http_raw;
+mod install;
 mod install_script;
 mod jobs_cli;
 mod npm_package;

@@ -21,6 +21,7 @@ mod gemini_cli;
 mod grounding;
 mod hooks;
 mod http_raw;
+mod install;
 mod install_script;
 mod jobs_cli;
 mod npm_package;

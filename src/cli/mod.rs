@@ -25,8 +25,6 @@ pub mod export;
 pub mod format;
 pub mod hook_cmd;
 pub mod install;
-pub mod install_agents;
-pub mod install_codex_trust;
 pub mod jobs;
 pub mod login;
 pub mod quiz;

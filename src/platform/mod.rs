@@ -195,6 +195,18 @@ pub fn set_executable(path: &Path, executable: bool) -> std::io::Result<()> {
     imp::set_executable(path, executable)
 }
 
+/// The command a user types to end process `pid` (`kill 123`, `taskkill /PID 123`), for a
+/// message that cannot suggest a `vl` command.
+pub fn stop_process_command(pid: u64) -> String {
+    imp::stop_process_command(pid)
+}
+
+/// Makes `link` a symlink to the file `target` (tests of a settings file kept in a dotfiles
+/// folder). Windows allows it only with Developer Mode or as an administrator; the error says so.
+pub fn symlink_file(target: &Path, link: &Path) -> std::io::Result<()> {
+    imp::symlink_file(target, link)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -233,3 +233,11 @@ pub fn set_executable(_path: &Path, _executable: bool) -> std::io::Result<()> {
 pub fn set_mode(_path: &Path, _mode: u32) -> std::io::Result<()> {
     Ok(())
 }
+
+pub fn symlink_file(target: &Path, link: &Path) -> std::io::Result<()> {
+    std::os::windows::fs::symlink_file(target, link)
+}
+
+pub fn stop_process_command(pid: u64) -> String {
+    format!("taskkill /PID {pid}")
+}

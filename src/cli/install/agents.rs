@@ -8,23 +8,24 @@
 //!   says how to trust one.
 //! - Codex, `~/.codex/hooks.json`: the same groups (`timeout` in seconds, `command_windows` for
 //!   Windows' `cmd`); Codex runs a hook only once it is trusted, so install trusts ours through
-//!   Codex's own app-server ([`super::install_codex_trust`]) and uninstall drops the trust.
+//!   Codex's own app-server ([`super::codex_trust`]) and uninstall drops the trust.
 //! - Copilot CLI, `~/.copilot/settings.json`: `hooks.<event>` lists of `{type, bash,
 //!   powershell, timeoutSec}`. It runs both the user's and a repository's hooks, so install
 //!   writes the user's file only.
 //!
 //! Each command is `<data>/bin/vl hook <agent> <event>` by absolute path: Codex runs hooks
-//! through a login shell, which may reset `PATH`.
+//! through a login shell, which may reset `PATH`. The files are edited with
+//! [`super::settings_file`] (format-preserving; Gemini's settings may hold comments, which it
+//! reads) and remembered in [`super::ledger`], so uninstall gives back the user's exact bytes
+//! when the file did not change since install.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::backend::CliError;
-use super::install::{
-    backup_of, forget_created, install_binary, print_provider, print_what_stays, read_document, remember_created,
-    uninstall_binary, write_document,
-};
+use super::settings_file::{Committed, EditError, JsonSyntax, SettingsFile, edit_json};
+use super::{GiveBack, binary, give_back, ledger, print_provider, print_what_stays, stop_worker};
+use crate::cli::backend::CliError;
 use crate::config::Config;
 use crate::hook::is_ours;
 
@@ -213,35 +214,84 @@ fn home(config: &Config) -> Result<PathBuf, CliError> {
         .ok_or_else(|| CliError::Failed(format!("{} is not set; cannot find your settings", crate::platform::HOME_ENV)))
 }
 
+impl Agent {
+    /// Gemini CLI reads comments in its settings; the other two read plain JSON.
+    fn syntax(self) -> JsonSyntax {
+        if self == Agent::Gemini { JsonSyntax::Jsonc } else { JsonSyntax::Strict }
+    }
+}
+
+/// What one install wrote, for the messages and the ledger.
+#[derive(Default)]
+struct Wrote {
+    count: usize,
+    backup: Option<PathBuf>,
+    created: bool,
+}
+
 pub fn install(agent: Agent, config: &Config) -> Result<(), CliError> {
     let path = agent.file(&home(config)?);
+    let mut file = SettingsFile::open(&path)?;
+    let exe = binary::installed_binary(config);
+    // Check first: the file takes our hooks, and (Codex) there is a Codex to trust them with,
+    // before anything is copied or written.
+    edit_json(&path, file.text(), agent.syntax(), |doc| merge(agent, doc, &exe).map(|_| ()))?;
     if agent == Agent::Codex {
-        // Check first: without Codex its hooks cannot be trusted, and untrusted ones never run.
-        super::install_codex_trust::find_codex(config)?;
+        super::codex_trust::find_codex(config)?;
     }
-    let existed = path.exists();
-    let mut document = read_document(&path)?;
-    let before = document.clone();
-    let exe = install_binary(config, &path)?;
-    let count = merge(agent, &mut document, &exe)
-        .map_err(|e| CliError::Failed(format!("{}: {e}; nothing changed", path.display())))?;
+    binary::install_binary(config, &path)?;
     println!("vl is installed at {}", exe.display());
-    if document == before {
-        println!("the {} hooks are already installed in {}; nothing changed", agent.name(), path.display());
-    } else {
-        let backup = write_document(&path, &document, !backup_of(&path).exists())?;
-        if !existed {
-            remember_created(config, &path)?;
+    let mut wrote = Wrote::default();
+    match file.commit(|text| write_install(agent, &path, text, &exe, &mut wrote))? {
+        Committed::Unchanged => {
+            println!("the {} hooks are already installed in {}; nothing changed", agent.name(), path.display())
         }
-        println!("installed {count} {} hooks in {}", agent.name(), path.display());
-        if let Some(backup) = backup {
-            println!("the previous file is saved as {}", backup.display());
+        Committed::Written { sha256, redone } => {
+            ledger::record(config, &path, sha256, wrote.created)?;
+            if redone {
+                println!("{} changed while vl was installing; the hooks were added to the new content", path.display());
+            }
+            println!("installed {} {} hooks in {}", wrote.count, agent.name(), path.display());
+            if let Some(backup) = &wrote.backup {
+                println!("your file as it was is saved as {}", backup.display());
+            }
         }
     }
     println!("each runs: {} hook {} <event>", crate::platform::shell_program(&exe), agent.platform());
     after_install(agent, config, &path)?;
     print_provider(config);
     Ok(())
+}
+
+/// The edit the commit runs (again on new content if the file changed meanwhile), and the
+/// backup of the user's own file, written once.
+fn write_install(
+    agent: Agent,
+    path: &Path,
+    text: Option<&str>,
+    exe: &Path,
+    wrote: &mut Wrote,
+) -> Result<Option<String>, EditError> {
+    let new = edit_json(path, text, agent.syntax(), |doc| {
+        wrote.count = merge(agent, doc, exe)?;
+        Ok(())
+    })?;
+    if new.is_none() {
+        return Ok(None);
+    }
+    let backup = ledger::backup_of(path);
+    if let Some(original) = text
+        && (wrote.backup.is_some() || !backup.exists())
+    {
+        std::fs::write(&backup, original).map_err(|source| EditError::Io {
+            action: "back up the file to",
+            path: backup.clone(),
+            source,
+        })?;
+        wrote.backup = Some(backup);
+    }
+    wrote.created = text.is_none();
+    Ok(new)
 }
 
 /// Each agent's own rule, once its file is written.
@@ -252,7 +302,7 @@ fn after_install(agent: Agent, config: &Config, path: &Path) -> Result<(), CliEr
              run it with GEMINI_CLI_TRUST_WORKSPACE=true"
         ),
         Agent::Codex => {
-            let trusted = super::install_codex_trust::trust_ours(config, path)?;
+            let trusted = super::codex_trust::trust_ours(config, path)?;
             println!("trusted {trusted} VibeLearn hooks in Codex (its config.toml, hooks.state)");
         }
         Agent::Copilot => println!(
@@ -265,43 +315,60 @@ fn after_install(agent: Agent, config: &Config, path: &Path) -> Result<(), CliEr
 
 pub fn uninstall(agent: Agent, config: &Config) -> Result<(), CliError> {
     let path = agent.file(&home(config)?);
-    // Check first: an unreadable file is refused before anything (the binary included) goes.
-    let mut document = if path.exists() { Some(read_document(&path)?) } else { None };
-    let trust = match (agent, &document) {
-        (Agent::Codex, Some(_)) => super::install_codex_trust::our_keys(config, &path),
+    // Check first: read and validate everything; nothing changes before this succeeds.
+    let mut file = SettingsFile::open(&path)?;
+    let mut removed = 0;
+    let remove_edit = |text: Option<&str>, removed: &mut usize| {
+        edit_json(&path, text, agent.syntax(), |doc| {
+            *removed = remove(agent, doc)?;
+            Ok(())
+        })
+    };
+    let edited = remove_edit(file.text(), &mut removed)?;
+    let back = give_back(config, &path, file.text(), edited.as_deref(), agent.syntax())?;
+    let removes_copy = binary::removes_copy(config, &path);
+    // Codex's keys for our hooks, asked while the hooks are still there.
+    let trust = match (agent, removed) {
+        (Agent::Codex, 1..) => super::codex_trust::our_keys(config, &path),
         _ => Ok(Vec::new()),
     };
-    if let Some(binary) = uninstall_binary(config, &path)? {
-        println!("removed {}", binary.display());
-    }
-    let Some(document) = document.as_mut() else {
+    if file.text().is_none() {
         println!("there is no {}; nothing to remove", path.display());
-        return Ok(());
-    };
-    let removed =
-        remove(agent, document).map_err(|e| CliError::Failed(format!("{}: {e}; nothing changed", path.display())))?;
-    if removed == 0 {
+    } else if removed == 0 {
         println!("no VibeLearn hooks in {}; nothing changed", path.display());
-        return Ok(());
-    }
-    let created = forget_created(config, &path);
-    if created && document.as_object().is_some_and(|o| o.is_empty()) {
-        std::fs::remove_file(&path).map_err(|e| CliError::caused(format!("cannot remove {}", path.display()), e))?;
-        println!("removed {removed} {} hooks, and {} which install had created", agent.name(), path.display());
     } else {
-        write_document(&path, document, false)?;
-        println!("removed {removed} {} hooks from {}", agent.name(), path.display());
+        match back {
+            GiveBack::Original(bytes) => {
+                file.restore(&bytes)?;
+                println!("removed {removed} {} hooks: {} is back to your own bytes", agent.name(), path.display());
+            }
+            GiveBack::Remove => {
+                file.remove()?;
+                println!("removed {removed} {} hooks, and {} which install had created", agent.name(), path.display());
+            }
+            GiveBack::Edit => {
+                file.commit(|text| remove_edit(text, &mut removed))?;
+                println!("removed {removed} {} hooks from {}", agent.name(), path.display());
+            }
+        }
     }
-    let _ = std::fs::remove_file(backup_of(&path));
+    let _ = std::fs::remove_file(ledger::backup_of(&path));
+    ledger::forget(config, &path)?;
     match trust {
         Ok(keys) if !keys.is_empty() => {
-            super::install_codex_trust::forget(config, &keys)?;
+            super::codex_trust::forget(config, &keys)?;
             println!("removed their {} trust entries from Codex's config.toml", keys.len());
         }
         Ok(_) => {}
         Err(e) => println!("Codex's trust entries for them stay in its config.toml ({e})"),
     }
-    print_what_stays(config);
+    if removes_copy {
+        stop_worker(config);
+    }
+    if let Some(binary) = binary::uninstall_binary(config, &path)? {
+        println!("removed {}", binary.display());
+    }
+    print_what_stays(config, removes_copy);
     Ok(())
 }
 
@@ -325,7 +392,7 @@ pub fn installed_names(config: &Config) -> Vec<String> {
     let ours = |path: PathBuf, platform: &str| {
         let Ok(text) = std::fs::read_to_string(path) else { return false };
         let Ok(mut document) = serde_json::from_str::<Value>(&text) else { return false };
-        super::install::remove_ours(&mut document, platform).is_ok_and(|n| n > 0)
+        super::remove_ours(&mut document, platform).is_ok_and(|n| n > 0)
     };
     let mut names = Vec::new();
     if ours(home.join(".claude").join("settings.json"), "claude-code") {

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::backend::CliError;
+use crate::cli::backend::CliError;
 use crate::config::Config;
 
 /// How long the app-server gets to start and answer one request.

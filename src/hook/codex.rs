@@ -16,7 +16,9 @@ use serde_json::{Value, json};
 use super::adapters::{HookInput, any, exit_status, text};
 
 /// Only the tail of a transcript is read: the call that just ended is near the end.
-const TAIL_BYTES: u64 = 1024 * 1024;
+/// (Codex writes the call's end before it runs the hook: its `item_completed` line, then the
+/// `function_call_output`, whose output Codex caps, so even after a huge command the last one fits.)
+const TAIL_BYTES: u64 = 256 * 1024;
 
 pub fn normalize(raw: &Value) -> HookInput {
     let mut input = HookInput {

@@ -98,8 +98,12 @@ pub enum Command {
     Login(LoginArgs),
     /// Register VibeLearn's hooks with an IDE (idempotent; keeps your other settings).
     #[command(after_help = "Examples:\n  vl install claude-code\n  vl install claude-code --statusline\n  \
-                      vl install cursor --project .\n  vl install cursor")]
+                      vl install cursor --project .\n  vl install cursor\n  vl install claude-code --add-to-path")]
     Install {
+        /// Put the folder of the installed `vl` on your PATH, the way rustup does (your shell's
+        /// profile files; the user PATH on Windows); `vl uninstall` takes it out again.
+        #[arg(long, global = true)]
+        add_to_path: bool,
         #[command(subcommand)]
         target: InstallTarget,
     },

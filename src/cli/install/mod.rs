@@ -33,6 +33,7 @@ mod binary;
 mod claude_form;
 pub mod hooks;
 pub mod ledger;
+pub mod path_setup;
 pub mod settings_file;
 
 pub use binary::installed_binary;
@@ -50,8 +51,8 @@ impl From<EditError> for CliError {
     }
 }
 
-pub fn run(target: InstallTarget, config: &Config) -> ExitCode {
-    match install(target, config) {
+pub fn run(target: InstallTarget, add_to_path: bool, config: &Config) -> ExitCode {
+    match install(target, add_to_path, config) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("vl install: {e}");
@@ -150,7 +151,7 @@ struct Wrote {
     created: bool,
 }
 
-fn install(target_ide: InstallTarget, config: &Config) -> Result<(), CliError> {
+fn install(target_ide: InstallTarget, add_to_path: bool, config: &Config) -> Result<(), CliError> {
     let (claude, project, statusline) = match target_ide {
         InstallTarget::ClaudeCode { statusline } => (true, None, statusline),
         InstallTarget::Cursor { project } => (false, project, false),
@@ -171,6 +172,7 @@ fn install(target_ide: InstallTarget, config: &Config) -> Result<(), CliError> {
     };
     binary::install_binary(config, &path)?;
     println!("vl is installed at {}", exe.display());
+    path_setup::after_install(config, exe.parent().unwrap_or(Path::new(".")), add_to_path)?;
     let mut wrote = Wrote::default();
     let committed = file.commit(|text| write_install(&path, text, syntax, &plan, &mut wrote))?;
     let Committed::Written { sha256, redone } = committed else {
@@ -323,6 +325,14 @@ fn uninstall(target_ide: UninstallTarget, config: &Config) -> Result<(), CliErro
     }
     if let Some(binary) = binary::uninstall_binary(config, &path)? {
         println!("removed {}", binary.display());
+        let changed = path_setup::remove_from_path(config, binary.parent().unwrap_or(Path::new(".")))?;
+        if !changed.is_empty() {
+            println!(
+                "took {} out of your PATH again: {}",
+                binary.parent().unwrap_or(Path::new(".")).display(),
+                changed.join(", ")
+            );
+        }
     }
     print_what_stays(config, removes_copy);
     Ok(())

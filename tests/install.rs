@@ -116,8 +116,10 @@ fn a_symlinked_settings_file_is_written_through_and_the_link_stays() {
     std::fs::create_dir_all(home.path().join(".claude")).unwrap();
     let link = settings(home.path());
     if let Err(e) = vibelearn::platform::symlink_file(Path::new("../dotfiles/claude/settings.json"), &link) {
-        // Windows without Developer Mode refuses symlinks to non-administrators.
-        crate::util::skip_unless_ci("symlinked settings test", &format!("cannot make a symlink here: {e}"));
+        // Windows without Developer Mode (or wine) refuses symlinks to non-administrators: a
+        // permission of the account, not a missing tool, so not a CI failure there.
+        assert_eq!(std::env::consts::OS, "windows", "cannot make a symlink: {e}");
+        eprintln!("SKIPPED symlinked settings test: this Windows account may not make symlinks ({e})");
         return;
     }
     assert_ok(&run(home.path(), &["install", "claude-code"], None));
@@ -181,7 +183,8 @@ fn claude_that_writes(dir: &Path, settings: &Path) -> PathBuf {
 #[test]
 fn a_write_to_the_file_while_install_runs_is_kept() {
     if std::env::consts::OS == "windows" {
-        crate::util::skip_unless_ci("concurrent-write install test", "the stand-in claude is a shell script");
+        // Not applicable: the stand-in `claude` is a shell script (the editor's own unit test
+        // covers the same race on every OS).
         return;
     }
     let home = TempDir::new();
@@ -200,6 +203,11 @@ fn a_write_to_the_file_while_install_runs_is_kept() {
 
 #[test]
 fn after_install_vl_runs_from_a_new_login_shell_with_add_to_path_and_uninstall_takes_it_out() {
+    if std::env::consts::OS == "windows" {
+        // Not applicable: there --add-to-path edits the account's own PATH in the registry,
+        // which a test must not touch on a developer's or runner's machine.
+        return;
+    }
     let bash = ["/bin/bash", "/usr/bin/bash"].into_iter().map(Path::new).find(|p| p.exists());
     let Some(bash) = bash else {
         crate::util::skip_unless_ci("login shell PATH test", "no bash on this machine");

@@ -108,7 +108,8 @@ pub enum Command {
         target: InstallTarget,
     },
     /// Remove exactly what `vl install` added, keeping your other settings.
-    #[command(after_help = "The file is backed up to <file>.vibelearn.bak first. A status line that \
+    #[command(after_help = "A file unchanged since install gets your own bytes back (kept in \
+                            <file>.vibelearn.bak); one you changed loses only the hooks. A status line that \
                             `--statusline` replaced is put back.\n\nExamples:\n  vl uninstall claude-code\n  \
                             vl uninstall cursor --project .")]
     Uninstall {
@@ -248,7 +249,7 @@ pub struct LoginArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum InstallTarget {
-    /// Add the hooks to ~/.claude/settings.json (backed up first; other settings kept).
+    /// Add the hooks to ~/.claude/settings.json (every other byte of it kept).
     #[command(after_help = "Each hook runs `<this vl> hook claude-code <event>`. Re-running changes nothing; an \
                             earlier install is upgraded in place.\n\nExamples:\n  vl install claude-code\n  \
                             vl install claude-code --statusline")]

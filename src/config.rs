@@ -78,6 +78,8 @@ pub struct Config {
     pub llm_child: bool,
     /// The terminal's width when the shell exports `COLUMNS`, for the CLI's tables.
     pub columns: Option<usize>,
+    /// The user's login shell (`SHELL`), for the PATH line `vl install` prints.
+    pub shell: Option<String>,
     /// The API keys whose value came from the environment of a process Claude Code started
     /// (`CLAUDECODE=1`: a hook, or a worker a hook started): `auto` does not spend them
     /// (SPEC §6.5; the README's Configuration section says so).
@@ -185,6 +187,7 @@ impl Config {
             path_var: env.get("PATH"),
             llm_child,
             columns,
+            shell: env.get("SHELL"),
             keys_inherited_from_claude_code,
         }
     }

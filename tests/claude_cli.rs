@@ -92,7 +92,14 @@ fn claude(bin: &Path, home: &Path, port: u16, api: &FakeMessages, cwd: &Path, ar
         .args(args)
         .current_dir(cwd)
         .env_clear()
-        .env("PATH", format!("{}:{}", vl_dir.display(), std::env::var("PATH").unwrap_or_default()))
+        .env(
+            "PATH",
+            std::env::join_paths(
+                std::iter::once(vl_dir.to_owned())
+                    .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+            )
+            .expect("no folder on PATH holds the separator"),
+        )
         .env("HOME", home)
         .env("IS_SANDBOX", "1")
         .env("ANTHROPIC_BASE_URL", &api.url)

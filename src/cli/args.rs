@@ -100,13 +100,18 @@ pub enum Command {
     Login(LoginArgs),
     /// Register VibeLearn's hooks with an IDE (idempotent; keeps your other settings).
     #[command(after_help = "Examples:\n  vl install claude-code\n  vl install claude-code --statusline\n  \
-                      vl install cursor --project .\n  vl install cursor")]
+                      vl install cursor --project .\n  vl install cursor\n  vl install claude-code --add-to-path")]
     Install {
+        /// Put the folder of the installed `vl` on your PATH, the way rustup does (your shell's
+        /// profile files; the user PATH on Windows); `vl uninstall` takes it out again.
+        #[arg(long, global = true)]
+        add_to_path: bool,
         #[command(subcommand)]
         target: InstallTarget,
     },
     /// Remove exactly what `vl install` added, keeping your other settings.
-    #[command(after_help = "The file is backed up to <file>.vibelearn.bak first. A status line that \
+    #[command(after_help = "A file unchanged since install gets your own bytes back (kept in \
+                            <file>.vibelearn.bak); one you changed loses only the hooks. A status line that \
                             `--statusline` replaced is put back.\n\nExamples:\n  vl uninstall claude-code\n  \
                             vl uninstall cursor --project .")]
     Uninstall {
@@ -246,7 +251,7 @@ pub struct LoginArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum InstallTarget {
-    /// Add the hooks to ~/.claude/settings.json (backed up first; other settings kept).
+    /// Add the hooks to ~/.claude/settings.json (every other byte of it kept).
     #[command(after_help = "Each hook runs `<this vl> hook claude-code <event>`. Re-running changes nothing; an \
                             earlier install is upgraded in place.\n\nExamples:\n  vl install claude-code\n  \
                             vl install claude-code --statusline")]

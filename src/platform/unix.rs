@@ -115,3 +115,9 @@ pub fn symlink_file(target: &Path, link: &Path) -> std::io::Result<()> {
 pub fn stop_process_command(pid: u64) -> String {
     format!("kill {pid}")
 }
+
+pub const HAS_USER_PATH: bool = false;
+
+pub fn user_path(_dir: &Path, _add: bool) -> std::io::Result<bool> {
+    Ok(false)
+}

@@ -24,7 +24,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::settings_file::{Committed, EditError, JsonSyntax, SettingsFile, edit_json};
-use super::{GiveBack, binary, give_back, ledger, print_provider, print_what_stays, stop_worker};
+use super::{
+    GiveBack, binary, give_back, ledger, path_setup, print_provider, print_what_stays, remove_binary, stop_worker,
+};
 use crate::cli::backend::CliError;
 use crate::config::Config;
 use crate::hook::is_ours;
@@ -229,7 +231,7 @@ struct Wrote {
     created: bool,
 }
 
-pub fn install(agent: Agent, config: &Config) -> Result<(), CliError> {
+pub fn install(agent: Agent, add_to_path: bool, config: &Config) -> Result<(), CliError> {
     let path = agent.file(&home(config)?);
     let mut file = SettingsFile::open(&path)?;
     let exe = binary::installed_binary(config);
@@ -241,6 +243,7 @@ pub fn install(agent: Agent, config: &Config) -> Result<(), CliError> {
     }
     binary::install_binary(config, &path)?;
     println!("vl is installed at {}", exe.display());
+    path_setup::after_install(config, exe.parent().unwrap_or(Path::new(".")), add_to_path)?;
     let mut wrote = Wrote::default();
     match file.commit(|text| write_install(agent, &path, text, &exe, &mut wrote))? {
         Committed::Unchanged => {
@@ -365,9 +368,7 @@ pub fn uninstall(agent: Agent, config: &Config) -> Result<(), CliError> {
     if removes_copy {
         stop_worker(config);
     }
-    if let Some(binary) = binary::uninstall_binary(config, &path)? {
-        println!("removed {}", binary.display());
-    }
+    remove_binary(config, &path)?;
     print_what_stays(config, removes_copy);
     Ok(())
 }

@@ -37,6 +37,7 @@ mod claude_form;
 pub mod codex_trust;
 pub mod hooks;
 pub mod ledger;
+pub mod path_setup;
 pub mod settings_file;
 
 pub use binary::installed_binary;
@@ -54,12 +55,12 @@ impl From<EditError> for CliError {
     }
 }
 
-pub fn run(target: InstallTarget, config: &Config) -> ExitCode {
+pub fn run(target: InstallTarget, add_to_path: bool, config: &Config) -> ExitCode {
     let done = match target {
-        InstallTarget::Gemini => agents::install(agents::Agent::Gemini, config),
-        InstallTarget::Codex => agents::install(agents::Agent::Codex, config),
-        InstallTarget::Copilot => agents::install(agents::Agent::Copilot, config),
-        other => install(other, config),
+        InstallTarget::Gemini => agents::install(agents::Agent::Gemini, add_to_path, config),
+        InstallTarget::Codex => agents::install(agents::Agent::Codex, add_to_path, config),
+        InstallTarget::Copilot => agents::install(agents::Agent::Copilot, add_to_path, config),
+        other => install(other, add_to_path, config),
     };
     match done {
         Ok(()) => ExitCode::SUCCESS,
@@ -166,7 +167,7 @@ struct Wrote {
     created: bool,
 }
 
-fn install(target_ide: InstallTarget, config: &Config) -> Result<(), CliError> {
+fn install(target_ide: InstallTarget, add_to_path: bool, config: &Config) -> Result<(), CliError> {
     let (claude, project, statusline) = match target_ide {
         InstallTarget::ClaudeCode { statusline } => (true, None, statusline),
         InstallTarget::Cursor { project } => (false, project, false),
@@ -188,6 +189,7 @@ fn install(target_ide: InstallTarget, config: &Config) -> Result<(), CliError> {
     };
     binary::install_binary(config, &path)?;
     println!("vl is installed at {}", exe.display());
+    path_setup::after_install(config, exe.parent().unwrap_or(Path::new(".")), add_to_path)?;
     let mut wrote = Wrote::default();
     let committed = file.commit(|text| write_install(&path, text, syntax, &plan, &mut wrote))?;
     let Committed::Written { sha256, redone } = committed else {
@@ -339,10 +341,24 @@ fn uninstall(target_ide: UninstallTarget, config: &Config) -> Result<(), CliErro
     if removes_copy {
         stop_worker(config);
     }
-    if let Some(binary) = binary::uninstall_binary(config, &path)? {
-        println!("removed {}", binary.display());
-    }
+    remove_binary(config, &path)?;
     print_what_stays(config, removes_copy);
+    Ok(())
+}
+
+/// Removes the copy of `vl` when no settings file uses it any more, and its PATH entry.
+fn remove_binary(config: &Config, path: &Path) -> Result<(), CliError> {
+    if let Some(binary) = binary::uninstall_binary(config, path)? {
+        println!("removed {}", binary.display());
+        let changed = path_setup::remove_from_path(config, binary.parent().unwrap_or(Path::new(".")))?;
+        if !changed.is_empty() {
+            println!(
+                "took {} out of your PATH again: {}",
+                binary.parent().unwrap_or(Path::new(".")).display(),
+                changed.join(", ")
+            );
+        }
+    }
     Ok(())
 }
 

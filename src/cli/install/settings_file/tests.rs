@@ -174,7 +174,11 @@ fn a_symlinked_file_is_written_through_and_the_link_stays() {
     let claude = dir.path().join(".claude");
     std::fs::create_dir(&claude).unwrap();
     let link = claude.join("settings.json");
-    crate::platform::symlink_file(Path::new("../dotfiles/settings.json"), &link).unwrap();
+    if let Err(e) = crate::platform::symlink_file(Path::new("../dotfiles/settings.json"), &link) {
+        // Windows without Developer Mode (or wine): the account may not make links.
+        assert_eq!(std::env::consts::OS, "windows", "cannot make a symlink: {e}");
+        return;
+    }
     let mut file = SettingsFile::open(&link).unwrap();
     assert_eq!(file.target(), claude.join("../dotfiles/settings.json"));
     let written = file

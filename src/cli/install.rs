@@ -216,6 +216,10 @@ const CLAUDE_PLUGIN_HOOKS: &str = include_str!("../../plugin/hooks/hooks.json");
 const CURSOR_PLUGIN_HOOKS: &str = include_str!("../../plugin/cursor/hooks.json");
 
 pub fn run(target: InstallTarget, config: &Config) -> ExitCode {
+    // The data dir owner-only before anything is put in it (SPEC §4, "the disk").
+    if let Ok(Some(line)) = crate::worker::secure_data_dir(config, crate::platform::Scope::Everything) {
+        println!("{line}");
+    }
     match install(target, config) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

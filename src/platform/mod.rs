@@ -4,7 +4,10 @@
 //!
 //! What lives here:
 //! - files only their owner may read: [`write_private_file`], [`check_private_file`],
-//!   [`create_private_dir`] (the user key, the admin token, `config.json`, the data dir);
+//!   [`create_private_dir`] (the user key, the admin token, `config.json`), [`restrict_new_files`]
+//!   (umask 077 for the whole process), [`secure_data_dir`] (a loose data dir tightened), and
+//!   [`open_private_append`] (the log);
+//! - ports: [`port_holder`] (who listens on the worker's port, when it is not our worker);
 //! - the user's home: [`HOME_ENV`], [`home_dir`] (`HOME`; `USERPROFILE` on Windows);
 //! - processes: [`spawn_detached`] (a worker that outlives the hook and holds none of its
 //!   handles), [`spawn_tree`] / [`ProcessTree::kill_tree`] (a command and everything it starts,
@@ -43,8 +46,8 @@ pub enum PrivateFileError {
     Loose { path: std::path::PathBuf, mode: u32 },
 }
 
-/// Writes a file readable only by its owner: created that way (never briefly open to others),
-/// and an existing file's permissions tightened too.
+/// Writes a file readable only by its owner: a new file created that way and renamed over the
+/// old one, so the secret is never in a file others may read, not even for a moment.
 pub fn write_private_file(path: &Path, contents: &str) -> std::io::Result<()> {
     imp::write_private_file(path, contents)
 }
@@ -71,13 +74,122 @@ pub fn check_private_file(path: &Path, meta: &std::fs::Metadata) -> Result<(), P
 }
 
 /// Creates `dir` and any missing parents, each owner-only (0700 on Unix) as it is created.
-/// An existing directory keeps its mode: it may be a folder the user chose
-/// (`VIBELEARN_DATA_DIR`), and the key files inside are owner-only anyway.
+/// An existing directory is left as it is: the data dir itself goes through
+/// [`secure_data_dir`], which tightens it.
 pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     if dir.is_dir() {
         return Ok(());
     }
     imp::create_private_dir_all(dir)
+}
+
+/// Makes every file this process creates from now on owner-only: umask 077 on Unix (so
+/// SQLite's `-wal`/`-shm`, the logs, the pid and lock files are 0600 and folders 0700 without
+/// a chmod after the fact); nothing on Windows, where files inherit their folder's ACL.
+/// `main` calls it first.
+pub fn restrict_new_files() {
+    imp::restrict_new_files()
+}
+
+/// Opens `path` for appending, created owner-only (a log file).
+pub fn open_private_append(path: &Path) -> std::io::Result<std::fs::File> {
+    imp::open_private_append(path)
+}
+
+/// How much of the data dir [`secure_data_dir`] looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The dir and, recursively, everything in it (the worker's start, `vl install`).
+    Everything,
+    /// The dir's own mode, one `stat`; everything in it only when that is loose (a hook or a
+    /// CLI command opening the data dir: the common case costs one system call).
+    IfLoose,
+}
+
+/// What [`secure_data_dir`] changed: each path with its old and new mode.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Tightened {
+    pub changed: Vec<(PathBuf, u32, u32)>,
+    /// An owner-only ACL was set (Windows, a data dir outside the profile).
+    pub acl: bool,
+}
+
+impl Tightened {
+    /// The one log line that says what changed, or `None` when nothing did.
+    pub fn log_line(&self, dir: &Path) -> Option<String> {
+        if self.changed.is_empty() && !self.acl {
+            return None;
+        }
+        let shown: Vec<String> = self
+            .changed
+            .iter()
+            .take(8)
+            .map(|(path, old, new)| {
+                let name = path.strip_prefix(dir).ok().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+                format!("{} {old:o}->{new:o}", name.display())
+            })
+            .collect();
+        let more = self.changed.len().saturating_sub(shown.len());
+        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+        let acl = if self.acl { "; set an owner-only ACL on it" } else { "" };
+        Some(format!(
+            "made the data dir {} owner-only: {} path(s) were readable by others ({}{more}){acl}",
+            dir.display(),
+            self.changed.len(),
+            shown.join(", ")
+        ))
+    }
+}
+
+/// Creates the data dir owner-only, or tightens an existing one: the dir 0700 and every file
+/// and folder in it without group or other bits (0600 / 0700), symlinks not followed. On
+/// Windows, a data dir outside the user's profile (`home`) gets an owner-only ACL, inherited
+/// by what is in it; inside the profile its ACL already is.
+pub fn secure_data_dir(dir: &Path, home: Option<&Path>, scope: Scope) -> std::io::Result<Tightened> {
+    let mut done = Tightened::default();
+    let meta = match std::fs::symlink_metadata(dir) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            imp::create_private_dir_all(dir)?;
+            std::fs::symlink_metadata(dir)?
+        }
+        Err(e) => return Err(e),
+    };
+    let outside_profile = home.is_none_or(|home| !dir.starts_with(home));
+    if outside_profile && scope == Scope::Everything {
+        done.acl = imp::restrict_dir_acl(dir)?;
+    }
+    if scope == Scope::IfLoose && !imp::is_loose_dir(&meta) {
+        return Ok(done);
+    }
+    tighten_tree(dir, &meta, &mut done.changed)?;
+    Ok(done)
+}
+
+/// [`imp::tighten`] on `path` and, for a folder, on everything below it.
+fn tighten_tree(path: &Path, meta: &std::fs::Metadata, changed: &mut Vec<(PathBuf, u32, u32)>) -> std::io::Result<()> {
+    if let Some((old, new)) = imp::tighten(path, meta)? {
+        changed.push((path.to_owned(), old, new));
+    }
+    if meta.is_dir() {
+        for entry in std::fs::read_dir(path)? {
+            let entry = entry?;
+            // A file removed meanwhile (a hook's stamp, a rotated log) is no longer ours to fix.
+            let Ok(meta) = std::fs::symlink_metadata(entry.path()) else { continue };
+            tighten_tree(&entry.path(), &meta, changed)?;
+        }
+    }
+    Ok(())
+}
+
+/// Which process listens on TCP `port`, where the OS tells it (Linux: `/proc`, for the
+/// processes we may inspect): its pid and program name.
+pub fn port_holder(port: u16) -> Option<(u32, Option<String>)> {
+    let pid = imp::port_holder(port)?;
+    let name = imp::process_name(pid)
+        .and_then(|line| line.split_whitespace().next().map(str::to_owned))
+        .map(|program| Path::new(&program).file_name().map_or(program.clone(), |n| n.to_string_lossy().into_owned()));
+    Some((pid, name))
 }
 
 /// Opens `url` in the user's browser with the desktop's opener (`xdg-open`, `open`, or the

@@ -165,7 +165,8 @@ pub fn run(config: Config) -> Result<RunOutcome, WorkerError> {
 /// worker, the hooks' direct path, the CLI's writes and `vl install` call. Returns the one
 /// line saying what changed, if anything did, for the caller to log (or print).
 pub fn secure_data_dir(config: &Config, scope: Scope) -> std::io::Result<Option<String>> {
-    let tightened = crate::platform::secure_data_dir(&config.data_dir, config.home.as_deref(), scope)?;
+    let secrets = [USER_KEY_FILE, ADMIN_TOKEN_FILE];
+    let tightened = crate::platform::secure_data_dir(&config.data_dir, config.home.as_deref(), scope, &secrets)?;
     Ok(tightened.log_line(&config.data_dir))
 }
 

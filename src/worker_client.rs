@@ -49,8 +49,9 @@ pub enum Unreachable {
     /// sent to it. The message says who holds the port and how to choose another.
     #[error("{0}")]
     NotOurWorker(String),
-    /// There is no readable `<data>/worker.key` (no worker has started yet, or the file is
-    /// loose), so no listener can be checked, and nothing is sent.
+    /// Something listens on the port, but there is no readable `<data>/worker.key` (removed
+    /// under a running worker, or loose), so the listener cannot be checked, and nothing is
+    /// sent. (With nothing listening the error is [`Unreachable::Io`], as for any worker down.)
     #[error("no worker key yet in the data dir; nothing was sent")]
     NoKey,
 }
@@ -207,21 +208,20 @@ impl WorkerClient {
         if let Some(stream) = self.conn.borrow_mut().take() {
             return Ok(stream);
         }
-        let key = match &self.proof {
-            Proof::Unavailable => return Err(Unreachable::NoKey),
-            Proof::Required(key) => Some(key.as_str()),
-            Proof::Skipped => None,
-        };
         let addr = self
             .addr
             .to_socket_addrs()
             .map_err(Unreachable::Io)?
             .next()
             .ok_or_else(|| Unreachable::Unresolved(self.addr.clone()))?;
+        // Connected before the key is looked at, so "nothing listens" (start a worker) and
+        // "something listens, and we cannot check it" (send it nothing) stay apart.
         let stream = TcpStream::connect_timeout(&addr, remaining(deadline)).map_err(Unreachable::Io)?;
         let _ = stream.set_nodelay(true);
-        if let Some(key) = key {
-            self.prove(&stream, key, deadline)?;
+        match &self.proof {
+            Proof::Unavailable => return Err(Unreachable::NoKey),
+            Proof::Required(key) => self.prove(&stream, key, deadline)?,
+            Proof::Skipped => {}
         }
         Ok(stream)
     }

@@ -7,9 +7,11 @@
 //! after it came back as a new process. Screenshots go to `test-artifacts/dashboard/`.
 //!
 //! The page is opened the way a user opens it, by `vl dashboard` (with a stand-in for the
-//! desktop's URL opener that records the URL): the key travels in the URL fragment, the page
-//! moves it to sessionStorage and out of the address bar; opened without it, the page says how
-//! to open it and loads nothing.
+//! desktop's opener that records its argument): the opener gets a 0600 file in the data dir,
+//! without the key, whose script goes to the page with a one-time code in the fragment; the
+//! page trades it for the key, keeps that in sessionStorage and drops the code from the address
+//! bar; the same file opened again opens nothing; opened without a code, the page says how to
+//! open it and loads nothing.
 //!
 //! Needs node, `tests/browser/node_modules` (`npm ci` there) and `/usr/bin/chromium`; `.ci/run`
 //! installs them. When one is missing the test prints why to stderr (uncaptured, so it shows in

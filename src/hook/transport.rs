@@ -92,9 +92,8 @@ impl<'a> Transport<'a> {
                     self.worker_down = true;
                     return self.deliver_directly(route, body);
                 }
-                // No key file to check a listener with: store it ourselves. Not a reason to start
-                // a worker: the key is missing only before the first start, which SessionStart
-                // makes, or when it was removed under a running worker.
+                // Something listens but there is no key file to check it with: store it
+                // ourselves, and start no worker (one would fail on the held port).
                 Err(Unreachable::NoKey) => {
                     log::warn!(target: "hook", "no worker key in the data dir; enqueueing {} directly", route.path());
                     self.worker_down = true;

@@ -145,7 +145,11 @@ impl Tightened {
 /// and folder in it without group or other bits (0600 / 0700), symlinks not followed. On
 /// Windows, a data dir outside the user's profile (`home`) gets an owner-only ACL, inherited
 /// by what is in it; inside the profile its ACL already is.
-pub fn secure_data_dir(dir: &Path, home: Option<&Path>, scope: Scope) -> std::io::Result<Tightened> {
+///
+/// Files named in `secrets` are left as they are: a secret others could read may have been
+/// read, so it is refused where it is read ([`read_private_file`]), with the fix, not quietly
+/// made private.
+pub fn secure_data_dir(dir: &Path, home: Option<&Path>, scope: Scope, secrets: &[&str]) -> std::io::Result<Tightened> {
     let mut done = Tightened::default();
     let meta = match std::fs::symlink_metadata(dir) {
         Ok(meta) => meta,
@@ -162,12 +166,21 @@ pub fn secure_data_dir(dir: &Path, home: Option<&Path>, scope: Scope) -> std::io
     if scope == Scope::IfLoose && !imp::is_loose_dir(&meta) {
         return Ok(done);
     }
-    tighten_tree(dir, &meta, &mut done.changed)?;
+    let skip: Vec<PathBuf> = secrets.iter().map(|name| dir.join(name)).collect();
+    tighten_tree(dir, &meta, &skip, &mut done.changed)?;
     Ok(done)
 }
 
 /// [`imp::tighten`] on `path` and, for a folder, on everything below it.
-fn tighten_tree(path: &Path, meta: &std::fs::Metadata, changed: &mut Vec<(PathBuf, u32, u32)>) -> std::io::Result<()> {
+fn tighten_tree(
+    path: &Path,
+    meta: &std::fs::Metadata,
+    skip: &[PathBuf],
+    changed: &mut Vec<(PathBuf, u32, u32)>,
+) -> std::io::Result<()> {
+    if skip.iter().any(|s| s == path) {
+        return Ok(());
+    }
     if let Some((old, new)) = imp::tighten(path, meta)? {
         changed.push((path.to_owned(), old, new));
     }
@@ -176,7 +189,7 @@ fn tighten_tree(path: &Path, meta: &std::fs::Metadata, changed: &mut Vec<(PathBu
             let entry = entry?;
             // A file removed meanwhile (a hook's stamp, a rotated log) is no longer ours to fix.
             let Ok(meta) = std::fs::symlink_metadata(entry.path()) else { continue };
-            tighten_tree(&entry.path(), &meta, changed)?;
+            tighten_tree(&entry.path(), &meta, skip, changed)?;
         }
     }
     Ok(())
@@ -344,6 +357,47 @@ mod tests {
         create_private_dir(&data).unwrap();
         assert_eq!(std::fs::metadata(&data).unwrap().permissions().mode() & 0o777, 0o700);
         create_private_dir(&data).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_loose_data_dir_is_tightened_except_its_secrets_which_are_refused_instead() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().unwrap();
+        let data = root.path().join("data");
+        std::fs::create_dir_all(data.join("logs")).unwrap();
+        for (name, mode) in [("vibelearn.db", 0o644), ("logs/vibelearn.log.1", 0o644), ("worker.key", 0o644)] {
+            std::fs::write(data.join(name), "x").unwrap();
+            set_mode(&data.join(name), mode).unwrap();
+        }
+        set_mode(&data, 0o755).unwrap();
+        let mode = |p: &str| std::fs::metadata(data.join(p)).unwrap().permissions().mode() & 0o777;
+        // One stat, and nothing done, when the dir itself is tight.
+        set_mode(&data, 0o700).unwrap();
+        assert!(secure_data_dir(&data, None, Scope::IfLoose, &[]).unwrap().changed.is_empty());
+        set_mode(&data, 0o755).unwrap();
+        let done = secure_data_dir(&data, None, Scope::IfLoose, &["worker.key"]).unwrap();
+        assert_eq!((mode(""), mode("vibelearn.db"), mode("logs/vibelearn.log.1")), (0o700, 0o600, 0o600));
+        assert_eq!(mode("worker.key"), 0o644, "a loose secret is left to be refused");
+        let line = done.log_line(&data).unwrap();
+        assert!(line.contains("4 path(s)") && line.contains(". 755->700"), "{line}");
+        assert!(secure_data_dir(&data, None, Scope::Everything, &["worker.key"]).unwrap().log_line(&data).is_none());
+        let fresh = root.path().join("new");
+        secure_data_dir(&fresh, None, Scope::IfLoose, &[]).unwrap();
+        assert_eq!(std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o777, 0o700);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_holder_of_a_port_is_found_in_proc() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (pid, name) = port_holder(port).expect("this process holds it");
+        assert_eq!(pid, std::process::id());
+        assert!(name.is_some());
+        let table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 0100007F:9392 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 12345 1\n";
+        assert_eq!(imp::listening_inodes(table, 0x9392), ["12345"]);
+        assert!(imp::listening_inodes(table, 0x9393).is_empty());
     }
 
     /// A shell line that never ends by itself, and one that prints `hello` and its marker

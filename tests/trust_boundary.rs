@@ -17,11 +17,14 @@ use base64::Engine;
 use serde_json::json;
 
 use crate::hooks::{db_rows, hook};
-use crate::util::{TempDir, WorkerProcess, free_port, vl, wait_for};
+#[cfg(unix)]
+use crate::util::free_port;
+use crate::util::{TempDir, WorkerProcess, vl, wait_for};
 
 const PROMPT: &str = "the user's secret prompt about the payroll schema";
 const TOOL_OUTPUT: &str = "PRIVATE-TOOL-OUTPUT-7731";
 
+#[cfg(unix)]
 /// A data dir `data` inside a folder others may enter (0755), so the data dir's own mode is
 /// what stands between another user and the files.
 fn open_parent() -> (TempDir, PathBuf) {
@@ -47,6 +50,7 @@ fn modes(dir: &Path) -> Vec<(PathBuf, u32)> {
     out
 }
 
+#[cfg(unix)]
 /// Whether this test can act as a second user: root, with `setpriv` and the `nobody` user.
 fn second_user_available(test: &str) -> bool {
     // SAFETY: geteuid(2) has no preconditions.
@@ -64,6 +68,7 @@ fn second_user_available(test: &str) -> bool {
     false
 }
 
+#[cfg(unix)]
 /// `cat path` as the user `nobody`: its stdout, and whether it succeeded.
 fn read_as_nobody(path: &Path) -> (bool, Vec<u8>) {
     let output = std::process::Command::new("setpriv")
@@ -83,6 +88,7 @@ fn record_a_session(data: &Path, port: u16) {
     });
 }
 
+#[cfg(unix)]
 /// The worker's files as another user sees them: nothing readable, the prompt nowhere.
 fn assert_unreadable_by_others(data: &Path) {
     let mut files: Vec<PathBuf> = modes(data).into_iter().map(|(p, _)| p).filter(|p| p.is_file()).collect();

@@ -11,6 +11,7 @@ mod edits;
 mod failures;
 mod fake_http;
 mod fake_messages;
+mod first_run;
 mod fuzz;
 mod grounding;
 mod hooks;

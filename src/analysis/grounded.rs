@@ -25,6 +25,7 @@
 mod builders;
 mod flow;
 mod mutations;
+pub mod units;
 
 pub use builders::BUG_TAG_PREFIX;
 
@@ -39,9 +40,10 @@ use std::cmp::Reverse;
 
 /// Most sites kept per concept: the questions of one concept use the first few.
 const MAX_SITES: usize = 6;
-/// A function this long or shorter is quoted whole; a longer one only around the site.
-const MAX_QUOTE_LINES: usize = 14;
-/// Lines quoted on each side of the site when the whole function is too long.
+/// A unit (function, class, block) this long or shorter is quoted whole; in a longer one, a
+/// smaller unit around the site.
+const MAX_QUOTE_LINES: usize = 18;
+/// A unit quoted inside a long function is grown by neighbours to about twice this plus one.
 const QUOTE_CONTEXT: usize = 3;
 
 /// One captured file, line by line, as written and with comments and strings masked.
@@ -189,21 +191,16 @@ fn one_based(line: usize) -> u32 {
     u32::try_from(line + 1).unwrap_or(u32::MAX)
 }
 
-/// The lines a question quotes around `line`: the enclosing function when it is short, else
-/// `QUOTE_CONTEXT` lines on each side (kept inside the function), without blank edge lines.
-fn quote_window(file: &CodeFile<'_>, line: usize) -> (usize, usize) {
-    let (mut start, mut end) = match flow::enclosing_function(file, line) {
-        Some((s, e)) if e - s < MAX_QUOTE_LINES => (s, e),
-        Some((s, e)) => (line.saturating_sub(QUOTE_CONTEXT).max(s), (line + QUOTE_CONTEXT).min(e)),
-        None => (line.saturating_sub(QUOTE_CONTEXT), (line + QUOTE_CONTEXT).min(file.lines.len() - 1)),
-    };
-    while start < line && file.is_blank(start) {
-        start += 1;
+/// The lines a question quotes around `line`: the largest whole unit holding it (the function
+/// with its decorators, a block, the statement: `units`) of at most `MAX_QUOTE_LINES`, grown by
+/// whole neighbouring statements when it is a small part of a long function.
+fn quote_window(file: &CodeFile<'_>, line: usize, narrow: bool) -> (usize, usize) {
+    let unit =
+        if narrow { units::units_around(file, line)[0] } else { units::unit_within(file, line, MAX_QUOTE_LINES) };
+    if unit.1 - unit.0 >= QUOTE_CONTEXT * 2 {
+        return unit;
     }
-    while end > line && file.is_blank(end) {
-        end -= 1;
-    }
-    (start, end)
+    units::with_siblings(file, unit, QUOTE_CONTEXT * 2 + 1)
 }
 
 /// The first of the entry's tokens that occurs as code in `start..=end` of `file`, for
@@ -223,6 +220,9 @@ pub struct Ask<'e> {
     pub about_error: bool,
     /// The bugs (rule ids) the session's questions planted already; others are tried first.
     pub used_bugs: &'e [String],
+    /// Quote the smallest whole unit around the site (its statement, grown by whole
+    /// neighbours) instead of the whole function: for a second question of one type there.
+    pub narrow: bool,
 }
 
 /// A question of `ask.qtype` grounded at the first of `sites` (tried from `first` on, wrapping

@@ -86,7 +86,7 @@ pub fn spot_the_bug(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<G
             (mutated != file.lines[i]).then_some((i, mutated, rule))
         })
     })?;
-    let (first, last) = quote_window(file, at);
+    let (first, last) = quote_window(file, at, ask.narrow);
     let mut shown: Vec<&str> = file.lines[first..=last].to_vec();
     shown[at - first] = &mutated;
     let mut question = format!(
@@ -118,7 +118,7 @@ fn token_at(file: &CodeFile<'_>, i: usize, token: &str) -> Option<usize> {
 
 /// One of the concept's tokens blanked in a real line near the site; the answer restores it.
 pub fn fill_in_blank(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<GeneratedQuestion> {
-    let (first, last) = quote_window(file, line);
+    let (first, last) = quote_window(file, line, ask.narrow);
     let lines = nearest_first(first, last, line);
     let shown_times =
         |token: &str, first: usize, last: usize| (first..=last).filter(|&i| token_at(file, i, token).is_some()).count();
@@ -128,15 +128,19 @@ pub fn fill_in_blank(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<
     tokens.sort_by_key(|t| (shown_times(t, first, last) != 1, t.len() < 2));
     let (at, pos, token) =
         tokens.iter().find_map(|t| lines.iter().find_map(|&i| token_at(file, i, t).map(|pos| (i, pos, *t))))?;
-    // Narrow the quote until the answer shows nowhere else in it (down to the line itself).
-    let (mut first, mut last) = (first, last);
-    while shown_times(token, first, last) > 1 && (first < at || last > at) {
-        if at - first >= last - at {
-            first += 1;
-        } else {
-            last -= 1;
-        }
-    }
+    // Where the answer shows elsewhere in the quote, a smaller whole unit around the blank
+    // where it does not (down to the blank's own statement): never a cut through one.
+    let (first, last) = if shown_times(token, first, last) > 1 {
+        let units = super::units::units_around(file, at);
+        units
+            .iter()
+            .rev()
+            .find(|&&(s, e)| s >= first && e <= last && shown_times(token, s, e) == 1)
+            .copied()
+            .unwrap_or(units[0])
+    } else {
+        (first, last)
+    };
     let original = file.lines[at];
     let blanked = format!("{}{BLANK}{}", original.get(..pos)?, original.get(pos + token.len()..)?);
     let mut shown: Vec<&str> = file.lines[first..=last].to_vec();
@@ -209,7 +213,7 @@ pub fn ordering(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<Gener
 /// multiple_choice, true_false, code_reading or open_ended over a verbatim quote of the lines
 /// around the site.
 pub fn quoted(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> GeneratedQuestion {
-    let (first, last) = quote_window(file, line);
+    let (first, last) = quote_window(file, line, ask.narrow);
     let where_ = place(file, first, last);
     let token = token_in(ask.entry, file, first, last);
     let pointer = token.map(|t| format!(" (look at `{t}`)")).unwrap_or_default();

@@ -28,6 +28,11 @@ pub fn enclosing_function(file: &CodeFile<'_>, line: usize) -> Option<(usize, us
     })
 }
 
+/// Whether line `i` of `file` starts a function (see `is_header`).
+pub fn is_header_line(file: &CodeFile<'_>, i: usize) -> bool {
+    file.lang.is_some_and(|lang| is_header(lang, &file.masked[i]))
+}
+
 fn is_header(lang: Lang, masked: &str) -> bool {
     let t = masked.trim_start();
     match lang {

@@ -385,3 +385,46 @@ fn questions_are_precise_about_the_code_they_quote() {
     }
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
 }
+
+/// Open minus closed `(`, `[` and `{` in masked code: a cut unit leaves some open or closed.
+fn bracket_balance(masked: &str) -> i32 {
+    masked
+        .bytes()
+        .map(|b| i32::from(matches!(b, b'(' | b'[' | b'{')) - i32::from(matches!(b, b')' | b']' | b'}')))
+        .sum()
+}
+
+/// Rule 2 (issue 31), over every recorded session: each snippet a question shows is a run of
+/// whole syntactic units of its file — no statement cut at either end, every decorator,
+/// annotation or attribute of a function it shows included — and its brackets balance.
+#[test]
+fn every_snippet_is_a_whole_syntactic_unit() {
+    use crate::analysis::grounded::{SessionCode, units::check_whole};
+    use crate::analysis::lexer::{lang_for_path, mask_comments_and_strings};
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for name in sessions() {
+        let s = replay(&name, None);
+        let code = SessionCode::new(&s.files);
+        for q in &s.questions {
+            let Some(g) = q.grounding.as_ref().filter(|_| q.snippet.is_some()) else { continue };
+            let Some(file) = code.files.iter().find(|f| f.path == g.file) else { continue };
+            checked += 1;
+            let (start, end) = (g.line_start as usize - 1, g.line_end as usize - 1);
+            if let Err(why) = check_whole(file, start, end) {
+                problems
+                    .push(format!("{name}: {} at {}:{}-{}: {why}", q.question_type, g.file, g.line_start, g.line_end));
+            }
+            let lang = lang_for_path(&g.file).expect("a known language");
+            let masked = mask_comments_and_strings(&file.lines[start..=end].join("\n"), lang);
+            if bracket_balance(&masked) != 0 {
+                problems.push(format!(
+                    "{name}: {} at {}:{}-{}: brackets do not balance",
+                    q.question_type, g.file, g.line_start, g.line_end
+                ));
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} snippets checked");
+    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+}

@@ -183,6 +183,15 @@ pub fn ordering(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<Gener
     let nearest = (0..all.len()).min_by_key(|&k| all[k].abs_diff(line)).unwrap_or(0);
     let from = nearest.saturating_sub(MAX_STEPS / 2).min(all.len().saturating_sub(MAX_STEPS));
     let chosen = &all[from..(from + MAX_STEPS).min(all.len())];
+    // The statement that carries the concept is one of the steps (its block included: a
+    // `with` or `if` step holds the lines under it), else this site makes no ordering question.
+    let carries = |&step: &usize| {
+        let (_, end) = super::units::unit_of(file, step);
+        step <= line && line <= end
+    };
+    if !chosen.iter().any(carries) {
+        return None;
+    }
     let steps: Vec<&str> = chosen.iter().map(|&i| file.lines[i].trim()).collect();
     let keys: std::collections::BTreeSet<String> = steps.iter().map(|s| s.to_lowercase()).collect();
     if keys.len() != steps.len() {

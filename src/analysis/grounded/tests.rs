@@ -304,3 +304,24 @@ fn a_long_function_is_quoted_by_whole_statements_never_a_cut_one() {
         assert_eq!(check_whole(file, start, end), Ok(()), "lines {}-{}", start + 1, end + 1);
     }
 }
+
+/// Issue 31, rule 3: a docstring (or any bare string) is not a step; the body of a `with`
+/// runs on the normal path, in order.
+#[test]
+fn docstrings_are_no_ordering_steps() {
+    let text = "def write_rows(path, rows):\n    \"\"\"Write rows atomically.\n\n    The file is replaced in one step.\n    \"\"\"\n    tmp = path + \".tmp\"\n    with open(tmp, \"w\") as fh:\n        fh.write(rows)\n    'a bare string'\n    os.replace(tmp, path)\n    return path\n";
+    let files = vec![SourceFile::new("store.py", text)];
+    let code = SessionCode::new(&files);
+    let file = &code.files[0];
+    let steps: Vec<&str> = statements(file, 0, 10).iter().map(|&i| file.lines[i].trim()).collect();
+    assert_eq!(
+        steps,
+        [
+            "tmp = path + \".tmp\"",
+            "with open(tmp, \"w\") as fh:",
+            "fh.write(rows)",
+            "os.replace(tmp, path)",
+            "return path"
+        ]
+    );
+}

@@ -175,6 +175,11 @@ fn first_code_line(file: &CodeFile<'_>, from: usize, to: usize) -> Option<usize>
     (from..=to.min(file.lines.len().saturating_sub(1))).find(|&i| !file.is_blank(i))
 }
 
+/// The unit starting at statement start `s` (see `unit_at`).
+pub fn unit_of(file: &CodeFile<'_>, s: usize) -> Span {
+    unit_at(file, s)
+}
+
 /// The unit that starts at statement start `s`: the statement, its block and branches; a
 /// decorator's runs on to the definition it decorates; a definition's decorators are in it.
 fn unit_at(file: &CodeFile<'_>, s: usize) -> Span {

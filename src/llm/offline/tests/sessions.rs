@@ -428,3 +428,65 @@ fn every_snippet_is_a_whole_syntactic_unit() {
     assert!(checked > 50, "only {checked} snippets checked");
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
 }
+
+/// Rule 3 (issue 31), over every recorded session: an ordering question's steps are
+/// statements that run (never a docstring, a comment or a bare string), and one of them (with
+/// the block under it) shows the concept: a token of it, or a static finding of its signals.
+#[test]
+fn ordering_steps_are_statements_that_run_and_include_the_concepts_own() {
+    use crate::analysis::grounded::{SessionCode, units::unit_of};
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for name in sessions() {
+        let s = replay(&name, None);
+        let code = SessionCode::new(&s.files);
+        for q in s.questions.iter().filter(|q| q.question_type == "ordering") {
+            let Some(g) = &q.grounding else { continue };
+            let Some(file) = code.files.iter().find(|f| f.path == g.file) else { continue };
+            checked += 1;
+            let (first, last) = (g.line_start as usize - 1, g.line_end as usize - 1);
+            let steps: Vec<usize> = q
+                .options
+                .iter()
+                .flatten()
+                .filter_map(|o| (first..=last).find(|&i| file.lines[i].trim() == o.as_str()))
+                .collect();
+            if steps.len() != q.options.as_ref().map_or(0, Vec::len) {
+                problems.push(format!("{name}: {}: a step is not a line of {}", q.concept, g.file));
+                continue;
+            }
+            for &i in &steps {
+                let m = file.masked[i].trim();
+                let bare = m.trim_end_matches(';').chars().all(|c| "\"'`rbfu ".contains(c));
+                if m.is_empty() || bare {
+                    problems.push(format!("{name}: {}: step `{}` does not run", q.concept, file.lines[i].trim()));
+                }
+            }
+            let entry = crate::analysis::catalogue::find(&q.concept).expect("an offline concept is in the catalogue");
+            let shows = steps.iter().any(|&i| {
+                let (_, end) = unit_of(file, i);
+                let text = file.masked[i..=end].join("\n").to_lowercase();
+                entry.tokens.iter().any(|t| text.contains(&t.to_lowercase()))
+                    || s.patterns.iter().any(|p| {
+                        p.file == g.file
+                            && (i + 1..=end + 1).contains(&(p.line as usize))
+                            && entry
+                                .signals
+                                .iter()
+                                .any(|sig| sig.pattern_type == "*" || sig.pattern_type == p.pattern_type)
+                    })
+            });
+            if !shows {
+                problems.push(format!(
+                    "{name}: {} ordering at {}:{}-{}: no step shows it",
+                    q.concept,
+                    g.file,
+                    first + 1,
+                    last + 1
+                ));
+            }
+        }
+    }
+    assert!(checked >= 4, "only {checked} ordering questions checked");
+    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+}

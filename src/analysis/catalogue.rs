@@ -19,6 +19,7 @@ mod design;
 mod errors;
 mod react;
 pub mod render;
+mod resources;
 pub mod tokens;
 mod types;
 
@@ -165,6 +166,7 @@ pub fn all() -> impl Iterator<Item = &'static Entry> {
         api_testing::ENTRIES,
         types::ENTRIES,
         react::ENTRIES,
+        resources::ENTRIES,
         errors::ENTRIES,
     ]
     .into_iter()
@@ -226,6 +228,7 @@ mod tests {
 
     /// The pattern types the static analyser emits (SPEC §6.2).
     const PATTERN_TYPES: &[&str] = &[
+        "context_manager",
         "react_hook",
         "server_action",
         "client_component",

@@ -28,6 +28,7 @@ mod mutations;
 pub mod units;
 
 pub use builders::BUG_TAG_PREFIX;
+pub use flow::is_bare_string as flow_is_bare_string;
 
 use crate::analysis::catalogue::tokens::find_token;
 use crate::analysis::catalogue::{Entry, best_weight};
@@ -147,7 +148,12 @@ fn snippet_site(code: &SessionCode<'_>, concept: &Concept) -> Option<Site> {
     let line = (0..lines.len())
         .find(|&i| lines[i].trim() == first && matches_at(i))
         .or_else(|| lines.iter().position(|l| l.trim() == first || l.contains(first)))?;
-    Some(Site { file, line })
+    // A snippet that starts with the file's imports: quoted as a whole unit, those lines alone
+    // would show nothing of the concept (issue 31); its own signals place it instead.
+    let head = code.files[file].masked[line].trim_start();
+    let import =
+        ["using ", "import ", "use ", "from ", "package ", "namespace ", "require"].iter().any(|k| head.starts_with(k));
+    (!import).then_some(Site { file, line })
 }
 
 /// For a concept grounded in an error the developer met (its `source_file` is a failed call's
@@ -242,7 +248,7 @@ pub fn question(code: &SessionCode<'_>, sites: &[Site], first: usize, ask: &Ask<
             QuestionType::MultipleChoice
             | QuestionType::TrueFalse
             | QuestionType::CodeReading
-            | QuestionType::OpenEnded => Some(builders::quoted(ask, file, site.line)),
+            | QuestionType::OpenEnded => builders::quoted(ask, file, site.line),
         }?;
         // Issue 25: the concept is asked only where its signal is, so the lines the question
         // quotes must hold the site that showed the concept (a builder may have moved its

@@ -297,7 +297,7 @@ fn a_long_function_is_quoted_by_whole_statements_never_a_cut_one() {
     for line in [10, 11, 12, 30, 60] {
         let mut a = ask(entry, QuestionType::CodeReading, Level::Mid);
         a.narrow = false;
-        let q = builders::quoted(&a, file, line);
+        let q = builders::quoted(&a, file, line).expect("a code_reading question");
         let g = q.grounding.expect("grounded");
         let (start, end) = (g.line_start as usize - 1, g.line_end as usize - 1);
         assert!(start <= line && line <= end, "holds the site");

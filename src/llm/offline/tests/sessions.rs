@@ -490,3 +490,24 @@ fn ordering_steps_are_statements_that_run_and_include_the_concepts_own() {
     assert!(checked >= 4, "only {checked} ordering questions checked");
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
 }
+
+/// Rules 2–5 (issue 31) as the quiz job's validator applies them (`analysis::precision`), over
+/// every recorded session at every level: no offline question breaks one.
+#[test]
+fn every_question_holds_to_the_precision_rules_at_every_level() {
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for name in sessions() {
+        for level in Level::ALL {
+            let s = replay(&name, Some(level));
+            for q in &s.questions {
+                checked += 1;
+                for p in crate::analysis::precision::precision_problems(q, &s.files) {
+                    problems.push(format!("{name} {level:?} {} about {:?}: {p}", q.question_type, q.concept));
+                }
+            }
+        }
+    }
+    assert!(checked > 200, "only {checked} questions checked");
+    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+}

@@ -150,10 +150,13 @@ fn snippet_site(code: &SessionCode<'_>, concept: &Concept) -> Option<Site> {
         .or_else(|| lines.iter().position(|l| l.trim() == first || l.contains(first)))?;
     // A snippet that starts with the file's imports: quoted as a whole unit, those lines alone
     // would show nothing of the concept (issue 31); its own signals place it instead.
-    let head = code.files[file].masked[line].trim_start();
+    let f = &code.files[file];
+    let top = units::units_around(f, line).last().map_or(line, |u| u.0);
+    let head = f.masked[top].trim_start();
     let import =
         ["using ", "import ", "use ", "from ", "package ", "namespace ", "require"].iter().any(|k| head.starts_with(k));
-    (!import).then_some(Site { file, line })
+    // Nor does one that starts with the `}` closing the block above it.
+    (!import && !units::starts_with_closer(f, line)).then_some(Site { file, line })
 }
 
 /// For a concept grounded in an error the developer met (its `source_file` is a failed call's

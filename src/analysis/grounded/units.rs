@@ -26,7 +26,17 @@ pub type Span = (usize, usize);
 /// The units holding `line`, innermost first: its statement (a decorator's is the whole
 /// decorated definition), then each enclosing block up to the top level. Never empty.
 pub fn units_around(file: &CodeFile<'_>, line: usize) -> Vec<Span> {
-    let mut out = vec![unit_at(file, statement_start(file, line))];
+    // A line that closes a block belongs to the block it closes.
+    let opener = starts_with_closer(file, line)
+        .then(|| {
+            let lowest = line.saturating_sub(MAX_UNIT_LINES);
+            (lowest..line).rev().filter(|&k| !file.is_blank(k) && file.indent(k) == file.indent(line)).find_map(|k| {
+                let s = statement_start(file, k);
+                (!starts_with_closer(file, s) && unit_at(file, s).1 >= line).then_some(s)
+            })
+        })
+        .flatten();
+    let mut out = vec![unit_at(file, opener.unwrap_or_else(|| statement_start(file, line)))];
     loop {
         let inner = *out.last().unwrap_or(&(line, line));
         let Some(parent) = parent_unit(file, inner) else { break };
@@ -166,7 +176,7 @@ pub fn check_whole(file: &CodeFile<'_>, start: usize, end: usize) -> Result<(), 
 }
 
 /// A line that closes a block or a bracket (`}`, `)`, `]`, Ruby's `end`): no unit starts there.
-fn starts_with_closer(file: &CodeFile<'_>, i: usize) -> bool {
+pub fn starts_with_closer(file: &CodeFile<'_>, i: usize) -> bool {
     let t = file.masked[i].trim_start();
     t.starts_with(['}', ')', ']']) || (file.lang == Some(Lang::Ruby) && find_token(t, "end") == Some(0))
 }

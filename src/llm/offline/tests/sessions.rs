@@ -22,13 +22,16 @@ use std::path::Path;
 
 /// Every recorded session must be here; a new one is picked up by `sessions()` and must be
 /// listed, so a renamed file fails loudly.
-const SESSIONS: [&str; 8] = [
+const SESSIONS: [&str; 11] = [
     "claude-csharp-orders.json",
     "claude-fastapi-orders.json",
+    "claude-go-cache.json",
     "claude-go-inventory.json",
     "claude-java-orders.json",
+    "claude-python-ledger.json",
     "claude-ruby-orders.json",
     "claude-rust-notes.json",
+    "claude-rust-scratch.json",
     "cursor-fastapi.json",
     "nextjs-cart.json",
 ];
@@ -510,4 +513,30 @@ fn every_question_holds_to_the_precision_rules_at_every_level() {
     }
     assert!(checked > 200, "only {checked} questions checked");
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+}
+
+/// Issue 31 on the sessions written for it (no rule was tuned on them): the Python ledger
+/// gets the context-manager concept with its `@contextmanager` shown, and try/except (never
+/// try/catch); the Rust scratch store gets `Drop`; a quoted pytest test shows its parametrize table.
+#[test]
+fn the_unseen_sessions_get_their_languages_own_concepts_and_whole_snippets() {
+    let py = replay("claude-python-ledger.json", None);
+    let names: BTreeSet<&str> = py.questions.iter().map(|q| q.concept.as_str()).collect();
+    assert!(names.contains("Context managers and with"), "{names:?}");
+    assert!(!names.iter().any(|n| n.contains("try/catch")), "{names:?}");
+    let shown = |q: &GeneratedQuestion, text: &str| q.snippet.as_deref().is_some_and(|s| s.contains(text));
+    assert!(py.questions.iter().any(|q| shown(q, "def atomic_csv")), "the context manager is quoted");
+    for q in py.questions.iter().filter(|q| shown(q, "def atomic_csv")) {
+        assert!(shown(q, "@contextmanager"), "the decorator is shown with the function:\n{q:#?}");
+    }
+    assert!(py.questions.iter().any(|q| shown(q, "def test_parse_reads_the_amount")), "the test is quoted");
+    for q in py.questions.iter().filter(|q| shown(q, "def test_parse_reads_the_amount")) {
+        assert!(shown(q, "(\"bank,0\", Decimal(\"0\")),"), "the whole parametrize table:\n{q:#?}");
+    }
+    let rs = replay("claude-rust-scratch.json", None);
+    assert!(
+        rs.questions.iter().any(|q| q.concept == "Drop and scoped cleanup"),
+        "{:?}",
+        rs.questions.iter().map(|q| &q.concept).collect::<Vec<_>>()
+    );
 }

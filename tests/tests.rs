@@ -20,6 +20,7 @@ mod install_script;
 mod jobs_cli;
 mod npm_package;
 mod pipeline;
+mod precision;
 mod queue;
 mod queue_deps;
 mod queue_stats;

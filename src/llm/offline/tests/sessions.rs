@@ -540,3 +540,23 @@ fn the_unseen_sessions_get_their_languages_own_concepts_and_whole_snippets() {
         rs.questions.iter().map(|q| &q.concept).collect::<Vec<_>>()
     );
 }
+
+/// Issue 31, point 6: the share of the recorded sessions' static signals that map to a
+/// catalogue concept (what `vl-load coverage` prints for the benchmark), and the new
+/// context-manager signals among the mapped ones.
+#[test]
+fn the_catalogue_covers_the_recorded_sessions_signals() {
+    use crate::analysis::catalogue::{Coverage, coverage};
+    let mut total = Coverage::default();
+    let mut context_managers = 0;
+    for name in sessions() {
+        let s = replay(&name, None);
+        total.add(&coverage(&s.patterns));
+        context_managers += s.patterns.iter().filter(|p| p.pattern_type == "context_manager").count();
+    }
+    let share = total.share().expect("signals");
+    println!("coverage: {}/{} = {:.1} %, unmapped {:?}", total.mapped, total.signals, share * 100.0, total.unmapped);
+    assert!(share >= 0.95, "{total:?}");
+    assert!(context_managers >= 4, "with, @contextmanager, Drop: {context_managers}");
+    assert!(!total.unmapped.contains_key("context_manager"));
+}

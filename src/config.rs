@@ -51,7 +51,21 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ("VIBELEARN_NEW_PER_DAY", "20"),
     ("VIBELEARN_LEECH_THRESHOLD", "8"),
     ("VIBELEARN_EASY_SECS", "8"),
+    // The local hour the learner's day begins (Anki's rollover), in the system time zone.
+    ("VIBELEARN_DAY_STARTS_AT", "4"),
 ];
+
+/// Debug builds only: the quiz's clock (see [`Config::now_ms`]).
+#[cfg(debug_assertions)]
+pub const DEBUG_NOW: &str = "VIBELEARN_DEBUG_NOW_MS";
+
+/// Settings only a debug build reads from the environment.
+fn debug_keys() -> Vec<String> {
+    #[cfg(debug_assertions)]
+    return vec![DEBUG_NOW.to_owned()];
+    #[cfg(not(debug_assertions))]
+    return Vec::new();
+}
 
 /// The setting that lets keyless session events in (see [`DEFAULTS`]).
 pub const ACCEPT_UNKEYED_EVENTS: &str = "VIBELEARN_ACCEPT_UNKEYED_EVENTS";
@@ -156,6 +170,7 @@ impl Config {
             // Per-kind timeouts (`VIBELEARN_TIMEOUT_<KIND>_SECS`) by their prefix: the config
             // need not know the job kinds (they live in `jobs`, above it).
             .chain(env.keys_starting_with(TIMEOUT_PREFIX))
+            .chain(debug_keys())
             .collect();
         let under_claude_code = env.get("CLAUDECODE").is_some_and(|v| v == "1");
         let keys_inherited_from_claude_code: Vec<&'static str> = SECRET_KEYS
@@ -283,6 +298,31 @@ impl Config {
         self.number("VIBELEARN_EASY_SECS", 8u64).clamp(1, 600)
     }
 
+    /// The local hour (0–23) the learner's day begins.
+    pub fn day_starts_at(&self) -> u8 {
+        self.number("VIBELEARN_DAY_STARTS_AT", 4u8).min(23)
+    }
+
+    /// The learner's days (SPEC §7) in the system time zone: `jiff` reads it itself (`TZ`,
+    /// else /etc/localtime on Unix, the system zone on macOS and Windows), the one read of
+    /// the environment outside this module.
+    pub fn learner_day(&self) -> crate::learn::day::LearnerDay {
+        crate::learn::day::LearnerDay::new(jiff::tz::TimeZone::system(), self.day_starts_at())
+    }
+
+    /// The time the quiz commands take as now. Debug builds only: `VIBELEARN_DEBUG_NOW_MS`
+    /// (ms since the epoch) sets it, so `scripts/learn-sim.sh` and the learning simulation
+    /// test can run weeks of days in seconds; a release build has no such setting and always
+    /// reads the wall clock.
+    pub fn now_ms(&self) -> crate::clock::Millis {
+        use crate::clock::Clock;
+        #[cfg(debug_assertions)]
+        if let Some(now) = self.optional(DEBUG_NOW).and_then(|v| v.trim().parse::<i64>().ok()) {
+            return now;
+        }
+        crate::clock::SystemClock.now_ms()
+    }
+
     pub fn skip_tools(&self) -> Vec<String> {
         split_list(self.get("VIBELEARN_SKIP_TOOLS"))
     }
@@ -328,6 +368,7 @@ const NUMERIC: &[(&str, f64, f64, bool)] = &[
     ("VIBELEARN_NEW_PER_DAY", 0.0, 9_999.0, true),
     ("VIBELEARN_LEECH_THRESHOLD", 1.0, 99.0, true),
     ("VIBELEARN_EASY_SECS", 1.0, 600.0, true),
+    ("VIBELEARN_DAY_STARTS_AT", 0.0, 23.0, true),
 ];
 
 /// The range of every `VIBELEARN_TIMEOUT_<KIND>_SECS`: a second to a day.

@@ -21,6 +21,8 @@
 //! - [`analysis`]: pure stack detection, static rules, concept and question validation, and the
 //!   verification of a question's grounding in the session's files
 //! - [`learn`]: pure learning rules: FSRS scheduling, mastery, streaks, answer checking, export
+//! - [`learning`]: the learning loop's reads and its one write (due cards, recording an answer,
+//!   live mastery, the learner's days), shared by the CLI, the JSON API, the routes and the jobs
 //! - [`llm`]: LLM providers behind one trait, and the offline provider
 //! - [`hook`]: the IDE hook entry point: stdin, adapters, privacy, exclusion, transport
 //! - [`http`]: the worker's HTTP API and the dashboard page at `/`
@@ -48,6 +50,7 @@ pub mod http;
 pub mod intake;
 pub mod jobs;
 pub mod learn;
+pub mod learning;
 pub mod llm;
 pub mod logging;
 pub mod platform;

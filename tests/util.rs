@@ -98,7 +98,11 @@ pub fn vl(dir: &Path, port: u16) -> std::process::Command {
         .env("VIBELEARN_DATA_DIR", dir)
         .env("VIBELEARN_WORKER_PORT", port.to_string())
         .env("VIBELEARN_PROVIDER", "offline")
-        .env("VIBELEARN_SYNCHRONOUS", "NORMAL");
+        .env("VIBELEARN_SYNCHRONOUS", "NORMAL")
+        // UTC days from midnight, so a test that counts today as `now / DAY_MS` holds at any
+        // hour; the time-zone tests set their own zone and rollover.
+        .env("TZ", "UTC")
+        .env("VIBELEARN_DAY_STARTS_AT", "0");
     command
 }
 

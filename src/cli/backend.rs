@@ -208,7 +208,7 @@ impl<'a> Backend<'a> {
             Backend::Worker(client) => expect_ok(client.post("/api/jobs/resume", &json!({ "provider": provider }))),
             Backend::Database(config) => {
                 let provider = provider.map(str::to_owned);
-                write(config, move |queue| crate::jobs::llm_usage::resume(queue, provider))
+                write(config, move |queue| crate::jobs::llm_usage::resume(queue, &config.learner_day(), provider))
                     .map(|resumed| json!({ "resumed": resumed }))
             }
         }

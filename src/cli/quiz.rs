@@ -1,7 +1,7 @@
 //! `vl quiz` (SPEC §7): asks the due questions — learning cards due now, then reviews, then
 //! new ones (at most `VIBELEARN_NEW_PER_DAY` a day) — judges each answer with
 //! `learn::answer`, asks for a rating (Again, Hard, Good, Easy) and records it at once
-//! (`store::record_answer`, one transaction per answer). Answers come one per line from stdin,
+//! (`learning::record::record_answer`, one transaction per answer). Answers come one per line from stdin,
 //! so the quiz works the same from a keyboard and from a pipe; end of input ends the quiz.
 //!
 //! # Ratings
@@ -26,7 +26,6 @@
 
 pub mod api;
 mod ask;
-pub mod store;
 pub mod term;
 
 use std::collections::{HashSet, VecDeque};
@@ -43,10 +42,11 @@ use crate::config::Config;
 use crate::db;
 use crate::learn::answer::{AnswerError, Verdict, check_answer_in};
 use crate::learn::schedule::{DAY_MS, Leech, Rating, Scheduler};
-use crate::reads::DueFilter;
+use crate::learning::cards::{self, DueFilter, Question};
+use crate::learning::days::{self, Streak};
+use crate::learning::record::{self, Answer, Recorded};
 pub use ask::parse_rating;
 use ask::{Judged, ask, expected};
-use store::{Answer, Question, Recorded, Streak};
 use term::{Style, letter};
 
 /// Tries for an answer that cannot be read before it counts as wrong.
@@ -159,7 +159,7 @@ pub fn run(args: &QuizArgs, config: &Config) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let scheduler = match store::scheduler(&conn, config.desired_retention(), config.leech_threshold()) {
+    let scheduler = match cards::scheduler_for(&conn, config) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("vl quiz: cannot read the scheduler's parameters: {e}");
@@ -203,6 +203,7 @@ fn watch_ctrl_c(config: &Config, opts: &QuizOptions, shared: Arc<Mutex<Summary>>
     let path = config.db_path();
     let filter = opts.filter.clone();
     let style = opts.style;
+    let day = opts.scheduler.day().clone();
     std::thread::spawn(move || {
         while !flag.load(Ordering::SeqCst) {
             std::thread::sleep(std::time::Duration::from_millis(50));
@@ -212,8 +213,8 @@ fn watch_ctrl_c(config: &Config, opts: &QuizOptions, shared: Arc<Mutex<Summary>>
         let _ = writeln!(out, "\n{}", style.yellow("Interrupted."));
         if let Ok(conn) = db::open_read_only(&path) {
             let now = SystemClock.now_ms();
-            let streak = store::streak(&conn, now).unwrap_or_default();
-            let _ = print_end(&mut out, style, &conn, now, &filter, &Summary { streak, ..summary });
+            let streak = days::streak(&conn, &day, now).unwrap_or_default();
+            let _ = print_end(&mut out, style, &conn, &day, now, &filter, &Summary { streak, ..summary });
         }
         let _ = out.flush();
         std::process::exit(130);
@@ -240,11 +241,11 @@ pub fn resolve_session(
 ) -> rusqlite::Result<Result<Option<String>, String>> {
     Ok(match arg {
         None => Ok(None),
-        Some(None) => match store::latest_session_with_questions(conn)? {
+        Some(None) => match cards::latest_session_with_questions(conn)? {
             Some(id) => Ok(Some(id)),
             None => Err("no session has questions yet — they are written when a session is analysed".to_owned()),
         },
-        Some(Some(id)) if store::session_exists(conn, id)? => Ok(Some(id.clone())),
+        Some(Some(id)) if cards::session_exists(conn, id)? => Ok(Some(id.clone())),
         Some(Some(id)) => Err(format!("no session {id:?} has been recorded")),
     })
 }
@@ -252,11 +253,12 @@ pub fn resolve_session(
 /// The filter of a sitting at `now`: the daily cap on new questions applied.
 pub fn sitting_filter(
     conn: &Connection,
+    day: &crate::learn::day::LearnerDay,
     now: Millis,
     filter: &DueFilter,
     new_per_day: usize,
 ) -> rusqlite::Result<DueFilter> {
-    let introduced = crate::reads::new_introduced_today(conn, now)?;
+    let introduced = days::new_introduced_today(conn, day, now)?;
     Ok(DueFilter { new_allowed: Some(new_per_day.saturating_sub(introduced)), ..filter.clone() })
 }
 
@@ -269,111 +271,164 @@ pub fn run_quiz(
     opts: &QuizOptions,
     shared: &Mutex<Summary>,
 ) -> Result<Summary, QuizError> {
-    let s = opts.style;
     let now = clock.now_ms();
-    let filter = sitting_filter(conn, now, &opts.filter, opts.new_per_day)?;
-    let mut queue: VecDeque<Question> = store::due(conn, now, &filter, opts.limit)?.into();
+    let day = opts.scheduler.day();
+    let filter = sitting_filter(conn, day, now, &opts.filter, opts.new_per_day)?;
+    let queue: VecDeque<Question> = cards::due(conn, now, &filter, opts.limit)?.into();
     if queue.is_empty() {
-        if opts.filter.leeches {
-            writeln!(out, "No leeches — no card has lapsed {} times.", opts.scheduler.leech_threshold())?;
-        } else {
-            match store::next_due(conn, now, opts.filter.session.as_deref())? {
-                Some(at) => {
-                    writeln!(out, "Nothing to review right now — the next question is due in {}.", when(at - now))?
-                }
-                None => match &opts.filter.project {
-                    Some(project) => {
-                        writeln!(out, "No questions for project {project:?} — see vl status for what there is.")?
-                    }
-                    None => {
-                        writeln!(out, "No questions yet — they are written when a session is analysed (try vl demo).")?
-                    }
-                },
-            }
-        }
-        return Ok(Summary { streak: store::streak(conn, now)?, ..Summary::default() });
+        nothing_due(conn, out, now, opts)?;
+        return Ok(Summary { streak: days::streak(conn, day, now)?, ..Summary::default() });
     }
+    print_start(out, opts, &queue)?;
+    let mut sitting = Sitting {
+        summary: Summary { left: queue.len() as u32, ..Summary::default() },
+        shared,
+        queue,
+        learning: Vec::new(),
+        asked: HashSet::new(),
+        number: 0,
+    };
+    while let Some((q, reask)) = next_card(&mut sitting.queue, &mut sitting.learning, clock.now_ms()) {
+        if !sitting.ask_one(conn, input, out, clock, opts, q, reask)? {
+            break;
+        }
+    }
+    let mut summary = sitting.summary;
+    summary.left += sitting.learning.len() as u32;
+    let now = clock.now_ms();
+    summary.streak = days::streak(conn, day, now)?;
+    print_end(out, opts.style, conn, day, now, &opts.filter, &summary)?;
+    out.flush()?;
+    Ok(summary)
+}
+
+/// Why the sitting has nothing to ask, and when it will.
+fn nothing_due(conn: &Connection, out: &mut dyn Write, now: Millis, opts: &QuizOptions) -> io::Result<()> {
+    if opts.filter.leeches {
+        return writeln!(out, "No leeches — no card has lapsed {} times.", opts.scheduler.leech_threshold());
+    }
+    let next = cards::next_due(conn, now, opts.filter.session.as_deref()).map_err(io::Error::other)?;
+    match (next, &opts.filter.project) {
+        (Some(at), _) => writeln!(out, "Nothing to review right now — the next question is due in {}.", when(at - now)),
+        (None, Some(project)) => {
+            writeln!(out, "No questions for project {project:?} — see vl status for what there is.")
+        }
+        (None, None) => writeln!(out, "No questions yet — they are written when a session is analysed (try vl demo)."),
+    }
+}
+
+fn print_start(out: &mut dyn Write, opts: &QuizOptions, queue: &VecDeque<Question>) -> io::Result<()> {
     let fresh = queue.iter().filter(|q| q.is_new()).count();
     let relearn = queue.iter().filter(|q| q.card_state.in_steps()).count();
     writeln!(
         out,
         "{} — {} question{}: {relearn} to relearn, {} due for review, {fresh} new. Answers are saved as you go; Ctrl-C stops.",
-        s.bold(if opts.filter.leeches { "VibeLearn quiz (leeches)" } else { "VibeLearn quiz" }),
+        opts.style.bold(if opts.filter.leeches { "VibeLearn quiz (leeches)" } else { "VibeLearn quiz" }),
         queue.len(),
         if queue.len() == 1 { "" } else { "s" },
         queue.len() - fresh - relearn,
-    )?;
-    let mut summary = Summary { left: queue.len() as u32, ..Summary::default() };
-    // Cards in their learning steps, re-asked in this sitting: (due at, question).
-    let mut learning: Vec<(Millis, Question)> = Vec::new();
-    let mut asked: HashSet<String> = HashSet::new();
-    let mut number = 0;
-    loop {
-        let now = clock.now_ms();
-        let (q, reask) = match next_card(&mut queue, &mut learning, now) {
-            Some(next) => next,
-            None => break,
-        };
-        if !reask && !asked.insert(q.id.clone()) {
-            continue;
+    )
+}
+
+/// One sitting's state: the cards still to ask, those in their learning steps (due at,
+/// question), what was asked, and the running summary (shared with the Ctrl-C watcher as
+/// soon as an answer is saved).
+struct Sitting<'a> {
+    queue: VecDeque<Question>,
+    learning: Vec<(Millis, Question)>,
+    asked: HashSet<String>,
+    summary: Summary,
+    shared: &'a Mutex<Summary>,
+    number: usize,
+}
+
+impl Sitting<'_> {
+    /// Asks `q`, records the answer and queues what it earned (a re-ask, a follow-up).
+    /// `Ok(false)`: input ended, the sitting stops.
+    #[allow(clippy::too_many_arguments)]
+    fn ask_one(
+        &mut self,
+        conn: &mut Connection,
+        input: &mut dyn BufRead,
+        out: &mut dyn Write,
+        clock: &dyn Clock,
+        opts: &QuizOptions,
+        q: Question,
+        reask: bool,
+    ) -> Result<bool, QuizError> {
+        let s = opts.style;
+        if !reask && !self.asked.insert(q.id.clone()) {
+            return Ok(true);
         }
         if let Some(why) = malformed(&q) {
             writeln!(out, "\n{}", s.yellow(&format!("Skipping question {} — it is malformed ({why}).", q.id)))?;
-            summary.left = summary.left.saturating_sub(1);
-            continue;
+            self.summary.left = self.summary.left.saturating_sub(1);
+            return Ok(true);
         }
-        number += 1;
-        show_question(out, s, &q, number, reask)?;
+        self.number += 1;
+        show_question(out, s, &q, self.number, reask)?;
         let shown_at = clock.now_ms();
         let Some(judged) = ask(conn, &q, input, out, clock, opts, shown_at)? else {
             writeln!(out, "{}", s.dim("End of input — stopping here."))?;
             // A re-ask left unanswered is still to do (a first ask is counted in `left` already).
-            summary.left += u32::from(reask);
-            break;
+            self.summary.left += u32::from(reask);
+            return Ok(false);
         };
         let answer = Answer {
             question_id: &q.id,
             text: &judged.text,
-            correct: judged.rating.passed(),
+            correct: judged.correct,
             rating: judged.rating,
             duration_ms: opts.interactive.then(|| judged.answered_at - shown_at),
         };
-        let Some(recorded) = store::record_answer(conn, &answer, &opts.scheduler, clock.now_ms())? else {
+        let Some(recorded) = record::record_answer(conn, &answer, &opts.scheduler, clock.now_ms())? else {
             writeln!(out, "{}", s.yellow("This question was deleted meanwhile; the answer was not recorded."))?;
-            continue;
+            return Ok(true);
         };
-        summary.answered += 1;
-        summary.again += u32::from(judged.rating == Rating::Again);
-        summary.correct += u32::from(answer.correct);
+        self.summary.answered += 1;
+        self.summary.again += u32::from(judged.rating == Rating::Again && !recorded.reflection);
+        self.summary.correct += u32::from(answer.correct);
         if !reask {
-            summary.left = summary.left.saturating_sub(1);
+            self.summary.left = self.summary.left.saturating_sub(1);
         }
-        if let Ok(mut shared) = shared.lock() {
-            *shared = summary;
+        if let Ok(mut shared) = self.shared.lock() {
+            *shared = self.summary;
         }
-        feedback(out, s, &q, &judged, &recorded, clock.now_ms(), &opts.scheduler)?;
+        if !recorded.reflection {
+            feedback(out, s, &q, &judged, &recorded, clock.now_ms(), &opts.scheduler)?;
+        }
+        self.queue_earned(conn, out, opts, &q, &recorded, clock.now_ms())?;
+        Ok(true)
+    }
+
+    /// A card still in its steps comes back in this sitting; an earned follow-up comes next.
+    fn queue_earned(
+        &mut self,
+        conn: &Connection,
+        out: &mut dyn Write,
+        opts: &QuizOptions,
+        q: &Question,
+        recorded: &Recorded,
+        now: Millis,
+    ) -> Result<(), QuizError> {
         // A card that just became a leech is suspended: not re-asked, unless leeches are drilled.
         let suspended_now = recorded.reviewed.leech.is_some() && !opts.filter.leeches;
         if recorded.reviewed.card.state.in_steps()
+            && !recorded.reflection
             && !suspended_now
-            && let Some(again) = store::question(conn, &q.id)?
+            && let Some(again) = cards::question(conn, &q.id)?
         {
-            learning.push((recorded.reviewed.card.due_at.unwrap_or(now), again));
+            self.learning.push((recorded.reviewed.card.due_at.unwrap_or(now), again));
         }
         if let Some(id) = &recorded.follow_up
-            && let Some(follow_up) = store::question(conn, id)?.filter(|f| !asked.contains(&f.id))
+            && let Some(follow_up) = cards::question(conn, id)?.filter(|f| !self.asked.contains(&f.id))
         {
-            writeln!(out, "  {}", s.cyan("Follow-up question unlocked — it comes next."))?;
-            queue.push_front(follow_up);
-            summary.left += 1;
+            writeln!(out, "  {}", opts.style.cyan("Follow-up question unlocked — it comes next."))?;
+            self.queue.push_front(follow_up);
+            self.summary.left += 1;
         }
+        Ok(())
     }
-    summary.left += learning.len() as u32;
-    let now = clock.now_ms();
-    summary.streak = store::streak(conn, now)?;
-    print_end(out, s, conn, now, &opts.filter, &summary)?;
-    out.flush()?;
-    Ok(summary)
 }
 
 /// The next card: a learning card whose step is due; else the next selected card; else the
@@ -397,6 +452,7 @@ fn print_end(
     out: &mut dyn Write,
     s: Style,
     conn: &Connection,
+    day: &crate::learn::day::LearnerDay,
     now: Millis,
     filter: &DueFilter,
     summary: &Summary,
@@ -413,8 +469,8 @@ fn print_end(
         term::days(summary.streak.current),
         term::days(summary.streak.longest),
     )?;
-    match store::forecast(conn, now, filter) {
-        Ok(store::Forecast { first: None, .. }) => writeln!(out, "Nothing else is scheduled yet."),
+    match days::forecast(conn, day, now, filter) {
+        Ok(days::Forecast { first: None, .. }) => writeln!(out, "Nothing else is scheduled yet."),
         Ok(f) => {
             let first = f.first.unwrap_or(now);
             writeln!(

@@ -1,7 +1,8 @@
 //! `vl status` and `vl gaps` (SPEC §7): the learning summary on one screen, and the gaps with
-//! a bar each. Mastery of a concept is FSRS's retrievability (the probability of recall now)
-//! averaged over its answered cards; a gap is a concept under 70 % or with a leech, and leeches
-//! come first. Both only read: the database is opened read-only (migrated first if this
+//! a bar each. Both read the one definition in `learning::mastery`: a concept is mastered when
+//! its cards (at least two) are all answered and mature with no leech; recall-now (FSRS
+//! retrievability, the bar) is shown beside it and is never called mastery; a gap is a concept
+//! under 70 % recall-now or with a leech, and leeches come first. Both only read: the database is opened read-only (migrated first if this
 //! binary's schema is newer), and the worker is asked for its health notices with a short
 //! timeout (it may well be down).
 
@@ -12,16 +13,17 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 use crate::cli::quiz::NO_SESSIONS;
-use crate::cli::quiz::store::{self, Streak};
 use crate::cli::quiz::term::{Style, days};
 use crate::clock::{Clock, Millis, SystemClock};
 use crate::config::Config;
 use crate::db;
 use crate::learn::schedule::Scheduler;
+use crate::learning::cards;
+use crate::learning::days::{self, Streak};
 use crate::worker_client::WorkerClient;
 
 /// `vl gaps` lists concepts whose mastery is below this (SPEC §7), and every leech.
-pub const GAP_SCORE: f64 = crate::reads::GAP_RECALL;
+pub const GAP_SCORE: f64 = crate::learn::mastery::GAP_RECALL;
 /// Cells in a mastery bar: one per 10 %.
 pub const BAR_CELLS: usize = 10;
 /// How long `vl status` waits for the worker's health answer; on loopback it answers in a
@@ -38,6 +40,8 @@ pub struct StatusReport {
     pub reviews_due: i64,
     pub new_questions: i64,
     pub mastered: i64,
+    /// Concepts with cards not yet answered or still in their learning steps.
+    pub learning: i64,
     /// Suspended leech cards (`vl quiz --leeches` drills them).
     pub leeches: i64,
     pub answers: i64,
@@ -49,7 +53,7 @@ pub struct StatusReport {
     pub dead_jobs: Vec<(String, i64)>,
 }
 
-pub use crate::reads::{ConceptMastery as Gap, concept_mastery};
+pub use crate::learning::mastery::{ConceptMastery as Gap, concept_mastery};
 
 pub fn report(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<StatusReport> {
     let one = |sql: &str| -> rusqlite::Result<i64> { conn.prepare_cached(sql)?.query_row([], |r| r.get(0)) };
@@ -60,7 +64,9 @@ pub fn report(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite
              WHERE suspended = 0",
         )?
         .query_row([now], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    let mastered = crate::reads::mastered_count(conn, scheduler, now)?;
+    let standings = concept_mastery(conn, scheduler, now)?;
+    let mastered = standings.iter().filter(|c| c.is_mastered()).count() as i64;
+    let learning = standings.iter().filter(|c| c.standing == crate::learn::mastery::Standing::Learning).count() as i64;
     let pairs = |sql: &str| -> rusqlite::Result<Vec<(String, i64)>> {
         conn.prepare_cached(sql)?.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
     };
@@ -70,12 +76,13 @@ pub fn report(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite
         reviews_due,
         new_questions,
         mastered,
+        learning,
         leeches: one(
             "SELECT COUNT(*) FROM questions q WHERE EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech')",
         )?,
         answers: one("SELECT COUNT(*) FROM quiz_attempts")?,
         correct_answers: one("SELECT COUNT(*) FROM quiz_attempts WHERE correct")?,
-        streak: store::streak(conn, now)?,
+        streak: days::streak(conn, scheduler.day(), now)?,
         top_categories: pairs(&format!(
             "SELECT category, COUNT(DISTINCT normalized_name) AS n FROM concepts GROUP BY category \
              ORDER BY n DESC, category LIMIT {TOP_CATEGORIES}"
@@ -89,10 +96,11 @@ pub fn report(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite
 /// The gaps (SPEC §7): leeches first (most lapses first), then concepts under [`GAP_SCORE`],
 /// weakest first, the most answered first among equals (0 % over four cards is a surer gap
 /// than never asked), then by name.
-pub fn gaps(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<(usize, Vec<Gap>)> {
+pub fn gaps(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Gaps> {
     let all = concept_mastery(conn, scheduler, now)?;
     let total = all.len();
-    let mut list: Vec<Gap> = all.into_iter().filter(|g| g.leeches > 0 || g.score < GAP_SCORE).collect();
+    let learning = all.iter().filter(|c| c.standing == crate::learn::mastery::Standing::Learning).count();
+    let mut list: Vec<Gap> = all.into_iter().filter(Gap::is_gap).collect();
     list.sort_by(|a, b| {
         (b.leeches > 0)
             .cmp(&(a.leeches > 0))
@@ -101,7 +109,16 @@ pub fn gaps(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::
             .then(b.answered.cmp(&a.answered))
             .then(a.name.cmp(&b.name))
     });
-    Ok((total, list))
+    Ok(Gaps { concepts: total, learning, list })
+}
+
+/// What `vl gaps` shows: the gaps, out of how many concepts, and how many are still learning
+/// (cards unanswered or in their steps: neither mastered nor a gap yet).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gaps {
+    pub concepts: usize,
+    pub learning: usize,
+    pub list: Vec<Gap>,
 }
 
 /// `████░░░░░░` for 0.4: one cell per 10 %, rounded.
@@ -130,7 +147,7 @@ fn open(config: &Config) -> Result<Option<Connection>, String> {
 }
 
 fn scheduler(conn: &Connection, config: &Config) -> rusqlite::Result<Scheduler> {
-    store::scheduler(conn, config.desired_retention(), config.leech_threshold())
+    cards::scheduler_for(conn, config)
 }
 
 /// Runs `body` on the database, turning a missing database into the friendly first-run line.
@@ -182,8 +199,8 @@ pub fn run_gaps(config: &Config) -> ExitCode {
     let style = Style { color: std::io::stdout().is_terminal() };
     with_db("gaps", config, |conn, out| {
         let sessions: i64 = conn.query_row("SELECT COUNT(*) FROM sessions", [], |r| r.get(0))?;
-        let (concepts, list) = gaps(conn, &scheduler(conn, config)?, SystemClock.now_ms())?;
-        let _ = print_gaps(out, style, sessions, concepts, &list);
+        let found = gaps(conn, &scheduler(conn, config)?, SystemClock.now_ms())?;
+        let _ = print_gaps(out, style, sessions, &found);
         Ok(())
     })
 }
@@ -264,7 +281,7 @@ pub fn print_status(out: &mut dyn Write, s: Style, r: &StatusReport, provider: &
         "due now",
         format!("{} questions ({} reviews, {} new)", r.reviews_due + r.new_questions, r.reviews_due, r.new_questions),
     )?;
-    row(out, "mastered", format!("{} of {} concepts", r.mastered, r.concepts))?;
+    row(out, "mastered", format!("{} of {} concepts ({} still learning)", r.mastered, r.concepts, r.learning))?;
     if r.leeches > 0 {
         let plural = if r.leeches == 1 { "" } else { "s" };
         row(out, "leeches", s.yellow(&format!("{} card{plural} suspended — vl quiz --leeches", r.leeches)))?;
@@ -295,7 +312,14 @@ pub fn print_status(out: &mut dyn Write, s: Style, r: &StatusReport, provider: &
     Ok(())
 }
 
-pub fn print_gaps(out: &mut dyn Write, s: Style, sessions: i64, concepts: usize, gaps: &[Gap]) -> std::io::Result<()> {
+pub fn print_gaps(out: &mut dyn Write, s: Style, sessions: i64, found: &Gaps) -> std::io::Result<()> {
+    let Gaps { concepts, learning, list: gaps } = found;
+    let (concepts, learning) = (*concepts, *learning);
+    let learning_line = |out: &mut dyn Write| match learning {
+        0 => Ok(()),
+        1 => writeln!(out, "1 concept is still being learned (cards not yet answered or in their steps)."),
+        n => writeln!(out, "{n} concepts are still being learned (cards not yet answered or in their steps)."),
+    };
     if sessions == 0 {
         return writeln!(out, "{NO_SESSIONS}");
     }
@@ -306,11 +330,12 @@ pub fn print_gaps(out: &mut dyn Write, s: Style, sessions: i64, concepts: usize,
         );
     }
     if gaps.is_empty() {
-        return writeln!(
+        writeln!(
             out,
-            "No gaps: all {concepts} concepts are at {} % recall or more, and none has a leech.",
+            "No gaps: no concept answered is under {} % recall now, and none has a leech.",
             percent(GAP_SCORE)
-        );
+        )?;
+        return learning_line(out);
     }
     let plural = if gaps.len() == 1 { "" } else { "s" };
     let leeches = gaps.iter().filter(|g| g.leeches > 0).count();
@@ -330,20 +355,20 @@ pub fn print_gaps(out: &mut dyn Write, s: Style, sessions: i64, concepts: usize,
     writeln!(out, "{}", s.bold(&heading))?;
     let width = gaps.iter().map(|g| g.name.chars().count()).max().unwrap_or(0).min(40);
     for g in gaps {
-        let record = if g.answered == 0 {
-            "not quizzed yet".to_owned()
-        } else {
-            format!("{}/{} cards answered", g.answered, g.cards)
-        };
+        let record = format!("{}/{} cards answered, {} mature", g.answered, g.cards, g.mature);
         let leech = if g.leeches > 0 { format!(" · leech ({} lapses)", g.lapses) } else { String::new() };
         writeln!(
             out,
-            "  {} {:>3}%  {:<width$}  {}",
+            "  {} {:>3}% recall now  {:<width$}  {}",
             s.red(&bar(g.score)),
             percent(g.score),
             g.name,
             s.dim(&format!("{} · {} · {record}{leech}", g.category, g.level)),
         )?;
+    }
+    if learning > 0 {
+        writeln!(out)?;
+        learning_line(out)?;
     }
     if leeches > 0 {
         writeln!(out, "\nLeeches are suspended; drill them with: vl quiz --leeches")?;

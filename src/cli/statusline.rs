@@ -1,6 +1,6 @@
 //! `vl statusline`: one short line for Claude Code's `statusLine` setting (SPEC §1), e.g.
 //! `📚 3 to review · 🔥 4-day streak · 12 concepts here`. The counts are
-//! `reads::due_counts`, which the SessionStart hook's message shares.
+//! `learning::summary::due_counts`, which the SessionStart hook's message shares.
 //!
 //! Claude Code runs the command on every status refresh (several times a minute) with a JSON
 //! object on stdin (`cwd`, `workspace.current_dir`, `workspace.project_dir`, `session_id`,
@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
-use crate::reads::{DueCounts, due_counts};
+use crate::learning::summary::{DueCounts, due_counts};
 
 /// How long to wait for the status JSON; Claude Code writes it at once and closes stdin.
 const STDIN_WAIT: Duration = Duration::from_millis(500);
@@ -46,7 +46,7 @@ fn line(config: &Config) -> String {
         return EMPTY.to_owned();
     }
     let Ok(conn) = crate::db::open_read_only(&path) else { return "📚 VibeLearn".to_owned() };
-    let mut line = match due_counts(&conn, SystemClock.now_ms(), project.as_deref()) {
+    let mut line = match due_counts(&conn, &config.learner_day(), SystemClock.now_ms(), project.as_deref()) {
         Ok(counts) => render(&counts),
         Err(_) => "📚 VibeLearn".to_owned(),
     };

@@ -28,6 +28,7 @@ pub const MIGRATIONS: &[(u32, &str, &str)] = &[
     (12, "0012_llm_usage", include_str!("../../migrations/0012_llm_usage.sql")),
     (13, "0013_finishes_follow_replays", include_str!("../../migrations/0013_finishes_follow_replays.sql")),
     (14, "0014_fsrs_review_log", include_str!("../../migrations/0014_fsrs_review_log.sql")),
+    (15, "0015_scheduler_fit_attempts", include_str!("../../migrations/0015_scheduler_fit_attempts.sql")),
 ];
 
 /// A migration whose work SQL cannot do, run right after that migration's SQL in the same

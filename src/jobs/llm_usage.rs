@@ -3,12 +3,14 @@
 //! returns (through the writer, so a job that then fails still counts what it spent), and a
 //! call is not made once today's tokens reached the budget — the job is refused, which pauses
 //! the provider's gate with the reason. The gate's version carries the day, so the pause lifts
-//! by itself on the next (UTC) day; `vl jobs resume` lifts it at once and grants another
+//! by itself when the learner's next day begins (`learn::day`: local, at
+//! `VIBELEARN_DAY_STARTS_AT`); `vl jobs resume` lifts it at once and grants another
 //! budget's worth for the rest of the day ([`resume`]).
 
 use rusqlite::{Connection, params};
 
 use crate::clock::Millis;
+use crate::learn::day::LearnerDay;
 use crate::queue::{Durability, Queue};
 
 /// Today's calls and tokens, all providers.
@@ -19,33 +21,38 @@ pub struct Usage {
 }
 
 /// Today's tokens counted against the budget: those since the last resume today, if any.
-fn spent_today(conn: &Connection, now: Millis) -> rusqlite::Result<u64> {
-    let used = today(conn, now)?;
+fn spent_today(conn: &Connection, day: &LearnerDay, now: Millis) -> rusqlite::Result<u64> {
+    let used = today(conn, day, now)?;
     let baseline: i64 = conn
         .prepare_cached("SELECT COALESCE(MAX(tokens), 0) FROM llm_budget_resets WHERE day = ?1")?
-        .query_row([crate::reads::day_of(now)], |r| r.get(0))?;
+        .query_row([day.day_of(now)], |r| r.get(0))?;
     Ok(used.tokens.saturating_sub(baseline.max(0) as u64))
 }
 
 /// Resumes the paused provider `provider` (or every one), as the queue does, and measures the
 /// rest of today's budget from now: resuming after the budget was spent means "go on".
-pub fn resume(queue: &Queue, provider: Option<String>) -> Result<crate::queue::Resumed, crate::queue::QueueError> {
+pub fn resume(
+    queue: &Queue,
+    day: &LearnerDay,
+    provider: Option<String>,
+) -> Result<crate::queue::Resumed, crate::queue::QueueError> {
     let resumed = queue.resume(provider)?;
-    queue.writer().call(true, Durability::Durable, |conn, now| {
-        let used = today(conn, now)?;
+    let day = day.clone();
+    queue.writer().call(true, Durability::Durable, move |conn, now| {
+        let used = today(conn, &day, now)?;
         conn.prepare_cached(
             "INSERT INTO llm_budget_resets (day, tokens) VALUES (?1, ?2)              ON CONFLICT (day) DO UPDATE SET tokens = excluded.tokens",
         )?
-        .execute(params![crate::reads::day_of(now), i64::try_from(used.tokens).unwrap_or(i64::MAX)])?;
+        .execute(params![day.day_of(now), i64::try_from(used.tokens).unwrap_or(i64::MAX)])?;
         Ok(())
     })?;
     Ok(resumed)
 }
 
 /// Today's usage as of `now`.
-pub fn today(conn: &Connection, now: Millis) -> rusqlite::Result<Usage> {
+pub fn today(conn: &Connection, day: &LearnerDay, now: Millis) -> rusqlite::Result<Usage> {
     conn.prepare_cached("SELECT COALESCE(SUM(calls), 0), COALESCE(SUM(tokens), 0) FROM llm_usage WHERE day = ?1")?
-        .query_row([crate::reads::day_of(now)], |r| {
+        .query_row([day.day_of(now)], |r| {
             Ok(Usage { calls: r.get::<_, i64>(0)?.max(0) as u64, tokens: r.get::<_, i64>(1)?.max(0) as u64 })
         })
 }
@@ -55,6 +62,8 @@ pub fn today(conn: &Connection, now: Millis) -> rusqlite::Result<Usage> {
 pub struct Budget {
     pub queue: Queue,
     pub daily_tokens: u64,
+    /// The days the budget resets on.
+    pub day: LearnerDay,
 }
 
 impl Budget {
@@ -63,13 +72,14 @@ impl Budget {
         if self.daily_tokens == 0 {
             return Ok(());
         }
-        let spent = self.queue.read().and_then(|conn| Ok(spent_today(&conn, self.queue.now())?)).unwrap_or(0);
+        let spent =
+            self.queue.read().and_then(|conn| Ok(spent_today(&conn, &self.day, self.queue.now())?)).unwrap_or(0);
         if spent < self.daily_tokens {
             return Ok(());
         }
         Err(format!(
             "{} {spent} LLM tokens today reached the daily budget (VIBELEARN_LLM_DAILY_TOKENS={}); \
-             calls resume tomorrow (UTC) or with `vl jobs resume`",
+             calls resume when your next day begins or with `vl jobs resume`",
             BUDGET_REASON_PREFIX, self.daily_tokens
         ))
     }
@@ -78,12 +88,13 @@ impl Budget {
     pub fn record(&self, provider: &str, tokens: u64) {
         let provider = provider.to_owned();
         let tokens = i64::try_from(tokens).unwrap_or(i64::MAX);
+        let day = self.day.clone();
         let counted = self.queue.writer().call(false, Durability::Relaxed, move |conn, now| {
             conn.prepare_cached(
                 "INSERT INTO llm_usage (day, provider, calls, tokens) VALUES (?1, ?2, 1, ?3) \
                  ON CONFLICT (day, provider) DO UPDATE SET calls = calls + 1, tokens = tokens + excluded.tokens",
             )?
-            .execute(params![crate::reads::day_of(now), provider, tokens])?;
+            .execute(params![day.day_of(now), provider, tokens])?;
             Ok(())
         });
         if let Err(e) = counted {

@@ -190,9 +190,9 @@ pub fn registry(
         // day (a refused key then gets one more try a day: one refused call, no tokens).
         let version = credentials_fingerprint(&settings.credentials_text());
         let clock = queue.clone();
-        registry.gate(gate, &[ANALYZE_CONCEPTS, ANALYZE_QUIZ], move || {
-            format!("{version}:{}", crate::reads::day_of(clock.now()))
-        });
+        let day = config.learner_day();
+        registry
+            .gate(gate, &[ANALYZE_CONCEPTS, ANALYZE_QUIZ], move || format!("{version}:{}", day.day_of(clock.now())));
     }
     let data_dir = config.data_dir.clone();
     let api_url = config.get("VIBELEARN_API_URL").to_owned();
@@ -203,7 +203,11 @@ pub fn registry(
     let provider = choice;
     let llm = llm_call::Limits {
         timeout: config.llm_timeout(),
-        budget: llm_usage::Budget { queue: queue.clone(), daily_tokens: config.llm_daily_tokens() },
+        budget: llm_usage::Budget {
+            queue: queue.clone(),
+            daily_tokens: config.llm_daily_tokens(),
+            day: config.learner_day(),
+        },
     };
     registry.register(INGEST, spec_of(INGEST), ingest::IngestHandler);
     registry.register(
@@ -220,11 +224,20 @@ pub fn registry(
         spec_of(ANALYZE_CONCEPTS),
         concepts::ConceptsHandler { queue: queue.clone(), provider: provider.clone(), llm: llm.clone() },
     );
-    registry.register(ANALYZE_QUIZ, spec_of(ANALYZE_QUIZ), quiz::QuizHandler { queue: queue.clone(), provider, llm });
+    registry.register(
+        ANALYZE_QUIZ,
+        spec_of(ANALYZE_QUIZ),
+        quiz::QuizHandler {
+            queue: queue.clone(),
+            provider,
+            llm,
+            scheduling: crate::learning::cards::SchedulerSettings::from_config(config),
+        },
+    );
     registry.register(
         OPTIMIZE_SCHEDULER,
         spec_of(OPTIMIZE_SCHEDULER),
-        optimize::OptimizeHandler { queue: queue.clone() },
+        optimize::OptimizeHandler { queue: queue.clone(), day: config.learner_day() },
     );
     registry.register(
         SYNC,

@@ -1,10 +1,14 @@
 //! The `analyze_quiz` job (SPEC §6.4): questions on each concept of the session not yet
-//! mastered, at the developer's current level for it, from the LLM provider (one per concept,
+//! mastered (mastered as `learning::mastery` judges it from the live review state, so a
+//! mastered concept costs no LLM tokens and one missed on first sight keeps getting questions),
+//! at the developer's current level for it, from the LLM provider (one per concept,
 //! one repair round-trip) or offline from the session's own files (two per concept, README). Every question is validated before it is stored;
 //! invalid ones are dropped and counted. Questions are upserted by (concept, type, text hash).
 
+use std::collections::HashSet;
+
 use rusqlite::{Connection, params};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::concepts::ProviderChoice;
 use super::question_checks::{QuestionTarget, RepairJudge, keep_valid};
@@ -16,18 +20,19 @@ use crate::analysis::grounding::{Grounding, GroundingKind};
 use crate::analysis::grounding_check::{CannedCode, verify_grounding};
 use crate::analysis::model::SourceFile;
 use crate::analysis::questions::{GeneratedQuestion, normalized_text_hash};
+use crate::clock::Millis;
+use crate::learn::schedule::Scheduler;
 use crate::llm::Selected;
 use crate::llm::offline::{offline_questions, reteach_question};
 use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome, Queue};
-
-/// A concept whose mastery is above this gets no new question (SPEC §6.4).
-pub const MASTERED: f64 = 0.85;
 
 pub struct QuizHandler {
     pub queue: Queue,
     pub provider: ProviderChoice,
     /// The time one LLM call may take and the day's token budget.
     pub llm: super::llm_call::Limits,
+    /// How the learner's scheduler is built, to judge mastery as the quiz does.
+    pub scheduling: crate::learning::cards::SchedulerSettings,
 }
 
 /// A concept of the session that needs a question: its row id, content and target level.
@@ -43,19 +48,31 @@ fn level_name<S: serde::Serializer>(level: &Level, s: S) -> Result<S::Ok, S::Err
     s.serialize_str(level.as_str())
 }
 
-/// `keep`: concepts never skipped as mastered (leeches to re-teach).
-fn targets(conn: &Connection, session_id: &str, keep: &[super::reteach::Reteach]) -> rusqlite::Result<Vec<Target>> {
+/// The session's concepts that need a question: all but those mastered at `now` (the live
+/// standing, `learning::mastery`); `keep`: concepts never skipped (leeches to re-teach).
+fn targets(
+    conn: &Connection,
+    scheduler: &Scheduler,
+    now: Millis,
+    session_id: &str,
+    keep: &[super::reteach::Reteach],
+) -> rusqlite::Result<Vec<Target>> {
+    let mastered: HashSet<String> = crate::learning::mastery::concept_mastery(conn, scheduler, now)?
+        .into_iter()
+        .filter(|c| c.is_mastered())
+        .map(|c| c.key)
+        .collect();
     let mut stmt = conn.prepare_cached(
         "SELECT c.id, c.name, c.category, c.difficulty, c.source_file, c.snippet, c.why_it_matters, c.confidence, \
-                p.level, p.mastery_score, p.correct_answers + p.incorrect_answers \
+                p.level, p.correct_answers + p.incorrect_answers, c.normalized_name \
          FROM concepts c LEFT JOIN concept_profiles p ON p.normalized_name = c.normalized_name \
          WHERE c.session_id = ?1 ORDER BY c.confidence DESC, c.id",
     )?;
     let rows = stmt.query_map([session_id], |r| {
         let difficulty: String = r.get(3)?;
         let profile_level: Option<String> = r.get(8)?;
-        let mastery: Option<f64> = r.get(9)?;
-        let answered: Option<i64> = r.get(10)?;
+        let answered: Option<i64> = r.get(9)?;
+        let key: String = r.get(10)?;
         Ok((
             Target {
                 id: r.get(0)?,
@@ -76,7 +93,7 @@ fn targets(conn: &Connection, session_id: &str, keep: &[super::reteach::Reteach]
                     .and_then(Level::parse)
                     .unwrap_or(if difficulty == "junior" { Level::Junior } else { Level::Mid }),
             },
-            mastery.unwrap_or(0.0) > MASTERED && answered.unwrap_or(0) > 0,
+            mastered.contains(&key),
         ))
     })?;
     rows.filter_map(|row| match row {
@@ -149,6 +166,134 @@ fn stale_questions(stored: Vec<StoredQuestion>, sources: &[SourceFile]) -> Vec<S
         .collect()
 }
 
+/// Everything the job reads before it generates.
+struct Inputs {
+    exists: bool,
+    targets: Vec<Target>,
+    last_hash: Option<String>,
+    files: Vec<SourceFile>,
+    failures: Vec<crate::analysis::model::FailedCall>,
+    patterns: Vec<crate::analysis::model::Pattern>,
+    stored: Vec<StoredQuestion>,
+    reteach: Vec<super::reteach::Reteach>,
+}
+
+impl Inputs {
+    /// Everything the questions are built from: the concepts, the files, failures and
+    /// patterns they quote (with the concepts alone, an edit to a quoted line left every
+    /// question quoting a line the file no longer has), and a leech to re-teach.
+    fn hash(&self, provider: &str) -> String {
+        let Inputs { targets, files, failures, patterns, reteach, .. } = self;
+        if reteach.is_empty() {
+            hash_of(&(provider, targets, files, failures, patterns))
+        } else {
+            hash_of(&(provider, targets, files, failures, patterns, reteach))
+        }
+    }
+}
+
+impl QuizHandler {
+    fn read_inputs(&self, session_id: &str) -> Result<Inputs, crate::queue::QueueError> {
+        let conn = self.queue.read()?;
+        let scheduler = self.scheduling.load(&conn)?;
+        let reteach = super::reteach::needs(&conn, session_id)?;
+        Ok(Inputs {
+            exists: session_data::session(&conn, session_id)?.is_some(),
+            targets: targets(&conn, &scheduler, self.queue.now(), session_id, &reteach)?,
+            last_hash: session_data::last_input_hash(&conn, session_id, super::ANALYZE_QUIZ)?,
+            files: session_data::captured_files(&conn, session_id)?,
+            failures: session_data::failures(&conn, session_id)?,
+            patterns: session_data::patterns(&conn, session_id)?,
+            stored: grounded_questions(&conn, session_id)?,
+            reteach,
+        })
+    }
+
+    /// The questions from the offline catalogue or the LLM, each verified against the
+    /// session's files, so a generator bug shows as a drop rather than a wrong answer key.
+    fn generate(
+        &self,
+        selected: &Selected,
+        inputs: &Inputs,
+        sources: &[SourceFile],
+        cancel: &CancelToken,
+    ) -> Result<(super::question_checks::Checked, Value), Outcome> {
+        let targets = &inputs.targets;
+        let pairs: Vec<(Concept, Level)> = targets.iter().map(|t| (t.concept.clone(), t.level)).collect();
+        let question_targets: Vec<QuestionTarget<'_>> =
+            targets.iter().map(|t| QuestionTarget { id: &t.id, name: &t.concept.name }).collect();
+        match selected {
+            Selected::Offline => {
+                // Re-teach questions first: where one shares type and lines with a regular
+                // question, the first is kept (`keep_valid`), and the regular one is already stored.
+                let mut questions = reteach_questions(inputs);
+                questions.extend(offline_questions(&pairs, &inputs.files, &inputs.patterns).questions);
+                let checked = keep_valid(questions, &question_targets, sources, CannedCode::Allowed);
+                let result = checked.result(selected.name(), None);
+                Ok((checked, result))
+            }
+            Selected::Remote(provider) => {
+                let mut request = prompts::questions_request(&pairs, sources);
+                let names: Vec<(String, String)> =
+                    targets.iter().map(|t| (t.id.clone(), t.concept.name.clone())).collect();
+                request.prompt.push_str(&super::reteach::prompt_note(&inputs.reteach, &names));
+                let judge = RepairJudge::new(&question_targets, sources);
+                let accept = |text: &str| judge.judge(text);
+                let checked = llm_call::ask_with_repair(provider.as_ref(), &request, &self.llm, cancel, accept)?;
+                let result = checked.result(selected.name(), Some(&judge));
+                Ok((checked, result))
+            }
+        }
+    }
+}
+
+/// The offline re-teach questions (built from the session's own files, where the static
+/// step's stored patterns show each concept): a type the leech is not, and new to the concept
+/// when there is one.
+fn reteach_questions(inputs: &Inputs) -> Vec<GeneratedQuestion> {
+    let mut questions = Vec::new();
+    for r in &inputs.reteach {
+        let Some(t) = inputs.targets.iter().find(|t| t.id == r.concept_id) else { continue };
+        let (files, patterns, file) = (&inputs.files, &inputs.patterns, r.leech_file.as_deref());
+        let avoid: Vec<String> = r.leech_types.iter().chain(&r.known_types).cloned().collect();
+        let found = reteach_question(&t.concept, t.level, files, patterns, &avoid, file)
+            .or_else(|| reteach_question(&t.concept, t.level, files, patterns, &r.leech_types, file));
+        questions.extend(found);
+    }
+    questions
+}
+
+/// The session is analysed; and the weekly re-fit of the learner's scheduler is asked for
+/// when one is due (also when this session's questions are unchanged: the reviews since the
+/// last fit are not).
+fn mark_analyzed(session_id: String) -> Effects {
+    Box::new(move |conn, now| {
+        conn.prepare_cached(
+            "UPDATE sessions SET state = 'analyzed' WHERE id = ?1 AND state IN ('initialized','observing')",
+        )?
+        .execute([&session_id])?;
+        super::optimize::schedule(conn, now)?;
+        Ok(())
+    })
+}
+
+/// Deletes the stale questions that are *still* unanswered, checked again here inside the
+/// writer's transaction: the job chose them before an LLM call of up to minutes, and an answer
+/// given meanwhile must not go with its question (`ON DELETE CASCADE` would take the
+/// attempts and the review log). Returns how many went.
+fn delete_stale(conn: &Connection, session_id: &str, stale: &[String]) -> rusqlite::Result<usize> {
+    let mut delete = conn.prepare_cached(
+        "DELETE FROM questions WHERE id = ?1 AND session_id = ?2 \
+         AND NOT EXISTS (SELECT 1 FROM quiz_attempts a WHERE a.question_id = questions.id) \
+         AND NOT EXISTS (SELECT 1 FROM review_log l WHERE l.question_id = questions.id)",
+    )?;
+    let mut deleted = 0;
+    for id in stale {
+        deleted += delete.execute(params![id, session_id])?;
+    }
+    Ok(deleted)
+}
+
 impl Handler for QuizHandler {
     fn run(&self, job: &ClaimedJob, cancel: &CancelToken) -> Outcome {
         let selected = match llm_call::provider_of(&self.provider) {
@@ -161,121 +306,39 @@ impl Handler for QuizHandler {
             Ok(id) => id,
             Err(outcome) => return outcome,
         };
-        let inputs = self.queue.read().and_then(|conn| {
-            let reteach = super::reteach::needs(&conn, &session_id)?;
-            Ok((
-                session_data::session(&conn, &session_id)?.is_some(),
-                targets(&conn, &session_id, &reteach)?,
-                session_data::last_input_hash(&conn, &session_id, super::ANALYZE_QUIZ)?,
-                session_data::captured_files(&conn, &session_id)?,
-                session_data::failures(&conn, &session_id)?,
-                session_data::patterns(&conn, &session_id)?,
-                grounded_questions(&conn, &session_id)?,
-                reteach,
-            ))
-        });
-        let (exists, targets, last_hash, files, failures, patterns, stored, reteach) = match inputs {
+        let inputs = match self.read_inputs(&session_id) {
             Ok(inputs) => inputs,
             Err(e) => return Outcome::retry(e.to_string()),
         };
-        if !exists {
+        if !inputs.exists {
             return missing_session(&session_id);
         }
-        // Everything the questions are built from: the concepts, the files, failures and
-        // patterns they quote (with the concepts alone, an edit to a quoted line left every
-        // question quoting a line the file no longer has), and a leech to re-teach.
-        let hash = if reteach.is_empty() {
-            hash_of(&(selected.name(), &targets, &files, &failures, &patterns))
-        } else {
-            hash_of(&(selected.name(), &targets, &files, &failures, &patterns, &reteach))
-        };
-        let mark_analyzed = |session_id: String| -> Effects {
-            Box::new(move |conn, now| {
-                conn.prepare_cached(
-                    "UPDATE sessions SET state = 'analyzed' WHERE id = ?1 AND state IN ('initialized','observing')",
-                )?
-                .execute([&session_id])?;
-                // The weekly re-fit of the learner's scheduler, when one is due (also when this
-                // session's questions are unchanged: the reviews since the last fit are not).
-                super::optimize::schedule(conn, now)?;
-                Ok(())
-            })
-        };
-        if targets.is_empty() || last_hash.as_deref() == Some(hash.as_str()) {
+        let hash = inputs.hash(selected.name());
+        if inputs.targets.is_empty() || inputs.last_hash.as_deref() == Some(hash.as_str()) {
             // No new question either way: what sync would send has not changed.
-            let reason = if targets.is_empty() { "no_concepts" } else { "unchanged" };
+            let reason = if inputs.targets.is_empty() { "no_concepts" } else { "unchanged" };
             return Outcome::Unchanged {
                 result: Some(json!({ "skipped": reason })),
                 effects: Some(mark_analyzed(session_id)),
             };
         }
-        let sources = session_data::citable(&files, &failures);
-        let stale = stale_questions(stored, &sources);
-        let pairs: Vec<(Concept, Level)> = targets.iter().map(|t| (t.concept.clone(), t.level)).collect();
-        let question_targets: Vec<QuestionTarget<'_>> =
-            targets.iter().map(|t| QuestionTarget { id: &t.id, name: &t.concept.name }).collect();
-        // Every question, the offline catalogue's too, is verified against the session's
-        // files, so a generator bug shows as a drop rather than a wrong answer key.
-        let (checked, result) = match selected {
-            Selected::Offline => {
-                // Built from the session's own files (issue 16), where the static step's stored
-                // patterns show each concept.
-                // Re-teach questions first: where one shares type and lines with a regular
-                // question, the first is kept (`keep_valid`), and the regular one is already stored.
-                let mut questions = Vec::new();
-                for r in &reteach {
-                    let Some(t) = targets.iter().find(|t| t.id == r.concept_id) else { continue };
-                    let avoid: Vec<String> = r.leech_types.iter().chain(&r.known_types).cloned().collect();
-                    let found =
-                        reteach_question(&t.concept, t.level, &files, &patterns, &avoid, r.leech_file.as_deref())
-                            .or_else(|| {
-                                reteach_question(
-                                    &t.concept,
-                                    t.level,
-                                    &files,
-                                    &patterns,
-                                    &r.leech_types,
-                                    r.leech_file.as_deref(),
-                                )
-                            });
-                    questions.extend(found);
-                }
-                questions.extend(offline_questions(&pairs, &files, &patterns).questions);
-                let checked = keep_valid(questions, &question_targets, &sources, CannedCode::Allowed);
-                let result = checked.result(selected.name(), None);
-                (checked, result)
-            }
-            Selected::Remote(provider) => {
-                let mut request = prompts::questions_request(&pairs, &sources);
-                let names: Vec<(String, String)> =
-                    targets.iter().map(|t| (t.id.clone(), t.concept.name.clone())).collect();
-                request.prompt.push_str(&super::reteach::prompt_note(&reteach, &names));
-                let judge = RepairJudge::new(&question_targets, &sources);
-                let accept = |text: &str| judge.judge(text);
-                match llm_call::ask_with_repair(provider.as_ref(), &request, &self.llm, cancel, accept) {
-                    Ok(checked) => {
-                        let result = checked.result(selected.name(), Some(&judge));
-                        (checked, result)
-                    }
-                    Err(outcome) => return outcome,
-                }
-            }
+        let sources = session_data::citable(&inputs.files, &inputs.failures);
+        let (checked, mut result) = match self.generate(selected, &inputs, &sources, cancel) {
+            Ok(generated) => generated,
+            Err(outcome) => return outcome,
         };
         if checked.kept.is_empty() {
             return Outcome::dead(format!("no valid question could be generated: {}", checked.dropped.join("; ")));
         }
+        let stale = stale_questions(inputs.stored, &sources);
         let mut kept = checked.kept;
-        kept.retain_mut(|(concept_id, question)| super::reteach::keep(&reteach, concept_id, question));
-        let mut result = result;
+        kept.retain_mut(|(concept_id, question)| super::reteach::keep(&inputs.reteach, concept_id, question));
         result["replaced_stale"] = json!(stale.len());
         let finish = mark_analyzed(session_id.clone());
         let effects: Effects = Box::new(move |conn, now| {
             // The questions quoting what an edit replaced go first: a new one on the new line
             // often has the same text, so the same id, and is then stored afresh.
-            let mut delete = conn.prepare_cached("DELETE FROM questions WHERE id = ?1 AND session_id = ?2")?;
-            for id in &stale {
-                delete.execute(params![id, session_id])?;
-            }
+            delete_stale(conn, &session_id, &stale)?;
             for (concept_id, question) in &kept {
                 store_question(conn, &session_id, concept_id, question, now)?;
             }
@@ -333,4 +396,73 @@ fn store_question(
         grounding.and_then(|g| g.mutation.as_ref()).map(|m| serde_json::to_string(m).unwrap_or_default()),
     ])?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learn::schedule::{DAY_MS, Rating};
+    use crate::learning::record::{Answer, record_answer};
+
+    const NOW: Millis = 1_780_000_000_000;
+
+    fn db() -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_and_migrate(&dir.path().join("t.db"), crate::db::Synchronous::Normal).unwrap();
+        conn.execute_batch(
+            "INSERT INTO sessions (id, project, started_at, updated_at) VALUES ('s1', 'p', 1, 1), ('s2', 'p', 2, 2);
+             INSERT INTO concepts (id, session_id, name, normalized_name, category, difficulty, source_file, snippet,
+               why_it_matters, confidence, created_at, updated_at) VALUES
+               ('c1', 's1', 'Closures', 'closures', 'x', 'mid', 'a.ts', 'x', 'y', 0.9, 1, 1),
+               ('c2', 's2', 'Closures', 'closures', 'x', 'mid', 'a.ts', 'x', 'y', 0.9, 1, 1);
+             INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, question, explanation, tags,
+               text_hash, created_at) VALUES
+               ('q1', 'c1', 's1', 'true_false', 'mid', 'q1', 'e', '[]', 'h1', 1),
+               ('q2', 'c1', 's1', 'true_false', 'mid', 'q2', 'e', '[]', 'h2', 1);",
+        )
+        .unwrap();
+        (dir, conn)
+    }
+
+    fn answer(conn: &mut Connection, id: &str, rating: Rating, at: Millis) {
+        let given = Answer { question_id: id, text: "x", correct: rating.passed(), rating, duration_ms: None };
+        record_answer(conn, &given, &Scheduler::default(), at).unwrap().unwrap();
+    }
+
+    fn target_names(conn: &Connection, now: Millis) -> Vec<String> {
+        targets(conn, &Scheduler::default(), now, "s2", &[]).unwrap().into_iter().map(|t| t.id).collect()
+    }
+
+    #[test]
+    fn a_concept_missed_on_first_sight_keeps_getting_questions_and_a_mastered_one_does_not() {
+        let (_dir, mut conn) = db();
+        // Both cards answered wrong right now: recall-now is ~100 %, which the old stored score
+        // took for mastery and skipped the concept in every later session.
+        answer(&mut conn, "q1", Rating::Again, NOW);
+        answer(&mut conn, "q2", Rating::Again, NOW);
+        assert_eq!(target_names(&conn, NOW + 1000), ["c2"], "missed: asked again in the next session");
+        // Both cards mature (stability of 21 days or more): mastered, no LLM call spent on it.
+        conn.execute("UPDATE questions SET card_state = 'review', stability = 40 WHERE id IN ('q1', 'q2')", [])
+            .unwrap();
+        assert!(target_names(&conn, NOW + DAY_MS).is_empty(), "mastered: no question");
+    }
+
+    #[test]
+    fn a_stale_question_answered_while_the_job_ran_is_kept_with_its_history() {
+        let (_dir, mut conn) = db();
+        // The job found both unanswered and stale; q1 is answered before its effects commit.
+        let stale = vec!["q1".to_owned(), "q2".to_owned()];
+        answer(&mut conn, "q1", Rating::Good, NOW);
+        assert_eq!(delete_stale(&conn, "s1", &stale).unwrap(), 1);
+        let left: Vec<String> = conn
+            .prepare("SELECT id FROM questions ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(left, ["q1"], "the answered one stays");
+        let attempts: i64 = conn.query_row("SELECT COUNT(*) FROM quiz_attempts", [], |r| r.get(0)).unwrap();
+        assert_eq!(attempts, 1);
+    }
 }

@@ -1,7 +1,9 @@
-//! The learning loop's pure rules (SPEC §7); `vl quiz` and `vl status` own the I/O around them.
+//! The learning loop's pure rules (SPEC §7); `crate::learning` owns the reads and writes
+//! around them.
 //!
 //! - `schedule` — when a question is due again: FSRS-6, four ratings, learning steps, leeches.
-//! - `mastery` — per-concept junior/mid/senior level, and mastery as FSRS retrievability.
+//! - `mastery` — mastered / gap / learning from the cards' FSRS state, and the question level.
+//! - `day` — the learner's days: local, rolling over at `VIBELEARN_DAY_STARTS_AT`.
 //! - `streak` — consecutive days with at least one answer.
 //! - `answer` — reading what the developer typed and judging it.
 //! - `rubric` — grading a free-text answer through an LLM with the five weighted dimensions.
@@ -9,6 +11,7 @@
 //! - `export` — cards out to Anki's text import and to Markdown.
 
 pub mod answer;
+pub mod day;
 pub mod export;
 pub mod fit;
 pub mod mastery;

@@ -18,7 +18,7 @@
 //!   would make them equal).
 //!
 //! FSRS's memory state (stability, difficulty) is updated on every answer, same-day ones
-//! included (FSRS-6 has a short-term formula for those), with whole elapsed days as FSRS
+//! included (FSRS-6 has a short-term formula for those), with whole elapsed *learner* days (`learn::day`, the same count the re-fit uses) as FSRS
 //! counts them. Intervals keep their fraction of a day (2.3 days, not 2): a quiz is taken at
 //! any hour, and rounding would make the first interval 13 % shorter. No fuzz: two cards
 //! answered alike fall due together, which a quiz of a handful of questions a day can afford.
@@ -30,6 +30,7 @@
 use fsrs::{FSRS, MemoryState};
 
 use crate::clock::Millis;
+use crate::learn::day::LearnerDay;
 
 /// One minute, one day, in ms.
 pub const MINUTE_MS: Millis = 60_000;
@@ -199,6 +200,8 @@ pub struct Scheduler {
     decay: f32,
     retention: f32,
     leech_threshold: u32,
+    /// How FSRS's elapsed days are counted: whole learner days, as the re-fit counts them.
+    day: LearnerDay,
 }
 
 impl Default for Scheduler {
@@ -208,6 +211,7 @@ impl Default for Scheduler {
             decay: fsrs::FSRS6_DEFAULT_DECAY,
             retention: DEFAULT_RETENTION as f32,
             leech_threshold: DEFAULT_LEECH_THRESHOLD,
+            day: LearnerDay::default(),
         }
     }
 }
@@ -221,7 +225,22 @@ impl Scheduler {
         let decay = filled.get(20).copied().filter(|d| d.is_finite() && *d > 0.0).unwrap_or(fsrs::FSRS6_DEFAULT_DECAY);
         let retention =
             if desired_retention.is_finite() { desired_retention.clamp(0.7, 0.99) } else { DEFAULT_RETENTION };
-        Ok(Scheduler { fsrs, decay, retention: retention as f32, leech_threshold: leech_threshold.max(1) })
+        Ok(Scheduler {
+            fsrs,
+            decay,
+            retention: retention as f32,
+            leech_threshold: leech_threshold.max(1),
+            day: LearnerDay::default(),
+        })
+    }
+
+    /// The same scheduler counting elapsed days as `day` does (the learner's days).
+    pub fn with_day(self, day: LearnerDay) -> Scheduler {
+        Scheduler { day, ..self }
+    }
+
+    pub fn day(&self) -> &LearnerDay {
+        &self.day
     }
 
     pub fn leech_threshold(&self) -> u32 {
@@ -232,7 +251,8 @@ impl Scheduler {
     pub fn review(&self, card: &Card, rating: Rating, now: Millis) -> Reviewed {
         let elapsed_ms = card.last_review_at.map_or(0, |last| now.saturating_sub(last).max(0));
         let elapsed_days = elapsed_ms as f64 / DAY_MS as f64;
-        let (memory, intervals) = self.next(card.memory, elapsed_ms, rating, card.state == CardState::Review);
+        let days = card.last_review_at.map_or(0, |last| self.day.elapsed_days(last, now));
+        let (memory, intervals) = self.next(card.memory, days, rating, card.state == CardState::Review);
         let graduate = |days: f64| (CardState::Review, 0, days);
         let step = |state: CardState, i: u32| (state, i, step_ms(i) as f64 / DAY_MS as f64);
         let (state, step_index, days) = match (card.state, rating) {
@@ -309,8 +329,7 @@ impl Scheduler {
     }
 
     /// FSRS's next memory for `rating` and the review interval (days) of every rating.
-    fn next(&self, memory: Option<Memory>, elapsed_ms: Millis, rating: Rating, in_review: bool) -> (Memory, Intervals) {
-        let days = u32::try_from(elapsed_ms / DAY_MS).unwrap_or(u32::MAX);
+    fn next(&self, memory: Option<Memory>, days: u32, rating: Rating, in_review: bool) -> (Memory, Intervals) {
         let current = memory
             .filter(|m| m.stability.is_finite() && m.difficulty.is_finite() && m.stability > 0.0)
             .map(|m| MemoryState { stability: m.stability as f32, difficulty: m.difficulty as f32 });
@@ -534,5 +553,25 @@ mod tests {
         assert!(r.card.memory.unwrap().stability.is_finite());
         let far = s.review(&card, Rating::Easy, i64::MAX - 1);
         assert!(far.card.due_at.is_some());
+    }
+
+    #[test]
+    fn elapsed_days_are_the_learners_days_as_the_fit_counts_them() {
+        // 23:00 in Los Angeles, then 09:00 the next morning: one UTC day (a 24-hour floor of 0),
+        // two learner days (1 elapsed), so FSRS steps the memory as a next-day review.
+        let la = crate::learn::day::tests::los_angeles();
+        let evening: Millis = 1_796_194_800_000;
+        let morning = evening + 10 * 3_600_000;
+        let by_learner = Scheduler::default().with_day(la.clone());
+        let first = by_learner.review(&Card::default(), Rating::Good, evening).card;
+        let next_day = by_learner.review(&first, Rating::Good, morning).card.memory.unwrap();
+        let same_day = Scheduler::default().review(&first, Rating::Good, morning).card.memory.unwrap();
+        assert!(next_day.stability > same_day.stability, "{next_day:?} vs {same_day:?}");
+        // Exactly what FSRS gives for one elapsed day.
+        let fsrs = FSRS::default();
+        let m = first.memory.unwrap();
+        let state = MemoryState { stability: m.stability as f32, difficulty: m.difficulty as f32 };
+        let expected = fsrs.next_states(Some(state), 0.9, la.elapsed_days(evening, morning)).unwrap().good.memory;
+        assert!((next_day.stability - f64::from(expected.stability)).abs() < 1e-6);
     }
 }

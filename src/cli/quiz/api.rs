@@ -12,34 +12,44 @@
 //!   with `--rating`. An unreadable answer prints `{"error": "unreadable", "message"}` and
 //!   exits 1, as does an unknown id (`"not_found"`).
 //!
-//! The same `store` functions as the interactive quiz write the answer, in one transaction.
+//! When nothing is due now, `next` still offers a learning card due within the learn-ahead
+//! limit (20 min, `learning::cards`), so its steps finish in the same sitting; when nothing is
+//! due even so, `next_due_at` says when the next card is.
+//!
+//! The same `learning` functions as the interactive quiz write the answer, in one transaction.
+//! The clock is `Config::now_ms` (a debug build's `VIBELEARN_DEBUG_NOW_MS` sets it, for the
+//! learning simulation).
 
 use std::process::ExitCode;
 
 use rusqlite::Connection;
 use serde_json::{Value, json};
 
-use super::store::{self, Answer, Question};
 use super::{open, sitting_filter, when};
 use crate::cli::args::{QuizAnswerArgs, QuizNextArgs};
-use crate::clock::{Clock, Millis, SystemClock};
+use crate::clock::Millis;
 use crate::config::Config;
 use crate::learn::answer::{AnswerError, Verdict, check_answer_in};
+use crate::learn::schedule::Scheduler;
 use crate::learn::schedule::{Leech, Rating};
-use crate::reads::DueFilter;
+use crate::learning::cards::{self, DueFilter, Question};
+use crate::learning::record::{self, Answer};
 
 /// `vl quiz next --json`.
 pub fn run_next(args: &QuizNextArgs, config: &Config) -> ExitCode {
     let filter = DueFilter { session: args.session.clone(), project: args.project.clone(), ..DueFilter::default() };
-    respond(config, |conn| next(conn, SystemClock.now_ms(), &filter, config.new_per_day() as usize).map(Ok))
+    respond(config, |conn| {
+        let scheduler = cards::scheduler_for(conn, config)?;
+        next(conn, &scheduler, config.now_ms(), &filter, config.new_per_day() as usize).map(Ok)
+    })
 }
 
 /// `vl quiz answer ID ANSWER [--rating N] --json`.
 pub fn run_answer(args: &QuizAnswerArgs, config: &Config) -> ExitCode {
     respond(config, |conn| {
-        let scheduler = store::scheduler(conn, config.desired_retention(), config.leech_threshold())?;
+        let scheduler = cards::scheduler_for(conn, config)?;
         let rating = args.rating.and_then(|n| Rating::from_number(i64::from(n)));
-        answer(conn, &scheduler, &args.id, &args.answer, rating, SystemClock.now_ms(), config.new_per_day() as usize)
+        answer(conn, &scheduler, &args.id, &args.answer, rating, config.now_ms(), config.new_per_day() as usize)
     })
 }
 
@@ -70,10 +80,16 @@ fn respond(config: &Config, body: impl FnOnce(&mut Connection) -> rusqlite::Resu
 }
 
 /// The next card, without its answer.
-pub fn next(conn: &Connection, now: Millis, filter: &DueFilter, new_per_day: usize) -> rusqlite::Result<Value> {
-    let filter = sitting_filter(conn, now, filter, new_per_day)?;
-    let due = store::due(conn, now, &filter, 500)?;
-    let next_due = store::next_due(conn, now, filter.session.as_deref())?;
+pub fn next(
+    conn: &Connection,
+    scheduler: &Scheduler,
+    now: Millis,
+    filter: &DueFilter,
+    new_per_day: usize,
+) -> rusqlite::Result<Value> {
+    let filter = sitting_filter(conn, scheduler.day(), now, filter, new_per_day)?;
+    let due = cards::due(conn, now, &filter, 500)?;
+    let next_due = cards::next_due(conn, now, filter.session.as_deref())?;
     Ok(json!({
         "question": due.first().map(public),
         "due": due.len(),
@@ -95,6 +111,7 @@ fn public(q: &Question) -> Value {
         "options": q.options,
         "card_state": q.card_state.as_str(),
         "free_text": free_text,
+        "reflection": q.is_reflection(),
         "how_to_answer": match q.question_type.as_str() {
             "multiple_choice" => "a letter, the option's number, or its text",
             "true_false" => "true or false",
@@ -108,14 +125,14 @@ fn public(q: &Question) -> Value {
 /// Grades, schedules and records one answer.
 pub fn answer(
     conn: &mut Connection,
-    scheduler: &crate::learn::schedule::Scheduler,
+    scheduler: &Scheduler,
     id: &str,
     text: &str,
     rating: Option<Rating>,
     now: Millis,
     new_per_day: usize,
 ) -> rusqlite::Result<Result<Value, Value>> {
-    let Some(q) = store::question(conn, id)? else {
+    let Some(q) = cards::question(conn, id)? else {
         return Ok(Err(json!({"error": "not_found", "message": format!("no question {id:?}")})));
     };
     let correct = q.correct.as_deref().unwrap_or("");
@@ -133,7 +150,9 @@ pub fn answer(
         Verdict::Wrong => Some(Rating::Again),
         Verdict::NeedsSelfGrade => None,
     };
-    let Some(rating) = rating.or(suggested) else {
+    // A reflection prompt is kept, not graded or scheduled: it needs no rating.
+    let reflection = q.is_reflection().then_some(Rating::Good);
+    let Some(rating) = rating.or(suggested).or(reflection) else {
         return Ok(Ok(json!({
             "recorded": false,
             "needs_rating": true,
@@ -147,16 +166,25 @@ pub fn answer(
                         (1 wrong, 2 right with gaps, 3 right, 4 right and complete)",
         })));
     };
-    let record = Answer { question_id: &q.id, text, correct: rating.passed(), rating, duration_ms: None };
-    let Some(recorded) = store::record_answer(conn, &record, scheduler, now)? else {
+    // "Correct" is the answer's, not the rating's: a wrong answer rated Hard is still wrong;
+    // rated Good or Easy it is the learner's "I was right".
+    let correct = match verdict {
+        Verdict::Correct => true,
+        Verdict::Wrong => rating >= Rating::Good,
+        Verdict::NeedsSelfGrade => rating.passed() && !q.is_reflection(),
+    };
+    let record = Answer { question_id: &q.id, text, correct, rating, duration_ms: None };
+    let Some(recorded) = record::record_answer(conn, &record, scheduler, now)? else {
         return Ok(Err(json!({"error": "not_found", "message": format!("no question {id:?}")})));
     };
     let card = recorded.reviewed.card;
-    let due_now = store::due(conn, now, &sitting_filter(conn, now, &DueFilter::default(), new_per_day)?, 500)?.len();
+    let filter = sitting_filter(conn, scheduler.day(), now, &DueFilter::default(), new_per_day)?;
+    let due_now = cards::due(conn, now, &filter, 500)?.len();
     Ok(Ok(json!({
         "recorded": true,
         "question_id": q.id,
         "correct": match verdict { Verdict::Correct => Some(true), Verdict::Wrong => Some(false), _ => None },
+        "reflection": recorded.reflection,
         "rating": rating.number(),
         "rating_name": rating.name(),
         "suggested_rating": suggested.map(Rating::number),

@@ -6,17 +6,21 @@ use std::io::{self, BufRead, Write};
 
 use rusqlite::Connection;
 
-use super::store::{self, Question};
 use super::term::{Style, letter, read_line};
 use super::{MAX_TRIES, QuizError, QuizOptions, when};
 use crate::clock::{Clock, Millis};
 use crate::learn::answer::{AnswerError, Verdict, check_answer_in};
 use crate::learn::schedule::Rating;
+use crate::learning::cards::{self, Question};
 
 /// An answer judged and rated.
 pub(super) struct Judged {
     pub(super) text: String,
     pub(super) rating: Rating,
+    /// The answer was right: judged right, or judged wrong and then rated Good or Easy ("I was
+    /// right"); for a self-graded answer, any rating but Again. A wrong answer rated Hard is
+    /// not right.
+    pub(super) correct: bool,
     /// When the answer line arrived (its duration ends here, not at the rating).
     pub(super) answered_at: Millis,
 }
@@ -112,7 +116,7 @@ pub(super) fn ask(
     let rating =
         rate(conn, q, input, out, clock, opts, Suggestion { rating: Some(suggested), offer_override: !right })?
             .unwrap_or(suggested);
-    Ok(Some(Judged { text: last, rating, answered_at }))
+    Ok(Some(Judged { text: last, rating, correct: right || rating >= Rating::Good, answered_at }))
 }
 
 /// The rating prompt, with what each rating would schedule. `suggested`: Enter accepts it (and
@@ -129,7 +133,7 @@ fn rate(
     let Suggestion { rating: suggested, offer_override } = suggestion;
     let s = opts.style;
     let now = clock.now_ms();
-    let card = store::card(conn, &q.id).ok().flatten().unwrap_or_default();
+    let card = cards::card(conn, &q.id).ok().flatten().unwrap_or_default();
     let after = opts.scheduler.preview(&card, now);
     let buttons: Vec<String> =
         Rating::ALL.iter().zip(after).map(|(r, ms)| format!("{} {} ({})", r.number(), r.name(), when(ms))).collect();
@@ -189,6 +193,11 @@ fn self_grade(
 ) -> Result<Option<Judged>, QuizError> {
     let s = opts.style;
     let answered_at = clock.now_ms();
+    if q.is_reflection() {
+        // Asked once, never scheduled, not graded (SPEC §7): no rating to ask for.
+        writeln!(out, "{}", s.dim("A reflection prompt: your answer is kept; it is not scheduled."))?;
+        return Ok(Some(Judged { text: answer, rating: Rating::Good, correct: false, answered_at }));
+    }
     match q.model_answer() {
         Some(model) => {
             writeln!(out, "{}", s.bold("Model answer:"))?;
@@ -230,7 +239,7 @@ fn self_grade(
     else {
         return Ok(None);
     };
-    Ok(Some(Judged { text: answer, rating, answered_at }))
+    Ok(Some(Judged { text: answer, rating, correct: rating.passed(), answered_at }))
 }
 
 /// The expected answer in words: the option letter and text, the steps in order.

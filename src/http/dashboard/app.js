@@ -642,21 +642,23 @@
         $('concepts').replaceChildren(el('p', { class: 'empty' }, 'No concepts yet: they are extracted when a session is analysed.'));
         return;
       }
-      // Mastery is FSRS recall now, averaged over the concept's answered cards; a gap is under
-      // 70 % or a leech (SPEC §7), as `vl gaps` says.
+      // The bar is recall now (FSRS retrievability averaged over the answered cards), never
+      // mastery; the standing beside it is the read model's one definition (SPEC §7): mastered
+      // (two or more cards, all answered and mature, no leech), gap (under 70 % or a leech),
+      // learning (cards unanswered or in their steps), as `vl gaps` and `vl status` say.
       const items = profile.slice(0, CONCEPTS_SHOWN).map((c) => {
         const answered = c.answered_cards;
-        const score = Math.max(0, Math.min(1, c.mastery_score));
+        const score = Math.max(0, Math.min(1, c.recall_now ?? c.mastery_score));
         const fillBar = el('span', { class: c.gap ? 'low' : score < 0.85 ? 'mid' : '' });
         fillBar.style.width = `${answered ? Math.round(score * 100) : 0}%`;
-        const meta = `${c.category} · ${c.level} · ` +
+        const meta = `${c.standing ?? (c.gap ? 'gap' : 'learning')} · ${c.category} · ${c.level} · ` +
           (answered ? `${c.correct_answers} right, ${c.incorrect_answers} wrong` : 'not quizzed yet') +
           (c.leeches ? ` · ${c.leeches} leech${c.leeches === 1 ? '' : 'es'} (suspended)` : '') +
           ` · met ${c.encounter_count}×`;
-        return el('div', { class: 'concept', 'data-concept': c.concept_name },
+        return el('div', { class: 'concept', 'data-concept': c.concept_name, 'data-standing': c.standing },
           el('span', { class: 'name', title: c.concept_name }, c.concept_name),
           el('div', { class: 'bar', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': Math.round(score * 100) }, fillBar),
-          el('span', { class: 'pct' }, answered ? `${Math.round(score * 100)}%` : '—'),
+          el('span', { class: 'pct', title: 'recall now' }, answered ? `${Math.round(score * 100)}% recall` : '—'),
           el('span', { class: 'meta' }, meta));
       });
       const more = profile.length > CONCEPTS_SHOWN ? el('p', { class: 'muted small' }, `and ${profile.length - CONCEPTS_SHOWN} more (vl gaps)`) : null;

@@ -105,7 +105,7 @@ fn resume(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiError> 
         Some(serde_json::Value::String(name)) => Some(name.clone()),
         Some(_) => return Err(ApiError::bad_request("\"provider\" must be a string (e.g. \"anthropic\")")),
     };
-    let resumed = crate::jobs::llm_usage::resume(&ctx.queue, provider)?;
+    let resumed = crate::jobs::llm_usage::resume(&ctx.queue, &ctx.config.learner_day(), provider)?;
     Ok(ok(json!({ "resumed": resumed })))
 }
 

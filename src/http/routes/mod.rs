@@ -15,7 +15,7 @@ use super::error::{ApiError, json_response};
 use super::server::{ApiRequest, AppContext, ok};
 use crate::event::EventKind;
 use crate::intake::{self, Reply};
-use crate::reads;
+use crate::{learning, reads};
 
 /// Debug builds only: the setting that turns on `POST /api/debug/panic`, a route that panics,
 /// so the tests can check that a panicking route is answered 500 and gives its slot back.
@@ -50,16 +50,16 @@ pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiE
         Sync => analysis(ctx, req, crate::jobs::SYNC),
         Pipeline => read(ctx, |c| reads::pipeline(c, param(0))),
         Summary => summary(ctx, param(0)),
-        Profile => read(ctx, |c| reads::profile_at(c, &scheduler(ctx, c)?, ctx.queue.now())),
-        Overview => read(ctx, |c| reads::overview(c, &scheduler(ctx, c)?, ctx.queue.now())),
+        Profile => read(ctx, |c| learning::mastery::profile_at(c, &scheduler(ctx, c)?, ctx.queue.now())),
+        Overview => read(ctx, |c| learning::summary::overview(c, &scheduler(ctx, c)?, ctx.queue.now())),
         Activity => {
             let days = number_param(req, "days", 30)?;
-            read(ctx, |c| reads::activity(c, ctx.queue.now(), days))
+            read(ctx, |c| reads::activity(c, &ctx.config.learner_day(), ctx.queue.now(), days))
         }
         QuestionsDue => {
             let limit = number_param(req, "limit", 20)?;
             let session = req.param("session");
-            read(ctx, |c| reads::due_questions(c, ctx.queue.now(), session.as_deref(), limit))
+            read(ctx, |c| learning::cards::due_questions(c, ctx.queue.now(), session.as_deref(), limit))
         }
         Sessions => {
             let limit = number_param(req, "limit", 20)?;
@@ -71,9 +71,9 @@ pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiE
     }
 }
 
-/// The learner's scheduler, with the fitted parameters and the configured retention.
+/// The learner's scheduler, with the fitted parameters, the settings and the learner's days.
 fn scheduler(ctx: &AppContext, conn: &rusqlite::Connection) -> rusqlite::Result<crate::learn::schedule::Scheduler> {
-    reads::scheduler(conn, ctx.config.desired_retention(), ctx.config.leech_threshold())
+    learning::cards::scheduler_for(conn, &ctx.config)
 }
 
 fn session_event(ctx: &AppContext, req: &ApiRequest<'_>, kind: EventKind) -> Result<Response, ApiError> {
@@ -230,7 +230,11 @@ fn health(ctx: &AppContext, detailed: bool) -> Response {
         "problems": problems,
     });
     if detailed {
-        let usage = ctx.queue.read().ok().and_then(|c| crate::jobs::llm_usage::today(&c, ctx.queue.now()).ok());
+        let usage = ctx
+            .queue
+            .read()
+            .ok()
+            .and_then(|c| crate::jobs::llm_usage::today(&c, &ctx.config.learner_day(), ctx.queue.now()).ok());
         let usage = usage.unwrap_or_default();
         let cli_notice = crate::jobs::cli_notice(&ctx.llm_choice);
         body["llm"] = json!({

@@ -1,4 +1,5 @@
-//! The quiz's database side: which questions to ask, and recording one answer.
+//! Recording one answer (SPEC §7): the learning loop's one write, shared by `vl quiz`, `vl quiz
+//! answer --json` and any other front end.
 //!
 //! # One answer, one transaction
 //! [`record_answer`] writes everything an answer changes in a single `BEGIN IMMEDIATE`
@@ -29,9 +30,16 @@
 //! and every reader already treats `open_ended` as free text), `difficulty = 'mid'` (SPEC
 //! §6.4 calls it a mid-level follow-up), `parent_question_id` set, `correct` NULL and an empty
 //! `explanation` (there is no model answer, and the parent's explanation answers another
-//! question, so the quiz shows none: SPEC §7), the parent's snippet (with its blank filled in for a fill-in-the-blank parent)
-//! and the tag `follow-up`. It is inserted with `due_at = now`, which is what makes
-//! `reads::due_questions` pick it up if the quiz ends before it is asked.
+//! question, so the quiz shows none: SPEC §7), the parent's snippet (with its blank filled in
+//! for a fill-in-the-blank parent) and the tag `follow-up`. It is inserted with `due_at = now`,
+//! which is what makes `learning::cards::due_questions` pick it up if the quiz ends before it
+//! is asked.
+//!
+//! A follow-up without its own model answer is a *reflection prompt*, not a card (SPEC §7):
+//! its answer is kept (`quiz_attempts`, the day's streak) but it is never scheduled — no FSRS
+//! state, no review-log row (the re-fit would learn from a grade with no key), `due_at` back
+//! to NULL (a follow-up is never a new card), and no effect on the concept's level. One with a
+//! model answer is scheduled like any card.
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde_json::Value;
@@ -40,163 +48,8 @@ use crate::analysis::questions::normalized_text_hash;
 use crate::clock::Millis;
 use crate::db::fsrs_migration::save_card;
 use crate::learn::mastery::{self, Level, Mastery};
-use crate::learn::schedule::{Card, CardState, Rating, Reviewed, Scheduler};
-use crate::reads::DueFilter;
-
-/// Tag carried by follow-up questions.
-pub const FOLLOW_UP_TAG: &str = "follow-up";
-
-/// A question as the quiz asks it (the fields of Appendix A.5 it needs).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Question {
-    pub id: String,
-    pub concept: String,
-    pub question_type: String,
-    pub difficulty: String,
-    pub snippet: Option<String>,
-    pub question: String,
-    pub options: Option<Vec<String>>,
-    pub correct: Option<String>,
-    pub explanation: String,
-    pub tags: Vec<String>,
-    /// Never answered (`due_at` NULL) rather than a review.
-    pub due_at: Option<Millis>,
-    /// `new`, `learning`, `review` or `relearning`.
-    pub card_state: CardState,
-    pub lapses: i64,
-    /// A follow-up's parent.
-    pub parent_question_id: Option<String>,
-}
-
-impl Question {
-    /// From the JSON of `reads::question_from_row`. Lenient: a JSON column that does not
-    /// parse (a hand-edited row) reads as absent, and `check_answer` then reports the
-    /// question as malformed instead of the quiz failing.
-    pub fn from_json(v: &Value) -> Question {
-        let text = |key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
-        let strings = |key: &str| {
-            v.get(key).and_then(Value::as_array).map(|items| {
-                items.iter().map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_owned)).collect::<Vec<_>>()
-            })
-        };
-        Question {
-            id: text("id").unwrap_or_default(),
-            concept: text("concept").unwrap_or_default(),
-            question_type: text("question_type").unwrap_or_default(),
-            difficulty: text("difficulty").unwrap_or_default(),
-            snippet: text("snippet"),
-            question: text("question").unwrap_or_default(),
-            options: strings("options"),
-            correct: text("correct"),
-            explanation: text("explanation").unwrap_or_default(),
-            tags: strings("tags").unwrap_or_default(),
-            due_at: v.get("due_at").and_then(Value::as_i64),
-            card_state: CardState::parse(v.get("card_state").and_then(Value::as_str).unwrap_or("new")),
-            lapses: v.get("lapses").and_then(Value::as_i64).unwrap_or(0),
-            parent_question_id: text("parent_question_id"),
-        }
-    }
-
-    pub fn is_new(&self) -> bool {
-        self.due_at.is_none()
-    }
-
-    pub fn is_follow_up(&self) -> bool {
-        self.parent_question_id.is_some() || self.tags.iter().any(|t| t == FOLLOW_UP_TAG)
-    }
-
-    pub fn is_leech(&self) -> bool {
-        self.tags.iter().any(|t| t == crate::db::fsrs_migration::LEECH_TAG)
-    }
-
-    /// The model answer, if the question has its own (a follow-up usually has none).
-    pub fn model_answer(&self) -> Option<&str> {
-        self.correct.as_deref().map(str::trim).filter(|c| !c.is_empty())
-    }
-
-    /// The explanation to show: a follow-up without its own model answer shows none, never
-    /// its parent's (rows stored before this rule carry a copy of it).
-    pub fn explanation(&self) -> Option<&str> {
-        let text = self.explanation.trim();
-        if text.is_empty() || (self.is_follow_up() && self.model_answer().is_none()) { None } else { Some(text) }
-    }
-}
-
-/// Questions in quiz order, as `reads::due_questions_filtered` defines it.
-pub fn due(conn: &Connection, now: Millis, filter: &DueFilter, limit: usize) -> rusqlite::Result<Vec<Question>> {
-    let value = crate::reads::due_questions_filtered(conn, now, filter, limit)?;
-    Ok(value["questions"].as_array().into_iter().flatten().map(Question::from_json).collect())
-}
-
-/// A question's schedule; `None` when the question is gone.
-pub fn card(conn: &Connection, id: &str) -> rusqlite::Result<Option<Card>> {
-    conn.prepare_cached(
-        "SELECT card_state, learning_step, stability, fsrs_difficulty, due_at, last_review_at, reps, lapses          FROM questions WHERE id = ?1",
-    )?
-    .query_row([id], card_from_row)
-    .optional()
-}
-
-pub use crate::reads::{card_from_row, card_from_row_at};
-
-pub use crate::reads::scheduler;
-
-/// When the next cards fall due after `now` (SPEC §7: today / tomorrow / this week), by UTC
-/// day as the streak counts days.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Forecast {
-    /// Due later today.
-    pub today: i64,
-    pub tomorrow: i64,
-    /// Due within seven days from now (today's and tomorrow's included).
-    pub week: i64,
-    pub first: Option<Millis>,
-}
-
-pub fn forecast(conn: &Connection, now: Millis, filter: &DueFilter) -> rusqlite::Result<Forecast> {
-    let tomorrow = (day_of(now) + 1) * crate::learn::schedule::DAY_MS;
-    conn.prepare_cached(
-        "SELECT COUNT(*) FILTER (WHERE q.due_at < ?4), COUNT(*) FILTER (WHERE q.due_at >= ?4 AND q.due_at < ?4 + 86400000), \
-         COUNT(*) FILTER (WHERE q.due_at <= ?1 + 604800000), MIN(q.due_at) \
-         FROM questions q JOIN sessions s ON s.id = q.session_id \
-         WHERE q.due_at > ?1 AND q.suspended = 0 AND (?2 IS NULL OR q.session_id = ?2) AND (?3 IS NULL OR s.project = ?3)",
-    )?
-    .query_row(params![now, filter.session, filter.project, tomorrow], |r| {
-        Ok(Forecast { today: r.get(0)?, tomorrow: r.get(1)?, week: r.get(2)?, first: r.get(3)? })
-    })
-}
-
-/// One question by id, in the same shape.
-pub fn question(conn: &Connection, id: &str) -> rusqlite::Result<Option<Question>> {
-    conn.prepare_cached(
-        "SELECT q.*, c.name AS concept_name FROM questions q JOIN concepts c ON c.id = q.concept_id WHERE q.id = ?1",
-    )?
-    .query_row([id], crate::reads::question_from_row)
-    .optional()
-    .map(|row| row.as_ref().map(Question::from_json))
-}
-
-/// The session most recently started that has questions.
-pub fn latest_session_with_questions(conn: &Connection) -> rusqlite::Result<Option<String>> {
-    conn.prepare_cached(
-        "SELECT s.id FROM sessions s WHERE EXISTS (SELECT 1 FROM questions q WHERE q.session_id = s.id) \
-         ORDER BY s.started_at DESC, s.id LIMIT 1",
-    )?
-    .query_row([], |r| r.get(0))
-    .optional()
-}
-
-pub fn session_exists(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
-    conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?1)")?.query_row([id], |r| r.get(0))
-}
-
-/// The earliest future due date (for "nothing is due; next review in …").
-pub fn next_due(conn: &Connection, now: Millis, session: Option<&str>) -> rusqlite::Result<Option<Millis>> {
-    conn.prepare_cached(
-        "SELECT MIN(due_at) FROM questions WHERE due_at > ?1 AND suspended = 0 AND (?2 IS NULL OR session_id = ?2)",
-    )?
-    .query_row(params![now, session], |r| r.get(0))
-}
+use crate::learn::schedule::{Card, Rating, Reviewed, Scheduler};
+use crate::learning::cards::{FOLLOW_UP_TAG, card_from_row};
 
 /// What the developer answered, judged.
 #[derive(Debug, Clone)]
@@ -218,6 +71,9 @@ pub struct Recorded {
     pub after: Mastery,
     /// The follow-up to ask next, when this answer earned one that was never answered.
     pub follow_up: Option<String>,
+    /// The question was a reflection prompt (a follow-up without a model answer): kept, not
+    /// scheduled (module doc).
+    pub reflection: bool,
 }
 
 /// The question's row, as recording needs it.
@@ -238,6 +94,14 @@ struct Row {
     /// A spot_the_bug's planted edit (`{"line", "original", "mutated"}`), to show the
     /// follow-up the repaired code.
     mutation: Option<String>,
+    parent_question_id: Option<String>,
+}
+
+impl Row {
+    /// A follow-up without its own model answer (module doc).
+    fn is_reflection(&self) -> bool {
+        self.parent_question_id.is_some() && self.correct.as_deref().is_none_or(|c| c.trim().is_empty())
+    }
 }
 
 /// Records one answer (module doc: one transaction). `Ok(None)`: the question no longer
@@ -252,30 +116,39 @@ pub fn record_answer(
     let Some(row) = load_row(&tx, answer.question_id)? else {
         return Ok(None);
     };
-    let reviewed = scheduler.review(&row.card, answer.rating, now);
-    save_card(&tx, answer.question_id, &reviewed.card, reviewed.leech.is_some())?;
+    let reflection = row.is_reflection();
+    let mut reviewed = scheduler.review(&row.card, answer.rating, now);
     tx.prepare_cached(
         "INSERT INTO quiz_attempts (question_id, answer, correct, quality, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
     .execute(params![answer.question_id, answer.text, answer.correct, legacy_quality(answer.rating), now])?;
     let attempt_id = tx.last_insert_rowid();
-    crate::db::fsrs_migration::insert_review_log(
-        &tx,
-        answer.question_id,
-        Some(attempt_id),
-        &reviewed.log,
-        answer.duration_ms,
-        now,
-    )?;
     let before = load_mastery(&tx, &row)?;
-    let after = mastery::record(&before, answer.correct);
-    let retrievability = concept_retrievability(&tx, scheduler, &row.normalized_name, now)?;
-    save_mastery(&tx, &row, &after, retrievability, now)?;
+    let after = if reflection {
+        // Asked once, never scheduled (module doc).
+        tx.prepare_cached("UPDATE questions SET due_at = NULL WHERE id = ?1")?.execute([answer.question_id])?;
+        reviewed = Reviewed { card: Card { due_at: None, ..row.card }, lapse: false, leech: None, ..reviewed };
+        before
+    } else {
+        save_card(&tx, answer.question_id, &reviewed.card, reviewed.leech.is_some())?;
+        let log = &reviewed.log;
+        crate::db::fsrs_migration::insert_review_log(
+            &tx,
+            answer.question_id,
+            Some(attempt_id),
+            log,
+            answer.duration_ms,
+            now,
+        )?;
+        let after = mastery::record(&before, answer.correct);
+        save_mastery(&tx, &row, &after, now)?;
+        after
+    };
     tx.prepare_cached(
         "INSERT INTO daily_streaks (day, answers, correct) VALUES (?1, 1, ?2) \
          ON CONFLICT (day) DO UPDATE SET answers = answers + 1, correct = correct + excluded.correct",
     )?
-    .execute(params![day_of(now), i64::from(answer.correct)])?;
+    .execute(params![scheduler.day().day_of(now), i64::from(answer.correct)])?;
     // "Junior questions answered right while still junior": the level the concept had when
     // the question was answered, so the answer that promotes a concept still earns its follow-up.
     let earns_follow_up = answer.correct && row.difficulty == "junior" && before.level == Level::Junior;
@@ -284,7 +157,7 @@ pub fn record_answer(
         None => None,
     };
     tx.commit()?;
-    Ok(Some(Recorded { reviewed, before, after, follow_up }))
+    Ok(Some(Recorded { reviewed, before, after, follow_up, reflection }))
 }
 
 /// The SM-2 quality column of `quiz_attempts`, kept filled for readers of the old shape
@@ -298,30 +171,12 @@ fn legacy_quality(rating: Rating) -> u8 {
     }
 }
 
-/// Mastery of a concept (SPEC §7): FSRS retrievability at `now` averaged over its answered
-/// cards in every session; 0 when none was answered.
-pub fn concept_retrievability(
-    conn: &Connection,
-    scheduler: &Scheduler,
-    normalized_name: &str,
-    now: Millis,
-) -> rusqlite::Result<f64> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT q.card_state, q.learning_step, q.stability, q.fsrs_difficulty, q.due_at, q.last_review_at, q.reps, \
-         q.lapses FROM questions q JOIN concepts c ON c.id = q.concept_id \
-         WHERE c.normalized_name = ?1 AND q.last_review_at IS NOT NULL",
-    )?;
-    let cards = stmt.query_map([normalized_name], card_from_row)?.collect::<Result<Vec<_>, _>>()?;
-    let values: Vec<f64> = cards.iter().filter_map(|c| scheduler.retrievability(c, now)).collect();
-    Ok(if values.is_empty() { 0.0 } else { values.iter().sum::<f64>() / values.len() as f64 })
-}
-
 fn load_row(conn: &Connection, question_id: &str) -> rusqlite::Result<Option<Row>> {
     conn.prepare_cached(
         "SELECT q.card_state, q.learning_step, q.stability, q.fsrs_difficulty, q.due_at, q.last_review_at, q.reps, \
                 q.lapses, q.concept_id, q.session_id, c.normalized_name, c.name, \
                 c.category, c.difficulty, q.difficulty, q.snippet, q.follow_up, q.tags, q.question_type, q.correct, \
-                q.grounding_mutation \
+                q.grounding_mutation, q.parent_question_id \
          FROM questions q JOIN concepts c ON c.id = q.concept_id WHERE q.id = ?1",
     )?
     .query_row([question_id], |r| {
@@ -340,6 +195,7 @@ fn load_row(conn: &Connection, question_id: &str) -> rusqlite::Result<Option<Row
             question_type: r.get(18)?,
             correct: r.get(19)?,
             mutation: r.get(20)?,
+            parent_question_id: r.get(21)?,
         })
     })
     .optional()
@@ -374,15 +230,15 @@ fn load_mastery(conn: &Connection, row: &Row) -> rusqlite::Result<Mastery> {
 
 /// Upserts the profile. `last_seen_at` keeps its meaning (when the concept was last met in a
 /// session, written by `analyze_concepts`); a row created here starts it at the answer time.
-/// `mastery_score` is the concept's retrievability at the answer (what `analyze_quiz` reads
-/// to skip mastered concepts); the readers of SPEC §7 compute it live.
-fn save_mastery(conn: &Connection, row: &Row, m: &Mastery, retrievability: f64, now: Millis) -> rusqlite::Result<()> {
+/// `mastery_score` is no longer written (a new row gets 0): mastery is read live from the
+/// cards (`learning::mastery`), never from a score stored at the last answer.
+fn save_mastery(conn: &Connection, row: &Row, m: &Mastery, now: Millis) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO concept_profiles (normalized_name, concept_name, category, level, mastery_score, encounter_count, \
            correct_answers, incorrect_answers, correct_streak, last_seen_at) \
          VALUES (?1, ?2, ?3, ?4, ?5, (SELECT COUNT(DISTINCT session_id) FROM concepts WHERE normalized_name = ?1), \
            ?6, ?7, ?8, ?9) \
-         ON CONFLICT (normalized_name) DO UPDATE SET level = excluded.level, mastery_score = excluded.mastery_score, \
+         ON CONFLICT (normalized_name) DO UPDATE SET level = excluded.level, \
            correct_answers = excluded.correct_answers, incorrect_answers = excluded.incorrect_answers, \
            correct_streak = excluded.correct_streak",
     )?
@@ -391,7 +247,7 @@ fn save_mastery(conn: &Connection, row: &Row, m: &Mastery, retrievability: f64, 
         row.concept_name,
         row.category,
         m.level.as_str(),
-        retrievability,
+        0.0,
         m.correct,
         m.attempts.saturating_sub(m.correct),
         m.streak,
@@ -468,8 +324,6 @@ fn insert_follow_up(
         _ => Ok(None),
     }
 }
-
-pub use crate::reads::{Streak, day_of, streak};
 
 #[cfg(test)]
 mod tests {

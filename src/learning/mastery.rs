@@ -1,0 +1,202 @@
+//! Mastery read from the live review state (SPEC §7): every concept judged by
+//! `learn::mastery::judge` from its cards' FSRS state at `now`. The one source for `vl status`,
+//! `vl gaps`, the profile route, the dashboard, the statusline and the quiz job's choice of
+//! concepts; no stored score stands in for it (`concept_profiles.mastery_score` is no longer
+//! written or read). Reads only.
+//!
+//! A follow-up without its own model answer is a reflection prompt, not a card
+//! (`learning::record`), so it counts for nothing here.
+
+use std::collections::BTreeMap;
+
+use rusqlite::{Connection, OptionalExtension};
+use serde_json::{Value, json};
+
+use crate::clock::Millis;
+use crate::learn::mastery::{CardFacts, Judgement, Standing, judge};
+use crate::learn::schedule::Scheduler;
+use crate::learning::cards::card_from_row_at;
+
+/// One concept's standing at `now`, by normalised name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConceptMastery {
+    /// The normalised name (the key across sessions).
+    pub key: String,
+    pub name: String,
+    pub category: String,
+    pub level: String,
+    /// Recall-now: mean FSRS retrievability of the answered cards, 0 when none was answered.
+    pub score: f64,
+    pub standing: Standing,
+    /// Cards of the concept answered at least once, mature, and all of its cards.
+    pub answered: i64,
+    pub mature: i64,
+    pub cards: i64,
+    /// Leech cards (tagged, usually suspended) and their lapses.
+    pub leeches: i64,
+    pub lapses: i64,
+}
+
+impl ConceptMastery {
+    pub fn is_mastered(&self) -> bool {
+        self.standing == Standing::Mastered
+    }
+
+    pub fn is_gap(&self) -> bool {
+        self.standing == Standing::Gap
+    }
+}
+
+/// Every concept judged at `now` (module doc), ordered by normalised name.
+pub fn concept_mastery(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Vec<ConceptMastery>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT c.normalized_name, MIN(c.name), MIN(c.category), COALESCE(MIN(p.level), 'junior'), \
+                q.card_state, q.learning_step, q.stability, q.fsrs_difficulty, q.due_at, q.last_review_at, q.reps, \
+                q.lapses, EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech'), q.id \
+         FROM concepts c LEFT JOIN questions q ON q.concept_id = c.id \
+           AND NOT (q.parent_question_id IS NOT NULL AND TRIM(COALESCE(q.correct, '')) = '') \
+         LEFT JOIN concept_profiles p ON p.normalized_name = c.normalized_name \
+         GROUP BY c.normalized_name, q.id ORDER BY c.normalized_name",
+    )?;
+    type Entry = (String, String, String, Vec<(CardFacts, u32)>);
+    let mut by_name: BTreeMap<String, Entry> = BTreeMap::new();
+    let rows = stmt.query_map([], |r| {
+        let key: String = r.get(0)?;
+        let head: (String, String, String) = (r.get(1)?, r.get(2)?, r.get(3)?);
+        let card = match r.get::<_, Option<String>>(13)? {
+            Some(_) => Some((card_from_row_at(r, 4)?, r.get::<_, Option<bool>>(12)?.unwrap_or(false))),
+            None => None,
+        };
+        Ok((key, head, card))
+    })?;
+    for row in rows {
+        let (key, (name, category, level), card) = row?;
+        let entry = by_name.entry(key).or_insert_with(|| (name, category, level, Vec::new()));
+        if let Some((card, leech)) = card {
+            let facts = CardFacts {
+                recall: scheduler.retrievability(&card, now),
+                stability: card.memory.filter(|_| card.last_review_at.is_some()).map(|m| m.stability),
+                leech,
+                in_steps: card.state.in_steps(),
+            };
+            entry.3.push((facts, card.lapses));
+        }
+    }
+    Ok(by_name
+        .into_iter()
+        .map(|(key, (name, category, level, cards))| {
+            let facts: Vec<CardFacts> = cards.iter().map(|(f, _)| *f).collect();
+            let Judgement { standing, recall_now, answered, mature, leeches } = judge(&facts);
+            let lapses = cards.iter().filter(|(f, _)| f.leech).map(|(_, l)| i64::from(*l)).sum();
+            ConceptMastery {
+                key,
+                name,
+                category,
+                level,
+                score: recall_now,
+                standing,
+                answered: answered as i64,
+                mature: mature as i64,
+                cards: cards.len() as i64,
+                leeches: leeches as i64,
+                lapses,
+            }
+        })
+        .collect())
+}
+
+/// The concepts mastered at `now`.
+pub fn mastered_count(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<i64> {
+    Ok(concept_mastery(conn, scheduler, now)?.iter().filter(|c| c.is_mastered()).count() as i64)
+}
+
+/// `GET /api/vibelearn/profile`: `{profile: [{concept_name, category, level, standing,
+/// mastered, recall_now, mastery_score (the same recall-now, the field's old name), cards,
+/// answered_cards, mature_cards, leeches, gap, correct_answers, incorrect_answers,
+/// encounter_count, last_seen_at}]}`, leeches first, then the weakest recall first.
+pub fn profile_at(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Value> {
+    let mut list = concept_mastery(conn, scheduler, now)?;
+    list.sort_by(|a, b| {
+        (b.leeches > 0).cmp(&(a.leeches > 0)).then(a.score.total_cmp(&b.score)).then(a.name.cmp(&b.name))
+    });
+    let mut counts = conn.prepare_cached(
+        "SELECT correct_answers, incorrect_answers, encounter_count, last_seen_at FROM concept_profiles \
+         WHERE normalized_name = ?1",
+    )?;
+    let mut rows = Vec::with_capacity(list.len());
+    for m in list {
+        let (correct, incorrect, encounters, seen): (i64, i64, i64, Option<i64>) = counts
+            .query_row([&m.key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .optional()?
+            .unwrap_or((0, 0, 0, None));
+        rows.push(json!({
+            "concept_name": m.name, "category": m.category, "level": m.level,
+            "standing": m.standing.as_str(), "mastered": m.is_mastered(), "gap": m.is_gap(),
+            "recall_now": m.score, "mastery_score": m.score,
+            "cards": m.cards, "answered_cards": m.answered, "mature_cards": m.mature, "leeches": m.leeches,
+            "correct_answers": correct, "incorrect_answers": incorrect, "encounter_count": encounters,
+            "last_seen_at": seen,
+        }));
+    }
+    Ok(json!({ "profile": rows }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learn::schedule::DAY_MS;
+    use rusqlite::params;
+
+    const NOW: Millis = 20_000 * DAY_MS;
+
+    fn db() -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_and_migrate(&dir.path().join("t.db"), crate::db::Synchronous::Normal).unwrap();
+        (dir, conn)
+    }
+
+    #[test]
+    fn the_profile_is_the_live_standing_with_leeches_first() {
+        let (_dir, conn) = db();
+        conn.execute_batch(
+            "INSERT INTO sessions (id, project, started_at, updated_at) VALUES ('s', 'p', 1, 1);
+             INSERT INTO concepts (id, session_id, name, normalized_name, category, difficulty, source_file, snippet,
+               why_it_matters, confidence, created_at, updated_at) VALUES
+               ('c1', 's', 'Closures', 'closures', 'functional', 'mid', 'a.ts', 'x', 'y', 0.9, 1, 1),
+               ('c2', 's', 'Mutexes', 'mutexes', 'concurrency', 'mid', 'a.go', 'x', 'y', 0.9, 1, 1),
+               ('c3', 's', 'Unasked', 'unasked', 'other', 'mid', 'a.py', 'x', 'y', 0.9, 1, 1);",
+        )
+        .unwrap();
+        let question = |id: &str, concept: &str, stability: f64, tags: &str| {
+            conn.execute(
+                "INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, question, explanation, \
+                 tags, text_hash, created_at, card_state, stability, fsrs_difficulty, last_review_at, reps) \
+                 VALUES (?1, ?2, 's', 'true_false', 'mid', ?1, 'e', ?4, ?1, 1, 'review', ?3, 5, ?5, 1)",
+                params![id, concept, stability, tags, NOW],
+            )
+            .unwrap();
+        };
+        question("q1", "c1", 10.0, "[]");
+        question("q2", "c2", 10.0, "[\"leech\"]");
+        let body = profile_at(&conn, &Scheduler::default(), NOW + 10 * DAY_MS).unwrap();
+        let rows = body["profile"].as_array().unwrap();
+        let names: Vec<&str> = rows.iter().map(|r| r["concept_name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["Mutexes", "Unasked", "Closures"], "the leech first, then the weakest");
+        // Reviewed ten days ago with stability 10: recall 0.9, no gap; the leech is a gap anyway.
+        assert!((rows[2]["mastery_score"].as_f64().unwrap() - 0.9).abs() < 1e-3, "{body}");
+        assert_eq!(
+            (rows[2]["gap"].as_bool(), rows[0]["gap"].as_bool(), rows[1]["gap"].as_bool()),
+            (Some(false), Some(true), Some(false))
+        );
+        assert_eq!((rows[1]["cards"].as_i64(), rows[1]["recall_now"].as_f64()), (Some(0), Some(0.0)));
+        assert_eq!(rows[1]["standing"], "learning", "no card answered: learning, not a gap");
+        assert_eq!(rows[2]["standing"], "reviewing", "one card of stability 10: not mastered");
+        // Two mature cards (stability 30 and 21) and no leech: mastered.
+        question("q3", "c1", 30.0, "[]");
+        conn.execute("UPDATE questions SET stability = 21 WHERE id = 'q1'", []).unwrap();
+        let body = profile_at(&conn, &Scheduler::default(), NOW + 10 * DAY_MS).unwrap();
+        let closures = body["profile"].as_array().unwrap().iter().find(|r| r["concept_name"] == "Closures").unwrap();
+        assert_eq!((closures["standing"].as_str(), closures["mastered"].as_bool()), (Some("mastered"), Some(true)));
+        assert_eq!(mastered_count(&conn, &Scheduler::default(), NOW + 10 * DAY_MS).unwrap(), 1);
+    }
+}

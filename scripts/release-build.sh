@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # One release target, on its own OS (the release workflow's build jobs; SPEC §10): builds `vl`
-# with the `dist` profile, runs the test suite natively (unless SKIP_TESTS=1), and archives the
+# with the `dist` profile, checks and runs the binary, runs the test suite natively (unless
+# SKIP_TESTS=1) less the tests scripts/release-test-skips.txt leaves to CI, and archives the
 # binary with scripts/release-archive.sh into dist/.
 #
+# Linux (`*-linux-gnu`): built with cargo-zigbuild against glibc GLIBC_FLOOR (default 2.17), zig
+# from the `ziglang` PyPI package, both installed here if missing; scripts/check-glibc.sh then
+# refuses a binary that needs a newer glibc.
+#
 # Usage: scripts/release-build.sh TARGET            e.g. x86_64-unknown-linux-gnu
-# Environment: PROFILE (default dist; `dev` for a quick local try), SKIP_TESTS=1, NPM_KEY (npm's
-# <platform>-<arch> for this target: the binary is also copied to npm-bin/NPM_KEY/ for
-# `scripts/npm-pack.sh --from npm-bin`).
-# Runs here as it runs on a CI runner: `PROFILE=dev SKIP_TESTS=1 scripts/release-build.sh
-# x86_64-unknown-linux-gnu`.
+# Environment: PROFILE (default dist), SKIP_TESTS=1, NPM_KEY (npm's <platform>-<arch> for this
+# target: the binary is also copied to npm-bin/NPM_KEY/ for `scripts/npm-pack.sh --from
+# npm-bin`), CARGO_FLAGS (more flags for cargo, e.g. -Zbuild-std for the Windows build under
+# wine), GLIBC_FLOOR. scripts/release-jobs-here.sh runs the workflow's build jobs with it here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?usage: scripts/release-build.sh TARGET}
@@ -17,17 +21,52 @@ out_dir=$profile
 [ "$profile" = dev ] && out_dir=debug
 exe=vl
 [[ "$target" == *windows* ]] && exe=vl.exe
+read -r -a extra <<<"${CARGO_FLAGS:-}"
+target_dir=${CARGO_TARGET_DIR:-target}
+started=$SECONDS
+step() { echo "== release-build $target: $* (at $((SECONDS - started)) s)"; }
 
-echo "== release-build: $target, profile $profile"
-if command -v rustup >/dev/null 2>&1 && ! rustup target list --installed | grep -qx "$target"; then
+if [ -z "${CARGO_FLAGS:-}" ] && command -v rustup >/dev/null 2>&1 && ! rustup target list --installed | grep -qx "$target"; then
     rustup target add "$target"
 fi
-cargo build --locked --profile "$profile" --target "$target" --bin vl
-if [ "${SKIP_TESTS:-}" != 1 ]; then
-    cargo test --locked --target "$target"
+build=(cargo build)
+build_target=$target
+if [[ "$target" == *-linux-gnu ]]; then
+    floor=${GLIBC_FLOOR:-2.17}
+    python3 -m ziglang version >/dev/null 2>&1 || python3 -m pip install --quiet ziglang \
+        || python3 -m pip install --quiet --break-system-packages ziglang
+    command -v cargo-zigbuild >/dev/null || cargo install --locked --quiet cargo-zigbuild
+    build=(cargo zigbuild)
+    build_target=$target.$floor
 fi
-scripts/release-archive.sh "$target" "target/$target/$out_dir/$exe"
+step "building vl ($profile)"
+"${build[@]}" --locked --profile "$profile" --target "$build_target" --bin vl "${extra[@]}"
+binary=$target_dir/$target/$out_dir/$exe
+if [[ "$target" == *-linux-gnu ]]; then
+    scripts/check-glibc.sh "$binary" "$floor"
+fi
+# The binary runs: its version, and the demo in a throwaway data dir (no network, no key).
+runner=()
+[[ "$target" == *windows* && "$(uname -s)" == Linux ]] && runner=(wine64)
+"${runner[@]}" "$binary" --version
+demo_dir=$(mktemp -d)
+VIBELEARN_DATA_DIR=$demo_dir VIBELEARN_PROVIDER=offline "${runner[@]}" "$binary" demo >/dev/null
+rm -rf "$demo_dir"
+if [ "${SKIP_TESTS:-}" != 1 ]; then
+    skips=()
+    while IFS= read -r line; do
+        case "$line" in
+            '#'* | '') ;;
+            windows:*) [[ "$target" == *windows* ]] && skips+=(--skip "${line#windows: }") ;;
+            *) skips+=(--skip "$line") ;;
+        esac
+    done <scripts/release-test-skips.txt
+    step "tests, less those left to CI: ${skips[*]}"
+    cargo test --locked --target "$target" "${extra[@]}" -- "${skips[@]}"
+fi
+scripts/release-archive.sh "$target" "$binary"
 if [ -n "${NPM_KEY:-}" ]; then
     mkdir -p "npm-bin/$NPM_KEY"
-    cp "target/$target/$out_dir/$exe" "npm-bin/$NPM_KEY/$exe"
+    cp "$binary" "npm-bin/$NPM_KEY/$exe"
 fi
+step "done"

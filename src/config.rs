@@ -92,6 +92,8 @@ pub struct Config {
     pub llm_child: bool,
     /// The terminal's width when the shell exports `COLUMNS`, for the CLI's tables.
     pub columns: Option<usize>,
+    /// The user's login shell (`SHELL`), for the PATH line `vl install` prints.
+    pub shell: Option<String>,
     /// The API keys whose value came from the environment of a process Claude Code started
     /// (`CLAUDECODE=1`: a hook, or a worker a hook started): `auto` does not spend them
     /// (SPEC §6.5; the README's Configuration section says so).
@@ -200,6 +202,7 @@ impl Config {
             path_var: env.get("PATH"),
             llm_child,
             columns,
+            shell: env.get("SHELL"),
             keys_inherited_from_claude_code,
         }
     }
@@ -336,14 +339,18 @@ impl Config {
         SECRET_KEYS.iter().filter_map(|k| self.optional(k)).map(str::to_owned).collect()
     }
 
-    /// Writes settings.json with the defaults if it does not exist. Errors are ignored: a
-    /// read-only data dir still works with the defaults.
+    /// Writes settings.json with the defaults if it does not exist, and the worker's port as
+    /// it runs (a port from the environment, not the default, so a later process without that
+    /// variable finds the same worker). Errors are ignored: a read-only data dir still works
+    /// with the defaults.
     pub fn ensure_settings_file(&self) {
         let path = self.data_dir.join("settings.json");
         if path.exists() {
             return;
         }
-        let defaults: BTreeMap<&str, &str> = DEFAULTS.iter().copied().collect();
+        let port = self.worker_port().to_string();
+        let mut defaults: BTreeMap<&str, &str> = DEFAULTS.iter().copied().collect();
+        defaults.insert("VIBELEARN_WORKER_PORT", &port);
         if let Ok(text) = serde_json::to_string_pretty(&defaults) {
             let _ = crate::platform::create_private_dir(&self.data_dir);
             let _ = std::fs::write(path, text + "\n");
@@ -489,6 +496,20 @@ mod tests {
         assert_eq!(config.runner_threads(), 8);
         assert_eq!(config.worker_host(), "127.0.0.1");
         assert!(config.settings_warning.is_none());
+    }
+
+    #[test]
+    fn the_settings_file_written_for_a_worker_names_the_port_it_runs_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().to_str().unwrap();
+        let config = Config::resolve(&env(&[("VIBELEARN_DATA_DIR", data), ("VIBELEARN_WORKER_PORT", "41234")]));
+        config.ensure_settings_file();
+        let written: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("settings.json")).unwrap()).unwrap();
+        assert_eq!(written["VIBELEARN_WORKER_PORT"], "41234");
+        assert_eq!(written["VIBELEARN_PROVIDER"], "auto", "the other defaults as before");
+        // Without the variable, a later process reads the same port from the file.
+        assert_eq!(Config::resolve(&env(&[("VIBELEARN_DATA_DIR", data)])).worker_port(), 41234);
     }
 
     #[test]

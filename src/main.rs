@@ -25,7 +25,7 @@ fn main() -> ExitCode {
         Command::Jobs { action } => vibelearn::cli::jobs::run(action, &config),
         Command::Sync { session } => vibelearn::cli::sync::run(session, &config),
         Command::Login(args) => vibelearn::cli::login::run(args, &config),
-        Command::Install { target } => vibelearn::cli::install::run(target, &config),
+        Command::Install { target, add_to_path } => vibelearn::cli::install::run(target, add_to_path, &config),
         Command::Uninstall { target } => vibelearn::cli::install::run_uninstall(target, &config),
         Command::Statusline => vibelearn::cli::statusline::run(&config),
         Command::Dashboard => vibelearn::cli::dashboard::run(&config),

@@ -152,7 +152,8 @@ pub fn sessions(conn: &Connection, limit: usize) -> rusqlite::Result<Value> {
               AND j.id = (SELECT MAX(k.id) FROM jobs k WHERE k.lane = j.lane AND k.kind = j.kind)), \
            (SELECT group_concat(j.kind, ',' ORDER BY j.id) FROM jobs j WHERE j.lane = 'session:' || s.id \
               AND j.kind != 'ingest' AND j.state = 'held' AND j.gate IS NOT NULL \
-              AND j.id = (SELECT MAX(k.id) FROM jobs k WHERE k.lane = j.lane AND k.kind = j.kind)) \
+              AND j.id = (SELECT MAX(k.id) FROM jobs k WHERE k.lane = j.lane AND k.kind = j.kind)), \
+           s.platform \
          FROM sessions s ORDER BY s.started_at DESC, s.id LIMIT ?1"
     ))?;
     let rows = stmt
@@ -175,6 +176,7 @@ pub fn sessions(conn: &Connection, limit: usize) -> rusqlite::Result<Value> {
                 "id": r.get::<_, String>(0)?,
                 "project": r.get::<_, String>(1)?,
                 "cwd": r.get::<_, Option<String>>(2)?,
+                "platform": r.get::<_, Option<String>>(15)?,
                 "state": state,
                 "stuck_on": stuck_on,
                 "paused_on": paused_on,

@@ -92,7 +92,14 @@ fn claude(bin: &Path, home: &Path, port: u16, api: &FakeMessages, cwd: &Path, ar
         .args(args)
         .current_dir(cwd)
         .env_clear()
-        .env("PATH", format!("{}:{}", vl_dir.display(), std::env::var("PATH").unwrap_or_default()))
+        .env(
+            "PATH",
+            std::env::join_paths(
+                std::iter::once(vl_dir.to_owned())
+                    .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+            )
+            .expect("no folder on PATH holds the separator"),
+        )
         .env("HOME", home)
         .env("IS_SANDBOX", "1")
         .env("ANTHROPIC_BASE_URL", &api.url)
@@ -350,6 +357,12 @@ fn the_marketplace_lists_the_plugin_directory() {
     // a duplicate hooks file.
     assert!(manifest.get("hooks").is_none(), "{manifest}");
     assert!(root.join("plugin/hooks/hooks.json").exists());
+    // What it says about getting `vl` is how the hooks find it: the copy in <data>/bin first.
+    let said = entry["description"].as_str().unwrap();
+    assert!(said.contains("npx vibelearn install claude-code") && said.contains("~/.vibelearn/bin"), "{said}");
+    assert!(!said.contains("on PATH (cargo install)"), "{said}");
+    let finder = std::fs::read_to_string(root.join("plugin/bin/vl-hook")).unwrap();
+    assert!(finder.find("$data/bin/vl").unwrap() < finder.find("command -v vl").unwrap(), "{finder}");
 }
 
 /// A question the plugin's quiz command is scripted to answer, in the data dir `home`.

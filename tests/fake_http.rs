@@ -108,7 +108,6 @@ impl FakeServer {
     }
 
     /// From now on, answers every request with what `responder` says about it.
-    #[allow(dead_code)] // used by the recovery tests
     pub fn set_responder(&self, responder: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) {
         let mut state = self.state.lock().unwrap();
         state.script.clear();
@@ -168,10 +167,10 @@ fn serve(stream: TcpStream, state: &Mutex<State>) {
             Reply::Drop => return,
             Reply::Respond { status, headers, body, delay } => {
                 std::thread::sleep(delay);
-                let mut head = format!(
-                    "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
-                    body.len()
-                );
+                // A reply that names its own Content-Type (an event stream) keeps it.
+                let typed = headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
+                let kind = if typed { "" } else { "Content-Type: application/json\r\n" };
+                let mut head = format!("HTTP/1.1 {status} X\r\n{kind}Content-Length: {}\r\n", body.len());
                 for (k, v) in headers {
                     head.push_str(&format!("{k}: {v}\r\n"));
                 }

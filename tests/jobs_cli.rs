@@ -590,6 +590,9 @@ fn install_says_the_provider_and_uninstall_leaves_nothing_it_created_and_says_wh
         .unwrap_or_default();
     assert!(claude_files.is_empty(), "left behind: {claude_files:?}");
     assert!(!home.path().join("bin").exists() && !home.path().join("created-by-install.txt").exists());
-    assert!(said.contains("the worker is still running (pid ") && said.contains("vl worker stop"), "{said}");
+    // The copy the hooks ran is gone, so the worker is stopped first, and no `vl` command
+    // (the one just removed) is suggested.
+    assert!(said.contains("stopped the worker (pid ") && !said.contains("vl worker stop"), "{said}");
+    assert!(crate::util::Http::new(worker.port).get("/api/health").is_err(), "the worker was stopped");
     assert!(said.contains(&format!("stay in {}", home.path().display())), "{said}");
 }

@@ -2,7 +2,8 @@
 //! `vibelearn` plus the package for this OS/CPU; the two tarballs are installed from files into
 //! a fresh prefix with no registry reachable; `npx vibelearn install claude-code` registers the
 //! hooks; the prefix is then deleted, and the real Claude Code CLI records a whole session
-//! through the stable copy the install left in the data dir.
+//! through the stable copy the install left in the data dir. With `--add-to-path`, `vl status`
+//! runs from a new login shell.
 //!
 //! Skips (saying why) when npm or the Claude Code CLI cannot be had on a developer's machine;
 //! with CI=true that is a failure instead.
@@ -93,7 +94,7 @@ fn npx_vibelearn_install_from_packed_tarballs_records_a_real_claude_code_session
     .unwrap();
     let said = run(
         Command::new("npx")
-            .args(["--no-install", "--offline", "vibelearn", "install", "claude-code"])
+            .args(["--no-install", "--offline", "vibelearn", "install", "claude-code", "--add-to-path"])
             .current_dir(prefix.path())
             .env("PATH", &path)
             .env("HOME", home.path())
@@ -101,10 +102,26 @@ fn npx_vibelearn_install_from_packed_tarballs_records_a_real_claude_code_session
             .env("VIBELEARN_DATA_DIR", home.path())
             .env("VIBELEARN_WORKER_PORT", worker.port.to_string())
             .env("npm_config_cache", npm_cache.path())
+            .env("SHELL", "/bin/bash")
             .env("npm_config_update_notifier", "false"),
         "npx vibelearn install claude-code",
     );
     assert!(said.contains("installed 6 Claude Code hooks"), "{said}");
+    // `vl` now runs from a new login shell, as every later README command needs (SPEC §10).
+    if std::env::consts::OS != "windows" {
+        let status = run(
+            Command::new("bash")
+                .args(["-l", "-c", "command -v vl && vl status"])
+                .env_clear()
+                .env("HOME", home.path())
+                .env("PATH", "/usr/bin:/bin")
+                .env("VIBELEARN_DATA_DIR", home.path())
+                .env("VIBELEARN_WORKER_PORT", worker.port.to_string()),
+            "vl status from a new login shell",
+        );
+        let copy = home.path().join("bin").join("vl");
+        assert!(status.starts_with(&format!("{}\n", copy.display())), "{status}");
+    }
     let settings: Value =
         serde_json::from_str(&std::fs::read_to_string(home.path().join(".claude/settings.json")).unwrap()).unwrap();
     let stop = &settings["hooks"]["Stop"][0]["hooks"][0];

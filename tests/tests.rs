@@ -1,9 +1,13 @@
 //! The one integration-test binary (linking once matters on a 2-core machine). Each module
 //! under `tests/` covers one area; every test gets a fresh data directory.
 
+mod agent_cli;
+mod agent_hooks;
 mod budget;
 mod claude_cli;
 mod cli_snapshots;
+mod codex_cli;
+mod copilot_cli;
 mod cursor;
 mod dashboard;
 mod demo;
@@ -11,11 +15,14 @@ mod edits;
 mod failures;
 mod fake_http;
 mod fake_messages;
+mod fake_models;
 mod first_run;
 mod fuzz;
+mod gemini_cli;
 mod grounding;
 mod hooks;
 mod http_raw;
+mod install;
 mod install_script;
 mod jobs_cli;
 mod npm_package;

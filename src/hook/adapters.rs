@@ -1,5 +1,6 @@
 //! IDE adapters: Claude Code, Cursor and `raw` stdin shapes (SPEC §3.2) normalised into one
-//! [`HookInput`]. Pure: JSON in, struct out.
+//! [`HookInput`]; Gemini CLI, Codex and Copilot CLI (SPEC §3.4) in their own modules
+//! ([`super::gemini`], [`super::codex`], [`super::copilot`]). Pure: JSON in, struct out.
 
 use serde_json::Value;
 
@@ -9,6 +10,9 @@ pub enum Platform {
     ClaudeCode,
     Cursor,
     Raw,
+    Gemini,
+    Codex,
+    Copilot,
 }
 
 impl Platform {
@@ -17,6 +21,9 @@ impl Platform {
             "claude-code" => Some(Platform::ClaudeCode),
             "cursor" => Some(Platform::Cursor),
             "raw" => Some(Platform::Raw),
+            "gemini" => Some(Platform::Gemini),
+            "codex" => Some(Platform::Codex),
+            "copilot" => Some(Platform::Copilot),
             _ => None,
         }
     }
@@ -26,6 +33,9 @@ impl Platform {
             Platform::ClaudeCode => "claude-code",
             Platform::Cursor => "cursor",
             Platform::Raw => "raw",
+            Platform::Gemini => "gemini",
+            Platform::Codex => "codex",
+            Platform::Copilot => "copilot",
         }
     }
 }
@@ -80,22 +90,28 @@ pub struct HookInput {
     pub is_interrupt: bool,
     /// Cursor's kind of failure (`error`, `timeout`, `permission_denied`), when it says.
     pub failure_type: Option<String>,
+    /// The agent's own name for the tool when the adapter recorded it under Claude Code's
+    /// (Gemini's `write_file` as `Write`, Copilot's `bash` as `Bash`); the skip list matches both.
+    pub agent_tool: Option<String>,
+    /// More files of the same tool call (a Codex patch that touches several), each recorded
+    /// as its own observation.
+    pub more: Vec<HookInput>,
     /// The payload came from Cursor (its own field names), whichever hook path it took:
     /// Cursor also runs the hooks configured for Claude Code.
     pub from_cursor: bool,
 }
 
 /// The first present, non-empty string among `names`.
-fn text(raw: &Value, names: &[&str]) -> Option<String> {
+pub(super) fn text(raw: &Value, names: &[&str]) -> Option<String> {
     names.iter().find_map(|n| raw.get(*n).and_then(Value::as_str)).filter(|s| !s.is_empty()).map(str::to_owned)
 }
 
-fn any(raw: &Value, names: &[&str]) -> Value {
+pub(super) fn any(raw: &Value, names: &[&str]) -> Value {
     names.iter().find_map(|n| raw.get(*n)).cloned().unwrap_or(Value::Null)
 }
 
 /// Cursor sometimes sends tool input/output as a JSON string; read it as JSON when it is.
-fn json_or_text(value: Value) -> Value {
+pub(super) fn json_or_text(value: Value) -> Value {
     match value {
         Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
         other => other,
@@ -109,6 +125,9 @@ pub fn normalize(platform: Platform, raw: &Value) -> HookInput {
         Platform::ClaudeCode => from_claude_code(raw, &|n| n),
         Platform::Raw => from_raw(raw),
         Platform::Cursor => from_cursor(raw),
+        Platform::Gemini => super::gemini::normalize(raw),
+        Platform::Codex => super::codex::normalize(raw),
+        Platform::Copilot => super::copilot::normalize(raw),
     }
 }
 
@@ -133,6 +152,7 @@ fn from_claude_code(raw: &Value, name: &dyn Fn(&'static str) -> &'static str) ->
         is_interrupt: raw.get(name("is_interrupt")).and_then(Value::as_bool).unwrap_or(false),
         failure_type: None,
         from_cursor: false,
+        ..HookInput::default()
     }
 }
 
@@ -143,6 +163,32 @@ fn failure_text(value: Option<&Value>) -> Option<String> {
         Value::String(s) => Some(s.clone()),
         other => Some(other.to_string()),
     }
+}
+
+/// A stable key for a tool call whose agent sends no id (Gemini, Copilot): the session, the
+/// tool, its input and the event's own timestamp, hashed. A replayed event gets the same key
+/// (stored once); two identical calls at different moments do not.
+pub fn derived_key(prefix: &str, session: Option<&str>, tool: Option<&str>, input: &Value, stamp: &Value) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    for part in [session.unwrap_or(""), tool.unwrap_or(""), &input.to_string(), &stamp.to_string()] {
+        hasher.update(part.as_bytes());
+        hasher.update([0]);
+    }
+    let digest = hasher.finalize();
+    format!("{prefix}-{}", crate::jobs::session_data::hex(&digest[..12]))
+}
+
+/// The first non-zero exit status written as `marker` followed by a number (`Exit Code: 1`,
+/// `exit code 2`), case-insensitive.
+pub fn exit_status(text: &str, marker: &str) -> Option<i64> {
+    let lower = text.to_ascii_lowercase();
+    let marker = marker.to_ascii_lowercase();
+    lower.match_indices(&marker).find_map(|(at, _)| {
+        let rest = lower[at + marker.len()..].trim_start();
+        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();
+        digits.parse::<i64>().ok().filter(|code| *code != 0)
+    })
 }
 
 /// `raw`: the Claude Code fields in snake_case or camelCase.
@@ -180,6 +226,7 @@ fn from_raw(raw: &Value) -> HookInput {
         is_interrupt: snake.is_interrupt || camel.is_interrupt,
         failure_type: None,
         from_cursor: false,
+        ..HookInput::default()
     }
 }
 

@@ -4,7 +4,9 @@
 //! the log file. A hook never blocks or slows the IDE because of VibeLearn's own trouble.
 //!
 //! - [`stdin`]: the first complete JSON value, 5 s limit, 8 MiB cap
-//! - [`adapters`]: Claude Code / Cursor / raw input → [`adapters::HookInput`]
+//! - [`adapters`]: Claude Code / Cursor / raw input → [`adapters::HookInput`]; [`gemini`],
+//!   [`codex`], [`copilot`]: those agents' inputs (SPEC §3.4)
+//! - [`output`]: the one line each agent accepts on stdout
 //! - [`cursor`]: whether Cursor's own VibeLearn hooks record an event (Cursor also runs Claude
 //!   Code's hooks)
 //! - [`privacy`]: private-tag stripping (pure); [`exclude`]: project globs (pure)
@@ -12,7 +14,13 @@
 //! - [`transport`]: POST to the worker or enqueue directly
 
 pub mod adapters;
+pub mod codex;
+pub mod copilot;
 pub mod cursor;
+#[cfg(test)]
+pub(crate) mod fixtures;
+pub mod gemini;
+pub mod output;
 pub mod stdin;
 pub mod transcript;
 pub mod transport;
@@ -37,14 +45,22 @@ pub fn continue_line() -> Value {
     json!({ "continue": true })
 }
 
-/// Runs one hook with its raw stdin value; returns the line to print.
+/// Runs one hook with its raw stdin value; returns the line to print, in the form the agent
+/// accepts.
 pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -> Value {
+    output::for_agent(platform, record(platform, event, raw, config))
+}
+
+fn record(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -> Value {
     if config.llm_child {
         // This session is VibeLearn's own `claude` CLI call (the `command` provider): recording
         // it would analyse the analysis, in a loop.
         return continue_line();
     }
-    let input = adapters::normalize(platform, raw);
+    let mut input = adapters::normalize(platform, raw);
+    if platform == Platform::Codex && event == HookEvent::Observation {
+        codex::mark_failed_shell(&mut input);
+    }
     // Cursor also runs the hooks configured for Claude Code, with its own field names: such an
     // event is Cursor's, and when Cursor's own VibeLearn hook records it too, it is left to that
     // one, so a user with both installs gets it once.
@@ -102,9 +118,16 @@ pub fn run(platform: Platform, event: HookEvent, raw: &Value, config: &Config) -
             if turns.is_private(&session_id) {
                 return continue_line();
             }
-            if let Some(body) = observation_body(event, &input, &session_id, platform, config) {
-                let route = if event == HookEvent::FileEdit { EventKind::FileEdit } else { EventKind::Observation };
-                transport.send(Route::Event(route), body);
+            let route = if event == HookEvent::FileEdit { EventKind::FileEdit } else { EventKind::Observation };
+            // A Codex patch over several files: one observation per file, keyed apart.
+            let more = input.more.iter().enumerate().map(|(n, file)| {
+                let key = input.tool_use_id.as_deref().map(|id| format!("{id}#{}", n + 1));
+                HookInput { tool_use_id: key, ..file.clone() }
+            });
+            for one in std::iter::once(input.clone()).chain(more) {
+                if let Some(body) = observation_body(event, &one, &session_id, platform, config) {
+                    transport.send(Route::Event(route), body);
+                }
             }
         }
         HookEvent::Summarize => {
@@ -175,7 +198,8 @@ fn observation_body(
         truncated |= cap_strings(&mut body["edits"]);
     } else {
         let tool = input.tool_name.clone()?;
-        if config.skip_tools().contains(&tool) {
+        let skip = config.skip_tools();
+        if skip.contains(&tool) || input.agent_tool.as_ref().is_some_and(|t| skip.contains(t)) {
             return None;
         }
         body["tool_name"] = json!(tool);

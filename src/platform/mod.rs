@@ -195,6 +195,28 @@ pub fn set_executable(path: &Path, executable: bool) -> std::io::Result<()> {
     imp::set_executable(path, executable)
 }
 
+/// The command a user types to end process `pid` (`kill 123`, `taskkill /PID 123`), for a
+/// message that cannot suggest a `vl` command.
+pub fn stop_process_command(pid: u64) -> String {
+    imp::stop_process_command(pid)
+}
+
+/// Whether the OS keeps a per-user PATH of its own (Windows: `HKCU\Environment\Path`), which
+/// `vl install --add-to-path` edits instead of shell profile files.
+pub const HAS_USER_PATH: bool = imp::HAS_USER_PATH;
+
+/// Adds `dir` to (or with `add` false, removes it from) the user's PATH store where the OS
+/// has one ([`HAS_USER_PATH`]); says whether it changed anything. New processes see it.
+pub fn user_path(dir: &Path, add: bool) -> std::io::Result<bool> {
+    imp::user_path(dir, add)
+}
+
+/// Makes `link` a symlink to the file `target` (tests of a settings file kept in a dotfiles
+/// folder). Windows allows it only with Developer Mode or as an administrator; the error says so.
+pub fn symlink_file(target: &Path, link: &Path) -> std::io::Result<()> {
+    imp::symlink_file(target, link)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -107,3 +107,17 @@ pub fn set_executable(path: &Path, executable: bool) -> std::io::Result<()> {
 pub fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
 }
+
+pub fn symlink_file(target: &Path, link: &Path) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(target, link)
+}
+
+pub fn stop_process_command(pid: u64) -> String {
+    format!("kill {pid}")
+}
+
+pub const HAS_USER_PATH: bool = false;
+
+pub fn user_path(_dir: &Path, _add: bool) -> std::io::Result<bool> {
+    Ok(false)
+}

@@ -233,3 +233,76 @@ pub fn set_executable(_path: &Path, _executable: bool) -> std::io::Result<()> {
 pub fn set_mode(_path: &Path, _mode: u32) -> std::io::Result<()> {
     Ok(())
 }
+
+pub fn symlink_file(target: &Path, link: &Path) -> std::io::Result<()> {
+    std::os::windows::fs::symlink_file(target, link)
+}
+
+pub fn stop_process_command(pid: u64) -> String {
+    format!("taskkill /PID {pid}")
+}
+
+pub const HAS_USER_PATH: bool = true;
+
+/// `HKCU\Environment\Path`, read and written as `REG_EXPAND_SZ`; entries compared without case
+/// and a trailing backslash, as Windows does.
+pub fn user_path(dir: &Path, add: bool) -> std::io::Result<bool> {
+    use windows_sys::Win32::System::Registry::{
+        HKEY, HKEY_CURRENT_USER, KEY_READ, KEY_WRITE, REG_EXPAND_SZ, RegCloseKey, RegOpenKeyExW, RegQueryValueExW,
+        RegSetValueExW,
+    };
+    let wide = |s: &str| s.encode_utf16().chain(Some(0)).collect::<Vec<u16>>();
+    let check = |code: u32| if code == 0 { Ok(()) } else { Err(std::io::Error::from_raw_os_error(code as i32)) };
+    let (key_name, value_name) = (wide("Environment"), wide("Path"));
+    let mut key: HKEY = std::ptr::null_mut();
+    // SAFETY: the names are NUL-terminated UTF-16; `key` is closed below on every path.
+    check(unsafe { RegOpenKeyExW(HKEY_CURRENT_USER, key_name.as_ptr(), 0, KEY_READ | KEY_WRITE, &mut key) })?;
+    let result = (|| {
+        let mut size = 0u32;
+        // SAFETY: a size query (null buffer); a missing value is an empty PATH.
+        let found = unsafe {
+            RegQueryValueExW(
+                key,
+                value_name.as_ptr(),
+                std::ptr::null(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                &mut size,
+            )
+        } == 0;
+        let mut buffer = vec![0u16; (size as usize).div_ceil(2) + 1];
+        if found && size > 0 {
+            let mut bytes = (buffer.len() * 2) as u32;
+            // SAFETY: `buffer` holds `bytes` bytes.
+            check(unsafe {
+                RegQueryValueExW(
+                    key,
+                    value_name.as_ptr(),
+                    std::ptr::null(),
+                    std::ptr::null_mut(),
+                    buffer.as_mut_ptr().cast(),
+                    &mut bytes,
+                )
+            })?;
+        }
+        let current = String::from_utf16_lossy(&buffer[..buffer.iter().position(|&c| c == 0).unwrap_or(buffer.len())]);
+        let dir = dir.display().to_string();
+        let norm = |s: &str| s.trim_end_matches('\\').to_lowercase();
+        let entries: Vec<&str> = current.split(';').filter(|e| !e.is_empty()).collect();
+        let present = entries.iter().any(|e| norm(e) == norm(&dir));
+        let updated = match (add, present) {
+            (true, false) => std::iter::once(dir.as_str()).chain(entries.iter().copied()).collect::<Vec<_>>().join(";"),
+            (false, true) => entries.iter().copied().filter(|e| norm(e) != norm(&dir)).collect::<Vec<_>>().join(";"),
+            _ => return Ok(false),
+        };
+        let data = wide(&updated);
+        // SAFETY: `data` is NUL-terminated UTF-16 of the length given in bytes.
+        check(unsafe {
+            RegSetValueExW(key, value_name.as_ptr(), 0, REG_EXPAND_SZ, data.as_ptr().cast(), (data.len() * 2) as u32)
+        })?;
+        Ok(true)
+    })();
+    // SAFETY: `key` was opened above.
+    unsafe { RegCloseKey(key) };
+    result
+}

@@ -605,7 +605,7 @@
         $('sessions').replaceChildren(el('p', { class: 'empty' }, 'No sessions yet: they appear once the IDE hooks report one.'));
         return;
       }
-      const head = el('tr', {}, ['session', 'project', 'state', 'started', 'prompts', 'observations', 'concepts', 'questions', 'grounded', 'pipeline']
+      const head = el('tr', {}, ['session', 'project', 'agent', 'state', 'started', 'prompts', 'observations', 'concepts', 'questions', 'grounded', 'pipeline']
         .map((h) => el('th', {}, h)));
       const rows = sessions.map((s, i) => {
         const pipeline = pipelines[i];
@@ -625,7 +625,8 @@
           }));
         return el('tr', { 'data-session': s.id },
           el('td', { class: 'mono', title: s.id }, s.id.length > 18 ? `${s.id.slice(0, 16)}…` : s.id),
-          el('td', { title: s.cwd || '' }, s.project), el('td', { 'data-session-state': s.state, title: s.stuck_on ? `stopped at ${s.stuck_on.join(', ')}` : '' },
+          el('td', { title: s.cwd || '' }, s.project), el('td', { 'data-platform': s.platform || '' }, s.platform || '—'),
+          el('td', { 'data-session-state': s.state, title: s.stuck_on ? `stopped at ${s.stuck_on.join(', ')}` : '' },
             s.state, s.ended ? el('span', { class: 'muted' }, ' · ended') : null),
           el('td', {}, when(s.started_at)), el('td', { class: 'n' }, s.prompts), el('td', { class: 'n' }, s.observations),
           el('td', { class: 'n' }, s.concepts), el('td', { class: 'n' }, s.questions), groundedCell(s), el('td', {}, steps));

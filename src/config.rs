@@ -98,6 +98,23 @@ pub struct Config {
     /// (`CLAUDECODE=1`: a hook, or a worker a hook started): `auto` does not spend them
     /// (SPEC §6.5; the README's Configuration section says so).
     pub keys_inherited_from_claude_code: Vec<&'static str>,
+    /// The user key and the admin token, each read from its file at most once per process and
+    /// shared by every clone ([`Config::user_key`], [`Config::admin_token`]).
+    key_files: std::sync::Arc<KeyFiles>,
+}
+
+/// The file names of the two secrets in the data dir (SPEC §4).
+pub const USER_KEY_FILE: &str = "worker.key";
+pub const ADMIN_TOKEN_FILE: &str = "admin.token";
+
+/// The secrets' files, read lazily and kept once read: a hook that only posts reads the key
+/// once and the admin token never; the worker fills both at start from what it just made. A
+/// file that is missing (no worker has made it yet), loose or unreadable is not kept, so a
+/// later ask reads it again (after `vl worker start` made it).
+#[derive(Debug, Default)]
+struct KeyFiles {
+    user: std::sync::OnceLock<String>,
+    admin: std::sync::OnceLock<String>,
 }
 
 /// A source of environment variables: `std::env::var` in production, a map in tests.
@@ -204,7 +221,44 @@ impl Config {
             columns,
             shell: env.get("SHELL"),
             keys_inherited_from_claude_code,
+            key_files: std::sync::Arc::default(),
         }
+    }
+
+    /// The user key (`<data>/worker.key`), read once per process; `None` when there is none
+    /// yet, or it is loose or unreadable (logged once).
+    pub fn user_key(&self) -> Option<&str> {
+        self.key_file(&self.key_files.user, USER_KEY_FILE)
+    }
+
+    /// The admin token (`<data>/admin.token`), the same way.
+    pub fn admin_token(&self) -> Option<&str> {
+        self.key_file(&self.key_files.admin, ADMIN_TOKEN_FILE)
+    }
+
+    fn key_file<'a>(&'a self, cell: &'a std::sync::OnceLock<String>, name: &str) -> Option<&'a str> {
+        if let Some(key) = cell.get() {
+            return Some(key);
+        }
+        let path = self.data_dir.join(name);
+        match crate::platform::read_private_file(&path) {
+            Ok(Some(text)) if !text.trim().is_empty() => Some(cell.get_or_init(|| text.trim().to_owned())),
+            Ok(_) => None,
+            Err(e) => {
+                log::warn!(target: "config", "{e}");
+                None
+            }
+        }
+    }
+
+    /// The same config with both secrets known (the worker, which has just read or made the
+    /// files): nothing reads them again.
+    pub fn with_keys(mut self, user_key: String, admin_token: String) -> Config {
+        let files = KeyFiles::default();
+        let _ = files.user.set(user_key);
+        let _ = files.admin.set(admin_token);
+        self.key_files = std::sync::Arc::new(files);
+        self
     }
 
     /// A setting's value after precedence ("" when unset).
@@ -334,9 +388,17 @@ impl Config {
         self.get("VIBELEARN_EXCLUDED_PROJECTS")
     }
 
-    /// Every secret value currently configured, for [`redact`].
+    /// Every secret value currently configured, for [`redact`]: the API keys.
     pub fn secrets(&self) -> Vec<String> {
         SECRET_KEYS.iter().filter_map(|k| self.optional(k)).map(str::to_owned).collect()
+    }
+
+    /// The API keys with the user key and the admin token (each file read at most once per
+    /// process), for intake's masking and the worker's log.
+    pub fn all_secrets(&self) -> Vec<String> {
+        let mut secrets = self.secrets();
+        secrets.extend([self.user_key(), self.admin_token()].into_iter().flatten().map(str::to_owned));
+        secrets
     }
 
     /// Writes settings.json with the defaults if it does not exist, and the worker's port as

@@ -34,22 +34,11 @@ impl IntakeSettings {
             home: config.home.as_ref().map(|h| h.to_string_lossy().into_owned()),
             private_dir: config.data_dir.join("private"),
             auto_sync: config.flag("VIBELEARN_AUTO_SYNC"),
-            secrets: secrets_of(config),
+            // The API keys, and the user key and admin token when their files exist and are
+            // private (each read at most once per process, by the config).
+            secrets: config.all_secrets(),
         }
     }
-}
-
-/// The API keys of the settings, and the user key and admin token when their files exist and
-/// are private (a loose one is refused by the worker, which says so).
-fn secrets_of(config: &crate::config::Config) -> Vec<String> {
-    let mut secrets = config.secrets();
-    for name in [crate::worker::USER_KEY_FILE, crate::worker::ADMIN_TOKEN_FILE] {
-        if let Ok(Some(secret)) = crate::platform::read_private_file(&config.data_dir.join(name)) {
-            secrets.push(secret.trim().to_owned());
-        }
-    }
-    secrets.retain(|s| !s.is_empty());
-    secrets
 }
 
 /// The answer to a submission (SPEC Appendix A.3).
@@ -107,6 +96,12 @@ impl From<InvalidEvent> for IntakeError {
 /// Private-turn markers: a session is "private" from an entirely private prompt until the next
 /// prompt that is not, and nothing of it is recorded meanwhile. One file per session in the
 /// data dir, so every hook process sees it before it writes anything (SPEC §3.3).
+///
+/// A marker is named by the SHA-256 of the session id, as hex: 64 characters whatever the id
+/// (the IDE chooses it; a name made of the whole id failed past ~127 bytes with ENAMETOOLONG,
+/// and that private turn was recorded). Every doubt counts as private (fail closed): a marker
+/// that cannot be written leaves the prompt unrecorded and is logged as an error; one whose
+/// presence cannot be checked, or that cannot be removed, keeps the turn private.
 pub struct PrivateTurns<'a> {
     dir: &'a Path,
 }
@@ -116,33 +111,54 @@ impl<'a> PrivateTurns<'a> {
         PrivateTurns { dir }
     }
 
-    fn marker(&self, session_id: &str) -> PathBuf {
-        // Session ids come from the IDE; hex keeps any byte out of the path's structure.
-        let name = crate::jobs::session_data::hex(session_id.as_bytes());
-        self.dir.join(name)
+    /// `<dir>/<sha256(session id) as hex>`.
+    pub fn marker(&self, session_id: &str) -> PathBuf {
+        use sha2::Digest;
+        self.dir.join(crate::jobs::session_data::hex(&sha2::Sha256::digest(session_id.as_bytes())))
     }
 
     /// A prompt opens a turn: private (and marked so) when the prompt is entirely private,
-    /// else the marker goes. Returns whether the turn is private.
+    /// else the marker goes. Returns whether the turn is private: also when the marker of a
+    /// private turn could not be removed.
     pub fn open_turn(&self, session_id: &str, prompt: &str) -> bool {
         let private = is_entirely_private(prompt);
-        self.set(session_id, private);
-        private
+        self.set(session_id, private) || private
     }
 
+    /// Whether the session is in a private turn: its marker exists, or whether it does cannot
+    /// be told (fail closed).
     pub fn is_private(&self, session_id: &str) -> bool {
-        self.marker(session_id).exists()
+        match std::fs::symlink_metadata(self.marker(session_id)) {
+            Ok(_) => true,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(e) => {
+                log::error!(target: "intake", "cannot tell whether a turn is private ({e}); recording nothing of it");
+                true
+            }
+        }
     }
 
-    pub fn set(&self, session_id: &str, private: bool) {
+    /// Marks the session's turn private, or ends a private turn. Returns whether the turn is
+    /// still private afterwards because its marker could not be removed.
+    pub fn set(&self, session_id: &str, private: bool) -> bool {
         let marker = self.marker(session_id);
         if private {
-            let _ = std::fs::create_dir_all(self.dir);
-            if let Err(e) = std::fs::write(&marker, b"") {
-                log::warn!(target: "intake", "cannot mark a private turn: {e}");
+            let written = crate::platform::create_private_dir(self.dir)
+                .and_then(|()| std::fs::OpenOptions::new().create(true).truncate(true).write(true).open(&marker));
+            if let Err(e) = written {
+                // The prompt itself is not recorded either way; the turn's tool calls are kept
+                // out by `is_private` failing closed where the error persists (an unusable dir).
+                log::error!(target: "intake", "cannot mark a private turn ({e}); this prompt is not recorded");
             }
-        } else if marker.exists() {
-            let _ = std::fs::remove_file(marker);
+            return false;
+        }
+        match std::fs::remove_file(&marker) {
+            Ok(()) => false,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(e) => {
+                log::error!(target: "intake", "cannot end a private turn ({e}); it stays private");
+                true
+            }
         }
     }
 }

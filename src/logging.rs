@@ -3,7 +3,7 @@
 //! redacted. Hooks log here too and never to stdout/stderr; they only append, and the worker
 //! alone rotates ([`Rotation`]): two processes renaming the same files at once could lose one.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -55,7 +55,10 @@ pub fn init(logs_dir: &Path, level: &str, secrets: Vec<String>, rotation: Rotati
 }
 
 fn open(path: &Path) -> Option<(File, u64)> {
-    let file = OpenOptions::new().create(true).append(true).open(path).ok()?;
+    // Owner-only from its creation (the umask does that too; this holds without it). A rotated
+    // file keeps its mode through the rename, and a loose one left by an older version is
+    // tightened with the rest of the data dir at the worker's start.
+    let file = crate::platform::open_private_append(path).ok()?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     Some((file, size))
 }

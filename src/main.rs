@@ -7,6 +7,8 @@ use vibelearn::cli::args::{Cli, Command};
 use vibelearn::config::Config;
 
 fn main() -> ExitCode {
+    // Before anything is created: every file of every `vl` process is owner-only (SPEC §4).
+    vibelearn::platform::restrict_new_files();
     let cli = Cli::parse();
     let config = Config::load();
     let Some(command) = cli.command else {

@@ -2,11 +2,14 @@
 //! and the shutdown protocol (SPEC §5.4, §5.6).
 //!
 //! # Startup
+//! 0. Make the data dir owner-only (0700, its files 0600; SPEC §4 "the disk"), logging once
+//!    what an older version had left loose. Read or make the key files, once.
 //! 1. Take an exclusive OS lock on `<data>/worker.lock` (non-blocking). Held: another worker
 //!    owns this data dir; say so and exit 0. The lock, not a PID file, decides; the OS drops it
 //!    when the process dies, however it dies.
 //! 2. Open and migrate the database (pragmas checked), start the writer.
-//! 3. Bind the HTTP port (a port used by another program is a clear error, exit 1).
+//! 3. Bind the HTTP port. A port another process holds is a clear error naming it (its pid
+//!    where the OS tells), exit 1: the worker never races a squatter for its port.
 //! 4. Rescue jobs a previous process left `running`, start the runner, mark ready.
 //!
 //! # Shutdown
@@ -24,6 +27,7 @@ use crate::config::Config;
 use crate::db;
 use crate::http::{AppContext, HttpServer};
 use crate::intake::IntakeSettings;
+use crate::platform::Scope;
 use crate::queue::maintenance::{Maintainer, MaintainerConfig};
 use crate::queue::store::Retention;
 use crate::queue::{Queue, RunnerConfig, WriterConfig};
@@ -88,9 +92,9 @@ pub fn try_lock(data_dir: &Path) -> Result<Option<InstanceLock>, WorkerError> {
 }
 
 /// The user key's file: every HTTP route but health, readiness and version needs it (SPEC §4).
-pub const USER_KEY_FILE: &str = "worker.key";
+pub const USER_KEY_FILE: &str = crate::config::USER_KEY_FILE;
 /// The admin token's file: admin mutations need it.
-pub const ADMIN_TOKEN_FILE: &str = "admin.token";
+pub const ADMIN_TOKEN_FILE: &str = crate::config::ADMIN_TOKEN_FILE;
 
 /// Reads `<data>/admin.token`, creating it (owner-only, 32 random bytes as hex) at first start.
 pub fn admin_token(data_dir: &Path) -> Result<String, WorkerError> {
@@ -127,15 +131,22 @@ fn new_secret() -> Result<String, WorkerError> {
 
 /// Runs the worker in this process until it is told to stop.
 pub fn run(config: Config) -> Result<RunOutcome, WorkerError> {
+    // Owner-only before anything else is created or read: a data dir an older version left
+    // 0755 (and its files 0644) is tightened here, and said so once the log is open.
+    let tightened = secure_data_dir(&config, Scope::Everything)
+        .map_err(|source| WorkerError::DataDir { path: config.data_dir.clone(), source })?;
     let Some(_lock) = try_lock(&config.data_dir)? else {
         return Ok(RunOutcome::AlreadyRunning);
     };
     config.ensure_settings_file();
-    let level = config.get("VIBELEARN_LOG_LEVEL");
-    // The key and the token are made here, before the first log line, so the log redacts them.
-    let mut secrets = config.secrets();
-    secrets.extend([admin_token(&config.data_dir)?, user_key(&config.data_dir)?]);
-    crate::logging::init(&config.logs_dir(), level, secrets, crate::logging::Rotation::BySize);
+    let level = config.get("VIBELEARN_LOG_LEVEL").to_owned();
+    // The key and the token are read (or made) once, here, before the first log line, so the
+    // log redacts them; every later use takes them from the config.
+    let config = with_key_files(config)?;
+    crate::logging::init(&config.logs_dir(), &level, config.all_secrets(), crate::logging::Rotation::BySize);
+    if let Some(line) = tightened {
+        log::warn!(target: "worker", "{line}");
+    }
     if let Some(warning) = &config.settings_warning {
         log::warn!(target: "worker", "{warning}");
     }
@@ -148,6 +159,23 @@ pub fn run(config: Config) -> Result<RunOutcome, WorkerError> {
     worker.wait(&stop_signal);
     worker.stop();
     Ok(RunOutcome::Stopped)
+}
+
+/// Creates the data dir owner-only or tightens a loose one (SPEC §4, "the disk"): what the
+/// worker, the hooks' direct path, the CLI's writes and `vl install` call. Returns the one
+/// line saying what changed, if anything did, for the caller to log (or print).
+pub fn secure_data_dir(config: &Config, scope: Scope) -> std::io::Result<Option<String>> {
+    let secrets = [USER_KEY_FILE, ADMIN_TOKEN_FILE];
+    let tightened = crate::platform::secure_data_dir(&config.data_dir, config.home.as_deref(), scope, &secrets)?;
+    Ok(tightened.log_line(&config.data_dir))
+}
+
+/// `config` with the user key and the admin token read from their files, or made at first
+/// start: one read of each file per worker process.
+pub fn with_key_files(config: Config) -> Result<Config, WorkerError> {
+    let admin = admin_token(&config.data_dir)?;
+    let user = user_key(&config.data_dir)?;
+    Ok(config.with_keys(user, admin))
 }
 
 /// A started worker: everything `run` owns, in shutdown order.
@@ -164,13 +192,18 @@ pub struct Worker {
 impl Worker {
     /// Steps 2–4 of startup. The caller holds the instance lock.
     pub fn start(config: Config) -> Result<Worker, WorkerError> {
+        // Made or read by `run`; a worker started another way (the demo, tests) reads them here.
+        let config = match (config.user_key(), config.admin_token()) {
+            (Some(_), Some(_)) => config,
+            _ => with_key_files(config)?,
+        };
         let db_path = config.db_path();
         let conn = db::open_and_migrate(&db_path, config.synchronous())
             .map_err(|source| WorkerError::Database { path: db_path.clone(), source })?;
         let (queue, queue_thread) =
             Queue::start(conn, &db_path, config.synchronous(), WriterConfig::default(), crate::clock::system())?;
-        let admin_token = admin_token(&config.data_dir)?;
-        let user_key = user_key(&config.data_dir)?;
+        let admin_token = config.admin_token().unwrap_or_default().to_owned();
+        let user_key = config.user_key().unwrap_or_default().to_owned();
         let (shutdown_tx, shutdown_rx) = crossbeam_channel::bounded(1);
         let port = config.worker_port();
         let llm_choice = crate::jobs::choose_provider(&config);
@@ -197,6 +230,7 @@ impl Worker {
             evictions: AtomicU64::default(),
             port,
             write_probe: Arc::default(),
+            dashboard_codes: Default::default(),
             config: config.clone(),
         });
         let addr = format!("{}:{}", config.worker_host(), port);

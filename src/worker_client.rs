@@ -2,10 +2,21 @@
 //! JSON out, every call bounded by one deadline, the user key (or, for the admin commands, the
 //! admin token) attached as a bearer token: the worker answers nothing else without it (SPEC §4).
 //!
+//! # The proof
+//! Nothing of the user's — the key, the admin token, an event — is written to a connection
+//! before the listener has proved it is the user's worker: a fresh nonce goes out on a new
+//! connection, the answer must be the HMAC of it under the user key and the port
+//! ([`crate::http::routes::proof`]), checked in constant time, and the real requests follow on
+//! that same connection (kept alive for the client's life: a hook run or a CLI command). A
+//! listener that fails is [`Unreachable::NotOurWorker`], with who holds the port when the OS
+//! tells ([`port_held`]). Without a key file there is nothing to check a proof against, so the
+//! client sends nothing ([`Unreachable::NoKey`]).
+//!
 //! Responses are read by [`ResponseReader`]: the head is found by scanning each byte once and
 //! parsed once by `httparse`, the body is framed by its one `Content-Length`, and nothing past
 //! [`MAX_RESPONSE_BYTES`] is buffered, whatever answers on the worker's port.
 
+use std::cell::RefCell;
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
@@ -13,6 +24,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::config::Config;
+use crate::http::routes::proof;
 
 /// A response from the worker: status and parsed body (`Null` when not JSON).
 #[derive(Debug, Clone)]
@@ -33,58 +45,95 @@ pub enum Unreachable {
     /// What came back is not an HTTP response we take (malformed, or over the size cap).
     #[error("the worker is not reachable: {0}")]
     BadResponse(String),
+    /// Something listens on the port but could not prove it is the user's worker: nothing was
+    /// sent to it. The message says who holds the port and how to choose another.
+    #[error("{0}")]
+    NotOurWorker(String),
+    /// Something listens on the port, but there is no readable `<data>/worker.key` (removed
+    /// under a running worker, or loose), so the listener cannot be checked, and nothing is
+    /// sent. (With nothing listening the error is [`Unreachable::Io`], as for any worker down.)
+    #[error("no worker key yet in the data dir; nothing was sent")]
+    NoKey,
+}
+
+/// How a client makes sure of the listener before it sends anything.
+#[derive(Debug, Clone)]
+enum Proof {
+    /// Check the proof under this user key on each new connection.
+    Required(String),
+    /// No key to check with: send nothing.
+    Unavailable,
+    /// No check: a developer tool or test that started the worker on that port itself.
+    Skipped,
 }
 
 /// Client bound to one worker address.
 ///
-/// A plain HTTP/1.1 exchange over `std::net::TcpStream` (one connection per call,
-/// `Connection: close`) rather than a general HTTP client: the worker is always plain HTTP on
-/// loopback, and a hook process pays for every microsecond of client setup — measured, a
-/// general client's first-call initialisation cost up to ~0.9 s when many started at once.
+/// A plain HTTP/1.1 exchange over `std::net::TcpStream` rather than a general HTTP client: the
+/// worker is always plain HTTP on loopback, and a hook process pays for every microsecond of
+/// client setup — measured, a general client's first-call initialisation cost up to ~0.9 s
+/// when many started at once. One connection, proved once, serves every call of the client.
 pub struct WorkerClient {
     addr: String,
     host_header: String,
+    port: u16,
     timeout: Duration,
     token: Option<String>,
+    proof: Proof,
+    /// The proved connection, kept alive between calls. A RefCell: a client is used by one
+    /// thread, and `get`/`post` take `&self`.
+    conn: RefCell<Option<TcpStream>>,
 }
 
 impl WorkerClient {
-    /// A client whose every call (connect + response) is bounded by `timeout`, sending the user
-    /// key (`<data>/worker.key`): what the hooks and the read commands use. Without a readable
-    /// key (no worker has started yet, or its mode lets others read it) it sends none, and the
-    /// worker answers 401, which the hooks treat as "enqueue directly".
+    /// A client whose every call (connect + proof + response) is bounded by `timeout`, sending
+    /// the user key (`<data>/worker.key`, read once per process by the config): what the hooks
+    /// and the read commands use.
     pub fn new(config: &Config, timeout: Duration) -> WorkerClient {
-        WorkerClient::with_secret_file(config, timeout, crate::worker::USER_KEY_FILE)
+        WorkerClient::proving(config, timeout, config.user_key())
     }
 
     /// The same, sending the admin token (`<data>/admin.token`), which also opens every route
-    /// the user key does: what `vl jobs …` uses.
+    /// the user key does: what `vl jobs …` uses. The proof is still under the user key.
     pub fn admin(config: &Config, timeout: Duration) -> WorkerClient {
-        WorkerClient::with_secret_file(config, timeout, crate::worker::ADMIN_TOKEN_FILE)
+        WorkerClient::proving(config, timeout, config.admin_token())
     }
 
-    fn with_secret_file(config: &Config, timeout: Duration, name: &str) -> WorkerClient {
-        let token = match crate::platform::read_private_file(&config.data_dir.join(name)) {
-            Ok(token) => token.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()),
-            Err(e) => {
-                log::warn!(target: "client", "{e}");
-                None
-            }
+    fn proving(config: &Config, timeout: Duration, token: Option<&str>) -> WorkerClient {
+        let proof = match config.user_key() {
+            Some(key) => Proof::Required(key.to_owned()),
+            None => Proof::Unavailable,
         };
         WorkerClient {
-            token,
+            token: token.map(str::to_owned),
+            proof,
             ..WorkerClient::at(&format!("{}:{}", config.worker_host(), config.worker_port()), timeout)
         }
     }
 
-    /// A client for a worker at `addr` (`host:port`), sending no token.
+    /// A client for a worker at `addr` (`host:port`) that this process started itself (the
+    /// developer tools, the tests), sending no token and checking no proof.
     pub fn at(addr: &str, timeout: Duration) -> WorkerClient {
-        WorkerClient { addr: addr.to_owned(), host_header: addr.to_owned(), timeout, token: None }
+        WorkerClient {
+            addr: addr.to_owned(),
+            host_header: addr.to_owned(),
+            port: port_of(addr),
+            timeout,
+            token: None,
+            proof: Proof::Skipped,
+            conn: RefCell::new(None),
+        }
     }
 
     /// The same client, sending `Authorization: Bearer <token>`.
     pub fn with_token(mut self, token: &str) -> WorkerClient {
         self.token = Some(token.trim().to_owned());
+        self
+    }
+
+    /// The same client, checking the proof under `user_key` first.
+    pub fn proving_with(mut self, user_key: &str) -> WorkerClient {
+        self.proof = Proof::Required(user_key.trim().to_owned());
         self
     }
 
@@ -100,46 +149,178 @@ impl WorkerClient {
         self.get("/api/readiness").is_ok_and(|r| r.status == 200)
     }
 
+    /// Connects and checks the proof without sending anything else: `Ok` when the user's
+    /// worker answers on the port.
+    pub fn check(&self) -> Result<(), Unreachable> {
+        let deadline = Instant::now() + self.timeout;
+        let stream = self.connection(deadline)?;
+        *self.conn.borrow_mut() = Some(stream);
+        Ok(())
+    }
+
     fn exchange(&self, method: &str, path: &str, body: Option<String>) -> Result<WorkerResponse, Unreachable> {
         let deadline = Instant::now() + self.timeout;
-        let unreachable = Unreachable::Io;
-        let addr = self
-            .addr
-            .to_socket_addrs()
-            .map_err(unreachable)?
-            .next()
-            .ok_or_else(|| Unreachable::Unresolved(self.addr.clone()))?;
-        let mut stream = TcpStream::connect_timeout(&addr, self.timeout).map_err(unreachable)?;
-        let _ = stream.set_nodelay(true);
-        let remaining = || deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
-        stream.set_write_timeout(Some(remaining())).map_err(unreachable)?;
-        let body = body.unwrap_or_default();
-        let mut request = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Length: {}\r\n",
-            self.host_header,
-            body.len()
-        );
+        let request = self.request(method, path, body.as_deref().unwrap_or_default());
+        let reused = self.conn.borrow().is_some();
+        let stream = self.connection(deadline)?;
+        match round_trip(&stream, request.as_bytes(), deadline) {
+            Ok((response, keep)) => {
+                if keep {
+                    *self.conn.borrow_mut() = Some(stream);
+                }
+                Ok(response)
+            }
+            // A kept connection the worker closed meanwhile (idle timeout): once more on a new,
+            // proved one. Nothing came back, so the request was not answered.
+            Err(RoundTrip::Silent(_)) if reused => {
+                let stream = self.connection(deadline)?;
+                let (response, keep) = round_trip(&stream, request.as_bytes(), deadline).map_err(Unreachable::from)?;
+                if keep {
+                    *self.conn.borrow_mut() = Some(stream);
+                }
+                Ok(response)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn request(&self, method: &str, path: &str, body: &str) -> String {
+        self.request_with(method, path, body, self.token.as_deref())
+    }
+
+    /// The request's bytes, with `Authorization` only when `token` is given.
+    fn request_with(&self, method: &str, path: &str, body: &str, token: Option<&str>) -> String {
+        let mut request =
+            format!("{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Length: {}\r\n", self.host_header, body.len());
         if !body.is_empty() {
             request.push_str("Content-Type: application/json\r\n");
         }
-        if let Some(token) = &self.token {
+        if let Some(token) = token {
             request.push_str(&format!("Authorization: Bearer {token}\r\n"));
         }
         request.push_str("\r\n");
-        request.push_str(&body);
-        stream.write_all(request.as_bytes()).map_err(unreachable)?;
-        let mut response = ResponseReader::new(MAX_RESPONSE_BYTES);
-        loop {
-            if let Some(done) = response.progress().map_err(Unreachable::BadResponse)? {
-                return Ok(done);
-            }
-            stream.set_read_timeout(Some(remaining())).map_err(unreachable)?;
-            match stream.read(response.spare()) {
-                Ok(n) => response.filled(n),
-                Err(e) => return Err(unreachable(e)),
-            }
+        request.push_str(body);
+        request
+    }
+
+    /// The kept connection, or a new one whose listener has proved it is the user's worker.
+    fn connection(&self, deadline: Instant) -> Result<TcpStream, Unreachable> {
+        if let Some(stream) = self.conn.borrow_mut().take() {
+            return Ok(stream);
+        }
+        let addr = self
+            .addr
+            .to_socket_addrs()
+            .map_err(Unreachable::Io)?
+            .next()
+            .ok_or_else(|| Unreachable::Unresolved(self.addr.clone()))?;
+        // Connected before the key is looked at, so "nothing listens" (start a worker) and
+        // "something listens, and we cannot check it" (send it nothing) stay apart.
+        let stream = TcpStream::connect_timeout(&addr, remaining(deadline)).map_err(Unreachable::Io)?;
+        let _ = stream.set_nodelay(true);
+        match &self.proof {
+            Proof::Unavailable => return Err(Unreachable::NoKey),
+            Proof::Required(key) => self.prove(&stream, key, deadline)?,
+            Proof::Skipped => {}
+        }
+        Ok(stream)
+    }
+
+    /// Sends a fresh nonce (and nothing else) and checks the answer.
+    fn prove(&self, stream: &TcpStream, key: &str, deadline: Instant) -> Result<(), Unreachable> {
+        let mut nonce = [0u8; proof::NONCE_BYTES];
+        getrandom::fill(&mut nonce).map_err(|e| Unreachable::Io(std::io::Error::other(e)))?;
+        let path = format!("/api/proof?nonce={}", crate::jobs::session_data::hex(&nonce));
+        let not_ours = |why: &str| Unreachable::NotOurWorker(format!("{why}: {}", port_held(&self.addr)));
+        // The one request sent before the proof: a nonce, no token.
+        let (response, _) = round_trip(stream, self.request_with("GET", &path, "", None).as_bytes(), deadline)
+            .map_err(|e| match e {
+                RoundTrip::Fatal(Unreachable::BadResponse(why)) => not_ours(&why),
+                other => other.into(),
+            })?;
+        let answer = response.body["proof"].as_str().unwrap_or_default();
+        if response.status == 200 && proof::verify(key, &nonce, self.port, answer) {
+            Ok(())
+        } else {
+            Err(not_ours(&format!("the listener on {} did not prove it holds this data dir's key", self.addr)))
         }
     }
+}
+
+/// Why one request on one connection failed.
+enum RoundTrip {
+    /// The connection closed or failed before a byte of the answer came back.
+    Silent(std::io::Error),
+    Fatal(Unreachable),
+}
+
+impl From<RoundTrip> for Unreachable {
+    fn from(e: RoundTrip) -> Unreachable {
+        match e {
+            RoundTrip::Silent(e) => Unreachable::Io(e),
+            RoundTrip::Fatal(e) => e,
+        }
+    }
+}
+
+fn remaining(deadline: Instant) -> Duration {
+    deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1))
+}
+
+/// Writes one request and reads its response; whether the connection may carry another.
+fn round_trip(mut stream: &TcpStream, request: &[u8], deadline: Instant) -> Result<(WorkerResponse, bool), RoundTrip> {
+    let silent = |e: std::io::Error| RoundTrip::Silent(e);
+    stream.set_write_timeout(Some(remaining(deadline))).map_err(silent)?;
+    stream.write_all(request).map_err(silent)?;
+    let mut response = ResponseReader::new(MAX_RESPONSE_BYTES);
+    loop {
+        match response.progress() {
+            Ok(Some(done)) => return Ok((done, !response.close)),
+            Err(_) if response.len == 0 => {
+                return Err(RoundTrip::Silent(std::io::Error::new(
+                    std::io::ErrorKind::ConnectionAborted,
+                    "the worker closed the connection",
+                )));
+            }
+            Err(e) => return Err(RoundTrip::Fatal(Unreachable::BadResponse(e))),
+            Ok(None) => {}
+        }
+        stream.set_read_timeout(Some(remaining(deadline))).map_err(|e| RoundTrip::Fatal(e.into()))?;
+        match stream.read(response.spare()) {
+            Ok(n) => response.filled(n),
+            Err(e)
+                if response.len == 0
+                    && e.kind() != std::io::ErrorKind::WouldBlock
+                    && e.kind() != std::io::ErrorKind::TimedOut =>
+            {
+                return Err(RoundTrip::Silent(e));
+            }
+            Err(e) => return Err(RoundTrip::Fatal(e.into())),
+        }
+    }
+}
+
+/// The port of `host:port` (0 when there is none).
+fn port_of(addr: &str) -> u16 {
+    addr.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or(0)
+}
+
+/// What to tell a person when the worker's port at `addr` is held by a process that is not
+/// the user's worker: who holds it (pid and program, where the OS tells), and how to choose
+/// another port.
+pub fn port_held(addr: &str) -> String {
+    let port = port_of(addr);
+    let holder = match crate::platform::port_holder(port) {
+        Some((pid, Some(name))) => format!(" (pid {pid}, {name})"),
+        Some((pid, None)) => format!(" (pid {pid})"),
+        None => String::new(),
+    };
+    format!(
+        "port {port} is held by another process{holder}, not your VibeLearn worker; choose another port: set \
+         \"VIBELEARN_WORKER_PORT\" to a free one (e.g. {}) in settings.json in the data dir or in the \
+         environment, then run `vl worker start`",
+        port.wrapping_add(1)
+    )
 }
 
 /// Largest response read: the biggest the worker sends is a page of `GET /api/jobs` (at most
@@ -165,13 +346,15 @@ const MAX_READ: usize = 1024 * 1024;
 pub struct ResponseReader {
     raw: Vec<u8>,
     /// Bytes of `raw` already in use (the rest of `raw` is spare room for the next read).
-    len: usize,
+    pub len: usize,
     /// The head search resumes here.
     scanned: usize,
     /// Status, where the body starts, where it ends (`None`: at the close).
     framing: Option<(u16, usize, Option<usize>)>,
     /// The peer closed.
     closed: bool,
+    /// The response said `Connection: close`, or the peer closed: no further request on it.
+    pub close: bool,
     max: usize,
     /// How many times a head was parsed (once per response; the tests check it).
     pub head_parses: usize,
@@ -179,7 +362,16 @@ pub struct ResponseReader {
 
 impl ResponseReader {
     pub fn new(max: usize) -> ResponseReader {
-        ResponseReader { raw: Vec::new(), len: 0, scanned: 0, framing: None, closed: false, max, head_parses: 0 }
+        ResponseReader {
+            raw: Vec::new(),
+            len: 0,
+            scanned: 0,
+            framing: None,
+            closed: false,
+            close: false,
+            max,
+            head_parses: 0,
+        }
     }
 
     /// Room for the next read.
@@ -221,7 +413,8 @@ impl ResponseReader {
                     return Ok(None);
                 };
                 self.head_parses += 1;
-                let (status, length) = parse_head(&raw[..end])?;
+                let (status, length, close) = parse_head(&raw[..end])?;
+                self.close |= close;
                 if (100..200).contains(&status) {
                     // An interim answer: the real one follows.
                     self.raw.copy_within(end..self.len, 0);
@@ -238,7 +431,10 @@ impl ResponseReader {
             let Some((status, start, end)) = self.framing else { return Ok(None) };
             let end = match end {
                 Some(end) if self.len >= end => end,
-                None if self.closed => self.len,
+                None if self.closed => {
+                    self.close = true;
+                    self.len
+                }
                 _ if self.closed => return Err("the worker closed the connection inside its answer".into()),
                 _ => return Ok(None),
             };
@@ -248,8 +444,9 @@ impl ResponseReader {
     }
 }
 
-/// Status and `Content-Length` (`None`: the body runs to the close) of a complete head.
-fn parse_head(head: &[u8]) -> Result<(u16, Option<usize>), String> {
+/// Status, `Content-Length` (`None`: the body runs to the close) and whether the server closes
+/// the connection after it, of a complete head.
+fn parse_head(head: &[u8]) -> Result<(u16, Option<usize>, bool), String> {
     let mut headers = [httparse::EMPTY_HEADER; MAX_RESPONSE_HEADERS];
     let mut response = httparse::Response::new(&mut headers);
     match response.parse(head) {
@@ -259,7 +456,11 @@ fn parse_head(head: &[u8]) -> Result<(u16, Option<usize>), String> {
     }
     let status = response.code.ok_or("the worker sent a response without a status")?;
     let mut length = None;
+    let mut close = false;
     for header in response.headers.iter() {
+        if header.name.eq_ignore_ascii_case("connection") {
+            close |= std::str::from_utf8(header.value).unwrap_or("").to_ascii_lowercase().contains("close");
+        }
         if header.name.eq_ignore_ascii_case("transfer-encoding") {
             return Err("the worker sent a chunked response, which this client does not read".into());
         }
@@ -275,7 +476,7 @@ fn parse_head(head: &[u8]) -> Result<(u16, Option<usize>), String> {
             }
         }
     }
-    Ok((status, length))
+    Ok((status, length, close))
 }
 
 #[cfg(test)]

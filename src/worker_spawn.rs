@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::config::Config;
-use crate::worker_client::WorkerClient;
+use crate::worker_client::{Unreachable, WorkerClient};
 
 /// Readiness is polled this often after spawning a worker (SPEC §1).
 const READY_POLL: Duration = Duration::from_millis(200);
@@ -50,19 +50,27 @@ impl Started {
     }
 }
 
-/// Starts a detached worker unless one is ready; waits for its readiness.
+/// Starts a detached worker unless one is ready; waits for its readiness. A port held by a
+/// listener that cannot prove it is the user's worker is reported, and no worker is started
+/// to race it for the port.
 pub fn start(config: &Config) -> Started {
     let client = WorkerClient::new(config, Duration::from_millis(500));
-    if client.is_ready() {
-        return Started::Found { pid: pid_of(&client) };
+    match client.check() {
+        Ok(()) if client.is_ready() => return Started::Found { pid: pid_of(&client) },
+        Err(Unreachable::NotOurWorker(why)) => return Started::Failed(why),
+        _ => {}
     }
     if let Err(e) = spawn_detached(config) {
         return Started::Failed(e);
     }
     let deadline = Instant::now() + READY_WAIT;
     while Instant::now() < deadline {
-        if client.is_ready() {
-            return Started::Started { pid: pid_of(&client) };
+        // A new client each time: a first start makes the key file this one proves with.
+        let client = WorkerClient::new(config, Duration::from_millis(500));
+        match client.check() {
+            Ok(()) if client.is_ready() => return Started::Started { pid: pid_of(&client) },
+            Err(Unreachable::NotOurWorker(why)) => return Started::Failed(why),
+            _ => {}
         }
         std::thread::sleep(READY_POLL);
     }

@@ -79,8 +79,9 @@ fn what_the_commands_say_to_a_person() {
     assert_snapshot("worker-start-again", &run(dir.path(), port, &["worker", "start"], None));
     let install = run(dir.path(), port, &["install", "claude-code"], Some(bare_path));
     assert_snapshot("install-claude-code", &install);
-    assert_snapshot("uninstall-claude-code", &run(dir.path(), port, &["uninstall", "claude-code"], Some(bare_path)));
+    // The worker is stopped first: uninstall would stop it itself, before removing the copy.
     assert_snapshot("worker-stop", &run(dir.path(), port, &["worker", "stop"], None));
+    assert_snapshot("uninstall-claude-code", &run(dir.path(), port, &["uninstall", "claude-code"], Some(bare_path)));
 }
 
 /// Stops the detached worker `vl worker start` left, however the test ends.

@@ -7,9 +7,11 @@
 //! after it came back as a new process. Screenshots go to `test-artifacts/dashboard/`.
 //!
 //! The page is opened the way a user opens it, by `vl dashboard` (with a stand-in for the
-//! desktop's URL opener that records the URL): the key travels in the URL fragment, the page
-//! moves it to sessionStorage and out of the address bar; opened without it, the page says how
-//! to open it and loads nothing.
+//! desktop's opener that records its argument): the opener gets a 0600 file in the data dir,
+//! without the key, whose script goes to the page with a one-time code in the fragment; the
+//! page trades it for the key, keeps that in sessionStorage and drops the code from the address
+//! bar; the same file opened again opens nothing; opened without a code, the page says how to
+//! open it and loads nothing.
 //!
 //! Needs node, `tests/browser/node_modules` (`npm ci` there) and `/usr/bin/chromium`; `.ci/run`
 //! installs them. When one is missing the test prints why to stderr (uncaptured, so it shows in
@@ -71,13 +73,15 @@ struct Driver {
 }
 
 impl Driver {
-    fn start(url: &str, token: &str, out: &Path, dead_job: i64) -> Driver {
+    fn start(url: &str, bare: &str, token: &str, out: &Path, dead_job: i64) -> Driver {
         let mut child = Command::new("node")
             .current_dir(manifest_dir().join("tests/browser"))
             .args([
                 "dashboard.mjs",
                 "--url",
                 url,
+                "--bare",
+                bare,
                 "--token",
                 token,
                 "--dead-job",
@@ -338,18 +342,33 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
     let out = manifest_dir().join("test-artifacts/dashboard");
     let _ = std::fs::remove_dir_all(&out);
     let token = std::fs::read_to_string(dir.path().join("admin.token")).unwrap();
-    let url = dashboard_url(dir.path(), port);
+    let opened = dashboard_url(dir.path(), port);
     let key = crate::util::user_key(dir.path());
-    assert_eq!(url, format!("http://127.0.0.1:{port}/#key={key}"), "vl dashboard hands the page its key");
-    let mut driver = Driver::start(&url, token.trim(), &out, dead_job);
+    // The opener was given a path in the data dir, not a URL with a secret in it.
+    assert_eq!(Path::new(&opened), dir.path().join("dashboard.html"), "vl dashboard opens a file: {opened}");
+    let html = std::fs::read_to_string(&opened).unwrap();
+    assert!(!html.contains(&key) && html.contains(&format!("http://127.0.0.1:{port}/#code=")), "{html}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&opened).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "the opener file is the user's alone");
+    }
+    let url = format!("file://{opened}");
+    let mut driver = Driver::start(&url, &format!("http://127.0.0.1:{port}/"), token.trim(), &out, dead_job);
 
     let bare = driver.expect("no_key");
     assert_eq!(bare["shown"], true, "opened without its key, the page says how to open it: {bare}");
     assert!(bare["text"].as_str().unwrap().contains("vl dashboard"), "{bare}");
     assert_eq!(bare["loaded_anything"], false, "and shows no data: {bare}");
 
+    let spent = driver.expect("code_spent");
+    assert_eq!(spent["key_kept"], false, "a used code opens nothing: {spent}");
+    assert!(spent["text"].as_str().unwrap().contains("one-time code"), "and the page says why: {spent}");
+    assert_eq!(spent["address"], format!("http://127.0.0.1:{port}/"), "the code leaves the address bar: {spent}");
+
     let loaded = driver.expect("loaded");
-    assert_eq!(loaded["address"], format!("http://127.0.0.1:{port}/"), "the key leaves the address bar");
+    assert_eq!(loaded["address"], format!("http://127.0.0.1:{port}/"), "the code leaves the address bar");
     // Learning first: what is due, the streak and mastery lead; the queue comes after.
     let sections: Vec<&str> = loaded["sections"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
     assert_eq!(&sections[..3], ["learning-card", "concepts-card", "activity-card"], "{sections:?}");

@@ -259,3 +259,20 @@ fn after_install_vl_runs_from_a_new_login_shell_with_add_to_path_and_uninstall_t
     assert_eq!(std::fs::read_to_string(home.path().join(".bashrc")).unwrap(), "alias ll='ls -l'\n");
     assert!(!home.path().join(".profile").exists() && !home.path().join("env").exists());
 }
+
+#[test]
+fn cursor_hooks_json_gets_its_bytes_back_too() {
+    let home = TempDir::new();
+    let project = TempDir::new();
+    let hooks = project.path().join(".cursor/hooks.json");
+    std::fs::create_dir_all(hooks.parent().unwrap()).unwrap();
+    let mine = "{\n    \"version\": 1,\n    \"hooks\": {\n        \"stop\": [ { \"command\": \"./audit.sh\" } ]\n    },\n    \"x\": 1.10\n}\n";
+    std::fs::write(&hooks, mine).unwrap();
+    let dir = project.path().to_str().unwrap();
+    assert_ok(&run(home.path(), &["install", "cursor", "--project", dir], None));
+    let installed = std::fs::read_to_string(&hooks).unwrap();
+    assert!(installed.contains("\"x\": 1.10") && installed.contains("./audit.sh"), "{installed}");
+    assert!(installed.contains("\n        \"sessionEnd\": ["), "indented like the file:\n{installed}");
+    assert_ok(&run(home.path(), &["uninstall", "cursor", "--project", dir], None));
+    assert_eq!(std::fs::read_to_string(&hooks).unwrap(), mine);
+}

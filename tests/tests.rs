@@ -35,5 +35,6 @@ mod quiz;
 mod recovery;
 mod security;
 mod statusline;
+mod trust_boundary;
 mod util;
 mod worker;

@@ -307,7 +307,11 @@ fn a_port_taken_by_another_program_is_reported() {
     let output = vl(dir.path(), port).args(["worker", "run"]).output().unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("already used by another program"), "{stderr}");
+    // Who holds it (this test process, which /proc shows) and how to choose another port.
+    assert!(stderr.contains(&format!("port {port} is held by another process")), "{stderr}");
+    #[cfg(target_os = "linux")]
+    assert!(stderr.contains(&format!("pid {}", std::process::id())), "{stderr}");
+    assert!(stderr.contains("VIBELEARN_WORKER_PORT"), "{stderr}");
 }
 
 #[test]

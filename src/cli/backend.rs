@@ -330,7 +330,11 @@ pub fn write<T: Send + 'static>(
 ) -> Result<T, CliError> {
     let path = config.db_path();
     let failed = |e: DbFailure| CliError::caused(format!("cannot change the database at {}", path.display()), e);
-    crate::platform::create_private_dir(&config.data_dir).map_err(|e| failed(e.into()))?;
+    if let Some(line) =
+        crate::worker::secure_data_dir(config, crate::platform::Scope::IfLoose).map_err(|e| failed(e.into()))?
+    {
+        log::warn!(target: "cli", "{line}");
+    }
     let conn = db::open_and_migrate(&path, config.synchronous()).map_err(|e| failed(e.into()))?;
     let (queue, thread) =
         Queue::start(conn, &path, config.synchronous(), WriterConfig::default(), crate::clock::system())

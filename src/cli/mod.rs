@@ -14,7 +14,8 @@
 //! - [`jobs`]: `vl jobs list | show | replay | cancel | stats | prune`
 //! - [`sync`]: `vl sync [SESSION]` with live progress
 //! - [`login`]: `vl login` — the upstream account key in `<data>/config.json`
-//! - [`install`]: `vl install claude-code | cursor` and `vl uninstall` — hook registration
+//! - [`install`]: `vl install claude-code | cursor` and `vl uninstall` — hook registration, on a
+//!   format-preserving settings editor (`install::settings_file`)
 //! - [`statusline`]: `vl statusline` — one line for an IDE status bar, straight from SQLite
 
 pub mod args;

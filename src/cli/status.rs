@@ -219,7 +219,12 @@ pub fn run_gaps(config: &Config) -> ExitCode {
 /// worker, the provider this shell's settings would pick, said as such.
 fn provider_lines(config: &Config) -> Vec<String> {
     let client = WorkerClient::new(config, HEALTH_TIMEOUT);
-    let health = client.get("/api/health").ok().filter(|r| r.body["llm"].is_object());
+    let health = client.get("/api/health");
+    let held = match &health {
+        Err(crate::worker_client::Unreachable::NotOurWorker(why)) => Some(why.clone()),
+        _ => None,
+    };
+    let health = health.ok().filter(|r| r.body["llm"].is_object());
     let provider = match &health {
         Some(response) => {
             let llm = &response.body["llm"];
@@ -255,7 +260,11 @@ fn provider_lines(config: &Config) -> Vec<String> {
         None => {
             // The pauses are in the database: say so even while no worker runs.
             let gates = super::backend::read(config, Vec::new(), crate::queue::gates::list).unwrap_or_default();
-            std::iter::once(format!("worker not running (expected at {})", config.worker_url()))
+            let down = match held {
+                Some(why) => format!("worker not running: {why}"),
+                None => format!("worker not running (expected at {})", config.worker_url()),
+            };
+            std::iter::once(down)
                 .chain(crate::jobs::notices_of(&gates).into_iter().map(|n| format!("notice: {n}")))
                 .collect()
         }

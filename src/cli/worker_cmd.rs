@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::cli::args::WorkerAction;
 use crate::config::Config;
 use crate::worker::{self, RunOutcome};
-use crate::worker_client::WorkerClient;
+use crate::worker_client::{Unreachable, WorkerClient};
 
 pub fn run(action: WorkerAction, config: Config) -> ExitCode {
     match action {
@@ -48,6 +48,10 @@ fn stop(config: &Config) -> ExitCode {
             eprintln!("vl worker stop: the worker refused ({}): {}", response.status, response.body);
             ExitCode::FAILURE
         }
+        Err(Unreachable::NotOurWorker(why)) => {
+            eprintln!("vl worker stop: no worker of yours is running; {why}");
+            ExitCode::FAILURE
+        }
         Err(_) => {
             println!("no worker is running at {}", config.worker_url());
             ExitCode::SUCCESS
@@ -79,6 +83,10 @@ fn status(config: &Config) -> ExitCode {
                 println!("  notice  {}", notice.as_str().unwrap_or_default());
             }
             ExitCode::SUCCESS
+        }
+        Err(Unreachable::NotOurWorker(why)) => {
+            println!("worker: not running; {why}");
+            ExitCode::FAILURE
         }
         Err(_) => {
             println!("worker: not running (expected at {})", config.worker_url());

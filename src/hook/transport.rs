@@ -1,5 +1,7 @@
-//! Getting a hook's event to the worker: POST within a 500 ms budget; when the worker is not
-//! reachable (refused, timeout, 5xx) or does not take the user key (401), enqueue the same job directly into the database through
+//! Getting a hook's event to the worker: POST within a 500 ms budget, to a listener that proved
+//! it is the user's worker ([`crate::worker_client`]); when the worker is not reachable
+//! (refused, timeout, 5xx), does not take the user key (401), or the port's listener is not
+//! our worker (no proof: nothing was sent), enqueue the same job directly into the database through
 //! [`crate::intake`] — the function the worker itself uses — and start a worker, at most once
 //! per 30 s across all hooks. An event is never lost because the worker was down.
 
@@ -12,7 +14,7 @@ use crate::db;
 use crate::event::EventKind;
 use crate::intake::{self, IntakeSettings, Reply};
 use crate::queue::{Queue, QueueThread, WriterConfig};
-use crate::worker_client::WorkerClient;
+use crate::worker_client::{Unreachable, WorkerClient};
 
 /// Connect + response budget of one POST to the worker (SPEC §3.3).
 pub const POST_BUDGET: Duration = Duration::from_millis(500);
@@ -83,6 +85,20 @@ impl<'a> Transport<'a> {
                     return Delivery::Posted(response.status);
                 }
                 Ok(response) => log::warn!(target: "hook", "worker answered {}; enqueueing directly", response.status),
+                // Not our worker: nothing was sent to it. Store the event ourselves; starting a
+                // worker would only fail on the held port.
+                Err(Unreachable::NotOurWorker(why)) => {
+                    log::warn!(target: "hook", "{why}; enqueueing directly");
+                    self.worker_down = true;
+                    return self.deliver_directly(route, body);
+                }
+                // Something listens but there is no key file to check it with: store it
+                // ourselves, and start no worker (one would fail on the held port).
+                Err(Unreachable::NoKey) => {
+                    log::warn!(target: "hook", "no worker key in the data dir; enqueueing {} directly", route.path());
+                    self.worker_down = true;
+                    return self.deliver_directly(route, body);
+                }
                 Err(e) => log::info!(target: "hook", "{e}; enqueueing directly"),
             }
             // Once down, stay down for this hook run: each further POST would cost the budget.
@@ -105,8 +121,7 @@ impl<'a> Transport<'a> {
     fn enqueue_directly(&mut self, route: Route, body: Value) -> Result<Reply, String> {
         if self.direct.is_none() {
             let path = self.config.db_path();
-            crate::platform::create_private_dir(&self.config.data_dir)
-                .map_err(|e| format!("cannot create {}: {e}", self.config.data_dir.display()))?;
+            open_data_dir(self.config)?;
             let conn = db::open_and_migrate(&path, self.config.synchronous()).map_err(|e| e.to_string())?;
             let started =
                 Queue::start(conn, &path, self.config.synchronous(), WriterConfig::default(), crate::clock::system())
@@ -123,11 +138,22 @@ impl<'a> Transport<'a> {
     }
 }
 
+/// Creates the data dir owner-only, or tightens it when an older version left it loose (one
+/// `stat` when it is not), logging what changed.
+fn open_data_dir(config: &Config) -> Result<(), String> {
+    let tightened = crate::worker::secure_data_dir(config, crate::platform::Scope::IfLoose)
+        .map_err(|e| format!("cannot create {}: {e}", config.data_dir.display()))?;
+    if let Some(line) = tightened {
+        log::warn!(target: "hook", "{line}");
+    }
+    Ok(())
+}
+
 /// Starts `vl worker start` detached unless a hook did so in the last [`SPAWN_INTERVAL`].
 /// The stamp file's lock makes concurrent hooks agree on who spawns.
 fn maybe_spawn_worker(config: &Config) {
     let stamp = config.data_dir.join("worker-spawn.stamp");
-    let _ = crate::platform::create_private_dir(&config.data_dir);
+    let _ = open_data_dir(config);
     let Ok(file) = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&stamp) else { return };
     if file.try_lock().is_err() {
         return; // another hook is spawning right now

@@ -75,6 +75,8 @@ pub struct AppContext {
     pub port: u16,
     /// Whether the last write probe succeeded, and when it ran (cached for a second).
     pub write_probe: Arc<Mutex<WriteProbe>>,
+    /// The dashboard's outstanding one-time codes.
+    pub dashboard_codes: super::routes::proof::DashboardCodes,
 }
 
 /// The health check's view of whether the database takes writes. Written by the probe thread
@@ -185,7 +187,7 @@ impl HttpServer {
     pub fn start(addr: &str, ctx: Arc<AppContext>) -> Result<HttpServer, String> {
         let listener = TcpListener::bind(addr).map_err(|e| {
             if e.kind() == std::io::ErrorKind::AddrInUse {
-                format!("cannot listen on {addr}: the port is already used by another program; set VIBELEARN_WORKER_PORT to a free port")
+                format!("cannot listen on {addr}: {}", crate::worker_client::port_held(addr))
             } else {
                 format!("cannot listen on {addr}: {e}")
             }

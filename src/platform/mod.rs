@@ -4,7 +4,10 @@
 //!
 //! What lives here:
 //! - files only their owner may read: [`write_private_file`], [`check_private_file`],
-//!   [`create_private_dir`] (the user key, the admin token, `config.json`, the data dir);
+//!   [`create_private_dir`] (the user key, the admin token, `config.json`), [`restrict_new_files`]
+//!   (umask 077 for the whole process), [`secure_data_dir`] (a loose data dir tightened), and
+//!   [`open_private_append`] (the log);
+//! - ports: [`port_holder`] (who listens on the worker's port, when it is not our worker);
 //! - the user's home: [`HOME_ENV`], [`home_dir`] (`HOME`; `USERPROFILE` on Windows);
 //! - processes: [`spawn_detached`] (a worker that outlives the hook and holds none of its
 //!   handles), [`spawn_tree`] / [`ProcessTree::kill_tree`] (a command and everything it starts,
@@ -43,8 +46,8 @@ pub enum PrivateFileError {
     Loose { path: std::path::PathBuf, mode: u32 },
 }
 
-/// Writes a file readable only by its owner: created that way (never briefly open to others),
-/// and an existing file's permissions tightened too.
+/// Writes a file readable only by its owner: a new file created that way and renamed over the
+/// old one, so the secret is never in a file others may read, not even for a moment.
 pub fn write_private_file(path: &Path, contents: &str) -> std::io::Result<()> {
     imp::write_private_file(path, contents)
 }
@@ -71,13 +74,135 @@ pub fn check_private_file(path: &Path, meta: &std::fs::Metadata) -> Result<(), P
 }
 
 /// Creates `dir` and any missing parents, each owner-only (0700 on Unix) as it is created.
-/// An existing directory keeps its mode: it may be a folder the user chose
-/// (`VIBELEARN_DATA_DIR`), and the key files inside are owner-only anyway.
+/// An existing directory is left as it is: the data dir itself goes through
+/// [`secure_data_dir`], which tightens it.
 pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     if dir.is_dir() {
         return Ok(());
     }
     imp::create_private_dir_all(dir)
+}
+
+/// Makes every file this process creates from now on owner-only: umask 077 on Unix (so
+/// SQLite's `-wal`/`-shm`, the logs, the pid and lock files are 0600 and folders 0700 without
+/// a chmod after the fact); nothing on Windows, where files inherit their folder's ACL.
+/// `main` calls it first.
+pub fn restrict_new_files() {
+    imp::restrict_new_files()
+}
+
+/// Opens `path` for appending, created owner-only (a log file).
+pub fn open_private_append(path: &Path) -> std::io::Result<std::fs::File> {
+    imp::open_private_append(path)
+}
+
+/// How much of the data dir [`secure_data_dir`] looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The dir and, recursively, everything in it (the worker's start, `vl install`).
+    Everything,
+    /// The dir's own mode, one `stat`; everything in it only when that is loose (a hook or a
+    /// CLI command opening the data dir: the common case costs one system call).
+    IfLoose,
+}
+
+/// What [`secure_data_dir`] changed: each path with its old and new mode.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Tightened {
+    pub changed: Vec<(PathBuf, u32, u32)>,
+    /// An owner-only ACL was set (Windows, a data dir outside the profile).
+    pub acl: bool,
+}
+
+impl Tightened {
+    /// The one log line that says what changed, or `None` when nothing did.
+    pub fn log_line(&self, dir: &Path) -> Option<String> {
+        if self.changed.is_empty() && !self.acl {
+            return None;
+        }
+        let shown: Vec<String> = self
+            .changed
+            .iter()
+            .take(8)
+            .map(|(path, old, new)| {
+                let name = path.strip_prefix(dir).ok().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+                format!("{} {old:o}->{new:o}", name.display())
+            })
+            .collect();
+        let more = self.changed.len().saturating_sub(shown.len());
+        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+        let acl = if self.acl { "; set an owner-only ACL on it" } else { "" };
+        Some(format!(
+            "made the data dir {} owner-only: {} path(s) were readable by others ({}{more}){acl}",
+            dir.display(),
+            self.changed.len(),
+            shown.join(", ")
+        ))
+    }
+}
+
+/// Creates the data dir owner-only, or tightens an existing one: the dir 0700 and every file
+/// and folder in it without group or other bits (0600 / 0700), symlinks not followed. On
+/// Windows, a data dir outside the user's profile (`home`) gets an owner-only ACL, inherited
+/// by what is in it; inside the profile its ACL already is.
+///
+/// Files named in `secrets` are left as they are: a secret others could read may have been
+/// read, so it is refused where it is read ([`read_private_file`]), with the fix, not quietly
+/// made private.
+pub fn secure_data_dir(dir: &Path, home: Option<&Path>, scope: Scope, secrets: &[&str]) -> std::io::Result<Tightened> {
+    let mut done = Tightened::default();
+    let meta = match std::fs::symlink_metadata(dir) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            imp::create_private_dir_all(dir)?;
+            std::fs::symlink_metadata(dir)?
+        }
+        Err(e) => return Err(e),
+    };
+    let outside_profile = home.is_none_or(|home| !dir.starts_with(home));
+    if outside_profile && scope == Scope::Everything {
+        done.acl = imp::restrict_dir_acl(dir)?;
+    }
+    if scope == Scope::IfLoose && !imp::is_loose_dir(&meta) {
+        return Ok(done);
+    }
+    let skip: Vec<PathBuf> = secrets.iter().map(|name| dir.join(name)).collect();
+    tighten_tree(dir, &meta, &skip, &mut done.changed)?;
+    Ok(done)
+}
+
+/// [`imp::tighten`] on `path` and, for a folder, on everything below it.
+fn tighten_tree(
+    path: &Path,
+    meta: &std::fs::Metadata,
+    skip: &[PathBuf],
+    changed: &mut Vec<(PathBuf, u32, u32)>,
+) -> std::io::Result<()> {
+    if skip.iter().any(|s| s == path) {
+        return Ok(());
+    }
+    if let Some((old, new)) = imp::tighten(path, meta)? {
+        changed.push((path.to_owned(), old, new));
+    }
+    if meta.is_dir() {
+        for entry in std::fs::read_dir(path)? {
+            let entry = entry?;
+            // A file removed meanwhile (a hook's stamp, a rotated log) is no longer ours to fix.
+            let Ok(meta) = std::fs::symlink_metadata(entry.path()) else { continue };
+            tighten_tree(&entry.path(), &meta, skip, changed)?;
+        }
+    }
+    Ok(())
+}
+
+/// Which process listens on TCP `port`, where the OS tells it (Linux: `/proc`, for the
+/// processes we may inspect): its pid and program name.
+pub fn port_holder(port: u16) -> Option<(u32, Option<String>)> {
+    let pid = imp::port_holder(port)?;
+    let name = imp::process_name(pid)
+        .and_then(|line| line.split_whitespace().next().map(str::to_owned))
+        .map(|program| Path::new(&program).file_name().map_or(program.clone(), |n| n.to_string_lossy().into_owned()));
+    Some((pid, name))
 }
 
 /// Opens `url` in the user's browser with the desktop's opener (`xdg-open`, `open`, or the
@@ -254,6 +379,47 @@ mod tests {
         create_private_dir(&data).unwrap();
         assert_eq!(std::fs::metadata(&data).unwrap().permissions().mode() & 0o777, 0o700);
         create_private_dir(&data).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_loose_data_dir_is_tightened_except_its_secrets_which_are_refused_instead() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().unwrap();
+        let data = root.path().join("data");
+        std::fs::create_dir_all(data.join("logs")).unwrap();
+        for (name, mode) in [("vibelearn.db", 0o644), ("logs/vibelearn.log.1", 0o644), ("worker.key", 0o644)] {
+            std::fs::write(data.join(name), "x").unwrap();
+            set_mode(&data.join(name), mode).unwrap();
+        }
+        set_mode(&data, 0o755).unwrap();
+        let mode = |p: &str| std::fs::metadata(data.join(p)).unwrap().permissions().mode() & 0o777;
+        // One stat, and nothing done, when the dir itself is tight.
+        set_mode(&data, 0o700).unwrap();
+        assert!(secure_data_dir(&data, None, Scope::IfLoose, &[]).unwrap().changed.is_empty());
+        set_mode(&data, 0o755).unwrap();
+        let done = secure_data_dir(&data, None, Scope::IfLoose, &["worker.key"]).unwrap();
+        assert_eq!((mode(""), mode("vibelearn.db"), mode("logs/vibelearn.log.1")), (0o700, 0o600, 0o600));
+        assert_eq!(mode("worker.key"), 0o644, "a loose secret is left to be refused");
+        let line = done.log_line(&data).unwrap();
+        assert!(line.contains("4 path(s)") && line.contains(". 755->700"), "{line}");
+        assert!(secure_data_dir(&data, None, Scope::Everything, &["worker.key"]).unwrap().log_line(&data).is_none());
+        let fresh = root.path().join("new");
+        secure_data_dir(&fresh, None, Scope::IfLoose, &[]).unwrap();
+        assert_eq!(std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o777, 0o700);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_holder_of_a_port_is_found_in_proc() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (pid, name) = port_holder(port).expect("this process holds it");
+        assert_eq!(pid, std::process::id());
+        assert!(name.is_some());
+        let table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 0100007F:9392 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 12345 1\n";
+        assert_eq!(imp::listening_inodes(table, 0x9392), ["12345"]);
+        assert!(imp::listening_inodes(table, 0x9393).is_empty());
     }
 
     /// A shell line that never ends by itself, and one that prints `hello` and its marker

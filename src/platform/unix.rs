@@ -13,10 +13,50 @@ pub const URL_OPENER: (&str, &[&str]) = ("open", &[]);
 pub const URL_OPENER: (&str, &[&str]) = ("xdg-open", &[]);
 
 pub fn write_private_file(path: &Path, contents: &str) -> std::io::Result<()> {
-    let mut file = std::fs::OpenOptions::new().create(true).write(true).truncate(true).mode(0o600).open(path)?;
-    file.write_all(contents.as_bytes())?;
-    // An existing file keeps its old mode through `open`; set it explicitly.
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+    // A new file beside the old one, created 0600 (`create_new`: never an existing file, whose
+    // mode `open` would keep), then renamed over it: the secret is never in a file others may
+    // read, not even between a write and a chmod.
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    let written = (|| {
+        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp)?;
+        file.write_all(contents.as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+pub fn open_private_append(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new().create(true).append(true).mode(0o600).open(path)
+}
+
+pub fn restrict_new_files() {
+    // SAFETY: umask(2) only sets the process's file mode creation mask; it cannot fail.
+    unsafe { libc::umask(0o077) };
+}
+
+/// Removes group and other bits from `path` (not following a symlink); the change, if any.
+pub fn tighten(path: &Path, meta: &std::fs::Metadata) -> std::io::Result<Option<(u32, u32)>> {
+    let mode = meta.mode() & 0o7777;
+    if meta.file_type().is_symlink() || mode & 0o077 == 0 {
+        return Ok(None);
+    }
+    let tight = mode & 0o700;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(tight))?;
+    Ok(Some((mode & 0o777, tight)))
+}
+
+pub fn is_loose_dir(meta: &std::fs::Metadata) -> bool {
+    meta.mode() & 0o077 != 0
+}
+
+/// Nothing more than the modes on Unix.
+pub fn restrict_dir_acl(_dir: &Path) -> std::io::Result<bool> {
+    Ok(false)
 }
 
 pub fn check_private_file(path: &Path, meta: &std::fs::Metadata) -> Result<(), PrivateFileError> {
@@ -120,4 +160,57 @@ pub const HAS_USER_PATH: bool = false;
 
 pub fn user_path(_dir: &Path, _add: bool) -> std::io::Result<bool> {
     Ok(false)
+}
+
+// --- ports --------------------------------------------------------------------------------
+
+/// The pid listening on TCP `port`, from `/proc/net/tcp{,6}` (the socket's inode) and the
+/// `/proc/<pid>/fd` links that name it. Only processes whose fds we may read are seen: for
+/// another user's process (without root) the answer is `None`.
+#[cfg(target_os = "linux")]
+pub fn port_holder(port: u16) -> Option<u32> {
+    let inodes: Vec<String> = ["/proc/net/tcp", "/proc/net/tcp6"]
+        .iter()
+        .filter_map(|table| std::fs::read_to_string(table).ok())
+        .flat_map(|text| listening_inodes(&text, port))
+        .collect();
+    if inodes.is_empty() {
+        return None;
+    }
+    let links: Vec<String> = inodes.iter().map(|inode| format!("socket:[{inode}]")).collect();
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
+        let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+        let fds = std::fs::read_dir(entry.path().join("fd")).ok()?;
+        fds.flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| links.iter().any(|s| l.as_os_str() == s.as_str())))
+            .then_some(pid)
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn port_holder(_port: u16) -> Option<u32> {
+    None
+}
+
+/// The inodes of the sockets in a `/proc/net/tcp` table listening (state 0A) on `port`.
+#[cfg(target_os = "linux")]
+pub fn listening_inodes(table: &str, port: u16) -> Vec<String> {
+    let want = format!(":{port:04X}");
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let (local, state, inode) = (fields.get(1)?, fields.get(3)?, fields.get(9)?);
+            (local.ends_with(&want) && *state == "0A" && *inode != "0").then(|| (*inode).to_owned())
+        })
+        .collect()
+}
+
+/// The command line of `pid`, for a message (`None` where the OS does not tell).
+pub fn process_name(pid: u32) -> Option<String> {
+    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let words: Vec<String> =
+        raw.split(|b| *b == 0).filter(|w| !w.is_empty()).map(|w| String::from_utf8_lossy(w).into_owned()).collect();
+    (!words.is_empty()).then(|| words.join(" "))
 }

@@ -23,6 +23,102 @@ pub fn create_private_dir_all(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)
 }
 
+pub fn open_private_append(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new().create(true).append(true).open(path)
+}
+
+/// Windows has no umask: new files take the folder's inherited ACL (the profile's, or the
+/// owner-only one [`restrict_dir_acl`] puts on a data dir outside it).
+pub fn restrict_new_files() {}
+
+pub fn tighten(_path: &Path, _meta: &std::fs::Metadata) -> std::io::Result<Option<(u32, u32)>> {
+    Ok(None)
+}
+
+pub fn is_loose_dir(_meta: &std::fs::Metadata) -> bool {
+    false
+}
+
+/// Gives `dir` a protected DACL with one entry, full control for the current user, inherited
+/// by every file and folder below it (which drops what they inherited before). Returns
+/// whether it was set.
+pub fn restrict_dir_acl(dir: &Path) -> std::io::Result<bool> {
+    use std::os::windows::ffi::OsStrExt;
+    use windows_sys::Win32::Foundation::GENERIC_ALL;
+    use windows_sys::Win32::Security::Authorization::{SE_FILE_OBJECT, SetNamedSecurityInfoW};
+    use windows_sys::Win32::Security::{
+        ACL, ACL_REVISION, AddAccessAllowedAceEx, CONTAINER_INHERIT_ACE, DACL_SECURITY_INFORMATION, GetLengthSid,
+        GetTokenInformation, InitializeAcl, OBJECT_INHERIT_ACE, PROTECTED_DACL_SECURITY_INFORMATION, TOKEN_QUERY,
+        TOKEN_USER, TokenUser,
+    };
+    use windows_sys::Win32::System::Threading::{GetCurrentProcess, OpenProcessToken};
+    let last = std::io::Error::last_os_error;
+    let mut token: HANDLE = std::ptr::null_mut();
+    // SAFETY: the pseudo-handle of our own process; `token` receives a handle we close below.
+    if unsafe { OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &mut token) } == 0 {
+        return Err(last());
+    }
+    // TOKEN_USER and the SID it points to, in one u64-aligned buffer.
+    let mut user = vec![0u64; 64];
+    let mut needed = 0u32;
+    // SAFETY: the buffer is writable for the length passed; the token handle is valid.
+    let got = unsafe {
+        GetTokenInformation(token, TokenUser, user.as_mut_ptr().cast(), (user.len() * 8) as u32, &mut needed)
+    };
+    // SAFETY: `token` came from OpenProcessToken.
+    unsafe { CloseHandle(token) };
+    if got == 0 {
+        return Err(last());
+    }
+    // SAFETY: GetTokenInformation filled a TOKEN_USER at the buffer's start.
+    let sid = unsafe { (*user.as_ptr().cast::<TOKEN_USER>()).User.Sid };
+    // SAFETY: `sid` points into `user`, which outlives every use below.
+    let sid_len = unsafe { GetLengthSid(sid) };
+    let acl_len = std::mem::size_of::<ACL>() as u32 + 16 + sid_len;
+    let mut acl = vec![0u64; (acl_len as usize).div_ceil(8)];
+    let acl_ptr = acl.as_mut_ptr().cast::<ACL>();
+    // SAFETY: the buffer holds `acl_len` bytes, 8-aligned, for the ACL and its one entry.
+    let built = unsafe {
+        InitializeAcl(acl_ptr, acl_len, ACL_REVISION) != 0
+            && AddAccessAllowedAceEx(
+                acl_ptr,
+                ACL_REVISION,
+                OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE,
+                GENERIC_ALL,
+                sid,
+            ) != 0
+    };
+    if !built {
+        return Err(last());
+    }
+    let wide: Vec<u16> = dir.as_os_str().encode_wide().chain([0]).collect();
+    // SAFETY: a NUL-terminated path and a valid ACL; owner, group and SACL are left alone.
+    let status = unsafe {
+        SetNamedSecurityInfoW(
+            wide.as_ptr(),
+            SE_FILE_OBJECT,
+            DACL_SECURITY_INFORMATION | PROTECTED_DACL_SECURITY_INFORMATION,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            acl_ptr,
+            std::ptr::null(),
+        )
+    };
+    if status != 0 {
+        return Err(std::io::Error::from_raw_os_error(status as i32));
+    }
+    Ok(true)
+}
+
+/// Which process holds a port: not looked up on Windows (`netstat -ano` tells the user).
+pub fn port_holder(_port: u16) -> Option<u32> {
+    None
+}
+
+pub fn process_name(_pid: u32) -> Option<String> {
+    None
+}
+
 // --- home -------------------------------------------------------------------------------
 
 pub const HOME_ENV: &str = "USERPROFILE";

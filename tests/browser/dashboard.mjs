@@ -1,10 +1,13 @@
 // Drives the worker dashboard in Debian's headless Chromium (playwright-core; no downloaded
 // browser) for tests/dashboard.rs, which prepared the worker and its database.
 //
-//   node dashboard.mjs --url http://127.0.0.1:PORT/ --token TOKEN --out DIR [--dead-job ID] [--bulk]
+//   node dashboard.mjs --url file:///…/dashboard.html --bare http://127.0.0.1:PORT/ --token TOKEN
+//                      --out DIR [--dead-job ID] [--bulk]
 //                      [--resume PROVIDER] [--restart]
 //
 // Talks to the Rust test as JSON lines on stdout, each {"event": ...}:
+//   no_key        a tab opened at the bare address: it says how to open the page
+//   code_spent    the opener file opened a second time: its one-time code no longer opens it
 //   loaded        the counts the page shows, its failure rows, console errors so far
 //   details       the dead job's expanded payload, as the page shows it
 //   replayed      after clicking the dead job's Replay and giving the token in the dialog
@@ -30,7 +33,7 @@ function parseArgs(argv) {
     const flag = argv[i];
     if (flag === '--restart') args.restart = true;
     else if (flag === '--bulk') args.bulk = true;
-    else if (['--url', '--token', '--out', '--dead-job', '--resume'].includes(flag)) args[flag.slice(2)] = argv[++i];
+    else if (['--url', '--bare', '--token', '--out', '--dead-job', '--resume'].includes(flag)) args[flag.slice(2)] = argv[++i];
     else throw new Error(`unknown argument ${flag}`);
   }
   for (const required of ['url', 'token', 'out']) {
@@ -92,7 +95,7 @@ async function main() {
     // First a tab opened without the key (the plain address): it says how to open the page
     // and loads no data.
     const bare = await context.newPage();
-    await bare.goto(args.url.split('#')[0]);
+    await bare.goto(args.bare ?? args.url.split('#')[0]);
     await bare.waitForFunction(() => document.body.dataset.key === 'missing', null, { timeout: WAIT_MS });
     emit('no_key', {
       shown: await bare.isVisible('#key-needed'),
@@ -108,6 +111,16 @@ async function main() {
     // this proves the loop goes on.
     await page.waitForFunction(() => Number(document.body.dataset.refreshes || 0) >= 2, null, { timeout: WAIT_MS });
     const failures = await failureRows(page);
+    // The same opener again (what the history or the data dir still holds): its code is spent.
+    const again = await context.newPage();
+    await again.goto(args.url);
+    await again.waitForFunction(() => document.body.dataset.key === 'missing', null, { timeout: WAIT_MS });
+    emit('code_spent', {
+      text: await again.textContent('#key-needed'),
+      key_kept: await again.evaluate(() => Boolean(sessionStorage.getItem('vibelearn.key'))),
+      address: again.url(),
+    });
+    await again.close();
     emit('loaded', {
       address: page.url(),
       key_kept: await page.evaluate(() => Boolean(sessionStorage.getItem('vibelearn.key'))),

@@ -56,6 +56,10 @@ impl From<EditError> for CliError {
 }
 
 pub fn run(target: InstallTarget, add_to_path: bool, config: &Config) -> ExitCode {
+    // The data dir owner-only before anything is put in it (SPEC §4, "the disk").
+    if let Ok(Some(line)) = crate::worker::secure_data_dir(config, crate::platform::Scope::Everything) {
+        println!("{line}");
+    }
     let done = match target {
         InstallTarget::Gemini => agents::install(agents::Agent::Gemini, add_to_path, config),
         InstallTarget::Codex => agents::install(agents::Agent::Codex, add_to_path, config),

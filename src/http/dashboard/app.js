@@ -7,10 +7,12 @@
 // job error is shown as text and could not run anyway.
 //
 // The key: every route but health needs the user key (`<data>/worker.key`). `vl dashboard`
-// opens this page with it in the URL fragment (`#key=…`, which the browser never sends in a
-// request); the page moves it to sessionStorage, removes it from the address bar, and sends it
-// as `Authorization: Bearer`. Without it (or when the worker refuses it) the page says how to
-// open it and takes a pasted key.
+// opens this page with a one-time code in the URL fragment (`#code=…`, which the browser never
+// sends in a request); the page removes it from the address bar, trades it for the key
+// (`POST /api/dashboard/exchange`: valid once, for a minute, so the history keeps nothing that
+// opens anything), keeps the key in sessionStorage and sends it as `Authorization: Bearer`.
+// Without it (or when the worker refuses it) the page says how to open it and takes a pasted
+// key.
 //
 // Failure: when the worker cannot be reached the last figures stay visible but greyed, under a
 // banner saying so; the page keeps polling and says so when the worker is back, and whether it
@@ -231,12 +233,17 @@
 
   // ---- The user key ---------------------------------------------------------------------
 
-  /** Moves a `#key=…` fragment into this tab's sessionStorage and out of the address bar. */
-  function takeKeyFromFragment() {
-    const match = /^#key=([0-9A-Za-z]+)$/.exec(location.hash);
+  /** Takes a `#code=…` fragment out of the address bar and trades it for the key. */
+  async function takeCodeFromFragment() {
+    const match = /^#code=([0-9a-f]+)$/.exec(location.hash);
     if (!match) return;
-    sessionStorage.setItem(USER_KEY, match[1]);
     history.replaceState(null, '', location.pathname + location.search);
+    try {
+      const reply = await api('/api/dashboard/exchange', { method: 'POST', body: { code: match[1] } });
+      sessionStorage.setItem(USER_KEY, reply.key);
+    } catch (e) {
+      view.codeProblem = `This page's one-time code did not open it (${e.message}).`;
+    }
   }
 
   /** Shows how to open the page with its key (and why, when the worker refused one). */
@@ -713,7 +720,7 @@
     if (health && health.error) throw new ApiError(health.message, 503, health.error); // shutting_down
     setUp(health);
     if (!sessionStorage.getItem(USER_KEY)) {
-      showKeyNeeded('');
+      showKeyNeeded(view.codeProblem || '');
       return;
     }
     try {
@@ -774,8 +781,7 @@
 
   $('bulk-replay').addEventListener('click', replayDead);
   document.addEventListener('visibilitychange', () => { if (!document.hidden) refreshNow(); });
-  takeKeyFromFragment();
-  window.addEventListener('hashchange', () => { takeKeyFromFragment(); refreshSoon(); });
+  window.addEventListener('hashchange', () => { takeCodeFromFragment().then(refreshSoon); });
   renderTokenState();
-  refreshNow();
+  takeCodeFromFragment().then(refreshNow);
 })();

@@ -1,9 +1,11 @@
 //! The route table (one `match`) and the small routes: core, session events, analysis, reads.
-//! Queue admin lives in [`jobs`], metrics text in [`metrics`]; the page at `/` is
+//! Queue admin lives in [`jobs`], metrics text in [`metrics`], the worker's proof and the
+//! dashboard's one-time codes in [`proof`]; the page at `/` is
 //! [`crate::http::dashboard`].
 
 pub mod jobs;
 pub mod metrics;
+pub mod proof;
 pub mod table;
 
 use std::sync::atomic::Ordering;
@@ -34,6 +36,9 @@ pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiE
         Health => Ok(health(ctx, req.credential.is_user())),
         Readiness => Ok(readiness(ctx)),
         Version => Ok(ok(json!({ "version": env!("CARGO_PKG_VERSION") }))),
+        Proof => proof::answer(ctx, req),
+        DashboardCode => proof::issue_code(ctx),
+        DashboardExchange => proof::exchange_code(ctx, req),
         Metrics => Ok(metrics::render(ctx)),
         Shutdown => {
             let _ = ctx.shutdown.try_send(());

@@ -25,6 +25,12 @@ pub enum RouteId {
     Health,
     Readiness,
     Version,
+    /// `GET /api/proof`: the worker proves it holds the user key ([`super::proof`]).
+    Proof,
+    /// `POST /api/dashboard/code`: a one-time code for the page (with the key).
+    DashboardCode,
+    /// `POST /api/dashboard/exchange`: the page trades its code for the key.
+    DashboardExchange,
     Metrics,
     Shutdown,
     SessionInit,
@@ -88,6 +94,12 @@ pub const ROUTES: &[Route] = &[
     route("GET", "/api/health", Health, Public, "health"),
     route("GET", "/api/readiness", Readiness, Public, "readiness"),
     route("GET", "/api/version", Version, Public, "version"),
+    // Public by necessity: a client asks before it sends the key. It answers an HMAC of the
+    // caller's nonce, which tells nothing of the key (super::proof).
+    route("GET", "/api/proof", Proof, Public, "proof"),
+    route("POST", "/api/dashboard/code", DashboardCode, Key, "dashboard_code"),
+    // Public: the code is the credential, good once for a minute.
+    route("POST", "/api/dashboard/exchange", DashboardExchange, Public, "dashboard_exchange"),
     route("GET", "/metrics", Metrics, Key, "metrics"),
     route("POST", "/api/admin/shutdown", Shutdown, Admin, "shutdown"),
     route("POST", "/api/sessions/init", SessionInit, Event, "session_event"),
@@ -183,8 +195,11 @@ mod tests {
     }
 
     #[test]
-    fn only_health_readiness_version_and_the_static_page_are_public() {
+    fn only_health_readiness_version_the_proof_the_code_exchange_and_the_static_page_are_public() {
         let public: Vec<&str> = ROUTES.iter().filter(|r| r.access == Access::Public).map(|r| r.pattern).collect();
-        assert_eq!(public, ["/", "/api/health", "/api/readiness", "/api/version"]);
+        assert_eq!(
+            public,
+            ["/", "/api/health", "/api/readiness", "/api/version", "/api/proof", "/api/dashboard/exchange"]
+        );
     }
 }

@@ -1,0 +1,171 @@
+//! The worker's proof that it is the user's worker (SPEC §4, "the port"), and the dashboard's
+//! one-time codes (SPEC §4, "the dashboard").
+//!
+//! # The proof
+//! A port on 127.0.0.1 is first come, first served: after a reboot any local process may take
+//! the worker's port before the worker does. So before a hook or the CLI sends the key, the
+//! admin token or an event, it sends `GET /api/proof?nonce=<hex>` — a fresh random nonce and
+//! nothing secret — and the worker answers `{"proof": hex(HMAC-SHA256(key, CONTEXT || nonce ||
+//! port))}` under the user key. The client computes the same and compares in constant time
+//! ([`verify`]). Then it sends its real requests on the *same* TCP connection (keep-alive), so
+//! what it proved is the listener it is talking to. The port is inside the MAC: a squatter on
+//! port P that relays the nonce to the real worker on port Q gets a proof for Q, which a
+//! client of P refuses. The route is public (it has to be: the client has not yet decided to
+//! send the key) and answers nothing but the MAC of a nonce the caller chose, which reveals
+//! nothing of the key.
+//!
+//! # Dashboard codes
+//! `vl dashboard` asks (with the key, over a proven connection) for a code: 32 random bytes as
+//! hex, valid once and for [`CODE_TTL`]. The page it opens exchanges the code for the key
+//! (`POST /api/dashboard/exchange`), so what the browser's history and its argv hold is a code
+//! that no longer opens anything.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use hmac::{Hmac, KeyInit, Mac};
+use serde_json::json;
+use sha2::Sha256;
+
+use crate::http::error::{ApiError, json_response};
+use crate::http::server::{ApiRequest, AppContext, ok};
+use crate::http::wire::Response;
+
+/// What the MAC is about, so it can never be mistaken for another use of the key.
+pub const CONTEXT: &[u8] = b"vibelearn worker proof v1\0";
+
+/// Nonce bytes a client sends (hex on the wire); the route takes 16 to 64.
+pub const NONCE_BYTES: usize = 32;
+
+/// How long a dashboard code stays valid.
+pub const CODE_TTL: Duration = Duration::from_secs(60);
+
+/// Most codes outstanding at once; the oldest goes first (a user opening the dashboard twice
+/// in a minute is the common case, a thousand times is not).
+const MAX_CODES: usize = 16;
+
+fn mac_of(key: &str, nonce: &[u8], port: u16) -> Hmac<Sha256> {
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(key.as_bytes()).expect("HMAC takes keys of any length");
+    mac.update(CONTEXT);
+    mac.update(nonce);
+    mac.update(&port.to_be_bytes());
+    mac
+}
+
+/// The proof a worker holding `key` and listening on `port` gives for `nonce`, as hex.
+pub fn prove(key: &str, nonce: &[u8], port: u16) -> String {
+    crate::jobs::session_data::hex(&mac_of(key, nonce, port).finalize().into_bytes())
+}
+
+/// Whether `proof` (hex) is what the user's worker on `port` answers to `nonce`, compared in
+/// constant time.
+pub fn verify(key: &str, nonce: &[u8], port: u16, proof: &str) -> bool {
+    match decode_hex(proof) {
+        Some(tag) => mac_of(key, nonce, port).verify_slice(&tag).is_ok(),
+        None => false,
+    }
+}
+
+/// Bytes of an even-length hex string; `None` for anything else.
+pub fn decode_hex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len()).step_by(2).map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok()).collect()
+}
+
+/// `GET /api/proof?nonce=<hex>`.
+pub fn answer(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiError> {
+    let nonce = req.param("nonce").and_then(|n| decode_hex(&n)).filter(|n| (16..=64).contains(&n.len()));
+    let Some(nonce) = nonce else {
+        return Err(ApiError::bad_request("`nonce` must be 16 to 64 bytes as hex"));
+    };
+    Ok(ok(json!({ "proof": prove(&ctx.user_key, &nonce, ctx.port) })))
+}
+
+/// The dashboard's outstanding one-time codes, each with when it was issued. A Mutex: any
+/// request thread may issue or redeem one, and both are a few comparisons.
+#[derive(Debug, Default)]
+pub struct DashboardCodes {
+    codes: Mutex<Vec<(String, Instant)>>,
+}
+
+impl DashboardCodes {
+    /// A new code, valid once within [`CODE_TTL`] of `now`.
+    pub fn issue(&self, now: Instant) -> Result<String, getrandom::Error> {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes)?;
+        let code = crate::jobs::session_data::hex(&bytes);
+        let mut codes = self.codes.lock().unwrap_or_else(|p| p.into_inner());
+        codes.retain(|(_, at)| now.duration_since(*at) < CODE_TTL);
+        if codes.len() >= MAX_CODES {
+            codes.remove(0);
+        }
+        codes.push((code.clone(), now));
+        Ok(code)
+    }
+
+    /// Whether `code` was issued, unused and unexpired at `now`; it is spent either way.
+    pub fn redeem(&self, code: &str, now: Instant) -> bool {
+        let mut codes = self.codes.lock().unwrap_or_else(|p| p.into_inner());
+        codes.retain(|(_, at)| now.duration_since(*at) < CODE_TTL);
+        // Every outstanding code is compared whole, so the time taken says nothing of a prefix.
+        let found = codes.iter().position(|(c, _)| constant_time_eq(c.as_bytes(), code.as_bytes()));
+        found.map(|i| codes.remove(i)).is_some()
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// `POST /api/dashboard/code` (with the key): a one-time code for the page.
+pub fn issue_code(ctx: &AppContext) -> Result<Response, ApiError> {
+    let code = ctx
+        .dashboard_codes
+        .issue(Instant::now())
+        .map_err(|e| ApiError::new(503, "no_randomness", format!("cannot read the OS random source: {e}")))?;
+    Ok(ok(json!({ "code": code, "expires_in_s": CODE_TTL.as_secs() })))
+}
+
+/// `POST /api/dashboard/exchange` `{"code": …}` (public): the key, once, for a valid code.
+pub fn exchange_code(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiError> {
+    let code = req.body.get("code").and_then(|c| c.as_str()).unwrap_or_default();
+    if code.is_empty() || !ctx.dashboard_codes.redeem(code, Instant::now()) {
+        return Err(ApiError::new(
+            401,
+            "unauthorized",
+            "this dashboard code is used or expired; run `vl dashboard` again to open the page",
+        ));
+    }
+    Ok(json_response(200, &json!({ "key": ctx.user_key })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_proof_verifies_only_for_its_key_nonce_and_port() {
+        let proof = prove("key", b"0123456789abcdef", 37778);
+        assert!(verify("key", b"0123456789abcdef", 37778, &proof));
+        assert!(!verify("other", b"0123456789abcdef", 37778, &proof), "another key");
+        assert!(!verify("key", b"0123456789abcdeF", 37778, &proof), "another nonce");
+        assert!(!verify("key", b"0123456789abcdef", 37779, &proof), "relayed from another port");
+        assert!(!verify("key", b"0123456789abcdef", 37778, "zz"), "not hex");
+        assert!(!verify("key", b"0123456789abcdef", 37778, &proof[..62]), "cut short");
+    }
+
+    #[test]
+    fn a_code_opens_once_and_only_within_its_minute() {
+        let codes = DashboardCodes::default();
+        let t0 = Instant::now();
+        let code = codes.issue(t0).unwrap();
+        assert_eq!(code.len(), 64);
+        assert!(!codes.redeem("not-it", t0));
+        assert!(codes.redeem(&code, t0 + Duration::from_secs(1)));
+        assert!(!codes.redeem(&code, t0 + Duration::from_secs(2)), "used once");
+        let late = codes.issue(t0).unwrap();
+        assert!(!codes.redeem(&late, t0 + CODE_TTL), "expired");
+    }
+}

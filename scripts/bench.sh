@@ -63,8 +63,11 @@ done
 # Grounded questions (issue 16): deterministic (offline provider), so measured once per fixture session.
 echo "grounding" >&2
 $L grounding tests/fixtures/sessions/*.json > "$OUT/grounding.json"
+# The catalogue's coverage (issue 31): deterministic too, once over every fixture session.
+echo "coverage" >&2
+$L coverage tests/fixtures/sessions/*.json > "$OUT/coverage.json"
 
-python3 - "$OUT/results" "$OUT/grounding.json" <<'PY' > "$OUT/generated.md"
+python3 - "$OUT/results" "$OUT/grounding.json" "$OUT/coverage.json" <<'PY' > "$OUT/generated.md"
 import json, os, platform, statistics, subprocess, sys
 rows = {}
 for line in open(sys.argv[1]):
@@ -116,6 +119,19 @@ for s in json.load(open(sys.argv[2]))["sessions"]:
     k = s["by_kind"]
     share = f"{s['share'] * 100:.0f} %" if s["share"] is not None else "—"
     print(f"| {s['session']} | {s['questions']} | {s['grounded']} | {share} | {k['quote']} / {k['blank']} / {k['mutation']} | {s['types']} | ≥ 90 %, ≥ 5 types |")
+print("\n## Catalogue coverage\n")
+print("The static signals found in each fixture session's files, and how many map to a concept of the")
+print("offline catalogue (`vl-load coverage`); the unmapped ones by pattern type.\n")
+print("| session | signals | mapped | share | unmapped |")
+print("|---|---|---|---|---|")
+cov = json.load(open(sys.argv[3]))
+for s in cov["sessions"] + [dict(cov["total"], session="all sessions")]:
+    if "error" in s:
+        print(f"| {s['session']} | error: {s['error']} | | | |")
+        continue
+    share = f"{s['share'] * 100:.0f} %" if s["share"] is not None else "—"
+    unmapped = ", ".join(f"{k} {v}" for k, v in s["unmapped"].items()) or "—"
+    print(f"| {s['session']} | {s['signals']} | {s['mapped']} | {share} | {unmapped} |")
 PY
 
 # docs/PERFORMANCE.md: the tables above replace everything before the marker line; the prose

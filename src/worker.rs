@@ -206,6 +206,7 @@ impl Worker {
         let user_key = config.user_key().unwrap_or_default().to_owned();
         let (shutdown_tx, shutdown_rx) = crossbeam_channel::bounded(1);
         let port = config.worker_port();
+        let llm_choice = crate::jobs::choose_provider(&config);
         let ctx = Arc::new(AppContext {
             intake: IntakeSettings::from_config(&config),
             queue: queue.clone(),
@@ -213,13 +214,13 @@ impl Worker {
             user_key,
             accept_unkeyed_events: config.flag(crate::config::ACCEPT_UNKEYED_EVENTS),
             provider: {
-                let chosen =
-                    crate::jobs::describe_provider(&crate::llm::select(&crate::jobs::provider_settings(&config)));
+                let chosen = crate::jobs::describe_provider(&llm_choice);
                 match crate::jobs::provider_note(&config) {
                     Some(note) => format!("{chosen} ({note})"),
                     None => chosen,
                 }
             },
+            llm_choice: Arc::clone(&llm_choice),
             daily_tokens: config.llm_daily_tokens(),
             started: Instant::now(),
             ready: AtomicBool::new(false),
@@ -234,7 +235,7 @@ impl Worker {
         });
         let addr = format!("{}:{}", config.worker_host(), port);
         let http = HttpServer::start(&addr, Arc::clone(&ctx)).map_err(WorkerError::Http)?;
-        let registry = crate::jobs::registry(&config, &queue);
+        let registry = crate::jobs::registry(&config, &queue, llm_choice);
         let runner = queue
             .start_runner(RunnerConfig { threads: config.runner_threads(), ..RunnerConfig::default() }, registry)?;
         *ctx.runner.lock().unwrap_or_else(|p| p.into_inner()) = Some(runner.probe());

@@ -41,8 +41,10 @@ fn fabricated() -> Value {
 }
 
 fn blank(answer: &str) -> Value {
-    let q = question("TypeScript interfaces", "fill_in_blank", "junior", Some("export ___ CartItem {"), answer);
-    grounded(q, (1, 1), "blank", None)
+    // The whole interface: its first line alone would cut it (issue 31's rule 2).
+    let snippet = "export ___ CartItem {\n  id: string;\n  quantity: number;\n  price: number;\n}";
+    let q = question("TypeScript interfaces", "fill_in_blank", "junior", Some(snippet), answer);
+    grounded(q, (1, 5), "blank", None)
 }
 
 fn mutation(second_line: &str) -> Value {
@@ -93,7 +95,7 @@ fn llm_questions_are_verified_against_the_session_files_repaired_once_and_the_dr
     for reason in [
         "It was rejected because",
         "is not found in lines 13-13 of src/cart.ts",
-        "filling the blank with \"type\" does not give back lines 1-1",
+        "filling the blank with \"type\" does not give back lines 1-5",
         "reverting the mutation does not restore the file",
     ] {
         assert!(repair.contains(reason), "{reason} missing from the repair prompt");
@@ -115,7 +117,7 @@ fn llm_questions_are_verified_against_the_session_files_repaired_once_and_the_dr
         stored,
         vec![
             vec![json!("code_reading"), json!("quote"), json!("src/cart.ts"), json!(8), json!(8), null.clone()],
-            vec![json!("fill_in_blank"), json!("blank"), json!("src/cart.ts"), json!(1), json!(1), null.clone()],
+            vec![json!("fill_in_blank"), json!("blank"), json!("src/cart.ts"), json!(1), json!(5), null.clone()],
             vec![
                 json!("spot_the_bug"),
                 json!("mutation"),
@@ -136,7 +138,7 @@ fn llm_questions_are_verified_against_the_session_files_repaired_once_and_the_dr
     let blank_question = due["questions"].as_array().unwrap().iter().find(|q| q["question_type"] == "fill_in_blank");
     assert_eq!(
         blank_question.map(|q| q["grounding"].clone()),
-        Some(json!({"file": "src/cart.ts", "line_start": 1, "line_end": 1, "kind": "blank", "mutation": null}))
+        Some(json!({"file": "src/cart.ts", "line_start": 1, "line_end": 5, "kind": "blank", "mutation": null}))
     );
     let (_, sessions) = http.get("/api/sessions").unwrap();
     assert_eq!(sessions["sessions"][0]["grounded_questions"], 3);

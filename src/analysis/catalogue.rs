@@ -19,6 +19,7 @@ mod design;
 mod errors;
 mod react;
 pub mod render;
+mod resources;
 pub mod tokens;
 mod types;
 
@@ -154,6 +155,45 @@ pub fn best_weight(signals: &[Signal], p: &Pattern, lowered: &(String, String)) 
         .max()
 }
 
+/// How much of what static analysis found the catalogue can teach (issue 31): of `signals`
+/// patterns, `mapped` match a signal of some entry; the rest by pattern type.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Coverage {
+    pub signals: usize,
+    pub mapped: usize,
+    pub unmapped: std::collections::BTreeMap<String, usize>,
+}
+
+impl Coverage {
+    /// `mapped / signals`, or `None` with no signals.
+    pub fn share(&self) -> Option<f64> {
+        (self.signals > 0).then(|| self.mapped as f64 / self.signals as f64)
+    }
+
+    /// Adds another session's figures.
+    pub fn add(&mut self, other: &Coverage) {
+        self.signals += other.signals;
+        self.mapped += other.mapped;
+        for (kind, n) in &other.unmapped {
+            *self.unmapped.entry(kind.clone()).or_default() += n;
+        }
+    }
+}
+
+/// The catalogue's coverage of `patterns` (see [`Coverage`]).
+pub fn coverage(patterns: &[Pattern]) -> Coverage {
+    let mut out = Coverage { signals: patterns.len(), ..Coverage::default() };
+    for p in patterns {
+        let lowered = (p.name.to_lowercase(), p.snippet.to_lowercase());
+        if all().any(|e| best_weight(e.signals, p, &lowered).is_some()) {
+            out.mapped += 1;
+        } else {
+            *out.unmapped.entry(p.pattern_type.clone()).or_default() += 1;
+        }
+    }
+    out
+}
+
 /// Every entry, in a fixed order (the tie-break when scores are equal).
 pub fn all() -> impl Iterator<Item = &'static Entry> {
     [
@@ -165,6 +205,7 @@ pub fn all() -> impl Iterator<Item = &'static Entry> {
         api_testing::ENTRIES,
         types::ENTRIES,
         react::ENTRIES,
+        resources::ENTRIES,
         errors::ENTRIES,
     ]
     .into_iter()
@@ -226,6 +267,7 @@ mod tests {
 
     /// The pattern types the static analyser emits (SPEC §6.2).
     const PATTERN_TYPES: &[&str] = &[
+        "context_manager",
         "react_hook",
         "server_action",
         "client_component",

@@ -25,8 +25,10 @@
 mod builders;
 mod flow;
 mod mutations;
+pub mod units;
 
 pub use builders::BUG_TAG_PREFIX;
+pub use flow::is_bare_string as flow_is_bare_string;
 
 use crate::analysis::catalogue::tokens::find_token;
 use crate::analysis::catalogue::{Entry, best_weight};
@@ -39,9 +41,10 @@ use std::cmp::Reverse;
 
 /// Most sites kept per concept: the questions of one concept use the first few.
 const MAX_SITES: usize = 6;
-/// A function this long or shorter is quoted whole; a longer one only around the site.
-const MAX_QUOTE_LINES: usize = 14;
-/// Lines quoted on each side of the site when the whole function is too long.
+/// A unit (function, class, block) this long or shorter is quoted whole; in a longer one, a
+/// smaller unit around the site.
+const MAX_QUOTE_LINES: usize = 18;
+/// A unit quoted inside a long function is grown by neighbours to about twice this plus one.
 const QUOTE_CONTEXT: usize = 3;
 
 /// One captured file, line by line, as written and with comments and strings masked.
@@ -145,7 +148,15 @@ fn snippet_site(code: &SessionCode<'_>, concept: &Concept) -> Option<Site> {
     let line = (0..lines.len())
         .find(|&i| lines[i].trim() == first && matches_at(i))
         .or_else(|| lines.iter().position(|l| l.trim() == first || l.contains(first)))?;
-    Some(Site { file, line })
+    // A snippet that starts with the file's imports: quoted as a whole unit, those lines alone
+    // would show nothing of the concept (issue 31); its own signals place it instead.
+    let f = &code.files[file];
+    let top = units::units_around(f, line).last().map_or(line, |u| u.0);
+    let head = f.masked[top].trim_start();
+    let import =
+        ["using ", "import ", "use ", "from ", "package ", "namespace ", "require"].iter().any(|k| head.starts_with(k));
+    // Nor does one that starts with the `}` closing the block above it.
+    (!import && !units::starts_with_closer(f, line)).then_some(Site { file, line })
 }
 
 /// For a concept grounded in an error the developer met (its `source_file` is a failed call's
@@ -189,21 +200,16 @@ fn one_based(line: usize) -> u32 {
     u32::try_from(line + 1).unwrap_or(u32::MAX)
 }
 
-/// The lines a question quotes around `line`: the enclosing function when it is short, else
-/// `QUOTE_CONTEXT` lines on each side (kept inside the function), without blank edge lines.
-fn quote_window(file: &CodeFile<'_>, line: usize) -> (usize, usize) {
-    let (mut start, mut end) = match flow::enclosing_function(file, line) {
-        Some((s, e)) if e - s < MAX_QUOTE_LINES => (s, e),
-        Some((s, e)) => (line.saturating_sub(QUOTE_CONTEXT).max(s), (line + QUOTE_CONTEXT).min(e)),
-        None => (line.saturating_sub(QUOTE_CONTEXT), (line + QUOTE_CONTEXT).min(file.lines.len() - 1)),
-    };
-    while start < line && file.is_blank(start) {
-        start += 1;
+/// The lines a question quotes around `line`: the largest whole unit holding it (the function
+/// with its decorators, a block, the statement: `units`) of at most `MAX_QUOTE_LINES`, grown by
+/// whole neighbouring statements when it is a small part of a long function.
+fn quote_window(file: &CodeFile<'_>, line: usize, narrow: bool) -> (usize, usize) {
+    let unit =
+        if narrow { units::units_around(file, line)[0] } else { units::unit_within(file, line, MAX_QUOTE_LINES) };
+    if unit.1 - unit.0 >= QUOTE_CONTEXT * 2 {
+        return unit;
     }
-    while end > line && file.is_blank(end) {
-        end -= 1;
-    }
-    (start, end)
+    units::with_siblings(file, unit, QUOTE_CONTEXT * 2 + 1)
 }
 
 /// The first of the entry's tokens that occurs as code in `start..=end` of `file`, for
@@ -223,6 +229,9 @@ pub struct Ask<'e> {
     pub about_error: bool,
     /// The bugs (rule ids) the session's questions planted already; others are tried first.
     pub used_bugs: &'e [String],
+    /// Quote the smallest whole unit around the site (its statement, grown by whole
+    /// neighbours) instead of the whole function: for a second question of one type there.
+    pub narrow: bool,
 }
 
 /// A question of `ask.qtype` grounded at the first of `sites` (tried from `first` on, wrapping
@@ -242,7 +251,7 @@ pub fn question(code: &SessionCode<'_>, sites: &[Site], first: usize, ask: &Ask<
             QuestionType::MultipleChoice
             | QuestionType::TrueFalse
             | QuestionType::CodeReading
-            | QuestionType::OpenEnded => Some(builders::quoted(ask, file, site.line)),
+            | QuestionType::OpenEnded => builders::quoted(ask, file, site.line),
         }?;
         // Issue 25: the concept is asked only where its signal is, so the lines the question
         // quotes must hold the site that showed the concept (a builder may have moved its

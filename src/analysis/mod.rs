@@ -12,6 +12,8 @@
 //! - `grounded`: questions built from the session's own files (bugs, blanks, orderings, quotes).
 //! - `grounding_check`: verifying a question's grounding and answer key against those files.
 //! - `failures`: errors the developer met (failed tool calls), classified by kind.
+//! - `precision`: SPEC §6.4's precision rules (whole units, steps that run, the session's
+//!   language, premises that hold) as checks on one question.
 
 pub mod catalogue;
 pub mod concepts;
@@ -21,6 +23,7 @@ pub mod grounding;
 pub mod grounding_check;
 pub mod lexer;
 pub mod model;
+pub mod precision;
 pub mod questions;
 pub mod stack;
 pub mod static_rules;

@@ -56,6 +56,8 @@ pub struct AppContext {
     pub accept_unkeyed_events: bool,
     /// The LLM provider the worker's jobs use, described once at start (`/api/health`).
     pub provider: String,
+    /// The worker's provider choice itself: its `claude` CLI check may end after start.
+    pub llm_choice: crate::jobs::concepts::ProviderChoice,
     /// `VIBELEARN_LLM_DAILY_TOKENS` (0: none).
     pub daily_tokens: u64,
     pub started: Instant,

@@ -38,6 +38,8 @@ impl Handler for ConceptsHandler {
             Ok(selected) => selected,
             Err(outcome) => return outcome,
         };
+        // A `claude` CLI that `auto` found but that failed its one try: offline instead.
+        let selected = selected.usable();
         let session_id = match session_id_of(job) {
             Ok(id) => id,
             Err(outcome) => return outcome,

@@ -156,15 +156,29 @@ pub fn pipeline_steps(auto_sync: bool) -> impl Iterator<Item = &'static str> {
     PIPELINE.into_iter().filter(move |kind| auto_sync || *kind != SYNC)
 }
 
-/// The handlers of every kind, with their configured specs.
-pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::Registry {
+/// The provider the worker's jobs use, chosen once at start; a `claude` CLI that `auto` found
+/// starts its one try in the background here (SPEC §6.5).
+pub fn choose_provider(config: &Config) -> concepts::ProviderChoice {
+    let choice = crate::llm::select(&provider_settings(config));
+    if let Ok(crate::llm::Selected::Remote(provider)) = &choice {
+        provider.start_check();
+    }
+    std::sync::Arc::new(choice)
+}
+
+/// The handlers of every kind, with their configured specs, using `choice` (from
+/// [`choose_provider`]) for the LLM steps.
+pub fn registry(
+    config: &Config,
+    queue: &crate::queue::Queue,
+    choice: concepts::ProviderChoice,
+) -> crate::queue::Registry {
     let mut registry = crate::queue::Registry::default();
     let spec_of = |kind| spec(config, kind).expect("every kind in KIND_NAMES has a default spec");
     let settings = provider_settings(config);
-    let choice = crate::llm::select(&settings);
     // The gate of the LLM provider's credentials: the provider in use, or the one whose key
     // is missing. Offline needs none.
-    let llm_gate = match &choice {
+    let llm_gate = match choice.as_ref() {
         Ok(crate::llm::Selected::Remote(provider)) => Some(provider.name()),
         Ok(crate::llm::Selected::Offline) => None,
         Err(problem) => problem.provider_without_key(),
@@ -186,7 +200,7 @@ pub fn registry(config: &Config, queue: &crate::queue::Queue) -> crate::queue::R
     registry.gate(UPSTREAM_GATE, &[SYNC], move || {
         credentials_fingerprint(&format!("{api_url}\n{}", sync::api_key(&data_dir).unwrap_or_default()))
     });
-    let provider: concepts::ProviderChoice = std::sync::Arc::new(choice);
+    let provider = choice;
     let llm = llm_call::Limits {
         timeout: config.llm_timeout(),
         budget: llm_usage::Budget {
@@ -248,6 +262,28 @@ pub fn describe_provider(choice: &Result<crate::llm::Selected, crate::llm::Selec
             model => format!("{} {model}", provider.name()),
         },
         Err(problem) => format!("misconfigured — {problem}"),
+    }
+}
+
+/// Why the worker's `auto` did not use the `claude` CLI it found, in the CLI's own words and
+/// with what to do, once its one try has failed (SPEC §6.5); `None` before the try ends or
+/// when it succeeded. Never waits.
+pub fn cli_notice(choice: &Result<crate::llm::Selected, crate::llm::SelectError>) -> Option<String> {
+    let Ok(crate::llm::Selected::Remote(provider)) = choice else { return None };
+    let why = provider.known_unavailable()?;
+    Some(format!(
+        "auto did not choose the claude CLI, so questions come from the offline catalogue: it answered \
+         \"{why}\"; to use it, log it in (run `claude`, then /login) and restart the worker (`vl worker \
+         stop`, then `vl worker start`), or name a provider with VIBELEARN_PROVIDER in settings.json"
+    ))
+}
+
+/// The worker's provider now, for `/api/health`: `described` (from start) while the `claude`
+/// CLI's try is under way or after it succeeded, offline once it failed.
+pub fn provider_now(described: &str, choice: &Result<crate::llm::Selected, crate::llm::SelectError>) -> String {
+    match cli_notice(choice) {
+        Some(_) => "offline (no LLM, free; auto did not choose the claude CLI: see the notice)".to_owned(),
+        None => described.to_owned(),
     }
 }
 

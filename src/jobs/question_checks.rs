@@ -1,7 +1,8 @@
 //! What the quiz job keeps of a provider's questions (SPEC §6.4, issue 16): each question
-//! normalised, validated structurally and verified against the session's files
-//! (`analysis::grounding_check`), its checked grounding attached; the rest dropped with the
-//! reason and counted. For an LLM, `RepairJudge` turns the first answer's failures into one
+//! normalised, validated structurally, verified against the session's files
+//! (`analysis::grounding_check`), its checked grounding attached, and held to the precision
+//! rules (`analysis::precision`: whole units, steps that run, the session's language,
+//! premises that hold); the rest dropped with the reason and counted. For an LLM, `RepairJudge` turns the first answer's failures into one
 //! repair round-trip (`llm_call::ask_with_repair`) and keeps the better of the two answers.
 
 use std::cell::{Cell, RefCell};
@@ -55,6 +56,11 @@ pub fn keep_valid(
                 checked.grounding_failures += 1;
                 continue;
             }
+        }
+        let problems = crate::analysis::precision::precision_problems(&question, files);
+        if !problems.is_empty() {
+            checked.dropped.push(format!("{}: precision: {}", question.concept, problems.join("; ")));
+            continue;
         }
         if let Some(g) = &question.grounding
             && !placed.insert((question.question_type.clone(), g.file.clone(), g.line_start, g.line_end))

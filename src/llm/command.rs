@@ -11,10 +11,13 @@
 //! - Timeout: the whole tree is killed (the command runs in a process group or Job Object of
 //!   its own, [`crate::platform::spawn_tree`], so a pipeline or a script's children die too,
 //!   not just the shell) → Transient.
-//! - Non-zero exit → Transient, with the last 500 chars of stderr (the end is where the error
-//!   usually is). The shell's own "not executable"/"not found" (126/127 from `sh`, 9009 from
-//!   `cmd`) and a program that cannot be started: Permanent, as no retry can fix a misspelt
-//!   command.
+//! - Non-zero exit → Transient, with the last 500 chars of stdout and of stderr (the end is
+//!   where the error usually is; the `claude` CLI prints "Not logged in · Please run /login" on
+//!   stdout). An exit whose output says the account cannot be used (not logged in, no credit,
+//!   an unknown model: [`account_problem`]) → Auth, so the provider pauses like after a 401
+//!   instead of burning its retries. The shell's own "not executable"/"not found" (126/127
+//!   from `sh`, 9009 from `cmd`) and a program that cannot be started: Permanent, as no retry
+//!   can fix a misspelt command.
 //! - Empty stdout with exit 0 → Permanent.
 //!
 //! # Nesting
@@ -45,17 +48,20 @@ const POLL_INTERVAL: Duration = Duration::from_millis(10);
 /// Largest answer kept; the rest is drained so the command never blocks on a full pipe.
 const MAX_STDOUT_BYTES: usize = 8 * 1024 * 1024;
 
-/// How much of stderr is kept (its end) and how much of that goes into a message.
+/// How much of stderr is kept (its end) and how much of it, or of stdout, goes into a message.
 const STDERR_KEEP_BYTES: usize = 16 * 1024;
 const STDERR_MESSAGE_CHARS: usize = 500;
 
 /// Runs a command per completion.
+#[derive(Clone)]
 pub struct CommandProvider {
     invocation: Invocation,
     /// Names the command in messages without quoting it: a command line may hold secrets.
     label: &'static str,
     /// Environment variables the child does not get (the API keys `auto` left alone).
     withheld: Vec<&'static str>,
+    /// The one try `auto` makes before relying on the `claude` CLI (SPEC §6.5).
+    probe: Option<std::sync::Arc<super::probe::CliProbe>>,
 }
 
 /// What is run per completion.
@@ -74,6 +80,7 @@ impl CommandProvider {
             invocation: Invocation::Shell(command_line.to_string()),
             label: "VIBELEARN_LLM_COMMAND",
             withheld: Vec::new(),
+            probe: None,
         }
     }
 
@@ -84,6 +91,7 @@ impl CommandProvider {
             invocation: Invocation::Program(path.to_owned(), args),
             label: CLAUDE_CLI,
             withheld: Vec::new(),
+            probe: None,
         }
     }
 
@@ -91,6 +99,13 @@ impl CommandProvider {
     /// an `ANTHROPIC_API_KEY` the worker inherited from Claude Code instead of its own login.
     pub fn without_env(mut self, names: &[&'static str]) -> Self {
         self.withheld = names.to_vec();
+        self
+    }
+
+    /// The same, tried once (on first need, or by [`Provider::start_check`]) before it is
+    /// relied on: `auto`'s `claude` CLI, which falls back to offline when the try fails.
+    pub fn tried_first(mut self) -> Self {
+        self.probe = Some(std::sync::Arc::new(super::probe::CliProbe::new(self.clone())));
         self
     }
 
@@ -123,6 +138,20 @@ impl Provider for CommandProvider {
         match self.label {
             CLAUDE_CLI => format!("{CLAUDE_CLI}, its own default model, on your Claude login"),
             label => label.to_owned(),
+        }
+    }
+
+    fn unavailable(&self) -> Option<String> {
+        self.probe.as_ref().and_then(|probe| probe.outcome().as_ref().err().cloned())
+    }
+
+    fn known_unavailable(&self) -> Option<String> {
+        self.probe.as_ref().and_then(|probe| probe.known()).and_then(|outcome| outcome.as_ref().err().cloned())
+    }
+
+    fn start_check(&self) {
+        if let Some(probe) = &self.probe {
+            probe.start();
         }
     }
 
@@ -169,11 +198,12 @@ impl Provider for CommandProvider {
 }
 
 fn interpret(label: &str, status: ExitStatus, stdout: &[u8], stderr: &[u8]) -> Result<String, LlmError> {
+    let stdout = String::from_utf8_lossy(stdout);
     let stderr = String::from_utf8_lossy(stderr);
     let tail = stderr_tail(&stderr);
     match status.code() {
         Some(0) => {
-            let text = String::from_utf8_lossy(stdout).trim().to_string();
+            let text = stdout.trim().to_string();
             if text.is_empty() {
                 return Err(LlmError::Permanent(format!("command: {label} printed nothing{tail}")));
             }
@@ -182,21 +212,63 @@ fn interpret(label: &str, status: ExitStatus, stdout: &[u8], stderr: &[u8]) -> R
         Some(code) if crate::platform::shell_could_not_run(code) => {
             Err(LlmError::Permanent(format!("command: the shell could not find or run {label} (exit {code}){tail}")))
         }
-        Some(code) => Err(LlmError::transient(format!("command: {label} exited with {code}{tail}"))),
-        None => Err(LlmError::transient(format!("command: {label} was killed by a signal{tail}"))),
+        code => {
+            let how = code.map_or("was killed by a signal".to_owned(), |code| format!("exited with {code}"));
+            let message = format!("command: {label} {how}{}", output_tails(&stdout, &stderr));
+            match account_problem(&format!("{stdout}\n{stderr}")) {
+                true => Err(LlmError::Auth(message)),
+                false => Err(LlmError::transient(message)),
+            }
+        }
     }
+}
+
+/// Words with which a model's CLI or API says the account cannot be used as it is: not logged
+/// in, a refused key, no credit or quota left, a model it does not know. Retrying cannot help;
+/// the user has to act (SPEC §6.5: such a provider pauses like after a 401).
+pub(super) fn account_problem(output: &str) -> bool {
+    const PHRASES: [&str; 13] = [
+        "not logged in",
+        "please run /login",
+        "invalid api key",
+        "authentication_error",
+        "credit balance is too low",
+        "insufficient credit",
+        "insufficient_quota",
+        "exceeded your current quota",
+        "selected model",
+        "model_not_found",
+        "unknown model",
+        "invalid model",
+        "model not found",
+    ];
+    let output = output.to_lowercase();
+    PHRASES.iter().any(|phrase| output.contains(phrase))
+        || (output.contains("model") && (output.contains("does not exist") || output.contains("not_found_error")))
+}
+
+/// `": stdout: <tail> · stderr: <tail>"` with whichever of the two said anything.
+fn output_tails(stdout: &str, stderr: &str) -> String {
+    let parts: Vec<String> = [("stdout", stdout), ("stderr", stderr)]
+        .into_iter()
+        .filter(|(_, text)| !text.trim().is_empty())
+        .map(|(name, text)| format!("{name}: {}", tail_of(text)))
+        .collect();
+    if parts.is_empty() { String::new() } else { format!(": {}", parts.join(" · ")) }
 }
 
 /// `": <last 500 chars of stderr>"`, or nothing when stderr is blank.
 fn stderr_tail(stderr: &str) -> String {
-    let stderr = stderr.trim();
-    if stderr.is_empty() {
-        return String::new();
-    }
-    let skip = stderr.chars().count().saturating_sub(STDERR_MESSAGE_CHARS);
-    let start = stderr.char_indices().nth(skip).map_or(0, |(i, _)| i);
+    if stderr.trim().is_empty() { String::new() } else { format!(": {}", tail_of(stderr)) }
+}
+
+/// The last 500 chars of `text`, trimmed, marked with `…` when cut.
+fn tail_of(text: &str) -> String {
+    let text = text.trim();
+    let skip = text.chars().count().saturating_sub(STDERR_MESSAGE_CHARS);
+    let start = text.char_indices().nth(skip).map_or(0, |(i, _)| i);
     let marker = if skip > 0 { "…" } else { "" };
-    format!(": {marker}{}", clip(&stderr[start..], STDERR_MESSAGE_CHARS))
+    format!("{marker}{}", clip(&text[start..], STDERR_MESSAGE_CHARS))
 }
 
 /// Polls the child until it exits or `deadline` passes (`None`).
@@ -268,6 +340,29 @@ mod tests {
         assert!(tail.ends_with("END"));
         assert!(tail.chars().count() <= STDERR_MESSAGE_CHARS + 3, "{}", tail.len());
         assert_eq!(stderr_tail("  \n"), "");
+    }
+
+    #[test]
+    fn account_problems_are_told_from_failures_worth_a_retry() {
+        for said in [
+            "Not logged in · Please run /login",
+            "Invalid API key · Please run /login",
+            "Credit balance is too low",
+            "There's an issue with the selected model (claude-nope). It may not exist or you may not have access to it.",
+            r#"{"type":"error","error":{"type":"not_found_error","message":"model: claude-nope"}}"#,
+        ] {
+            assert!(account_problem(said), "{said}");
+        }
+        for said in ["connection reset by peer", "API Error: 529 Overloaded", "Request timed out", ""] {
+            assert!(!account_problem(said), "{said}");
+        }
+    }
+
+    #[test]
+    fn output_tails_name_both_streams() {
+        assert_eq!(output_tails("Not logged in\n", " "), ": stdout: Not logged in");
+        assert_eq!(output_tails("a", "b"), ": stdout: a · stderr: b");
+        assert_eq!(output_tails("", ""), "");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //!   file per wire format: build the request body, read the answer's text.
 //! - `command` — a shell command (or the `claude` CLI) as the model; killed at the timeout.
 //! - `select` — settings → the provider to use (`auto` order, missing keys).
+//! - `probe` — the one try of the `claude` CLI that `auto` makes before relying on it.
 //!
 //! Providers only return text: asking for and validating the JSON of Appendix A.6 (and
 //! stripping a Markdown fence) is the caller's job, so nothing here knows about concepts or
@@ -19,6 +20,7 @@ mod gemini;
 /// The deterministic offline provider (§6.5); `select` returns `Selected::Offline` for it.
 pub mod offline;
 mod openai;
+mod probe;
 mod select;
 mod transport;
 
@@ -89,4 +91,18 @@ pub trait Provider: Send + Sync {
     fn description(&self) -> String {
         self.name().to_owned()
     }
+
+    /// Why this provider must not be used, if a check made before relying on it failed (the
+    /// `claude` CLI `auto` found: SPEC §6.5). Runs the check if it has not run yet.
+    fn unavailable(&self) -> Option<String> {
+        None
+    }
+
+    /// The same, but only if the check has finished: never waits (for `/api/health`).
+    fn known_unavailable(&self) -> Option<String> {
+        None
+    }
+
+    /// Starts the check in the background, if the provider has one.
+    fn start_check(&self) {}
 }

@@ -87,7 +87,19 @@ pub enum Selected {
     Remote(Box<dyn Provider>),
 }
 
+/// What an unusable provider falls back to (see [`Selected::usable`]).
+static OFFLINE: Selected = Selected::Offline;
+
 impl Selected {
+    /// The choice a job acts on: offline when the provider's check before use failed (the
+    /// `claude` CLI that `auto` found but that is not logged in). Waits for that check.
+    pub fn usable(&self) -> &Selected {
+        match self {
+            Selected::Remote(provider) if provider.unavailable().is_some() => &OFFLINE,
+            chosen => chosen,
+        }
+    }
+
     /// `offline` or the provider's name, for logs and `vl status`.
     pub fn name(&self) -> &'static str {
         match self {
@@ -160,7 +172,9 @@ fn auto(s: &ProviderSettings) -> Selected {
     } else if let Some(key) = given(&s.openrouter_key) {
         Box::new(openrouter(s, key))
     } else if let Some(claude) = s.path_var.as_deref().and_then(|p| find_executable(p, "claude")) {
-        Box::new(CommandProvider::claude_cli(&claude).without_env(&s.withheld_keys))
+        // Tried once before it is relied on: a CLI that is not logged in must not leave the
+        // user without questions (SPEC §6.5).
+        Box::new(CommandProvider::claude_cli(&claude).without_env(&s.withheld_keys).tried_first())
     } else {
         return Selected::Offline;
     };

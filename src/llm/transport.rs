@@ -10,7 +10,11 @@
 //!   proxy) is **Transient**: with a 200 the likeliest cause is a connection dropped mid-body,
 //!   and a retry costs one more call, while calling it permanent would kill the job for a
 //!   network blip. Valid JSON of the wrong shape is the provider file's call (Permanent).
-//! - 401/403: Auth. 408/425/429/5xx: Transient with `Retry-After`. Other statuses: Permanent.
+//! - 401/403: Auth. So is any status whose explanation says the account cannot be used as it
+//!   is — no credit (Anthropic's 400, OpenRouter's 402), a spent quota (OpenAI's 429
+//!   `insufficient_quota`), a model the account does not know (404): the provider pauses like
+//!   after a 401 instead of retrying to dead (SPEC §6.5).
+//! - 408/425/429/5xx: Transient with `Retry-After`. Other statuses: Permanent.
 //! - Transport: timeouts, refused/reset connections, DNS and TLS failures are Transient; a bad
 //!   URL or header is Permanent (a configuration mistake no retry fixes).
 //!
@@ -99,6 +103,17 @@ pub(super) fn post_json(
 /// Sorts a non-2xx status into the three classes (SPEC §5.3).
 fn classify_status(caller: Caller, status: u16, detail: &str, retry_after: Option<Duration>) -> LlmError {
     let name = caller.name;
+    if !matches!(class_of(status), StatusClass::Refused | StatusClass::Success)
+        && (status == 402
+            || (status == 404 && detail.to_lowercase().contains("model"))
+            || super::command::account_problem(detail))
+    {
+        return LlmError::Auth(format!(
+            "{name} refused this account's request (HTTP {status}): {detail}; check its plan, credit and \
+             model setting, and {}",
+            caller.key_setting
+        ));
+    }
     match class_of(status) {
         StatusClass::Refused => LlmError::Auth(format!(
             "{name} rejected the credentials (HTTP {status}): {detail}; check {}",
@@ -176,6 +191,20 @@ mod tests {
         for s in [301, 400, 404, 413, 422] {
             assert_eq!(class(s), "permanent", "{s}");
         }
+    }
+
+    #[test]
+    fn an_account_that_cannot_be_used_is_refused_like_a_401() {
+        let auth = |status, detail| matches!(classify_status(CALLER, status, detail, None), LlmError::Auth(_));
+        assert!(auth(400, "Your credit balance is too low to access the Anthropic API."));
+        assert!(auth(402, "Insufficient credits"));
+        assert!(auth(429, "You exceeded your current quota, please check your plan and billing details."));
+        assert!(auth(404, "model: claude-nope"));
+        assert!(auth(404, "The model `gpt-nope` does not exist or you do not have access to it."));
+        assert!(!auth(429, "Rate limit reached for requests"));
+        assert!(!auth(400, "messages: field required"));
+        assert!(!auth(503, "overloaded"));
+        assert!(!auth(404, "Not Found"), "a wrong base URL is a setting mistake, not the account");
     }
 
     #[test]

@@ -104,10 +104,10 @@ pub const ENTRIES: &[Entry] = &[
         difficulty: Level::Mid,
         description: "A failed async operation surfaces only where it is awaited, so error handling has to sit around the await, not around the call that started it. Unhandled rejections can crash a Node process or vanish silently.",
         signals: &[
-            sig("error_handling", &["await", "async", "promise", ".catch("], &[], 3),
-            sig("await", &["catch", "except", "try"], &[], 2),
+            sig("error_handling", &["await", "async", "promise", ".catch("], &["typescript", "javascript"], 3),
+            sig("await", &["catch", "try"], &["typescript", "javascript"], 2),
         ],
-        stack_hints: &["typescript", "javascript", "python"],
+        stack_hints: &["typescript", "javascript"],
         tokens: &["catch", "await", "try", "except"],
         example: "try {\n  const res = await fetch(url);\n  if (!res.ok) throw new Error(`HTTP ${res.status}`);\n  return await res.json();\n} catch (err) {\n  logger.error(err);\n  throw err;\n}",
         facts: [
@@ -155,19 +155,14 @@ pub const ENTRIES: &[Entry] = &[
         name: "Exception handling with try/catch",
         category: "error_handling",
         difficulty: Level::Junior,
-        description: "try/catch (try/except, begin/rescue) separates the normal path from the failure path. Catching too broadly hides real bugs; catching too little crashes on expected failures.",
-        signals: &[sig(
-            "error_handling",
-            &["try", "catch", "except", "rescue", "begin"],
-            &["typescript", "javascript", "python", "ruby", "java", "csharp"],
-            3,
-        )],
-        stack_hints: &["typescript", "javascript", "python", "ruby", "java", "csharp"],
-        tokens: &["try", "except", "catch", "rescue", "finally", "ensure"],
-        example: "try:\n    user = repo.get(user_id)\nexcept KeyError:\n    raise HTTPException(status_code=404)\nfinally:\n    repo.close()",
+        description: "try/catch separates the normal path from the failure path. Catching too broadly hides real bugs; catching too little crashes on expected failures.",
+        signals: &[sig("error_handling", &["try", "catch"], &["typescript", "javascript", "java", "csharp"], 3)],
+        stack_hints: &["typescript", "javascript", "java", "csharp"],
+        tokens: &["try", "catch", "finally", "throw"],
+        example: "try {\n  user = await repo.get(userId);\n} catch (err) {\n  if (!(err instanceof NotFoundError)) throw err;\n  return Response.json({ error: \"not found\" }, { status: 404 });\n} finally {\n  await repo.close();\n}",
         facts: [
             "Only code inside the try block is protected; an exception raised elsewhere skips that handler.",
-            "A finally (or ensure) block runs whether the try block succeeded or raised, which makes it the place for cleanup.",
+            "A finally block runs whether the try block succeeded or raised, which makes it the place for cleanup.",
             "Catching a broad base exception hides bugs such as typos and null dereferences along with the failure you expected.",
         ],
         myths: [
@@ -175,13 +170,13 @@ pub const ENTRIES: &[Entry] = &[
             "Code in finally runs only when an exception was raised.",
             "Catching every exception everywhere is the safest default because the program never crashes.",
         ],
-        order_prompt: "Order what happens when `repo.get(user_id)` raises KeyError in this code.",
+        order_prompt: "Order what happens when `repo.get(userId)` throws NotFoundError in this code.",
         steps: &[
-            "repo.get(user_id) is called inside the try block",
-            "it raises KeyError",
-            "the except KeyError handler is chosen",
-            "the handler raises HTTPException(404)",
-            "the finally block closes the repository before the exception propagates",
+            "repo.get(userId) is awaited inside the try block",
+            "it throws NotFoundError",
+            "the catch block receives it as err",
+            "the catch block returns a 404 response",
+            "the finally block closes the repository before the response is returned",
         ],
         reading: [
             "Which error does this code expect, what does it turn it into, and what always runs?",
@@ -189,9 +184,9 @@ pub const ENTRIES: &[Entry] = &[
         ],
         bugs: &[
             BugEdit {
-                from: "except KeyError:",
-                to: "except Exception:",
-                answer: "Catching Exception turns every failure, including bugs like AttributeError or a lost database connection, into a 404: real errors hide behind a misleading 'not found'.",
+                from: "if (!(err instanceof NotFoundError)) throw err;\n",
+                to: "",
+                answer: "Every error is now answered with 404: a lost database connection or a bug in repo.get hides behind a misleading 'not found'.",
             },
             BugEdit {
                 from: "throw err;",
@@ -203,7 +198,7 @@ pub const ENTRIES: &[Entry] = &[
             "Where in a layered application should exceptions be caught, and where should they propagate?",
             "Catch where you can act: translate low-level errors into domain errors at layer boundaries, map them to responses in one place at the edge, retry transient failures near the call. Let unexpected errors propagate to a top-level handler that logs once with context. Avoid catch-and-ignore, avoid logging the same error at every layer, and keep each catch as narrow as the failure it expects.",
         ],
-        follow_up: "Why is `except Exception:` (or a bare catch) usually worse than catching a specific error?",
+        follow_up: "Why is a catch that handles every error usually worse than one that rethrows what it did not expect?",
         generic: false,
     },
     Entry {

@@ -143,7 +143,7 @@ pub const ENTRIES: &[Entry] = &[
         ],
         open: [
             "A cache behind a single mutex has become a bottleneck. What options do you have, and what does each cost?",
-            "Measure first. Then: a read-write lock if reads dominate (costly if writes are frequent); sharding the map by key hash so unrelated keys use different locks (more memory and code); shrinking the critical section by doing slow work outside it; lock-free or concurrent maps (sync.Map, dashmap) for specific access patterns; or giving the cache a single owner goroutine fed by channels. Each trades simplicity for throughput, and all need race-detector tests.",
+            "Measure first. Then: a read-write lock if reads dominate (costly if writes are frequent); sharding the map by key hash so unrelated keys use different locks (more memory and code); shrinking the critical section by doing slow work outside it; lock-free or concurrent maps (sync.Map, dashmap) for specific access patterns; or giving the cache a single owner (one thread or task) fed by a channel. Each trades simplicity for throughput, and all need race-detector tests.",
         ],
         follow_up: "Why should a read of shared data also hold the lock?",
         generic: false,

@@ -86,7 +86,7 @@ pub fn spot_the_bug(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<G
             (mutated != file.lines[i]).then_some((i, mutated, rule))
         })
     })?;
-    let (first, last) = quote_window(file, at);
+    let (first, last) = quote_window(file, at, ask.narrow);
     let mut shown: Vec<&str> = file.lines[first..=last].to_vec();
     shown[at - first] = &mutated;
     let mut question = format!(
@@ -118,7 +118,7 @@ fn token_at(file: &CodeFile<'_>, i: usize, token: &str) -> Option<usize> {
 
 /// One of the concept's tokens blanked in a real line near the site; the answer restores it.
 pub fn fill_in_blank(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<GeneratedQuestion> {
-    let (first, last) = quote_window(file, line);
+    let (first, last) = quote_window(file, line, ask.narrow);
     let lines = nearest_first(first, last, line);
     let shown_times =
         |token: &str, first: usize, last: usize| (first..=last).filter(|&i| token_at(file, i, token).is_some()).count();
@@ -128,15 +128,19 @@ pub fn fill_in_blank(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<
     tokens.sort_by_key(|t| (shown_times(t, first, last) != 1, t.len() < 2));
     let (at, pos, token) =
         tokens.iter().find_map(|t| lines.iter().find_map(|&i| token_at(file, i, t).map(|pos| (i, pos, *t))))?;
-    // Narrow the quote until the answer shows nowhere else in it (down to the line itself).
-    let (mut first, mut last) = (first, last);
-    while shown_times(token, first, last) > 1 && (first < at || last > at) {
-        if at - first >= last - at {
-            first += 1;
-        } else {
-            last -= 1;
-        }
-    }
+    // Where the answer shows elsewhere in the quote, a smaller whole unit around the blank
+    // where it does not (down to the blank's own statement): never a cut through one.
+    let (first, last) = if shown_times(token, first, last) > 1 {
+        let units = super::units::units_around(file, at);
+        units
+            .iter()
+            .rev()
+            .find(|&&(s, e)| s >= first && e <= last && shown_times(token, s, e) == 1)
+            .copied()
+            .unwrap_or(units[0])
+    } else {
+        (first, last)
+    };
     let original = file.lines[at];
     let blanked = format!("{}{BLANK}{}", original.get(..pos)?, original.get(pos + token.len()..)?);
     let mut shown: Vec<&str> = file.lines[first..=last].to_vec();
@@ -179,6 +183,15 @@ pub fn ordering(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<Gener
     let nearest = (0..all.len()).min_by_key(|&k| all[k].abs_diff(line)).unwrap_or(0);
     let from = nearest.saturating_sub(MAX_STEPS / 2).min(all.len().saturating_sub(MAX_STEPS));
     let chosen = &all[from..(from + MAX_STEPS).min(all.len())];
+    // The statement that carries the concept is one of the steps (its block included: a
+    // `with` or `if` step holds the lines under it), else this site makes no ordering question.
+    let carries = |&step: &usize| {
+        let (_, end) = super::units::unit_of(file, step);
+        step <= line && line <= end
+    };
+    if !chosen.iter().any(carries) {
+        return None;
+    }
     let steps: Vec<&str> = chosen.iter().map(|&i| file.lines[i].trim()).collect();
     let keys: std::collections::BTreeSet<String> = steps.iter().map(|s| s.to_lowercase()).collect();
     if keys.len() != steps.len() {
@@ -207,15 +220,27 @@ pub fn ordering(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<Gener
 }
 
 /// multiple_choice, true_false, code_reading or open_ended over a verbatim quote of the lines
-/// around the site.
-pub fn quoted(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> GeneratedQuestion {
-    let (first, last) = quote_window(file, line);
+/// around the site. The premise holds in the quote (SPEC §6.4): "look at `X`" only when the
+/// right answer is about `X`, and a right answer naming an API (`functools.wraps`) only when
+/// the quote shows it — of the entry's facts, the level's first, else another that fits.
+pub fn quoted(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<GeneratedQuestion> {
+    let (first, last) = quote_window(file, line, ask.narrow);
+    let shown = file.text(first, last);
     let where_ = place(file, first, last);
     let token = token_in(ask.entry, file, first, last);
     let pointer = token.map(|t| format!(" (look at `{t}`)")).unwrap_or_default();
-    let look_at = token.map(|t| format!(" Look at `{t}`.")).unwrap_or_default();
+    let look_at =
+        |right: &str| token.filter(|t| right.contains(*t)).map(|t| format!(" Look at `{t}`.")).unwrap_or_default();
     let seed = seed(ask, file, line);
     let (entry, name) = (ask.entry, ask.entry.name);
+    let level = fitting_level(ask, &shown);
+    // No fact of the entry holds in these lines (a JavaScript fact over Go code): no
+    // multiple-choice or true/false question here.
+    let stated = matches!(ask.qtype, QuestionType::MultipleChoice | QuestionType::TrueFalse);
+    if stated && level.is_none() {
+        return None;
+    }
+    let level = level.unwrap_or(ask.level);
     let intro = if ask.about_error {
         format!("An error you met in this session pointed at this code from {where_} ({name}).")
     } else {
@@ -223,6 +248,8 @@ pub fn quoted(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> GeneratedQuest
     };
     let mut q = match ask.qtype {
         QuestionType::MultipleChoice => {
+            let (options, letter, explanation) = fact_among_myths(entry, level, seed);
+            let look_at = look_at(entry.facts[level.index()]);
             let question = match ask.level {
                 Level::Junior => format!("{intro}{look_at} Which statement about it is true?"),
                 Level::Mid => format!("Looking at your code in {where_}, which statement about {name} holds?{look_at}"),
@@ -230,14 +257,14 @@ pub fn quoted(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> GeneratedQuest
                     "Reviewing your code in {where_}, which statement about {name} would an experienced reviewer agree with?{look_at}"
                 ),
             };
-            let (options, letter, explanation) = fact_among_myths(entry, ask.level, seed);
             let mut q = base(ask, question, explanation);
             q.options = Some(options);
             q.correct = Some(letter);
             q
         }
         QuestionType::TrueFalse => {
-            let (statement, truth, explanation) = fact_or_myth(entry, ask.level, seed);
+            let (statement, truth, explanation) = fact_or_myth(entry, level, seed);
+            let look_at = if truth { look_at(statement) } else { String::new() };
             let question = format!("{intro}{look_at} True or false: {statement}");
             let mut q = base(ask, question, explanation);
             q.correct = Some(truth.to_string());
@@ -264,7 +291,19 @@ pub fn quoted(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> GeneratedQuest
             q
         }
     };
-    q.snippet = Some(file.text(first, last));
+    q.snippet = Some(shown);
     q.grounding = Some(quote_grounding(file, first, last, GroundingKind::Quote));
-    q
+    Some(q)
+}
+
+/// The level whose fact the question states: the asked level's, unless that fact names an
+/// API the quoted code does not show (`functools.wraps` over code with only `@classmethod`),
+/// then the nearest level whose fact names none it lacks; `None` when no fact fits.
+fn fitting_level(ask: &Ask<'_>, shown: &str) -> Option<Level> {
+    let fits = |level: Level| {
+        crate::analysis::precision::dotted_names(ask.entry.facts[level.index()]).iter().all(|api| shown.contains(api))
+    };
+    let mut order = Level::ALL.to_vec();
+    order.sort_by_key(|l| l.index().abs_diff(ask.level.index()));
+    order.into_iter().find(|&l| fits(l))
 }

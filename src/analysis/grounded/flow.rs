@@ -5,7 +5,8 @@
 //! Ruby at its `end`); its statements are the body lines that
 //! start a statement (not inside an open `(`/`[`) at the body's own indentation or directly
 //! inside a `try`/`with` block, leaving out block closers, `try` openers, the `catch`/`except`/`else` branches (which do not run on the normal path) and the
-//! bodies of conditions and loops (which run maybe, or many times; their header line stays).
+//! bodies of conditions and loops (which run maybe, or many times; their header line stays),
+//! and bare string literals (docstrings, directives), which do nothing when they run.
 
 use super::CodeFile;
 use crate::analysis::catalogue::tokens::find_token;
@@ -26,6 +27,11 @@ pub fn enclosing_function(file: &CodeFile<'_>, line: usize) -> Option<(usize, us
         let end = function_end(file, lang, h)?;
         (end >= line && end > h).then_some((h, end))
     })
+}
+
+/// Whether line `i` of `file` starts a function (see `is_header`).
+pub fn is_header_line(file: &CodeFile<'_>, i: usize) -> bool {
+    file.lang.is_some_and(|lang| is_header(lang, &file.masked[i]))
 }
 
 fn is_header(lang: Lang, masked: &str) -> bool {
@@ -183,12 +189,21 @@ pub fn statements(file: &CodeFile<'_>, header: usize, end: usize) -> Vec<usize> 
         }
         // Deeper lines are the inside of a literal or a callback, not statements of their own.
         let at_level = indent == top || guarded.is_some_and(|(_, body)| body == Some(indent));
-        let trivial = m.chars().all(|c| "{}()[];,".contains(c)) || m.starts_with('}') || m.starts_with(')');
+        let trivial =
+            m.chars().all(|c| "{}()[];,".contains(c)) || m.starts_with('}') || m.starts_with(')') || is_bare_string(m);
         if statement_start && at_level && !trivial && file.lines[i].trim().len() <= MAX_STEP_LEN {
             out.push(i);
         }
     }
     out
+}
+
+/// A masked line that is only a string literal (a docstring, a `"use strict"` directive): its
+/// contents are blanked, so what is left is quotes, a prefix such as `r` or `f`, and `;`.
+pub fn is_bare_string(masked: &str) -> bool {
+    let t = masked.trim().trim_end_matches(';').trim_end();
+    let body = t.trim_start_matches(|c: char| "rRbBuUfF@$".contains(c));
+    !body.is_empty() && body.starts_with(['"', '\'', '`']) && body.chars().all(|c| "\"'` ".contains(c))
 }
 
 /// Net change of open `(` and `[` on a masked line.

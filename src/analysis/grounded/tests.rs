@@ -29,7 +29,7 @@ const SERVICE: &str = "def load(repo, ids, tags=None):\n    if tags is None:\n  
 
 /// A question request about `entry` under its own name, for code it was seen in.
 fn ask(entry: &'static Entry, qtype: QuestionType, level: Level) -> Ask<'static> {
-    Ask { entry, concept: entry.name, qtype, level, about_error: false, used_bugs: &[] }
+    Ask { entry, concept: entry.name, qtype, level, about_error: false, used_bugs: &[], narrow: false }
 }
 
 fn files() -> Vec<SourceFile> {
@@ -204,4 +204,124 @@ fn errors_point_at_lines_of_captured_files() {
     // A concept seen in code (not an error) is not read for line numbers.
     let seen = Concept { source_file: "app/api/users/route.ts".into(), ..concept("route.ts(4,9)") };
     assert!(error_sites(&code, &seen).is_empty());
+}
+
+/// Issue 31, rule 2: the unit quoted around a line, in each language, holds the whole
+/// definition with every decorator, annotation or attribute above it (multi-line ones too).
+#[test]
+fn units_hold_the_whole_definition_with_its_decorators_in_every_language() {
+    use super::units::{check_whole, unit_within};
+    let cases: [(&str, &str, &str, &str); 8] = [
+        (
+            "store.py",
+            "import contextlib\n\n\n@contextlib.contextmanager\ndef atomic_csv(path):\n    tmp = path + \".tmp\"\n    with open(tmp, \"w\") as fh:\n        yield fh\n    os.replace(tmp, path)\n",
+            "os.replace(tmp, path)",
+            "@contextlib.contextmanager",
+        ),
+        (
+            "test_money.py",
+            "import pytest\n\n\n@pytest.mark.parametrize(\n    \"raw, cents\",\n    [\n        (\"1.50\", 150),\n        (\"2\", 200),\n    ],\n)\ndef test_parse(raw, cents):\n    assert parse(raw) == cents\n",
+            "assert parse(raw) == cents",
+            "@pytest.mark.parametrize(",
+        ),
+        (
+            "src/lib.rs",
+            "#[cfg(test)]\nmod tests {\n    #[test]\n    #[should_panic(\n        expected = \"empty\"\n    )]\n    fn rejects_empty() {\n        parse(\"\");\n    }\n}\n",
+            "parse(\"\");",
+            "#[test]",
+        ),
+        (
+            "src/OrderTest.java",
+            "class OrderTest {\n    @ParameterizedTest\n    @CsvSource({\n        \"1, 2\",\n    })\n    void adds(int a, int b) {\n        assertEquals(3, a + b);\n    }\n}\n",
+            "assertEquals(3, a + b);",
+            "@ParameterizedTest",
+        ),
+        (
+            "Tests/OrderTests.cs",
+            "public class OrderTests\n{\n    [Theory]\n    [InlineData(1, 2)]\n    public void Adds(int a, int b)\n    {\n        Assert.Equal(3, a + b);\n    }\n}\n",
+            "Assert.Equal(3, a + b);",
+            "[Theory]",
+        ),
+        (
+            "src/app.controller.ts",
+            "@Controller({\n  path: \"orders\",\n})\nexport class OrdersController {\n  @Get(\":id\")\n  find(id: string) {\n    return this.orders.find(id);\n  }\n}\n",
+            "return this.orders.find(id);",
+            "@Get(\":id\")",
+        ),
+        (
+            "store_test.go",
+            "package store\n\nfunc TestGet(t *testing.T) {\n\tcases := []struct{ sku string }{\n\t\t{\"a\"},\n\t}\n\tfor _, c := range cases {\n\t\tif _, err := s.Get(c.sku); err != nil {\n\t\t\tt.Fatal(err)\n\t\t}\n\t}\n}\n",
+            "t.Fatal(err)",
+            "func TestGet(t *testing.T) {",
+        ),
+        (
+            "spec/order_spec.rb",
+            "RSpec.describe Order do\n  it \"sums\" do\n    order = Order.new\n    expect(order.total).to eq(0)\n  end\nend\n",
+            "expect(order.total).to eq(0)",
+            "it \"sums\" do",
+        ),
+    ];
+    for (path, text, site, first) in cases {
+        let files = vec![SourceFile::new(path, text)];
+        let code = SessionCode::new(&files);
+        let file = &code.files[0];
+        let line = file.lines.iter().position(|l| l.trim() == site).expect("site line");
+        let (start, end) = unit_within(file, line, 18);
+        assert_eq!(
+            file.lines[start].trim(),
+            first,
+            "{path}: starts at its first decorator:\n{}",
+            file.text(start, end)
+        );
+        assert_eq!(check_whole(file, start, end), Ok(()), "{path}");
+        // Cut off the decorator, or cut through a statement: refused.
+        if start + 1 < line {
+            assert!(check_whole(file, start + 1, end).is_err(), "{path}: a cut from line {}", start + 2);
+        }
+        assert!(check_whole(file, start, end - 1).is_err(), "{path}: a cut before the last line");
+    }
+}
+
+#[test]
+fn a_long_function_is_quoted_by_whole_statements_never_a_cut_one() {
+    use super::units::check_whole;
+    let mut body = String::from("def long(rows):\n    \"\"\"Adds up.\"\"\"\n");
+    for k in 0..20 {
+        body.push_str(&format!("    total_{k} = sum(\n        r.x for r in rows\n    )\n"));
+    }
+    body.push_str("    return total_0\n");
+    let files = vec![SourceFile::new("long.py", body.as_str())];
+    let code = SessionCode::new(&files);
+    let file = &code.files[0];
+    let entry = catalogue::find("Generators and lazy iteration").expect("an entry");
+    for line in [10, 11, 12, 30, 60] {
+        let mut a = ask(entry, QuestionType::CodeReading, Level::Mid);
+        a.narrow = false;
+        let q = builders::quoted(&a, file, line).expect("a code_reading question");
+        let g = q.grounding.expect("grounded");
+        let (start, end) = (g.line_start as usize - 1, g.line_end as usize - 1);
+        assert!(start <= line && line <= end, "holds the site");
+        assert_eq!(check_whole(file, start, end), Ok(()), "lines {}-{}", start + 1, end + 1);
+    }
+}
+
+/// Issue 31, rule 3: a docstring (or any bare string) is not a step; the body of a `with`
+/// runs on the normal path, in order.
+#[test]
+fn docstrings_are_no_ordering_steps() {
+    let text = "def write_rows(path, rows):\n    \"\"\"Write rows atomically.\n\n    The file is replaced in one step.\n    \"\"\"\n    tmp = path + \".tmp\"\n    with open(tmp, \"w\") as fh:\n        fh.write(rows)\n    'a bare string'\n    os.replace(tmp, path)\n    return path\n";
+    let files = vec![SourceFile::new("store.py", text)];
+    let code = SessionCode::new(&files);
+    let file = &code.files[0];
+    let steps: Vec<&str> = statements(file, 0, 10).iter().map(|&i| file.lines[i].trim()).collect();
+    assert_eq!(
+        steps,
+        [
+            "tmp = path + \".tmp\"",
+            "with open(tmp, \"w\") as fh:",
+            "fh.write(rows)",
+            "os.replace(tmp, path)",
+            "return path"
+        ]
+    );
 }

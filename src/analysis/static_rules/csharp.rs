@@ -80,6 +80,14 @@ pub(super) fn scan(ctx: &FileCtx, sink: &mut Sink) {
         }
         declarations(&mut st, i, t, sink);
         statements(ctx, &st, i, m, t, sink);
+        // `using (var x = …)`, `using var x = …;`, `await using …`; not a `using System;`.
+        let using = t.strip_prefix("await ").unwrap_or(t);
+        if using.starts_with("using (")
+            || using.starts_with("using var ")
+            || (using.starts_with("using ") && using.contains(" = "))
+        {
+            sink.emit("context_manager", "using", i);
+        }
     }
 }
 

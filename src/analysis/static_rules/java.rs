@@ -61,6 +61,10 @@ pub(super) fn scan(ctx: &FileCtx, sink: &mut Sink) {
         if t.is_empty() {
             continue;
         }
+        // try-with-resources (issue 31): `try (var in = …) {`.
+        if t.starts_with("try (") || t.starts_with("try(") || t.starts_with("} try (") {
+            sink.emit("context_manager", "try-with-resources", i);
+        }
         if let Some(rest) = t.strip_prefix('@')
             && !rest.starts_with("interface")
         {

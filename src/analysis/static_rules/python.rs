@@ -70,6 +70,9 @@ fn decorator(ctx: &FileCtx, st: &mut State, i: usize, m: &str, rest: &str, sink:
         return;
     }
     sink.emit("decorator", path, i);
+    if path.ends_with("contextmanager") {
+        sink.emit("context_manager", path, i);
+    }
     if path == "dataclass" || path.ends_with(".dataclass") {
         st.pending_dataclass = true;
     }
@@ -160,6 +163,16 @@ fn definitions(st: &mut State, i: usize, indent: usize, t: &str, sink: &mut Sink
 }
 
 fn statements(ctx: &FileCtx, st: &State, i: usize, m: &str, t: &str, sink: &mut Sink) {
+    // A `with` block or a class's own `__enter__`/`__exit__`: a context manager (issue 31).
+    let with =
+        strip_word(t, "with").or_else(|| strip_word(t, "async").and_then(|r| strip_word(r.trim_start(), "with")));
+    if let Some(rest) = with {
+        let target = path_after(rest.trim_start(), 0);
+        sink.emit("context_manager", if target.is_empty() { "with" } else { target }, i);
+    }
+    if t.starts_with("def __enter__") || t.starts_with("def __exit__") || t.starts_with("async def __aenter__") {
+        sink.emit("context_manager", st.enclosing(true).unwrap_or("__enter__"), i);
+    }
     if t.starts_with("try:") {
         sink.emit("error_handling", "try/except", i);
     }

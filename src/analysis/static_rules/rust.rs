@@ -57,6 +57,11 @@ pub(super) fn scan(ctx: &FileCtx, sink: &mut Sink) {
             continue;
         }
         items(&mut st, i, t, sink);
+        // A type's own cleanup (issue 31): `impl Drop for TempDir {`.
+        if let Some(rest) = t.strip_prefix("impl Drop for ").or_else(|| t.strip_prefix("impl<'_> Drop for ")) {
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            sink.emit("context_manager", &format!("Drop for {name}"), i);
+        }
         lifetimes(i, m, sink);
         errors_and_await(i, m, sink);
         closures(i, m, sink);

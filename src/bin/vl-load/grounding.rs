@@ -1,7 +1,8 @@
 //! `vl-load grounding <session.json>…`: each recorded session replayed through a fresh
 //! in-process worker with the offline provider (as `vl demo` does), then the share of its
 //! questions grounded in its files, by kind, as the summary route reports it, and how many
-//! question types it got.
+//! question types it got. `vl-load coverage <session.json>…`: the share of each session's static
+//! signals that map to a catalogue concept (issue 31), and over all of them.
 
 use std::collections::BTreeSet;
 
@@ -32,4 +33,38 @@ fn one(path: &str) -> Value {
         }
         Err(error) => json!({ "session": name, "error": error }),
     }
+}
+
+/// `vl-load coverage`: per session and in total, the static signals found in its files and
+/// how many map to a catalogue concept (`analysis::catalogue::coverage`).
+pub fn coverage(paths: &[String]) -> Value {
+    let mut total = vibelearn::analysis::catalogue::Coverage::default();
+    let mut sessions = Vec::new();
+    for path in paths {
+        let name = std::path::Path::new(path).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let parsed = std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| vibelearn::sample::SampleSession::parse(&text).map_err(|e| e.to_string()));
+        let session = match parsed {
+            Ok(session) => session,
+            Err(error) => {
+                sessions.push(json!({ "session": name, "error": error }));
+                continue;
+            }
+        };
+        let mut latest = std::collections::BTreeMap::new();
+        for step in &session.steps {
+            if let Some(w) = &step.write_file {
+                latest.insert(w.path.clone(), w.content.clone());
+            }
+        }
+        let files: Vec<vibelearn::analysis::model::SourceFile> =
+            latest.into_iter().map(|(p, c)| vibelearn::analysis::model::SourceFile::new(p, c)).collect();
+        let figure = vibelearn::analysis::catalogue::coverage(&vibelearn::analysis::analyze_files(&files));
+        total.add(&figure);
+        sessions.push(json!({ "session": name, "signals": figure.signals, "mapped": figure.mapped,
+            "share": figure.share(), "unmapped": figure.unmapped }));
+    }
+    json!({ "sessions": sessions, "total": { "signals": total.signals, "mapped": total.mapped,
+        "share": total.share(), "unmapped": total.unmapped } })
 }

@@ -55,6 +55,7 @@ fn main() {
         "static" => static_throughput(number(1, 5)),
         "stats" => stats_time(number(1, 100_000)),
         "grounding" => grounding::run(&args[1..]),
+        "coverage" => grounding::coverage(&args[1..]),
         other => {
             eprintln!("usage: vl-load enqueue|noop|latency|http … (got {other:?})");
             std::process::exit(2);

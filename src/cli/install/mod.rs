@@ -269,7 +269,17 @@ fn write_install(
 /// to change it (SPEC §6.5).
 fn print_provider(config: &Config) {
     let choice = crate::llm::select(&crate::jobs::provider_settings(config));
-    println!("LLM provider: {} — {}", crate::jobs::describe_provider(&choice), crate::jobs::provider_cost(&choice));
+    // The worker tries a `claude` CLI once before relying on it; so does this line.
+    if let Ok(crate::llm::Selected::Remote(provider)) = &choice
+        && let Some(why) = provider.unavailable()
+    {
+        println!("LLM provider: offline (no LLM, free) — nothing leaves this machine");
+        println!(
+            "  auto did not choose the claude CLI on PATH: it answered \"{why}\"; log it in (run `claude`, then /login) to use it"
+        );
+    } else {
+        println!("LLM provider: {} — {}", crate::jobs::describe_provider(&choice), crate::jobs::provider_cost(&choice));
+    }
     if let Some(note) = crate::jobs::provider_note(config) {
         println!("  {note}");
     }

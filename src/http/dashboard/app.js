@@ -319,6 +319,8 @@
     // Paused providers have their own banner with a Resume button (renderPaused); their
     // notices would repeat it.
     const notices = health.paused ? [] : health.notices || [];
+    // Why auto did not choose the claude CLI: not a pause, so no banner of its own.
+    if (health.provider_notice) notices.unshift(health.provider_notice);
     const problems = [].concat(health.problems || [], notices, health.settings_warning ? [health.settings_warning] : [])
       .map((p) => (typeof p === 'string' ? p : p.message || JSON.stringify(p)));
     if (problems.length) {

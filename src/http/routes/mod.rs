@@ -241,13 +241,15 @@ fn health(ctx: &AppContext, detailed: bool) -> Response {
             .ok()
             .and_then(|c| crate::jobs::llm_usage::today(&c, &ctx.config.learner_day(), ctx.queue.now()).ok());
         let usage = usage.unwrap_or_default();
+        let cli_notice = crate::jobs::cli_notice(&ctx.llm_choice);
         body["llm"] = json!({
-            "description": ctx.provider, "calls_today": usage.calls, "tokens_today": usage.tokens,
+            "description": crate::jobs::provider_now(&ctx.provider, &ctx.llm_choice), "calls_today": usage.calls, "tokens_today": usage.tokens,
             "daily_tokens": ctx.daily_tokens,
         });
         body["paused"] = json!(paused);
         body["settings_warning"] = json!(ctx.config.settings_warning);
-        body["notices"] = json!(crate::jobs::notices_of(&paused));
+        body["provider_notice"] = json!(cli_notice);
+        body["notices"] = json!(cli_notice.into_iter().chain(crate::jobs::notices_of(&paused)).collect::<Vec<_>>());
     }
     json_response(if healthy { 200 } else { 503 }, &body)
 }

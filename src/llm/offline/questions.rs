@@ -47,11 +47,18 @@ pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], pa
                     break;
                 }
                 let about_error = FailedCall::is_label(&concept.source_file);
-                let ask =
-                    Ask { entry, concept: &concept.name, qtype, level: *level, about_error, used_bugs: &session.bugs };
                 let first_site = session.questions.len() - before;
-                if let Some(q) = grounded::question(&code, &sites, first_site, &ask) {
-                    session.add(q);
+                // Whole functions are quoted first; where another question of this type has
+                // those lines already, the smaller unit around the site instead.
+                for narrow in [false, true] {
+                    let used_bugs = &session.bugs;
+                    let ask =
+                        Ask { entry, concept: &concept.name, qtype, level: *level, about_error, used_bugs, narrow };
+                    if let Some(q) = grounded::question(&code, &sites, first_site, &ask)
+                        && session.add(q)
+                    {
+                        break;
+                    }
                 }
             }
         }
@@ -90,7 +97,7 @@ pub fn reteach_question(
     let about_error = FailedCall::is_label(&concept.source_file);
     let order = (0..level_types(level).len()).map(|k| level_types(level)[k]);
     for qtype in order.filter(|t| !avoid.iter().any(|a| a == t.as_str())) {
-        let ask = Ask { entry, concept: &concept.name, qtype, level, about_error, used_bugs: &[] };
+        let ask = Ask { entry, concept: &concept.name, qtype, level, about_error, used_bugs: &[], narrow: false };
         if let Some(mut q) = grounded::question(&code, &sites, 0, &ask) {
             q.tags.push(RETEACH_TAG.to_owned());
             return Some(q);
@@ -128,10 +135,11 @@ impl Asked {
 
     /// Adds `q` unless a question with the same text (modulo whitespace), the same blank or
     /// bug in the same lines, or the same type on the same lines is already there.
-    fn add(&mut self, q: GeneratedQuestion) {
+    /// Whether it was added.
+    fn add(&mut self, q: GeneratedQuestion) -> bool {
         let place = q.grounding.as_ref().map(|g| (q.question_type.clone(), g.file.clone(), g.line_start, g.line_end));
         if place.as_ref().is_some_and(|p| self.placed.contains(p)) {
-            return;
+            return false;
         }
         let text = q.question.split_whitespace().collect::<Vec<_>>().join(" ");
         let edit = q.grounding.as_ref().filter(|g| g.kind != GroundingKind::Quote).map(|g| {
@@ -139,7 +147,7 @@ impl Asked {
             (g.file.clone(), g.line_start, g.line_end, line)
         });
         if self.texts.contains(&text) || edit.as_ref().is_some_and(|e| self.edits.contains(e)) {
-            return;
+            return false;
         }
         self.edits.extend(edit);
         self.bugs.extend(q.tags.iter().filter_map(|t| t.strip_prefix(BUG_TAG_PREFIX)).map(str::to_string));
@@ -147,7 +155,9 @@ impl Asked {
             *self.per_type.entry(q.question_type.clone()).or_default() += 1;
             self.placed.extend(place);
             self.questions.push(q);
+            return true;
         }
+        false
     }
 }
 

@@ -65,7 +65,7 @@ fn rust_session() {
 
 #[test]
 fn ruby_session() {
-    check_session("ruby", &ruby(), &["Layered architecture", "Exception handling with try/catch"]);
+    check_session("ruby", &ruby(), &["Layered architecture", "Exception handling with begin/rescue"]);
 }
 
 #[test]

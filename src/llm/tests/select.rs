@@ -71,6 +71,62 @@ fn auto_falls_back_to_the_claude_cli_on_path() {
     assert_eq!(answer, Ok("args: -p --output-format text\nS\n\nP".to_string()));
 }
 
+/// The stand-in for a `claude` CLI that is installed but not logged in, as the real one says it.
+const NOT_LOGGED_IN: &str = "#!/bin/sh\ncat > /dev/null\necho 'Not logged in · Please run /login'\nexit 1\n";
+
+#[test]
+#[cfg_attr(windows, ignore = "a #!/bin/sh script as claude")]
+fn a_claude_cli_that_is_not_logged_in_is_tried_once_and_left_for_offline() {
+    let dir = TempDir::new();
+    let count = dir.path().join("tries");
+    let script = format!("#!/bin/sh\necho x >> '{}'\n{}", count.display(), &NOT_LOGGED_IN[10..]);
+    dir.file("claude", &script, true);
+    let mut s = settings("auto");
+    s.path_var = Some(dir.path().display().to_string());
+    let choice = select(&s).expect("auto never fails");
+    let Selected::Remote(provider) = &choice else { panic!("the CLI is found on PATH") };
+    assert_eq!(provider.known_unavailable(), None, "not tried yet");
+    assert!(matches!(choice.usable(), Selected::Offline), "a CLI that fails its try is not used");
+    let why = provider.known_unavailable().expect("the try has ended");
+    assert!(why.contains("Not logged in · Please run /login"), "in the CLI's own words: {why}");
+    assert!(why.contains("exited with 1"), "{why}");
+    // Kept for the provider's life: asking again does not run the CLI again.
+    assert!(matches!(choice.usable(), Selected::Offline));
+    provider.start_check();
+    assert_eq!(std::fs::read_to_string(&count).unwrap().lines().count(), 1, "tried exactly once");
+}
+
+#[test]
+#[cfg_attr(windows, ignore = "a #!/bin/sh script as claude")]
+fn a_claude_cli_that_answers_its_try_is_used() {
+    let dir = TempDir::new();
+    dir.file("claude", "#!/bin/sh\ncat > /dev/null\necho OK\n", true);
+    let mut s = settings("auto");
+    s.path_var = Some(dir.path().display().to_string());
+    let choice = select(&s).expect("auto never fails");
+    if let Selected::Remote(provider) = &choice {
+        provider.start_check();
+    }
+    assert_eq!(choice.usable().name(), "command");
+    let Selected::Remote(provider) = &choice else { panic!("the CLI is found on PATH") };
+    assert_eq!(provider.known_unavailable(), None);
+}
+
+#[test]
+#[cfg_attr(windows, ignore = "a #!/bin/sh script as the command")]
+fn a_named_command_that_is_not_logged_in_is_refused_like_a_401() {
+    let dir = TempDir::new();
+    dir.file("claude", NOT_LOGGED_IN, true);
+    let mut s = settings("command");
+    s.llm_command = Some(format!("'{}' -p", dir.path().join("claude").display()));
+    let Ok(Selected::Remote(provider)) = select(&s) else { panic!("a named command is used") };
+    assert_eq!(provider.unavailable(), None, "a provider the user named is not second-guessed");
+    let request = LlmRequest { system: "S".into(), prompt: "P".into(), max_tokens: 5 };
+    let error = provider.complete(&request, Duration::from_secs(5)).expect_err("not logged in");
+    let crate::llm::LlmError::Auth(message) = error else { panic!("expected Auth, got {error:?}") };
+    assert!(message.contains("stdout: Not logged in · Please run /login"), "{message}");
+}
+
 #[test]
 fn a_claude_file_that_is_not_executable_is_ignored() {
     let dir = TempDir::new();

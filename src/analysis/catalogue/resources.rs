@@ -1,0 +1,266 @@
+//! Concepts of cleanup and failure in each language's own terms (issue 31): context managers
+//! and their counterparts (Python `with`/`@contextmanager`, C# `using`, Java
+//! try-with-resources, Rust `Drop`), and exception handling as Python (`try`/`except`) and Ruby
+//! (`begin`/`rescue`) write it, so a session in those languages is never told "try/catch".
+
+use super::{BugEdit, Entry, sig};
+use crate::analysis::concepts::Level;
+
+pub const ENTRIES: &[Entry] = &[
+    Entry {
+        name: "Context managers and with",
+        category: "error_handling",
+        difficulty: Level::Mid,
+        description: "A context manager pairs setup with a cleanup that always runs: `with` calls its `__enter__` before the block and its `__exit__` after it, whether the block finished or raised. `@contextmanager` writes one as a generator: the code before `yield` is the setup, the code after it the cleanup.",
+        signals: &[sig("context_manager", &[], &["python"], 4)],
+        stack_hints: &["python"],
+        tokens: &["with", "yield", "contextmanager", "as"],
+        example: "@contextmanager\ndef atomic_write(path):\n    tmp = path + \".tmp\"\n    with open(tmp, \"w\") as fh:\n        yield fh\n    os.replace(tmp, path)",
+        facts: [
+            "The file opened by `with open(...) as fh:` is closed when the block ends, also when the block raises.",
+            "In a `@contextmanager` function the code after `yield` runs when the `with` block ends; without a try/finally around the `yield` it is skipped when the block raises.",
+            "`__exit__` receives the exception raised in the block and can suppress it by returning a true value, so a context manager decides whether a failure propagates.",
+        ],
+        myths: [
+            "A file opened in a `with` block stays open until the garbage collector runs.",
+            "The code after `yield` in a `@contextmanager` function runs before the `with` block's body.",
+            "A `with` block catches every exception raised inside it.",
+        ],
+        order_prompt: "Order what happens when `with atomic_write(path) as fh:` runs a block that succeeds.",
+        steps: &[
+            "atomic_write(path) builds the temporary path",
+            "open(tmp) creates the temporary file",
+            "yield hands fh to the with block",
+            "the block writes through fh",
+            "the temporary file is closed and os.replace moves it over path",
+        ],
+        reading: [
+            "What does this context manager guarantee about the file, and what happens if the block raises?",
+            "Setup runs before the block and the cleanup after it: the file is closed when the block ends, and a block that raises leaves the cleanup after `yield` unrun unless it is wrapped in try/finally, so the target is never replaced by a half-written file.",
+        ],
+        bugs: &[BugEdit {
+            from: "with open(tmp, \"w\") as fh:",
+            to: "fh = open(tmp, \"w\")",
+            answer: "The file is no longer closed when the block ends, so its buffered writes may not be on disk when it is moved into place, and the handle leaks if the block raises.",
+        }],
+        open: [
+            "When would you write your own context manager instead of a try/finally at each call site?",
+            "When the same setup and cleanup pair recurs (a connection, a lock, a temporary file, a transaction): one context manager keeps the pairing in one place, makes the cleanup impossible to forget, and names the resource's lifetime at the call site. Keep the cleanup in a finally around the `yield` so it runs on failure too, decide deliberately whether `__exit__` suppresses errors, and use contextlib.ExitStack when the number of resources varies.",
+        ],
+        follow_up: "What would you change so the cleanup after `yield` also runs when the block raises?",
+        generic: false,
+    },
+    Entry {
+        name: "Disposal with using",
+        category: "error_handling",
+        difficulty: Level::Mid,
+        description: "A `using` statement or declaration calls `Dispose()` on an IDisposable when its scope ends, also when an exception leaves it, so connections, streams and locks are released without a hand-written finally.",
+        signals: &[sig("context_manager", &[], &["csharp"], 4)],
+        stack_hints: &["csharp", "dotnet"],
+        tokens: &["using", "Dispose", "await"],
+        example: "public async Task<int> CountAsync(string path)\n{\n    using var reader = new StreamReader(path);\n    var text = await reader.ReadToEndAsync();\n    return text.Split('\\n').Length;\n}",
+        facts: [
+            "A `using var` declaration disposes the object when the enclosing scope ends, also when an exception leaves it.",
+            "`using` compiles to a try/finally that calls Dispose, so the cleanup runs on every path out of the scope.",
+            "`await using` calls DisposeAsync for resources whose cleanup is itself asynchronous, such as a network stream that flushes.",
+        ],
+        myths: [
+            "An object in a `using` statement is disposed only when the garbage collector finalises it.",
+            "`using` disposes the object only when the block completes without an exception.",
+            "Any class can be used in a `using` statement, whether or not it implements IDisposable.",
+        ],
+        order_prompt: "Order what happens when CountAsync(path) runs and the file is read.",
+        steps: &[
+            "a StreamReader is created for path",
+            "ReadToEndAsync reads the whole file",
+            "the text is split into lines and counted",
+            "the scope ends and reader.Dispose() closes the file",
+        ],
+        reading: [
+            "When is the reader disposed here, and what happens to the file if reading throws?",
+            "The reader is disposed when the method's scope ends, on the normal path and when ReadToEndAsync throws, because `using` is a try/finally that calls Dispose: the file handle is always released.",
+        ],
+        bugs: &[BugEdit {
+            from: "using var reader = new StreamReader(path);",
+            to: "var reader = new StreamReader(path);",
+            answer: "Without `using` the reader is never disposed: the file handle stays open until the garbage collector runs, and the file may stay locked for other writers.",
+        }],
+        open: [
+            "How do you decide which of your classes should implement IDisposable, and how do callers then use them?",
+            "A class that owns an unmanaged resource or another disposable (a connection, a stream, a timer) should implement IDisposable and dispose what it owns; callers then hold it in a `using` scope as short as the work. Prefer `using` declarations for readability, `await using` for asynchronous cleanup, avoid disposing things you do not own, and register scoped disposables with the DI container so it disposes them.",
+        ],
+        follow_up: "What is the difference between a `using` statement with braces and a `using var` declaration?",
+        generic: false,
+    },
+    Entry {
+        name: "try-with-resources",
+        category: "error_handling",
+        difficulty: Level::Mid,
+        description: "A try-with-resources statement closes every AutoCloseable declared in its header when the block ends, in reverse order, also when an exception is thrown, and keeps a failure of close() as a suppressed exception instead of losing the original one.",
+        signals: &[sig("context_manager", &[], &["java"], 4)],
+        stack_hints: &["java", "spring"],
+        tokens: &["try", "close", "AutoCloseable"],
+        example: "static long countLines(Path path) throws IOException {\n    try (BufferedReader reader = Files.newBufferedReader(path)) {\n        return reader.lines().count();\n    }\n}",
+        facts: [
+            "A resource declared in the parentheses of `try (...)` is closed when the block ends, also when it throws.",
+            "Several resources in one try-with-resources header are closed in the reverse order of their declaration.",
+            "If the block throws and close() throws too, the close() failure is attached to the first exception as suppressed instead of replacing it.",
+        ],
+        myths: [
+            "A resource in a try-with-resources header is closed only if the block completes normally.",
+            "try-with-resources needs a finally block that calls close() to work.",
+            "Resources declared in one try-with-resources header are closed in the order they were declared.",
+        ],
+        order_prompt: "Order what happens when countLines(path) reads a file.",
+        steps: &[
+            "Files.newBufferedReader opens the file",
+            "reader.lines() streams its lines",
+            "count() counts them",
+            "reader.close() runs as the try block ends",
+            "the count is returned to the caller",
+        ],
+        reading: [
+            "When is the reader closed here, and what happens to an exception thrown while counting?",
+            "The reader is closed as the try block ends, on the normal path and when counting throws; the exception still propagates to the caller, with any failure of close() attached to it as suppressed.",
+        ],
+        bugs: &[BugEdit {
+            from: "try (BufferedReader reader = Files.newBufferedReader(path)) {",
+            to: "BufferedReader reader = Files.newBufferedReader(path); {",
+            answer: "The reader is no longer closed: every call leaks a file handle, and on a busy server the process eventually runs out of them.",
+        }],
+        open: [
+            "What makes a class a good candidate for AutoCloseable, and what should its close() do?",
+            "Anything that holds a resource beyond memory (a file, socket, connection, lock) should implement AutoCloseable so callers can scope it with try-with-resources. close() should release what the object owns, be safe to call twice, throw narrow exceptions (or none, via Closeable's contract) and never hide the block's own failure; document ownership so only one party closes it.",
+        ],
+        follow_up: "Why does try-with-resources keep a close() failure as a suppressed exception?",
+        generic: false,
+    },
+    Entry {
+        name: "Drop and scoped cleanup",
+        category: "error_handling",
+        difficulty: Level::Mid,
+        description: "A Rust value is dropped when its owner goes out of scope, and its Drop implementation runs then: files close, locks unlock and buffers flush at a point the compiler fixes, on early returns and `?` as on the normal path, with no try/finally.",
+        signals: &[sig("context_manager", &[], &["rust"], 4)],
+        stack_hints: &["rust"],
+        tokens: &["drop", "Drop", "lock"],
+        example: "impl Drop for TempDir {\n    fn drop(&mut self) {\n        let _ = std::fs::remove_dir_all(&self.path);\n    }\n}",
+        facts: [
+            "A value is dropped when the variable that owns it goes out of scope, so its Drop code runs at the end of that block.",
+            "An early return or a `?` that leaves a function still drops every value the function owned, in reverse order of declaration.",
+            "A MutexGuard unlocks in its Drop, so holding the guard in a variable keeps the lock until the end of the variable's scope.",
+        ],
+        myths: [
+            "Drop runs when the garbage collector decides to free the value.",
+            "Values are dropped in the order they were declared.",
+            "Returning early with `?` skips the Drop implementations of the function's locals.",
+        ],
+        order_prompt: "Order what happens when a function that owns a TempDir returns.",
+        steps: &[
+            "the function creates the TempDir",
+            "the function uses the directory",
+            "the function returns its result",
+            "the TempDir goes out of scope",
+            "its drop removes the directory",
+        ],
+        reading: [
+            "When does this Drop implementation run, and why does it ignore the error?",
+            "It runs when the owning value goes out of scope: at the end of its block, on an early return or a `?`, and while a panic unwinds. It ignores the removal error because drop cannot return one and should not panic during unwinding.",
+        ],
+        bugs: &[BugEdit {
+            from: "let _ = std::fs::remove_dir_all(&self.path);",
+            to: "std::fs::remove_dir_all(&self.path).unwrap();",
+            answer: "drop now panics when removal fails; a panic inside drop during another panic's unwinding aborts the whole process.",
+        }],
+        open: [
+            "When should a type implement Drop, and what should its drop never do?",
+            "When it owns a resource that must be released (a file, a lock, a temporary directory, a connection handed back to a pool): Drop makes the release automatic on every path. drop should be quick, never panic (a panic while unwinding aborts), and not report errors it cannot return; offer an explicit close or flush method returning Result for callers who need to know, and let Drop be the safety net.",
+        ],
+        follow_up: "Why does holding a MutexGuard in a named variable keep the lock longer than using it in one expression?",
+        generic: false,
+    },
+    Entry {
+        name: "Exception handling with try/except",
+        category: "error_handling",
+        difficulty: Level::Junior,
+        description: "try/except separates the normal path from the failure path in Python: the except clauses name the exceptions the code expects, else runs when nothing was raised, and finally always runs. Catching too broadly hides real bugs; catching too little crashes on expected failures.",
+        signals: &[sig("error_handling", &["try", "except"], &["python"], 3)],
+        stack_hints: &["python"],
+        tokens: &["try", "except", "finally", "raise"],
+        example: "try:\n    user = repo.get(user_id)\nexcept KeyError:\n    raise HTTPException(status_code=404)\nfinally:\n    repo.close()",
+        facts: [
+            "Only code inside the try block is protected; an exception raised elsewhere skips its except clauses.",
+            "A finally block runs whether the try block succeeded or raised, which makes it the place for cleanup.",
+            "`except Exception:` hides bugs such as a misspelt attribute (AttributeError) along with the failure you expected.",
+        ],
+        myths: [
+            "An except clause also catches exceptions raised later by functions that were only defined inside the try block.",
+            "Code in finally runs only when an exception was raised.",
+            "Catching every exception everywhere is the safest default because the program never crashes.",
+        ],
+        order_prompt: "Order what happens when `repo.get(user_id)` raises KeyError in this code.",
+        steps: &[
+            "repo.get(user_id) is called inside the try block",
+            "it raises KeyError",
+            "the except KeyError clause is chosen",
+            "the clause raises HTTPException(404)",
+            "the finally block closes the repository before the exception propagates",
+        ],
+        reading: [
+            "Which exception does this code expect, what does it turn it into, and what always runs?",
+            "It expects the lookup to fail for a missing record and translates that low-level exception into one the caller understands (here an HTTP 404). The cleanup in finally runs on both the success and the failure path.",
+        ],
+        bugs: &[BugEdit {
+            from: "except KeyError:",
+            to: "except Exception:",
+            answer: "Catching Exception turns every failure, including bugs like AttributeError or a lost database connection, into a 404: real errors hide behind a misleading 'not found'.",
+        }],
+        open: [
+            "Where in a layered Python application should exceptions be caught, and where should they propagate?",
+            "Catch where you can act: translate low-level exceptions into domain ones at layer boundaries (raise ... from err keeps the cause), map them to responses in one place at the edge, retry transient failures near the call. Let unexpected exceptions propagate to a top-level handler that logs once with the traceback. Avoid bare except and pass, and keep each except as narrow as the failure it expects.",
+        ],
+        follow_up: "Why is `except Exception:` usually worse than catching a specific exception?",
+        generic: false,
+    },
+    Entry {
+        name: "Exception handling with begin/rescue",
+        category: "error_handling",
+        difficulty: Level::Junior,
+        description: "begin/rescue separates the normal path from the failure path in Ruby, and a method body can rescue without a begin: rescue names the exception classes the code expects, else runs when nothing was raised, ensure always runs.",
+        signals: &[sig("error_handling", &["rescue", "begin", "ensure"], &["ruby"], 3)],
+        stack_hints: &["ruby", "rails"],
+        tokens: &["rescue", "ensure", "raise", "begin"],
+        example: "def show\n  order = Order.find(params[:id])\n  render json: order\nrescue ActiveRecord::RecordNotFound => e\n  render json: { error: e.message }, status: :not_found\nend",
+        facts: [
+            "A rescue in a method body covers the whole method, as if its body were wrapped in begin/end.",
+            "An ensure clause runs whether the body finished or raised, which makes it the place for cleanup.",
+            "A bare `rescue => e` rescues StandardError and its subclasses, which includes NoMethodError: a typo then looks like the failure you expected.",
+        ],
+        myths: [
+            "A bare `rescue => e` rescues every exception, including Interrupt and SystemExit.",
+            "Code in ensure runs only when an exception was raised.",
+            "A method needs an explicit begin/end to use rescue.",
+        ],
+        order_prompt: "Order what happens when the order is not found in this action.",
+        steps: &[
+            "Order.find(params[:id]) is called",
+            "it raises ActiveRecord::RecordNotFound",
+            "the rescue clause for RecordNotFound is chosen",
+            "it renders the error with status :not_found",
+        ],
+        reading: [
+            "Which exception does this method expect, and what does the caller get when it happens?",
+            "It expects the lookup to fail for a missing record: the method-level rescue catches RecordNotFound and renders a 404 with the message, while any other exception propagates to the framework's handler.",
+        ],
+        bugs: &[BugEdit {
+            from: "rescue ActiveRecord::RecordNotFound => e",
+            to: "rescue => e",
+            answer: "A bare rescue catches every StandardError, so a NoMethodError from a typo or a lost database connection is also answered with 404 'not found', hiding the real bug.",
+        }],
+        open: [
+            "Where should a Rails application rescue exceptions, and where should it let them propagate?",
+            "Rescue where you can act: translate expected failures into responses in one place (rescue_from in a controller), retry transient ones near the call, and let unexpected exceptions reach the error tracker. Keep each rescue to the classes you expect, avoid rescuing Exception, and use ensure for cleanup.",
+        ],
+        follow_up: "Why is rescuing a specific class better than a bare `rescue => e`?",
+        generic: false,
+    },
+];

@@ -1,0 +1,228 @@
+//! The precision rules of SPEC §6.4 as checks on one generated question, for the offline
+//! catalogue's questions and an LLM's alike (the quiz job drops, or sends back for one repair,
+//! a question that breaks one):
+//!
+//! 2. a snippet is a whole syntactic unit of its file (`grounded::units::check_whole`);
+//! 3. an ordering question's steps are statements that run (no docstring, comment or bare
+//!    string), lines of the cited stretch;
+//! 4. every word fits the session's languages: nothing that only another language says
+//!    (`try/catch` in a Python-only session, `package.json` where there is no JavaScript);
+//! 5. the premise holds: "look at `X`" only where `X` is in the snippet and the right answer is
+//!    about `X`; a right answer naming an API (`functools.wraps`) only where the snippet shows
+//!    it; no sentence twice in an answer or explanation.
+//!
+//! Pure: a question and the session's files in, the problems out.
+
+use crate::analysis::grounded::flow_is_bare_string;
+use crate::analysis::grounded::{CodeFile, units::check_whole};
+use crate::analysis::grounding::GroundingKind;
+use crate::analysis::lexer::{Lang, lang_for_path};
+use crate::analysis::model::SourceFile;
+use crate::analysis::questions::GeneratedQuestion;
+
+/// Phrases only one language family uses, lowercase: said in a session with no file of that
+/// family, they talk about the wrong language.
+const ONLY_IN: [(&[Lang], &[&str]); 7] = [
+    (
+        &[Lang::TypeScript, Lang::JavaScript],
+        &["package.json", "node_modules", "npm install", "cannot find module", "console.log", "zod"],
+    ),
+    (&[Lang::Python], &["pyproject.toml", "pip install", "modulenotfounderror", "functools", "__init__"]),
+    (&[Lang::Go], &["err != nil", "goroutine", "go.mod", "errors.is"]),
+    (&[Lang::Rust], &["cargo.toml", ".unwrap()", "borrow checker"]),
+    (&[Lang::Java], &["nullpointerexception", "system.out", "pom.xml"]),
+    (&[Lang::CSharp], &["console.writeline", "ienumerable", ".csproj"]),
+    (&[Lang::Ruby], &["attr_accessor", "bundle exec", "gemfile"]),
+];
+
+/// Languages whose exception syntax is `try`/`catch`.
+const TRY_CATCH: [Lang; 4] = [Lang::TypeScript, Lang::JavaScript, Lang::Java, Lang::CSharp];
+
+/// Every rule `q` breaks, as reasons a model can act on; empty when it holds to all.
+pub fn precision_problems(q: &GeneratedQuestion, files: &[SourceFile]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let langs: Vec<Lang> = files.iter().filter_map(|f| lang_for_path(&f.path)).collect();
+    let grounded = q.grounding.as_ref().and_then(|g| Some((g, files.iter().find(|f| f.path == g.file)?)));
+    if let Some((g, file)) = grounded {
+        let code = CodeFile::new(file);
+        let (start, end) = (g.line_start.saturating_sub(1) as usize, g.line_end.saturating_sub(1) as usize);
+        if q.question_type == "ordering" {
+            problems.extend(step_problems(q, &code, start, end));
+        } else if q.snippet.is_some()
+            && matches!(g.kind, GroundingKind::Quote | GroundingKind::Blank | GroundingKind::Mutation)
+            && let Err(why) = check_whole(&code, start, end)
+        {
+            problems.push(format!("the snippet is not a whole unit of {}: {why}", g.file));
+        }
+    }
+    if !langs.is_empty() {
+        problems.extend(language_problems(q, &langs));
+    }
+    problems.extend(premise_problems(q));
+    problems
+}
+
+/// Rule 3: each step is a line of the cited stretch that runs.
+fn step_problems(q: &GeneratedQuestion, code: &CodeFile<'_>, start: usize, end: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for step in q.options.iter().flatten() {
+        let at = (start..=end.min(code.lines.len().saturating_sub(1))).find(|&i| code.lines[i].trim() == step.trim());
+        match at {
+            None => out.push(format!("the step `{step}` is not a line of the cited code")),
+            Some(i) if code.masked[i].trim().is_empty() || flow_is_bare_string(&code.masked[i]) => {
+                out.push(format!("the step `{step}` is a comment or a bare string, which does not run"))
+            }
+            Some(_) => {}
+        }
+    }
+    out
+}
+
+/// Rule 4: the words a question uses, against the session's languages.
+fn language_problems(q: &GeneratedQuestion, langs: &[Lang]) -> Vec<String> {
+    let text = said(q).to_lowercase();
+    let mut out = Vec::new();
+    for (family, phrases) in ONLY_IN {
+        if langs.iter().any(|l| family.contains(l)) {
+            continue;
+        }
+        if let Some(phrase) = phrases.iter().find(|p| text.contains(*p)) {
+            out.push(format!("it says `{phrase}`, which belongs to a language this session does not use"));
+        }
+    }
+    if !langs.iter().any(|l| TRY_CATCH.contains(l)) && (text.contains("try/catch") || text.contains("catch block")) {
+        out.push("it says try/catch, but this session's languages do not catch exceptions that way".to_owned());
+    }
+    out
+}
+
+/// Everything a question says to the learner but the code: concept, question, options,
+/// answer, explanation, follow-up.
+fn said(q: &GeneratedQuestion) -> String {
+    let options = q.options.as_deref().unwrap_or_default().join("\n");
+    let parts: [&str; 5] = [&q.concept, &q.question, &options, q.correct.as_deref().unwrap_or(""), &q.explanation];
+    let mut text = parts.join("\n");
+    if let Some(f) = &q.follow_up {
+        text.push('\n');
+        text.push_str(f);
+    }
+    text
+}
+
+/// Rule 5: "look at `X`" holds in the snippet and the answer; named APIs are shown; no
+/// sentence is said twice.
+fn premise_problems(q: &GeneratedQuestion) -> Vec<String> {
+    let mut out = Vec::new();
+    let snippet = q.snippet.as_deref().unwrap_or("");
+    let right = right_answer(q);
+    if let Some(x) = looked_at(&q.question) {
+        if !snippet.contains(x) {
+            out.push(format!("it says to look at `{x}`, which the snippet does not show"));
+        } else if right.is_some_and(|r| !r.contains(x)) {
+            out.push(format!("it says to look at `{x}`, but the right answer is not about `{x}`"));
+        }
+    }
+    if !snippet.is_empty()
+        && let Some(right) = right
+    {
+        for api in dotted_names(right) {
+            if !snippet.contains(api) {
+                out.push(format!("the right answer is about `{api}`, which the snippet does not show"));
+            }
+        }
+    }
+    for (what, text) in [("answer", q.correct.as_deref().unwrap_or("")), ("explanation", q.explanation.as_str())] {
+        if let Some(twice) = repeated_sentence(text) {
+            out.push(format!("the {what} says \"{twice}\" twice"));
+        }
+    }
+    out
+}
+
+/// The text the right answer states: the correct option of a multiple-choice question, the
+/// statement of a true true/false question; `None` for the others.
+fn right_answer(q: &GeneratedQuestion) -> Option<&str> {
+    match q.question_type.as_str() {
+        "multiple_choice" => {
+            let letter = q.correct.as_deref()?.trim().chars().next()?;
+            let index = (letter as usize).checked_sub('A' as usize)?;
+            q.options.as_ref()?.get(index).map(String::as_str)
+        }
+        "true_false" if q.correct.as_deref() == Some("true") => {
+            q.question.split_once("True or false:").map(|(_, statement)| statement.trim())
+        }
+        _ => None,
+    }
+}
+
+/// `X` of a "look at `X`" in a question.
+fn looked_at(question: &str) -> Option<&str> {
+    let lower = question.to_lowercase();
+    let at = lower.find("look at `")? + "look at `".len();
+    let rest = question.get(at..)?;
+    rest.split_once('`').map(|(x, _)| x).filter(|x| !x.is_empty())
+}
+
+/// Dotted API names in prose (`functools.wraps`, `Promise.all`, `errors.Is`): a lowercase or
+/// capitalised identifier, a dot, an identifier; not file names (`package.json`) or numbers.
+pub fn dotted_names(text: &str) -> Vec<&str> {
+    let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_');
+    text.split(|c: char| c.is_whitespace() || "(),;:`'\"".contains(c))
+        .map(|w| w.trim_end_matches(['.', '?', '!']))
+        .filter(|w| {
+            let Some((left, right)) = w.split_once('.') else { return false };
+            ident(left)
+                && ident(right)
+                && !left.chars().next().is_some_and(|c| c.is_ascii_digit())
+                && ![
+                    "json", "toml", "yaml", "md", "txt", "js", "ts", "py", "rs", "go", "rb", "cs", "java", "lock",
+                    "mod", "g", "e",
+                ]
+                .contains(&right)
+                && !["e", "i"].contains(&left)
+        })
+        .collect()
+}
+
+/// A sentence said twice in `text` (compared trimmed and case-folded). Sentences end at
+/// `.`, `!` or `?` followed by whitespace, so `client.get` in code is no end.
+pub fn repeated_sentence(text: &str) -> Option<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        let ends = matches!(b, b'.' | b'!' | b'?') && bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace());
+        if !ends {
+            continue;
+        }
+        let sentence = text[start..=i].trim();
+        start = i + 1;
+        if sentence.len() > 12 && !seen.insert(sentence.to_lowercase()) {
+            return Some(sentence.to_owned());
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dotted_names_are_apis_not_files() {
+        assert_eq!(
+            dotted_names("functools.wraps copies the name; see package.json and e.g. this."),
+            ["functools.wraps"]
+        );
+        assert_eq!(dotted_names("Use Promise.all, not 1.5 or v2."), ["Promise.all"]);
+    }
+
+    #[test]
+    fn a_sentence_said_twice_is_found() {
+        assert_eq!(
+            repeated_sentence("It closes the file. Then it returns. It closes the file."),
+            Some("It closes the file.".into())
+        );
+        assert_eq!(repeated_sentence("One thing. Another thing."), None);
+    }
+}

@@ -331,7 +331,15 @@ pub fn set_mode(_path: &Path, _mode: u32) -> std::io::Result<()> {
 }
 
 pub fn symlink_file(target: &Path, link: &Path) -> std::io::Result<()> {
-    std::os::windows::fs::symlink_file(target, link)
+    std::os::windows::fs::symlink_file(target, link)?;
+    // Wine answers success but makes a file that is no link (seen under wine 8); a caller
+    // promised a link must not go on with a copy, so that is an error here.
+    if std::fs::symlink_metadata(link)?.file_type().is_symlink() {
+        Ok(())
+    } else {
+        let _ = std::fs::remove_file(link);
+        Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "the link made is not a symbolic link"))
+    }
 }
 
 pub fn stop_process_command(pid: u64) -> String {

@@ -78,8 +78,8 @@ wine64 "$LIB_TESTS" --test-threads 2 -q \
     --skip capture::tests::files_are_read_capped_stripped_and_missing_ones_are_none
 
 # 5. The integration tests, real child processes and real workers all under wine. Left out: the
-# three that drive the real Claude Code CLI (two directly, one through npm) and the one that
-# drives Chromium, whose Windows builds (and Node's) wine cannot run here. Tests that are Linux-only by nature (/proc, SIGINT) are #[ignore]d on
+# three that drive the real Claude Code CLI (two directly, one through npm), the three that drive
+# the real Gemini CLI, Codex and Copilot CLI, and the one that drives Chromium, whose Windows builds (and Node's) wine cannot run here. Tests that are Linux-only by nature (/proc, SIGINT) are #[ignore]d on
 # Windows in the source. Under wine a process start costs ~0.15 s, so a test whose deadline is
 # tight can miss it with two running at once: a failure is run again alone, and counts only if
 # it fails alone too.
@@ -92,7 +92,7 @@ SKIPS=(--skip claude_cli::the_real_claude_code_cli --skip claude_cli::the_reposi
     --skip claude_cli::the_plugins_quiz_command
     --skip pipeline::sync::an_edit_to_a_quoted_line_replaces_its_questions_and_the_next_sync_sends_them
     --skip dashboard::the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser
-    --skip npm_package::)
+    --skip npm_package:: --skip gemini_cli:: --skip codex_cli:: --skip copilot_cli::)
 log=$(mktemp)
 wine64 "$INTEGRATION_TESTS" --test-threads 2 "${SKIPS[@]}" >"$log" 2>&1 || true
 grep -E '^test result: ' "$log" || { echo "the integration tests did not finish" >&2; tail -50 "$log" >&2; exit 1; }

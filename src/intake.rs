@@ -130,7 +130,12 @@ impl<'a> PrivateTurns<'a> {
     pub fn is_private(&self, session_id: &str) -> bool {
         match std::fs::symlink_metadata(self.marker(session_id)) {
             Ok(_) => true,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            // No marker, in a marker dir that is a usable dir (or none yet). Windows says "not
+            // found" also when the dir is a file (Unix says ENOTDIR), so the dir is checked too.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => match std::fs::metadata(self.dir) {
+                Ok(meta) => !meta.is_dir(),
+                Err(e) => e.kind() != std::io::ErrorKind::NotFound,
+            },
             Err(e) => {
                 log::error!(target: "intake", "cannot tell whether a turn is private ({e}); recording nothing of it");
                 true

@@ -9,7 +9,9 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(unix)]
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -253,7 +255,9 @@ fn a_listener_that_cannot_prove_it_is_the_worker_gets_nothing_of_the_users() {
         let output = vl(data, port).args(args).output().unwrap();
         let said = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
         assert!(said.contains(&format!("port {port} is held by another process")), "vl {args:?}: {said}");
-        assert!(said.contains(&holder) && said.contains("VIBELEARN_WORKER_PORT"), "vl {args:?}: {said}");
+        // The holder's pid where the OS tells it (Linux's /proc; elsewhere the message goes without).
+        let pid_told = !cfg!(target_os = "linux") || said.contains(&holder);
+        assert!(pid_told && said.contains("VIBELEARN_WORKER_PORT"), "vl {args:?}: {said}");
     }
     assert!(!data.join("worker.pid").exists(), "no worker was started to race for the port");
     // jobs replay works on the database itself.

@@ -101,6 +101,19 @@ pub struct HookInput {
     pub from_cursor: bool,
 }
 
+impl HookInput {
+    /// Records the agent's tool under Claude Code's name `claude_name` when it has one (the
+    /// agent's own name kept in `agent_tool`), else under its own.
+    pub(super) fn set_tool(&mut self, agent_tool: String, claude_name: &str) {
+        if claude_name.is_empty() {
+            self.tool_name = Some(agent_tool);
+        } else {
+            self.tool_name = Some(claude_name.to_owned());
+            self.agent_tool = Some(agent_tool);
+        }
+    }
+}
+
 /// The first present, non-empty string among `names`.
 pub(super) fn text(raw: &Value, names: &[&str]) -> Option<String> {
     names.iter().find_map(|n| raw.get(*n).and_then(Value::as_str)).filter(|s| !s.is_empty()).map(str::to_owned)

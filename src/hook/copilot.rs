@@ -59,12 +59,7 @@ pub fn normalize(raw: &Value) -> HookInput {
         input.failed = true;
         input.error = Some(result_text.clone());
     }
-    if name.is_empty() {
-        input.tool_name = Some(tool);
-    } else {
-        input.tool_name = Some(name.to_owned());
-        input.agent_tool = Some(tool);
-    }
+    input.set_tool(tool, name);
     input.tool_input = tool_input;
     input.tool_response = result;
     input

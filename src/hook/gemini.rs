@@ -48,12 +48,7 @@ pub fn normalize(raw: &Value) -> HookInput {
         let shown = response.get("returnDisplay").and_then(Value::as_str).filter(|s| !s.trim().is_empty());
         input.error = Some(format!("{}\nExit Code: {code}", shown.unwrap_or(&llm_content)));
     }
-    if name.is_empty() {
-        input.tool_name = Some(tool);
-    } else {
-        input.tool_name = Some(name.to_owned());
-        input.agent_tool = Some(tool);
-    }
+    input.set_tool(tool, name);
     input.tool_input = tool_input;
     input.tool_response = response;
     input

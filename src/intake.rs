@@ -114,7 +114,7 @@ impl<'a> PrivateTurns<'a> {
     /// `<dir>/<sha256(session id) as hex>`.
     pub fn marker(&self, session_id: &str) -> PathBuf {
         use sha2::Digest;
-        self.dir.join(crate::jobs::session_data::hex(&sha2::Sha256::digest(session_id.as_bytes())))
+        self.dir.join(hex::encode(sha2::Sha256::digest(session_id.as_bytes())))
     }
 
     /// A prompt opens a turn: private (and marked so) when the prompt is entirely private,

@@ -9,7 +9,12 @@ use vibelearn::config::Config;
 fn main() -> ExitCode {
     // Before anything is created: every file of every `vl` process is owner-only (SPEC §4).
     vibelearn::platform::restrict_new_files();
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // The hook runs once per tool call: its plain form skips building the whole parser.
+    if let Some((platform, event)) = vibelearn::cli::args::plain_hook_args(&args) {
+        return vibelearn::cli::hook_cmd::run(platform.as_deref(), event.as_deref(), Config::load());
+    }
+    let cli = Cli::parse_from(args);
     let config = Config::load();
     let Some(command) = cli.command else {
         return vibelearn::cli::hook_cmd::run_bare(config);

@@ -126,7 +126,7 @@ fn secret_file(path: &Path) -> Result<String, WorkerError> {
 fn new_secret() -> Result<String, WorkerError> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(WorkerError::Random)?;
-    Ok(crate::jobs::session_data::hex(&bytes))
+    Ok(hex::encode(bytes))
 }
 
 /// Runs the worker in this process until it is told to stop.

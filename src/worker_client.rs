@@ -230,7 +230,7 @@ impl WorkerClient {
     fn prove(&self, stream: &TcpStream, key: &str, deadline: Instant) -> Result<(), Unreachable> {
         let mut nonce = [0u8; proof::NONCE_BYTES];
         getrandom::fill(&mut nonce).map_err(|e| Unreachable::Io(std::io::Error::other(e)))?;
-        let path = format!("/api/proof?nonce={}", crate::jobs::session_data::hex(&nonce));
+        let path = format!("/api/proof?nonce={}", hex::encode(nonce));
         let not_ours = |why: &str| Unreachable::NotOurWorker(format!("{why}: {}", port_held(&self.addr)));
         // The one request sent before the proof: a nonce, no token.
         let (response, _) = round_trip(stream, self.request_with("GET", &path, "", None).as_bytes(), deadline)

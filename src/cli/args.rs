@@ -390,3 +390,81 @@ pub enum WorkerAction {
     /// Show whether the worker runs, with pid, port, uptime and queue summary.
     Status,
 }
+
+/// `vl hook [PLATFORM] [EVENT]` in its plain form, read without building the parser.
+///
+/// An agent runs the hook once per tool call, and clap's derive builds the parser of every
+/// command before it parses one: ~300,000 of the hook's 1.3 million instructions (callgrind,
+/// docs/PERFORMANCE.md). Only what clap would read the same way is taken here: `hook` then at
+/// most two words, none starting with `-` and all Unicode. Anything else (`--help`, a third
+/// word, a flag) is `None` and goes to clap, which owns the usage and the messages.
+pub fn plain_hook_args(args: &[std::ffi::OsString]) -> Option<(Option<String>, Option<String>)> {
+    let (command, words) = args.get(1..)?.split_first()?;
+    if command != "hook" || words.len() > 2 {
+        return None;
+    }
+    let words: Vec<String> = words.iter().map(|w| w.to_str().map(str::to_owned)).collect::<Option<_>>()?;
+    if words.iter().any(|w| w.starts_with('-')) {
+        return None;
+    }
+    let mut words = words.into_iter();
+    Some((words.next(), words.next()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+
+    use clap::Parser;
+
+    use super::*;
+
+    fn argv(words: &[&str]) -> Vec<OsString> {
+        words.iter().map(OsString::from).collect()
+    }
+
+    /// What clap makes of the same command line, as the fast path's type.
+    fn by_clap(args: &[OsString]) -> Option<(Option<String>, Option<String>)> {
+        match Cli::try_parse_from(args).ok()?.command? {
+            Command::Hook { platform, event } => Some((platform, event)),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn the_plain_hook_form_reads_as_clap_reads_it() {
+        for words in [
+            &["vl", "hook", "claude-code", "observation"][..],
+            &["vl", "hook", "cursor"],
+            &["vl", "hook"],
+            &["vl", "hook", "no-such-agent", "no-such-event"],
+            &["C:\\bin\\vl.exe", "hook", "gemini", "summarize"],
+        ] {
+            let args = argv(words);
+            let fast = plain_hook_args(&args);
+            assert!(fast.is_some(), "{words:?} should take the fast path");
+            assert_eq!(fast, by_clap(&args), "{words:?}");
+        }
+    }
+
+    #[test]
+    fn everything_else_goes_to_clap() {
+        for words in [
+            &["vl"][..],
+            &["vl", "status"],
+            &["vl", "hook", "--help"],
+            &["vl", "hook", "-h"],
+            &["vl", "hook", "claude-code", "observation", "extra"],
+            &["vl", "hook", "claude-code", "--verbose"],
+            &["vl", "worker", "hook"],
+        ] {
+            assert_eq!(plain_hook_args(&argv(words)), None, "{words:?}");
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStringExt;
+            let args = vec!["vl".into(), "hook".into(), OsString::from_vec(vec![0xff, 0xfe])];
+            assert_eq!(plain_hook_args(&args), None, "a word that is not Unicode is clap's to refuse");
+        }
+    }
+}

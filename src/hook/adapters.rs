@@ -189,7 +189,7 @@ pub fn derived_key(prefix: &str, session: Option<&str>, tool: Option<&str>, inpu
         hasher.update([0]);
     }
     let digest = hasher.finalize();
-    format!("{prefix}-{}", crate::jobs::session_data::hex(&digest[..12]))
+    format!("{prefix}-{}", hex::encode(&digest[..12]))
 }
 
 /// The first non-zero exit status written as `marker` followed by a number (`Exit Code: 1`,

@@ -84,16 +84,7 @@ fn record(platform: Platform, event: HookEvent, raw: &Value, config: &Config) ->
         };
     }
     if event == HookEvent::SessionStart {
-        let mut line = crate::worker_spawn::start(config).hook_line();
-        // One line in the IDE when questions are due (VIBELEARN_SESSION_START_MESSAGE).
-        if let Some(message) = session_start_message(config, input.cwd.as_deref()) {
-            line["systemMessage"] = json!(message);
-        }
-        if let Some(session_id) = &input.session_id {
-            let mut transport = Transport::new(config);
-            transport.send(Route::Event(EventKind::Init), session_body(&input, session_id, platform));
-        }
-        return line;
+        return session_start(&input, platform, config);
     }
     let Some(session_id) = input.session_id.clone() else {
         log::warn!(target: "hook", "{:?} input has no session id; nothing recorded", event);
@@ -115,38 +106,13 @@ fn record(platform: Platform, event: HookEvent, raw: &Value, config: &Config) ->
             }
         }
         HookEvent::Observation | HookEvent::FileEdit => {
-            if turns.is_private(&session_id) {
-                return continue_line();
-            }
-            let route = if event == HookEvent::FileEdit { EventKind::FileEdit } else { EventKind::Observation };
-            // A Codex patch over several files: one observation per file, keyed apart.
-            let more = input.more.iter().enumerate().map(|(n, file)| {
-                let key = input.tool_use_id.as_deref().map(|id| format!("{id}#{}", n + 1));
-                HookInput { tool_use_id: key, ..file.clone() }
-            });
-            for one in std::iter::once(input.clone()).chain(more) {
-                if let Some(body) = observation_body(event, &one, &session_id, platform, config) {
-                    transport.send(Route::Event(route), body);
-                }
+            if !turns.is_private(&session_id) {
+                send_observations(&mut transport, event, &input, &session_id, platform, config);
             }
         }
         HookEvent::Summarize => {
-            if input.stop_hook_active {
-                return continue_line();
-            }
-            let message = input
-                .last_assistant_message
-                .clone()
-                .or_else(|| input.transcript_path.as_deref().and_then(transcript::last_assistant_message))
-                .map(|m| privacy::strip_private(&m).into_owned());
-            for kind in crate::jobs::pipeline_steps(config.flag("VIBELEARN_AUTO_SYNC")) {
-                let mut body = json!({ "contentSessionId": session_id });
-                if kind == crate::jobs::ANALYZE_CONCEPTS
-                    && let Some(message) = &message
-                {
-                    body["last_assistant_message"] = json!(truncate_capture(message).0);
-                }
-                transport.send(Route::Analysis(kind), body);
+            if !input.stop_hook_active {
+                request_analysis(&mut transport, &input, &session_id, config);
             }
         }
         HookEvent::SessionComplete => {
@@ -156,6 +122,62 @@ fn record(platform: Platform, event: HookEvent, raw: &Value, config: &Config) ->
         }
     }
     continue_line()
+}
+
+/// SessionStart: starts the worker if it is down, says in the IDE when questions are due, and
+/// records the session's start when the agent names it.
+fn session_start(input: &HookInput, platform: Platform, config: &Config) -> Value {
+    let mut line = crate::worker_spawn::start(config).hook_line();
+    // One line in the IDE when questions are due (VIBELEARN_SESSION_START_MESSAGE).
+    if let Some(message) = session_start_message(config, input.cwd.as_deref()) {
+        line["systemMessage"] = json!(message);
+    }
+    if let Some(session_id) = &input.session_id {
+        let mut transport = Transport::new(config);
+        transport.send(Route::Event(EventKind::Init), session_body(input, session_id, platform));
+    }
+    line
+}
+
+/// A tool call or file edit, as one event per file (a Codex patch over several files becomes
+/// one observation per file, keyed apart).
+fn send_observations(
+    transport: &mut Transport<'_>,
+    event: HookEvent,
+    input: &HookInput,
+    session_id: &str,
+    platform: Platform,
+    config: &Config,
+) {
+    let route = if event == HookEvent::FileEdit { EventKind::FileEdit } else { EventKind::Observation };
+    let more = input.more.iter().enumerate().map(|(n, file)| {
+        let key = input.tool_use_id.as_deref().map(|id| format!("{id}#{}", n + 1));
+        HookInput { tool_use_id: key, ..file.clone() }
+    });
+    for one in std::iter::once(input.clone()).chain(more) {
+        if let Some(body) = observation_body(event, &one, session_id, platform, config) {
+            transport.send(Route::Event(route), body);
+        }
+    }
+}
+
+/// The agent stopped: asks for the session's analysis steps, the concepts step with the
+/// agent's last message (from the event, or else from its transcript).
+fn request_analysis(transport: &mut Transport<'_>, input: &HookInput, session_id: &str, config: &Config) {
+    let message = input
+        .last_assistant_message
+        .clone()
+        .or_else(|| input.transcript_path.as_deref().and_then(transcript::last_assistant_message))
+        .map(|m| privacy::strip_private(&m).into_owned());
+    for kind in crate::jobs::pipeline_steps(config.flag("VIBELEARN_AUTO_SYNC")) {
+        let mut body = json!({ "contentSessionId": session_id });
+        if kind == crate::jobs::ANALYZE_CONCEPTS
+            && let Some(message) = &message
+        {
+            body["last_assistant_message"] = json!(truncate_capture(message).0);
+        }
+        transport.send(Route::Analysis(kind), body);
+    }
 }
 
 fn session_body(input: &HookInput, session_id: &str, platform: Platform) -> Value {
@@ -172,7 +194,7 @@ fn session_body(input: &HookInput, session_id: &str, platform: Platform) -> Valu
 fn event_id() -> String {
     // Unique, not secret: the thread-local PRNG (seeded from the OS) is enough.
     let bytes: [u8; 12] = std::array::from_fn(|_| fastrand::u8(..));
-    crate::jobs::session_data::hex(&bytes)
+    hex::encode(bytes)
 }
 
 /// The body of an observation or Cursor file edit, or `None` when the tool is skipped.

@@ -175,31 +175,7 @@ pub fn registry(
 ) -> crate::queue::Registry {
     let mut registry = crate::queue::Registry::default();
     let spec_of = |kind| spec(config, kind).expect("every kind in KIND_NAMES has a default spec");
-    let settings = provider_settings(config);
-    // The gate of the LLM provider's credentials: the provider in use, or the one whose key
-    // is missing. Offline needs none.
-    let llm_gate = match choice.as_ref() {
-        Ok(crate::llm::Selected::Remote(provider)) => Some(provider.name()),
-        Ok(crate::llm::Selected::Offline) => None,
-        Err(problem) => problem.provider_without_key(),
-    };
-    if let Some(gate) = llm_gate {
-        // Read once: the provider is built once, at worker start, so new credentials take a
-        // restart, which compares this against the version the gate paused under.
-        // The day is part of the version, so a pause for the spent daily budget lifts the next
-        // day (a refused key then gets one more try a day: one refused call, no tokens).
-        let version = credentials_fingerprint(&settings.credentials_text());
-        let clock = queue.clone();
-        let day = config.learner_day();
-        registry
-            .gate(gate, &[ANALYZE_CONCEPTS, ANALYZE_QUIZ], move || format!("{version}:{}", day.day_of(clock.now())));
-    }
-    let data_dir = config.data_dir.clone();
-    let api_url = config.get("VIBELEARN_API_URL").to_owned();
-    // Read live: `vl login` writes config.json while the worker runs.
-    registry.gate(UPSTREAM_GATE, &[SYNC], move || {
-        credentials_fingerprint(&format!("{api_url}\n{}", sync::api_key(&data_dir).unwrap_or_default()))
-    });
+    add_gates(&mut registry, config, queue, &choice);
     let provider = choice;
     let llm = llm_call::Limits {
         timeout: config.llm_timeout(),
@@ -250,6 +226,41 @@ pub fn registry(
         },
     );
     registry
+}
+
+/// The registry's gates: the LLM provider's credentials (and its daily budget), for the steps
+/// that call it, and the upstream account's, for sync.
+fn add_gates(
+    registry: &mut crate::queue::Registry,
+    config: &Config,
+    queue: &crate::queue::Queue,
+    choice: &concepts::ProviderChoice,
+) {
+    let settings = provider_settings(config);
+    // The gate of the LLM provider's credentials: the provider in use, or the one whose key
+    // is missing. Offline needs none.
+    let llm_gate = match choice.as_ref() {
+        Ok(crate::llm::Selected::Remote(provider)) => Some(provider.name()),
+        Ok(crate::llm::Selected::Offline) => None,
+        Err(problem) => problem.provider_without_key(),
+    };
+    if let Some(gate) = llm_gate {
+        // Read once: the provider is built once, at worker start, so new credentials take a
+        // restart, which compares this against the version the gate paused under.
+        // The day is part of the version, so a pause for the spent daily budget lifts the next
+        // day (a refused key then gets one more try a day: one refused call, no tokens).
+        let version = credentials_fingerprint(&settings.credentials_text());
+        let clock = queue.clone();
+        let day = config.learner_day();
+        registry
+            .gate(gate, &[ANALYZE_CONCEPTS, ANALYZE_QUIZ], move || format!("{version}:{}", day.day_of(clock.now())));
+    }
+    let data_dir = config.data_dir.clone();
+    let api_url = config.get("VIBELEARN_API_URL").to_owned();
+    // Read live: `vl login` writes config.json while the worker runs.
+    registry.gate(UPSTREAM_GATE, &[SYNC], move || {
+        credentials_fingerprint(&format!("{api_url}\n{}", sync::api_key(&data_dir).unwrap_or_default()))
+    });
 }
 
 /// The provider a choice makes, for people: its name and model (`anthropic claude-sonnet-4-5`,

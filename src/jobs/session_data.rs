@@ -219,14 +219,10 @@ pub fn hash_of(input: &impl serde::Serialize) -> String {
 
 /// Hex SHA-256 of some bytes.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
+    hex::encode(Sha256::digest(bytes))
 }
 
 /// A stable row id: `prefix-` and the first 20 hex digits of the SHA-256 of `key`.
 pub fn stable_id(prefix: &str, key: &str) -> String {
     format!("{prefix}-{}", &sha256_hex(key.as_bytes())[..20])
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -15,7 +15,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::{Value, json};
 use sha2::Sha256;
 
-use super::session_data::{self, hex};
+use super::session_data;
 use super::{missing_session, session_id_of};
 use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome, Queue};
 use crate::remote::{StatusClass, classify_status, parse_retry_after};
@@ -39,7 +39,7 @@ pub fn sign(key: &str, data: &[u8]) -> String {
     // HMAC accepts keys of any length; `new_from_slice` cannot fail for it.
     let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(key.as_bytes()).expect("HMAC takes keys of any length");
     mac.update(data);
-    hex(&mac.finalize().into_bytes())
+    hex::encode(mac.finalize().into_bytes())
 }
 
 /// What a payload carries that is marked synced once delivered: quiz attempts and

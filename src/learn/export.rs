@@ -39,7 +39,7 @@ pub const ANKI_HEADER: &str =
 /// that needs quoting; collisions are out of reach for a person's cards).
 pub fn guid(question_id: &str) -> String {
     let digest = Sha256::digest(question_id.as_bytes());
-    let hex: String = digest.iter().take(10).map(|b| format!("{b:02x}")).collect();
+    let hex = hex::encode(&digest[..10]);
     format!("vl{hex}")
 }
 

@@ -208,7 +208,7 @@ pub fn resolve_links(path: &Path) -> Result<PathBuf, EditError> {
 /// The lowercase hex SHA-256 of `bytes` (what install records of the file it wrote).
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
-    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(sha2::Sha256::digest(bytes))
 }
 
 /// Parses `text` (`None` or blank: `{}`) in `syntax` and checks it holds an object; the value,

@@ -54,29 +54,21 @@ fn mac_of(key: &str, nonce: &[u8], port: u16) -> Hmac<Sha256> {
 
 /// The proof a worker holding `key` and listening on `port` gives for `nonce`, as hex.
 pub fn prove(key: &str, nonce: &[u8], port: u16) -> String {
-    crate::jobs::session_data::hex(&mac_of(key, nonce, port).finalize().into_bytes())
+    hex::encode(mac_of(key, nonce, port).finalize().into_bytes())
 }
 
 /// Whether `proof` (hex) is what the user's worker on `port` answers to `nonce`, compared in
 /// constant time.
 pub fn verify(key: &str, nonce: &[u8], port: u16, proof: &str) -> bool {
-    match decode_hex(proof) {
-        Some(tag) => mac_of(key, nonce, port).verify_slice(&tag).is_ok(),
-        None => false,
+    match hex::decode(proof) {
+        Ok(tag) => mac_of(key, nonce, port).verify_slice(&tag).is_ok(),
+        Err(_) => false,
     }
-}
-
-/// Bytes of an even-length hex string; `None` for anything else.
-pub fn decode_hex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len()).step_by(2).map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok()).collect()
 }
 
 /// `GET /api/proof?nonce=<hex>`.
 pub fn answer(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiError> {
-    let nonce = req.param("nonce").and_then(|n| decode_hex(&n)).filter(|n| (16..=64).contains(&n.len()));
+    let nonce = req.param("nonce").and_then(|n| hex::decode(n).ok()).filter(|n| (16..=64).contains(&n.len()));
     let Some(nonce) = nonce else {
         return Err(ApiError::bad_request("`nonce` must be 16 to 64 bytes as hex"));
     };
@@ -95,7 +87,7 @@ impl DashboardCodes {
     pub fn issue(&self, now: Instant) -> Result<String, getrandom::Error> {
         let mut bytes = [0u8; 32];
         getrandom::fill(&mut bytes)?;
-        let code = crate::jobs::session_data::hex(&bytes);
+        let code = hex::encode(bytes);
         let mut codes = self.codes.lock().unwrap_or_else(|p| p.into_inner());
         codes.retain(|(_, at)| now.duration_since(*at) < CODE_TTL);
         if codes.len() >= MAX_CODES {

@@ -48,30 +48,11 @@ pub fn restrict_dir_acl(dir: &Path) -> std::io::Result<bool> {
     use windows_sys::Win32::Security::Authorization::{SE_FILE_OBJECT, SetNamedSecurityInfoW};
     use windows_sys::Win32::Security::{
         ACL, ACL_REVISION, AddAccessAllowedAceEx, CONTAINER_INHERIT_ACE, DACL_SECURITY_INFORMATION, GetLengthSid,
-        GetTokenInformation, InitializeAcl, OBJECT_INHERIT_ACE, PROTECTED_DACL_SECURITY_INFORMATION, TOKEN_QUERY,
-        TOKEN_USER, TokenUser,
+        InitializeAcl, OBJECT_INHERIT_ACE, PROTECTED_DACL_SECURITY_INFORMATION,
     };
-    use windows_sys::Win32::System::Threading::{GetCurrentProcess, OpenProcessToken};
     let last = std::io::Error::last_os_error;
-    let mut token: HANDLE = std::ptr::null_mut();
-    // SAFETY: the pseudo-handle of our own process; `token` receives a handle we close below.
-    if unsafe { OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &mut token) } == 0 {
-        return Err(last());
-    }
-    // TOKEN_USER and the SID it points to, in one u64-aligned buffer.
-    let mut user = vec![0u64; 64];
-    let mut needed = 0u32;
-    // SAFETY: the buffer is writable for the length passed; the token handle is valid.
-    let got = unsafe {
-        GetTokenInformation(token, TokenUser, user.as_mut_ptr().cast(), (user.len() * 8) as u32, &mut needed)
-    };
-    // SAFETY: `token` came from OpenProcessToken.
-    unsafe { CloseHandle(token) };
-    if got == 0 {
-        return Err(last());
-    }
-    // SAFETY: GetTokenInformation filled a TOKEN_USER at the buffer's start.
-    let sid = unsafe { (*user.as_ptr().cast::<TOKEN_USER>()).User.Sid };
+    let user = CurrentUser::query()?;
+    let sid = user.sid();
     // SAFETY: `sid` points into `user`, which outlives every use below.
     let sid_len = unsafe { GetLengthSid(sid) };
     let acl_len = std::mem::size_of::<ACL>() as u32 + 16 + sid_len;
@@ -108,6 +89,37 @@ pub fn restrict_dir_acl(dir: &Path) -> std::io::Result<bool> {
         return Err(std::io::Error::from_raw_os_error(status as i32));
     }
     Ok(true)
+}
+
+/// The current user's `TOKEN_USER` (and the SID it points to), in one u64-aligned buffer.
+struct CurrentUser(Vec<u64>);
+
+impl CurrentUser {
+    fn query() -> std::io::Result<CurrentUser> {
+        use windows_sys::Win32::Security::{GetTokenInformation, TOKEN_QUERY, TokenUser};
+        use windows_sys::Win32::System::Threading::{GetCurrentProcess, OpenProcessToken};
+        let mut token: HANDLE = std::ptr::null_mut();
+        // SAFETY: the pseudo-handle of our own process; `token` receives a handle we close below.
+        if unsafe { OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &mut token) } == 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let mut user = vec![0u64; 64];
+        let mut needed = 0u32;
+        // SAFETY: the buffer is writable for the length passed; the token handle is valid.
+        let got = unsafe {
+            GetTokenInformation(token, TokenUser, user.as_mut_ptr().cast(), (user.len() * 8) as u32, &mut needed)
+        };
+        let error = std::io::Error::last_os_error();
+        // SAFETY: `token` came from OpenProcessToken.
+        unsafe { CloseHandle(token) };
+        if got == 0 { Err(error) } else { Ok(CurrentUser(user)) }
+    }
+
+    /// The user's SID, valid while `self` lives.
+    fn sid(&self) -> windows_sys::Win32::Security::PSID {
+        // SAFETY: `query` had GetTokenInformation fill a TOKEN_USER at the buffer's start.
+        unsafe { (*self.0.as_ptr().cast::<windows_sys::Win32::Security::TOKEN_USER>()).User.Sid }
+    }
 }
 
 /// Which process holds a port: not looked up on Windows (`netstat -ano` tells the user).
@@ -409,4 +421,63 @@ pub fn user_path(dir: &Path, add: bool) -> std::io::Result<bool> {
     // SAFETY: `key` was opened above.
     unsafe { RegCloseKey(key) };
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What Windows reports of a dir after [`restrict_dir_acl`]: a protected DACL of one entry
+    /// that allows the current user, inherited by files and folders.
+    #[test]
+    fn a_restricted_dir_has_one_protected_entry_for_the_current_user_only() {
+        use std::os::windows::ffi::OsStrExt;
+        use windows_sys::Win32::Foundation::LocalFree;
+        use windows_sys::Win32::Security::Authorization::{GetNamedSecurityInfoW, SE_FILE_OBJECT};
+        use windows_sys::Win32::Security::{
+            ACCESS_ALLOWED_ACE, ACL, CONTAINER_INHERIT_ACE, DACL_SECURITY_INFORMATION, EqualSid, GetAce,
+            GetSecurityDescriptorControl, OBJECT_INHERIT_ACE, PSECURITY_DESCRIPTOR, SE_DACL_PROTECTED,
+        };
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("data");
+        std::fs::create_dir(&dir).unwrap();
+        assert!(restrict_dir_acl(&dir).unwrap());
+        let wide: Vec<u16> = dir.as_os_str().encode_wide().chain([0]).collect();
+        let mut dacl: *mut ACL = std::ptr::null_mut();
+        let mut descriptor: PSECURITY_DESCRIPTOR = std::ptr::null_mut();
+        // SAFETY: a NUL-terminated path; the descriptor is freed below with LocalFree.
+        let status = unsafe {
+            GetNamedSecurityInfoW(
+                wide.as_ptr(),
+                SE_FILE_OBJECT,
+                DACL_SECURITY_INFORMATION,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                &mut dacl,
+                std::ptr::null_mut(),
+                &mut descriptor,
+            )
+        };
+        assert_eq!(status, 0, "GetNamedSecurityInfoW");
+        assert!(!dacl.is_null(), "a DACL is set");
+        let (mut control, mut revision) = (0u16, 0u32);
+        // SAFETY: `descriptor` came from GetNamedSecurityInfoW; `dacl` points into it.
+        unsafe {
+            assert_ne!(GetSecurityDescriptorControl(descriptor, &mut control, &mut revision), 0);
+            assert_ne!(control & SE_DACL_PROTECTED, 0, "the DACL inherits nothing from the parent");
+            assert_eq!((*dacl).AceCount, 1, "one entry only");
+            let mut ace: *mut core::ffi::c_void = std::ptr::null_mut();
+            assert_ne!(GetAce(dacl, 0, &mut ace), 0);
+            let ace = ace.cast::<ACCESS_ALLOWED_ACE>();
+            let flags = (*ace).Header.AceFlags as u32;
+            assert_eq!(
+                flags & (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE),
+                OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE
+            );
+            let user = CurrentUser::query().unwrap();
+            let ace_sid = std::ptr::addr_of_mut!((*ace).SidStart).cast();
+            assert_ne!(EqualSid(ace_sid, user.sid()), 0, "the entry is the current user's");
+            LocalFree(descriptor.cast());
+        }
+    }
 }

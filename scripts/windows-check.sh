@@ -70,12 +70,15 @@ if [ ! -f "$SHIM" ] || [ scripts/windows/processprng.c -nt "$SHIM" ] || ! grep -
     x86_64-w64-mingw32-gcc -shared -O2 -Wl,--kill-at -o "$SHIM" scripts/windows/processprng.c -ladvapi32
 fi
 
-# 4. The unit tests. One is left out: capture::tests::files_are_read_capped_… asserts that
+# 4. The unit tests. Two are left out: capture::tests::files_are_read_capped_… asserts that
 # "/p" is an absolute path, which it is not on Windows (a test of src/capture.rs, whose owner
-# it is left to; docs/PLATFORMS.md).
+# it is left to; docs/PLATFORMS.md); and the owner-only ACL's read-back, because wine 8 keeps
+# no DACL on a directory (the set succeeds, the read gives wine's default three entries): it
+# runs on the release workflow's real Windows runner.
 step "unit tests under wine"
 wine64 "$LIB_TESTS" --test-threads 2 -q \
-    --skip capture::tests::files_are_read_capped_stripped_and_missing_ones_are_none
+    --skip capture::tests::files_are_read_capped_stripped_and_missing_ones_are_none \
+    --skip platform::windows::tests::a_restricted_dir_has_one_protected_entry_for_the_current_user_only
 
 # 5. The integration tests, real child processes and real workers all under wine. Left out: the
 # three that drive the real Claude Code CLI (two directly, one through npm), the three that drive

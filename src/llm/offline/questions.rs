@@ -187,7 +187,10 @@ fn fallback_question(
     match catalogue::find(&concept.name) {
         Some(entry) => {
             let qtype = question_type_for(&concept.name, index, level);
-            let evidence = Evidence { concept: &concept.name, file: &concept.source_file, snippet: &concept.snippet };
+            // A cited snippet that cuts a statement is quoted as the whole unit around it.
+            let whole = grounded::whole_snippet(code, &concept.source_file, &concept.snippet);
+            let snippet = whole.as_deref().unwrap_or(&concept.snippet);
+            let evidence = Evidence { concept: &concept.name, file: &concept.source_file, snippet };
             render(entry, qtype, level, &evidence)
         }
         None => {

@@ -102,7 +102,11 @@ fn an_llm_ordering_without_the_statement_that_carries_the_concept_is_sent_back()
     let concepts = json!({
         "summary": {"what_was_built": "An atomic file writer", "developer_intent": "write files safely", "architecture_decisions": []},
         "concepts": [{"name": "Context managers and with", "category": "error_handling", "difficulty": "mid", "source_file": "store.py",
-            "snippet": "with atomic_write(path) as fh:", "why_it_matters": "Cleanup that always runs.", "confidence": 0.9}]
+            "snippet": "with atomic_write(path) as fh:", "why_it_matters": "Cleanup that always runs.", "confidence": 0.9},
+            {"name": "Atomic file replacement", "category": "general", "difficulty": "mid", "source_file": "store.py",
+            "snippet": "os.replace(tmp, path)", "why_it_matters": "Readers never see half a file.", "confidence": 0.8},
+            {"name": "Generators", "category": "functional", "difficulty": "mid", "source_file": "store.py",
+            "snippet": "yield fh", "why_it_matters": "The with block runs at the yield.", "confidence": 0.7}]
     });
     let without = ordering(["text = \",\".join(rows)", "size = len(text)", "print(\"saving\", size)", "return size"]);
     let with =

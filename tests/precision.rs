@@ -16,11 +16,12 @@ use crate::util::TempDir;
 
 const STORE: &str = "import os\nfrom contextlib import contextmanager\n\n\n@contextmanager\ndef atomic_write(path):\n    tmp = path + \".tmp\"\n    with open(tmp, \"w\") as fh:\n        yield fh\n    os.replace(tmp, path)\n";
 
-fn concepts() -> Value {
+/// The concepts answer: `name` cited at `snippet` of store.py, and two more of its lines.
+fn concepts_about(name: &str, snippet: &str) -> Value {
     json!({
         "summary": {"what_was_built": "An atomic file writer", "developer_intent": "write files safely", "architecture_decisions": []},
-        "concepts": [{"name": "Context managers", "category": "error_handling", "difficulty": "mid", "source_file": "store.py",
-            "snippet": "@contextmanager\ndef atomic_write(path):", "why_it_matters": "Cleanup that always runs.", "confidence": 0.9},
+        "concepts": [{"name": name, "category": "error_handling", "difficulty": "mid", "source_file": "store.py",
+            "snippet": snippet, "why_it_matters": "Cleanup that always runs.", "confidence": 0.9},
             {"name": "Atomic file replacement", "category": "general", "difficulty": "mid", "source_file": "store.py",
             "snippet": "os.replace(tmp, path)", "why_it_matters": "Readers never see half a file.", "confidence": 0.8},
             {"name": "Generators", "category": "functional", "difficulty": "mid", "source_file": "store.py",
@@ -76,7 +77,8 @@ fn an_llm_question_that_breaks_a_precision_rule_is_sent_back_once_and_the_repair
     let repaired = json!({"questions": [
         question("True or false: the temporary file is replaced only when the block succeeds.", "os.replace runs after the yield returns."),
     ]});
-    let (quiz, repair, stored) = run_with_repair(&concepts(), &first, &repaired, STORE);
+    let concepts = concepts_about("Context managers", "@contextmanager\ndef atomic_write(path):");
+    let (quiz, repair, stored) = run_with_repair(&concepts, &first, &repaired, STORE);
     assert_eq!(quiz["result"]["rejected_before_repair"], 2, "{quiz}");
     assert!(repair.contains("look at `functools.wraps`, which the snippet does not show"), "{repair}");
     assert!(repair.contains("package.json"), "{repair}");
@@ -99,15 +101,7 @@ fn ordering(steps: [&str; 4]) -> Value {
 /// leave out the `with` statement that carries the concept is refused and asked again.
 #[test]
 fn an_llm_ordering_without_the_statement_that_carries_the_concept_is_sent_back() {
-    let concepts = json!({
-        "summary": {"what_was_built": "An atomic file writer", "developer_intent": "write files safely", "architecture_decisions": []},
-        "concepts": [{"name": "Context managers and with", "category": "error_handling", "difficulty": "mid", "source_file": "store.py",
-            "snippet": "with atomic_write(path) as fh:", "why_it_matters": "Cleanup that always runs.", "confidence": 0.9},
-            {"name": "Atomic file replacement", "category": "general", "difficulty": "mid", "source_file": "store.py",
-            "snippet": "os.replace(tmp, path)", "why_it_matters": "Readers never see half a file.", "confidence": 0.8},
-            {"name": "Generators", "category": "functional", "difficulty": "mid", "source_file": "store.py",
-            "snippet": "yield fh", "why_it_matters": "The with block runs at the yield.", "confidence": 0.7}]
-    });
+    let concepts = concepts_about("Context managers and with", "with atomic_write(path) as fh:");
     let without = ordering(["text = \",\".join(rows)", "size = len(text)", "print(\"saving\", size)", "return size"]);
     let with =
         ordering(["size = len(text)", "print(\"saving\", size)", "with atomic_write(path) as fh:", "return size"]);

@@ -66,14 +66,8 @@ fn sessions() -> Vec<String> {
     names
 }
 
-/// Replays `name` at the levels the quiz job would ask (`level` overrides them when given).
-fn replay(name: &str, level: Option<Level>) -> Replayed {
-    replay_concepts(name, level, usize::MAX, &[])
-}
-
-/// `replay`, asking about the first `max_concepts` concepts only, with `failures` as the
-/// session's failed calls.
-fn replay_concepts(name: &str, level: Option<Level>, max_concepts: usize, failures: &[FailedCall]) -> Replayed {
+/// The recorded session `name`, its captured files (latest content per path) and its stack.
+fn captured(name: &str) -> (SampleSession, Vec<SourceFile>, crate::analysis::model::StackProfile) {
     let text = std::fs::read_to_string(sessions_dir().join(name)).expect("session readable");
     let session = SampleSession::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut latest: BTreeMap<String, String> = BTreeMap::new();
@@ -91,6 +85,18 @@ fn replay_concepts(name: &str, level: Option<Level>, max_concepts: usize, failur
         .collect();
     let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
     let stack = detect_stack(&manifests, &paths);
+    (session, files, stack)
+}
+
+/// Replays `name` at the levels the quiz job would ask (`level` overrides them when given).
+fn replay(name: &str, level: Option<Level>) -> Replayed {
+    replay_concepts(name, level, usize::MAX, &[])
+}
+
+/// `replay`, asking about the first `max_concepts` concepts only, with `failures` as the
+/// session's failed calls.
+fn replay_concepts(name: &str, level: Option<Level>, max_concepts: usize, failures: &[FailedCall]) -> Replayed {
+    let (session, files, stack) = captured(name);
     let patterns = analyze_files(&files);
     let answer = offline_concepts(&stack, &patterns, &files, failures, std::slice::from_ref(&session.description));
     let citable: Vec<SourceFile> = files.iter().cloned().chain(failures.iter().map(FailedCall::as_source)).collect();
@@ -639,23 +645,7 @@ fn replay_variant(
     name: &str,
     variant: &str,
 ) -> (Vec<SourceFile>, Vec<crate::analysis::model::Pattern>, Vec<SourceFile>, Vec<Concept>) {
-    let text = std::fs::read_to_string(sessions_dir().join(name)).expect("session readable");
-    let session = SampleSession::parse(&text).expect("parses");
-    let mut latest: BTreeMap<String, String> = BTreeMap::new();
-    for step in &session.steps {
-        if let Some(w) = &step.write_file {
-            latest.insert(w.path.clone(), w.content.clone());
-        }
-    }
-    let files: Vec<SourceFile> = latest.into_iter().map(|(p, c)| SourceFile::new(p, c)).collect();
-    let manifests: Vec<SourceFile> = session
-        .project_files
-        .iter()
-        .filter(|(p, _)| is_manifest(p))
-        .map(|(p, c)| SourceFile::new(p.clone(), c.clone()))
-        .collect();
-    let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
-    let stack = detect_stack(&manifests, &paths);
+    let (session, files, stack) = captured(name);
     let patterns = if variant == VARIANTS[1] { Vec::new() } else { analyze_files(&files) };
     let failures: Vec<FailedCall> = if variant == VARIANTS[2] {
         let error = dependency_error_of(&files).into();

@@ -191,6 +191,19 @@ fn fallback_question(
             let whole = grounded::whole_snippet(code, &concept.source_file, &concept.snippet);
             let snippet = whole.as_deref().unwrap_or(&concept.snippet);
             let evidence = Evidence { concept: &concept.name, file: &concept.source_file, snippet };
+            // Where the concept's own code is in the session, a type that shows it rather than
+            // the catalogue's example, which may be in another language (issue 31: a TypeScript
+            // interface in a Rust session); the rotation's type when none does.
+            if grounded::locate_snippet(code, &concept.source_file, snippet).is_some() {
+                let types = level_types(level);
+                let start = types.iter().position(|t| *t == qtype).unwrap_or(0);
+                let shown = (0..types.len())
+                    .map(|k| render(entry, types[(start + k) % types.len()], level, &evidence))
+                    .find(|q| shows_code(q, snippet));
+                if let Some(q) = shown {
+                    return q;
+                }
+            }
             render(entry, qtype, level, &evidence)
         }
         None => {
@@ -201,6 +214,13 @@ fn fallback_question(
             q
         }
     }
+}
+
+/// Whether `q` shows `code` (with at most one line blanked or changed), not another snippet.
+fn shows_code(q: &GeneratedQuestion, code: &str) -> bool {
+    let Some(shown) = q.snippet.as_deref() else { return false };
+    let (shown, code): (Vec<&str>, Vec<&str>) = (shown.lines().collect(), code.lines().collect());
+    shown.len() == code.len() && shown.iter().zip(&code).filter(|(a, b)| a.trim() != b.trim()).count() <= 1
 }
 
 fn unknown_concept_question(concept: &Concept, level: Level) -> GeneratedQuestion {

@@ -723,3 +723,33 @@ fn dependency_error_of(files: &[SourceFile]) -> &'static str {
     });
     MISSING_DEPENDENCY_ERRORS.iter().find(|(l, _, _)| Some(*l) == lang).map_or(MISSING_DEPENDENCY_ERRORS[6].2, |e| e.2)
 }
+
+/// Issue 31, point 2: where a concept's own code is in the session, no question shows the
+/// catalogue's example instead — it is written in one language (a TypeScript interface was
+/// shown in a Rust session). Only a concept met as an error with no code of its own is asked
+/// over its entry's example, and that entry is in the error's own language.
+#[test]
+fn no_question_shows_a_catalogue_example_where_the_session_has_the_code() {
+    use crate::analysis::grounding_check::CannedCode;
+    let mut problems = Vec::new();
+    for name in sessions() {
+        for variant in VARIANTS {
+            let (files, patterns, citable, concepts) = replay_variant(&name, variant);
+            for level in Level::ALL {
+                let pairs: Vec<(Concept, Level)> = concepts.iter().map(|c| (c.clone(), level)).collect();
+                for q in offline_questions(&pairs, &files, &patterns).questions {
+                    let canned =
+                        q.snippet.is_some() && matches!(verify_grounding(&q, &citable, CannedCode::Allowed), Ok(None));
+                    let concept = concepts.iter().find(|c| c.name == q.concept);
+                    if canned && !concept.is_some_and(|c| FailedCall::is_label(&c.source_file)) {
+                        problems.push(format!(
+                            "{name} {variant} {level:?} {} about {}: {:?}",
+                            q.question_type, q.concept, q.snippet
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+}

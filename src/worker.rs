@@ -192,6 +192,12 @@ pub struct Worker {
 impl Worker {
     /// Steps 2–4 of startup. The caller holds the instance lock.
     pub fn start(config: Config) -> Result<Worker, WorkerError> {
+        Worker::start_with_clock(config, crate::clock::system())
+    }
+
+    /// [`Worker::start`] with the queue's clock given: a test drives back-offs measured in
+    /// minutes (a paused provider's probes) with a `ManualClock` instead of waiting.
+    pub fn start_with_clock(config: Config, clock: crate::clock::SharedClock) -> Result<Worker, WorkerError> {
         // Made or read by `run`; a worker started another way (the demo, tests) reads them here.
         let config = match (config.user_key(), config.admin_token()) {
             (Some(_), Some(_)) => config,
@@ -200,8 +206,7 @@ impl Worker {
         let db_path = config.db_path();
         let conn = db::open_and_migrate(&db_path, config.synchronous())
             .map_err(|source| WorkerError::Database { path: db_path.clone(), source })?;
-        let (queue, queue_thread) =
-            Queue::start(conn, &db_path, config.synchronous(), WriterConfig::default(), crate::clock::system())?;
+        let (queue, queue_thread) = Queue::start(conn, &db_path, config.synchronous(), WriterConfig::default(), clock)?;
         let admin_token = config.admin_token().unwrap_or_default().to_owned();
         let user_key = config.user_key().unwrap_or_default().to_owned();
         let (shutdown_tx, shutdown_rx) = crossbeam_channel::bounded(1);

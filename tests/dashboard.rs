@@ -4,7 +4,8 @@
 //! `/api/jobs/stats`, that a dead job's Replay button (with the admin token typed into the
 //! page's dialog) brings the job to `succeeded`, that user data in errors and session ids is
 //! shown as text and never runs, and that the page says so while the worker is down and
-//! after it came back as a new process. Screenshots go to `test-artifacts/dashboard/`.
+//! after it came back as a new process, and that it shows the provider notice (why `auto` did
+//! not choose a `claude` CLI, in the CLI's words). Screenshots go to `test-artifacts/dashboard/`.
 //!
 //! The page is opened the way a user opens it, by `vl dashboard` (with a stand-in for the
 //! desktop's opener that records its argument): the opener gets a 0600 file in the data dir,
@@ -189,6 +190,19 @@ fn offline_worker(dir: &Path, port: u16) -> WorkerProcess {
     WorkerProcess::start_with(dir, port, &[])
 }
 
+/// A worker on `auto` that finds a `claude` CLI on PATH which is not logged in (it says so on
+/// stdout and exits 1, as the real one does): its jobs run offline, and `/api/health` carries
+/// the provider notice the page must show (issue 31).
+fn auto_worker_with_a_logged_out_claude(dir: &Path, port: u16) -> WorkerProcess {
+    let bin = dir.join("claude-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let claude = bin.join("claude");
+    std::fs::write(&claude, "#!/bin/sh\ncat > /dev/null\necho 'Not logged in · Please run /login'\nexit 1\n").unwrap();
+    crate::util::make_executable(&claude);
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    WorkerProcess::start_with(dir, port, &[("VIBELEARN_PROVIDER", "auto"), ("PATH", path.as_str())])
+}
+
 /// A session with one written TypeScript file, then its four analysis steps.
 fn analysed_session(http: &Http, session: &str, project: &Path) {
     let cwd = project.to_string_lossy();
@@ -285,8 +299,9 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
     wait_quiet(&http);
     worker.terminate();
 
-    // 2. The offline provider from now on: another session is analysed completely.
-    let mut worker = offline_worker(dir.path(), port);
+    // 2. Offline from now on (`auto` tries a logged-out claude CLI and does not choose it):
+    // another session is analysed completely.
+    let mut worker = auto_worker_with_a_logged_out_claude(dir.path(), port);
     let http = worker.http();
     analysed_session(&http, GOOD_SESSION, project.path());
     wait_for("the good session's quiz step", Duration::from_secs(30), || {
@@ -380,6 +395,10 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
     assert_eq!(loaded["key_kept"], true, "the key is kept in the tab's sessionStorage");
     assert_counts_match(&loaded["counts"], &stats);
     assert_eq!(loaded["status"], "ok");
+    // Why there is no LLM, in the CLI's own words and with what to change (issue 31).
+    let banner = loaded["banner"].as_str().unwrap_or_default();
+    assert!(banner.contains("auto did not choose the claude CLI"), "the provider notice is shown: {loaded}");
+    assert!(banner.contains("Not logged in · Please run /login") && banner.contains("VIBELEARN_PROVIDER"), "{banner}");
     let failures = loaded["failures"].as_array().unwrap();
     assert_eq!(
         failures.iter().map(|f| f["id"].as_i64().unwrap()).collect::<Vec<_>>(),

@@ -4,13 +4,14 @@
 //! replayed through the real hooks: with the first, the questions come from the offline
 //! catalogue and `vl status`, `vl worker status` and `/api/health` say why in the CLI's words;
 //! with the second, the CLI stays the provider. A named `command` provider that is not logged in
-//! pauses like after a 401, its stdout in the job's error.
+//! pauses like after a 401, its stdout in the job's error, and is tried again on its own after a
+//! back-off: once the stand-in is logged in, the provider resumes and the notice goes.
 
 use std::path::Path;
 use std::time::Duration;
 
 use crate::hooks::{db_rows, replay};
-use crate::pipeline::{STEPS, request_steps, seed_session, wait_step};
+use crate::pipeline::{STEPS, pipeline, request_steps, seed_session, step, wait_step};
 use crate::util::{TempDir, WorkerProcess, free_port, vl, wait_for};
 
 const NOT_LOGGED_IN: &str = "#!/bin/sh\ncat > /dev/null\necho 'Not logged in · Please run /login'\nexit 1\n";
@@ -109,4 +110,78 @@ fn a_named_command_that_is_not_logged_in_pauses_like_a_401_with_its_stdout_in_th
     assert_eq!(job["refused_by_gate"], "command");
     let (_, health) = http.get("/api/health").unwrap();
     assert!(health["notices"][0].as_str().unwrap().starts_with("command paused: not authorised"), "{health}");
+}
+
+/// A stand-in `claude` that is not logged in until `logged-in` exists next to it, then answers
+/// every prompt with `answer`; each run appends a line to `tries`. Returns its directory.
+fn claude_logging_in_later(answer: &serde_json::Value) -> TempDir {
+    let bin = TempDir::new();
+    let (tries, marker, reply) =
+        (bin.path().join("tries"), bin.path().join("logged-in"), bin.path().join("answer.json"));
+    std::fs::write(&reply, answer.to_string()).unwrap();
+    let script = format!(
+        "#!/bin/sh\ncat > /dev/null\necho try >> '{}'\nif [ -e '{}' ]; then cat '{}'; exit 0; fi\n\
+         echo 'Not logged in · Please run /login'\nexit 1\n",
+        tries.display(),
+        marker.display(),
+        reply.display()
+    );
+    let claude = bin.path().join("claude");
+    std::fs::write(&claude, script).unwrap();
+    crate::util::make_executable(&claude);
+    bin
+}
+
+/// Issue 31: a named provider paused because its CLI is not logged in is probed again on its
+/// own, on the queue's clock (a manual one here): 5 minutes after the pause (still refused:
+/// it stays paused, its notice says it is tried again), then 10 minutes later, when it is
+/// logged in: the gate resumes, the refused step is replayed and succeeds, the notice is gone.
+#[test]
+#[cfg_attr(windows, ignore = "a #!/bin/sh script as the command")]
+fn a_provider_paused_for_its_login_is_probed_on_a_back_off_and_resumes_when_it_answers() {
+    use std::collections::BTreeMap;
+    let bin = claude_logging_in_later(&crate::pipeline::concepts_answer("src/cart.ts"));
+    let runs = || std::fs::read_to_string(bin.path().join("tries")).map_or(0, |t| t.lines().count());
+    let dir = TempDir::new();
+    let port = free_port();
+    let line = format!("'{}' -p", bin.path().join("claude").display());
+    let env: BTreeMap<String, String> = [
+        ("VIBELEARN_DATA_DIR", dir.path().to_string_lossy().into_owned()),
+        ("VIBELEARN_WORKER_PORT", port.to_string()),
+        ("VIBELEARN_PROVIDER", "command".to_owned()),
+        ("VIBELEARN_LLM_COMMAND", line),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    let clock = vibelearn::clock::ManualClock::new(vibelearn::clock::system().now_ms());
+    let config = vibelearn::config::Config::resolve(&env);
+    let worker = vibelearn::worker::Worker::start_with_clock(config, clock.clone()).expect("worker starts");
+    let http = crate::util::Http::new(port).with_token(dir.path());
+    let project = TempDir::new();
+    let session = seed_session(&http, "cli-logs-in-later", project.path());
+    request_steps(&http, &session, &STEPS);
+    let job = wait_step(&http, &session, "analyze_concepts", "dead", Duration::from_secs(15));
+    assert_eq!(job["refused_by_gate"], "command", "{job}");
+    assert_eq!(runs(), 1);
+    let notice = |http: &crate::util::Http| http.get("/api/health").unwrap().1["notices"].clone();
+    let paused = notice(&http)[0].as_str().unwrap_or_default().to_owned();
+    assert!(paused.starts_with("command paused: not authorised"), "{paused}");
+    assert!(paused.contains("it is tried 5 min after the pause"), "the notice says it is tried again: {paused}");
+
+    clock.advance(5 * 60_000);
+    wait_for("the first probe, 5 min after the pause", Duration::from_secs(15), || runs() == 2);
+    wait_for("the first probe to be told", Duration::from_secs(5), || {
+        notice(&http)[0].as_str().is_some_and(|n| n.starts_with("command paused"))
+    });
+    assert_eq!(step(&pipeline(&http, &session), "analyze_concepts")["state"], "dead", "still refused");
+
+    std::fs::write(bin.path().join("logged-in"), "").unwrap();
+    clock.advance(10 * 60_000);
+    wait_step(&http, &session, "analyze_concepts", "succeeded", Duration::from_secs(20));
+    assert!(runs() >= 4, "the probe, then the replayed step: {}", runs());
+    assert_eq!(notice(&http), serde_json::json!([]), "the notice is cleared");
+    let gates = http.get("/api/jobs/gates").map(|r| r.1).unwrap_or_default();
+    assert!(!gates.to_string().contains("\"paused\""), "{gates}");
+    worker.stop();
 }

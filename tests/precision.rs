@@ -1,8 +1,9 @@
 //! The LLM path is held to SPEC §6.4's precision rules (issue 31, point 7): a real worker with
 //! the Anthropic provider pointed at a fake Messages API on 127.0.0.1. The first questions
 //! answer breaks rules 4 and 5 (JavaScript words in a Python session, "look at" something the
-//! question does not show); the validator refuses those questions and asks once more, with the
-//! reasons, and what is stored is the repaired answer.
+//! question does not show), or rule 3 (an ordering over statements none of which is the one
+//! that carries the concept); the validator refuses those questions and asks once more, with
+//! the reasons, and what is stored is the repaired answer.
 
 use std::time::Duration;
 
@@ -15,11 +16,12 @@ use crate::util::TempDir;
 
 const STORE: &str = "import os\nfrom contextlib import contextmanager\n\n\n@contextmanager\ndef atomic_write(path):\n    tmp = path + \".tmp\"\n    with open(tmp, \"w\") as fh:\n        yield fh\n    os.replace(tmp, path)\n";
 
-fn concepts() -> Value {
+/// The concepts answer: `name` cited at `snippet` of store.py, and two more of its lines.
+fn concepts_about(name: &str, snippet: &str) -> Value {
     json!({
         "summary": {"what_was_built": "An atomic file writer", "developer_intent": "write files safely", "architecture_decisions": []},
-        "concepts": [{"name": "Context managers", "category": "error_handling", "difficulty": "mid", "source_file": "store.py",
-            "snippet": "@contextmanager\ndef atomic_write(path):", "why_it_matters": "Cleanup that always runs.", "confidence": 0.9},
+        "concepts": [{"name": name, "category": "error_handling", "difficulty": "mid", "source_file": "store.py",
+            "snippet": snippet, "why_it_matters": "Cleanup that always runs.", "confidence": 0.9},
             {"name": "Atomic file replacement", "category": "general", "difficulty": "mid", "source_file": "store.py",
             "snippet": "os.replace(tmp, path)", "why_it_matters": "Readers never see half a file.", "confidence": 0.8},
             {"name": "Generators", "category": "functional", "difficulty": "mid", "source_file": "store.py",
@@ -32,19 +34,18 @@ fn question(text: &str, explanation: &str) -> Value {
         "question": text, "options": null, "correct": "true", "explanation": explanation, "follow_up": null, "tags": ["python"]})
 }
 
-#[test]
-fn an_llm_question_that_breaks_a_precision_rule_is_sent_back_once_and_the_repair_is_stored() {
+/// A worker whose fake Messages API answers `concepts`, then `first` and `repaired` questions;
+/// one session writing `file` = `content` runs its steps to the quiz. Returns the quiz job,
+/// the repair prompt and the stored questions' (question, explanation, options).
+fn run_with_repair(
+    concepts: &Value,
+    first: &Value,
+    repaired: &Value,
+    content: &str,
+) -> (Value, String, Vec<Vec<Value>>) {
     let dir = TempDir::new();
     let project = TempDir::new();
-    let first = json!({"questions": [
-        question("Look at `functools.wraps`. True or false: it keeps the wrapped function's name.", "It copies the metadata."),
-        question("True or false: the temporary file is replaced only when the block succeeds.", "Run npm install and check package.json."),
-    ]});
-    let repaired = json!({"questions": [
-        question("True or false: the temporary file is replaced only when the block succeeds.", "os.replace runs after the yield returns."),
-    ]});
-    let fake =
-        FakeServer::start(vec![anthropic(&concepts()), anthropic(&first), anthropic(&repaired)], anthropic(&repaired));
+    let fake = FakeServer::start(vec![anthropic(concepts), anthropic(first), anthropic(repaired)], anthropic(repaired));
     let worker = llm_worker(&dir, &fake, &[]);
     let http = worker.http();
     let cwd = project.path().to_string_lossy().into_owned();
@@ -52,20 +53,62 @@ fn an_llm_question_that_breaks_a_precision_rule_is_sent_back_once_and_the_repair
     let init = json!({"contentSessionId": session, "cwd": cwd, "prompt": "write an atomic writer"});
     assert_eq!(http.post("/api/sessions/init", &init).unwrap().0, 202);
     let write = json!({"contentSessionId": session, "cwd": cwd, "tool_name": "Write", "tool_use_id": "p-w1",
-        "tool_input": {"file_path": format!("{cwd}/store.py"), "content": STORE}});
+        "tool_input": {"file_path": format!("{cwd}/store.py"), "content": content}});
     assert_eq!(http.post("/api/sessions/observations", &write).unwrap().0, 202);
     request_steps(&http, session, &STEPS);
     let concepts = wait_step(&http, session, "analyze_concepts", "succeeded", Duration::from_secs(20));
     assert_eq!(concepts["attempt"], 1, "{concepts}");
     let quiz = wait_step(&http, session, "analyze_quiz", "succeeded", Duration::from_secs(20));
-    assert_eq!(quiz["result"]["rejected_before_repair"], 2, "{quiz}");
     let requests = fake.requests();
     assert_eq!(requests.len(), 3, "concepts, questions, one repair");
     let repair = requests[2].json()["messages"][0]["content"].as_str().unwrap_or_default().to_owned();
     assert!(repair.contains("It was rejected because"), "{repair}");
+    let stored =
+        db_rows(dir.path(), "SELECT question, explanation, options FROM questions WHERE session_id = 'llm-precision'");
+    (quiz, repair, stored)
+}
+
+#[test]
+fn an_llm_question_that_breaks_a_precision_rule_is_sent_back_once_and_the_repair_is_stored() {
+    let first = json!({"questions": [
+        question("Look at `functools.wraps`. True or false: it keeps the wrapped function's name.", "It copies the metadata."),
+        question("True or false: the temporary file is replaced only when the block succeeds.", "Run npm install and check package.json."),
+    ]});
+    let repaired = json!({"questions": [
+        question("True or false: the temporary file is replaced only when the block succeeds.", "os.replace runs after the yield returns."),
+    ]});
+    let concepts = concepts_about("Context managers", "@contextmanager\ndef atomic_write(path):");
+    let (quiz, repair, stored) = run_with_repair(&concepts, &first, &repaired, STORE);
+    assert_eq!(quiz["result"]["rejected_before_repair"], 2, "{quiz}");
     assert!(repair.contains("look at `functools.wraps`, which the snippet does not show"), "{repair}");
     assert!(repair.contains("package.json"), "{repair}");
-    let stored = db_rows(dir.path(), "SELECT question, explanation FROM questions WHERE session_id = 'llm-precision'");
     assert_eq!(stored.len(), 1, "{stored:?}");
     assert_eq!(stored[0][1], json!("os.replace runs after the yield returns."));
+}
+
+/// `save` uses the context manager in its `with` line; the other statements run around it.
+const SAVER: &str = "import os\nfrom contextlib import contextmanager\n\n\n@contextmanager\ndef atomic_write(path):\n    tmp = path + \".tmp\"\n    with open(tmp, \"w\") as fh:\n        yield fh\n    os.replace(tmp, path)\n\n\ndef save(path, rows):\n    text = \",\".join(rows)\n    size = len(text)\n    print(\"saving\", size)\n    with atomic_write(path) as fh:\n        fh.write(text)\n    return size\n";
+
+/// An ordering question about the context manager over lines 13-19 of `SAVER`.
+fn ordering(steps: [&str; 4]) -> Value {
+    json!({"concept": "Context managers and with", "question_type": "ordering", "difficulty": "mid", "snippet": null,
+        "question": "Put these statements of `save` in the order they run.", "options": [steps[2], steps[0], steps[3], steps[1]],
+        "correct": "2,4,1,3", "explanation": "They run top to bottom.", "follow_up": null, "tags": ["python"],
+        "grounding": {"file": "store.py", "line_start": 13, "line_end": 19, "kind": "quote"}})
+}
+
+/// Rule 3 on the LLM path: an ordering question whose steps all run, in their order, but
+/// leave out the `with` statement that carries the concept is refused and asked again.
+#[test]
+fn an_llm_ordering_without_the_statement_that_carries_the_concept_is_sent_back() {
+    let concepts = concepts_about("Context managers and with", "with atomic_write(path) as fh:");
+    let without = ordering(["text = \",\".join(rows)", "size = len(text)", "print(\"saving\", size)", "return size"]);
+    let with =
+        ordering(["size = len(text)", "print(\"saving\", size)", "with atomic_write(path) as fh:", "return size"]);
+    let (quiz, repair, stored) =
+        run_with_repair(&concepts, &json!({"questions": [without]}), &json!({"questions": [with]}), SAVER);
+    assert_eq!(quiz["result"]["rejected_before_repair"], 1, "{quiz}");
+    assert!(repair.contains("none of the steps is the statement that carries Context managers and with"), "{repair}");
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert!(stored[0][2].as_str().unwrap_or_default().contains("with atomic_write(path) as fh:"), "{stored:?}");
 }

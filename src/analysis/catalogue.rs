@@ -6,7 +6,8 @@
 //! The data lives in one file per group of categories (`async_errors`, `concurrency`,
 //! `design`, `code_style`, `data`, `api_testing`, `types`, `react`) so each stays readable,
 //! and `errors` holds the concepts reached through errors the developer met rather than
-//! through static-analysis signals (`analysis::failures`);
+//! through static-analysis signals (`analysis::failures`), `dependencies` the missing module
+//! or package of each ecosystem;
 //! the tests below hold every entry to the invariants `render` relies on (an example that
 //! contains a blankable token and the first bug edit, 4–6 distinct steps, distinct options).
 
@@ -15,6 +16,7 @@ mod async_errors;
 mod code_style;
 mod concurrency;
 mod data;
+mod dependencies;
 mod design;
 mod errors;
 mod react;
@@ -207,6 +209,7 @@ pub fn all() -> impl Iterator<Item = &'static Entry> {
         react::ENTRIES,
         resources::ENTRIES,
         errors::ENTRIES,
+        dependencies::ENTRIES,
     ]
     .into_iter()
     .flatten()
@@ -337,7 +340,7 @@ mod tests {
                 assert!((1..=5).contains(&s.weight), "{}", e.name);
                 assert!(s.hints.iter().all(|h| *h == h.to_lowercase()), "{}", e.name);
             }
-            let from_errors = errors::ENTRIES.iter().any(|x| x.name == e.name);
+            let from_errors = errors::ENTRIES.iter().chain(dependencies::ENTRIES).any(|x| x.name == e.name);
             assert!(
                 e.signals.len() + usize::from(e.generic) + usize::from(from_errors) > 0,
                 "{} has no way in",
@@ -350,13 +353,22 @@ mod tests {
     }
 
     #[test]
-    fn every_error_kind_has_its_entry() {
+    fn every_error_kind_has_its_entry_in_every_language() {
         use crate::analysis::failures::ErrorKind;
+        use crate::analysis::lexer::Lang;
         let kinds = [ErrorKind::MissingDependency, ErrorKind::TypeError, ErrorKind::FailingTest, ErrorKind::Other];
+        let langs = [Lang::TypeScript, Lang::Python, Lang::Go, Lang::Rust, Lang::Ruby, Lang::Java, Lang::CSharp];
+        let mut named = HashSet::new();
         for kind in kinds {
-            assert!(errors::ENTRIES.iter().any(|e| e.name == kind.concept()), "{kind:?}");
+            for lang in langs.map(Some).into_iter().chain([None]) {
+                let name = kind.concept_in(lang);
+                let from = errors::ENTRIES.iter().chain(dependencies::ENTRIES);
+                assert!(from.clone().any(|e| e.name == name), "{kind:?} {lang:?}");
+                named.insert(name);
+            }
         }
-        assert_eq!(errors::ENTRIES.len(), kinds.len());
+        assert_eq!(named.len(), errors::ENTRIES.len() + dependencies::ENTRIES.len(), "every entry is reachable");
+        assert_eq!(dependencies::ENTRIES.len(), 7, "one per ecosystem");
     }
 
     #[test]

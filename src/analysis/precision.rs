@@ -4,7 +4,9 @@
 //!
 //! 2. a snippet is a whole syntactic unit of its file (`grounded::units::check_whole`);
 //! 3. an ordering question's steps are statements that run (no docstring, comment or bare
-//!    string), lines of the cited stretch;
+//!    string), lines of the cited stretch, and one of them — with the block under it — is the
+//!    statement that carries the concept: it shows one of the catalogue entry's tokens or
+//!    signal hints (a concept the catalogue does not know is not checked for this);
 //! 4. every word fits the session's languages: nothing that only another language says
 //!    (`try/catch` in a Python-only session, `package.json` where there is no JavaScript);
 //! 5. the premise holds: "look at `X`" only where `X` is in the snippet and the right answer is
@@ -13,11 +15,12 @@
 //!
 //! Pure: a question and the session's files in, the problems out.
 
+use crate::analysis::catalogue::{self, tokens::find_token, tokens::is_evidence_in};
 use crate::analysis::grounded::flow_is_bare_string;
-use crate::analysis::grounded::{CodeFile, units::check_whole};
+use crate::analysis::grounded::{CodeFile, units::check_whole, units::unit_of};
 use crate::analysis::grounding::GroundingKind;
 use crate::analysis::lexer::{Lang, lang_for_path};
-use crate::analysis::model::SourceFile;
+use crate::analysis::model::{Pattern, SourceFile};
 use crate::analysis::questions::GeneratedQuestion;
 
 /// Phrases only one language family uses, lowercase: said in a session with no file of that
@@ -43,11 +46,14 @@ pub fn precision_problems(q: &GeneratedQuestion, files: &[SourceFile]) -> Vec<St
     let mut problems = Vec::new();
     let langs: Vec<Lang> = files.iter().filter_map(|f| lang_for_path(&f.path)).collect();
     let grounded = q.grounding.as_ref().and_then(|g| Some((g, files.iter().find(|f| f.path == g.file)?)));
-    if let Some((g, file)) = grounded {
+    // A failed command's output is cited like a file, but it is no code: rules 2 and 3 are
+    // about code.
+    if let Some((g, file)) = grounded.filter(|(g, _)| lang_for_path(&g.file).is_some()) {
         let code = CodeFile::new(file);
         let (start, end) = (g.line_start.saturating_sub(1) as usize, g.line_end.saturating_sub(1) as usize);
         if q.question_type == "ordering" {
-            problems.extend(step_problems(q, &code, start, end));
+            let findings = crate::analysis::analyze_files(std::slice::from_ref(file));
+            problems.extend(step_problems(q, &code, (start, end), &findings));
         } else if q.snippet.is_some()
             && matches!(g.kind, GroundingKind::Quote | GroundingKind::Blank | GroundingKind::Mutation)
             && let Err(why) = check_whole(&code, start, end)
@@ -62,9 +68,15 @@ pub fn precision_problems(q: &GeneratedQuestion, files: &[SourceFile]) -> Vec<St
     problems
 }
 
-/// Rule 3: each step is a line of the cited stretch that runs.
-fn step_problems(q: &GeneratedQuestion, code: &CodeFile<'_>, start: usize, end: usize) -> Vec<String> {
+/// Rule 3: each step is a line of the cited stretch that runs, and one carries the concept.
+fn step_problems(
+    q: &GeneratedQuestion,
+    code: &CodeFile<'_>,
+    (start, end): (usize, usize),
+    findings: &[Pattern],
+) -> Vec<String> {
     let mut out = Vec::new();
+    let mut lines = Vec::new();
     for step in q.options.iter().flatten() {
         let at = (start..=end.min(code.lines.len().saturating_sub(1))).find(|&i| code.lines[i].trim() == step.trim());
         match at {
@@ -72,10 +84,39 @@ fn step_problems(q: &GeneratedQuestion, code: &CodeFile<'_>, start: usize, end: 
             Some(i) if code.masked[i].trim().is_empty() || flow_is_bare_string(&code.masked[i]) => {
                 out.push(format!("the step `{step}` is a comment or a bare string, which does not run"))
             }
-            Some(_) => {}
+            Some(i) => lines.push(i),
         }
     }
+    if out.is_empty()
+        && let Some(entry) = catalogue::find(&q.concept)
+        && !lines.iter().any(|&i| carries(code, i, entry, findings))
+    {
+        let shown: Vec<String> = entry.tokens.iter().take(4).map(|t| format!("`{t}`")).collect();
+        out.push(format!(
+            "none of the steps is the statement that carries {} (a step showing {}, or the block holding one)",
+            entry.name,
+            shown.join(" or ")
+        ));
+    }
     out
+}
+
+/// Whether the statement on line `i`, with the block under it, shows the entry: one of its
+/// tokens (in code or, like `%w` or `"use client"`, in a string), one of its signals' hints,
+/// or a static finding there that one of its signals matches (what places the offline
+/// provider's questions).
+fn carries(code: &CodeFile<'_>, i: usize, entry: &catalogue::Entry, findings: &[Pattern]) -> bool {
+    let (_, end) = unit_of(code, i);
+    let end = end.min(code.lines.len() - 1);
+    let text = code.lines[i..=end].join("\n");
+    let lower = text.to_lowercase();
+    entry.tokens.iter().filter(|t| is_evidence_in(t, code.lang)).any(|t| find_token(&text, t).is_some())
+        || entry.signals.iter().flat_map(|s| s.hints.iter()).any(|h| lower.contains(h))
+        || findings.iter().any(|p| {
+            let line = usize::try_from(p.line).unwrap_or(0);
+            let lowered = (p.name.to_lowercase(), p.snippet.to_lowercase());
+            (i + 1..=end + 1).contains(&line) && catalogue::best_weight(entry.signals, p, &lowered).is_some()
+        })
 }
 
 /// Rule 4: the words a question uses, against the session's languages.

@@ -207,7 +207,9 @@ pub enum JobsAction {
     /// Resume the jobs held because a provider refused our credentials (HTTP 401/403, or no key).
     #[command(after_help = "Held jobs become available and the jobs the refusal killed are replayed; \
                             the provider gets one call first. A provider also resumes by itself when \
-                            its credentials change (a new key at worker start; `vl login` for the upstream).\n\n\
+                            its credentials change (a new key at worker start; `vl login` for the upstream), \
+                            and an LLM provider refused for its account (not logged in, no credit) when a \
+                            try of it answers (5 min after the pause, then at doubling intervals up to hourly).\n\n\
                             Examples:\n  vl jobs resume\n  vl jobs resume --provider anthropic\n  \
                             vl jobs resume --provider upstream")]
     Resume {

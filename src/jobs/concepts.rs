@@ -32,6 +32,18 @@ pub fn concept_id(session_id: &str, normalized: &str) -> String {
     session_data::stable_id("c", &format!("{session_id}\n{normalized}"))
 }
 
+/// What one run reads: the session, its files, findings, stack, prompts and failed calls,
+/// and the input hash of its last success.
+struct Inputs {
+    session: session_data::SessionInfo,
+    files: Vec<crate::analysis::model::SourceFile>,
+    patterns: Vec<crate::analysis::model::Pattern>,
+    stack: crate::analysis::model::StackProfile,
+    prompts: Vec<String>,
+    last_hash: Option<String>,
+    failures: Vec<crate::analysis::model::FailedCall>,
+}
+
 impl Handler for ConceptsHandler {
     fn run(&self, job: &ClaimedJob, cancel: &CancelToken) -> Outcome {
         let selected = match llm_call::provider_of(&self.provider) {
@@ -44,64 +56,86 @@ impl Handler for ConceptsHandler {
             Ok(id) => id,
             Err(outcome) => return outcome,
         };
-        let last_message = job.payload.get("last_assistant_message").and_then(|m| m.as_str()).map(str::to_owned);
-        let inputs = self.queue.read().and_then(|conn| {
-            Ok((
-                session_data::session(&conn, &session_id)?,
-                session_data::captured_files(&conn, &session_id)?,
-                session_data::patterns(&conn, &session_id)?,
-                session_data::stack_profile(&conn, &session_id)?.unwrap_or_default(),
-                session_data::prompts(&conn, &session_id)?,
-                session_data::last_input_hash(&conn, &session_id, super::ANALYZE_CONCEPTS)?,
-                session_data::failures(&conn, &session_id)?,
-            ))
-        });
-        let (session, files, patterns, stack, prompts, last_hash, failures) = match inputs {
+        let inputs = match self.inputs(&session_id) {
             Ok(inputs) => inputs,
-            Err(e) => return Outcome::retry(e.to_string()),
+            Err(outcome) => return outcome,
         };
-        let Some(session) = session else {
-            return missing_session(&session_id);
-        };
-        if files.is_empty() {
+        if inputs.files.is_empty() {
             // No code was written: there is nothing to ground a concept in. Not a failure,
             // and not a fake success either: the result says so.
             return Outcome::done(json!({ "skipped": "no_code" }));
         }
-        // The code decides whether to run again, not the conversation: the Stop hook fires after
-        // every turn with a new last message, and a turn that wrote nothing must cost nothing.
-        // Failures join the hash only when there are some, so sessions without any keep the
-        // hash they had before failures were recorded (no re-analysis after an upgrade).
-        let hash = if failures.is_empty() {
-            hash_of(&(selected.name(), &stack, &patterns, &files))
-        } else {
-            hash_of(&(selected.name(), &stack, &patterns, &files, &failures))
-        };
-        if last_hash.as_deref() == Some(hash.as_str()) {
+        let hash = input_hash(selected, &inputs);
+        if inputs.last_hash.as_deref() == Some(hash.as_str()) {
             return Outcome::unchanged(json!({ "skipped": "unchanged" }));
         }
-        let citable = session_data::citable(&files, &failures);
-        let validated = match selected {
+        let last_message = job.payload.get("last_assistant_message").and_then(|m| m.as_str());
+        let validated = match self.concepts(selected, &inputs, last_message, cancel) {
+            Ok(validated) => validated,
+            Err(outcome) => return outcome,
+        };
+        self.stored(selected, session_id, &inputs.session, validated, hash)
+    }
+}
+
+impl ConceptsHandler {
+    /// Everything the run reads, or the outcome when the session is gone or the read failed.
+    fn inputs(&self, session_id: &str) -> Result<Inputs, Outcome> {
+        let read = self.queue.read().and_then(|conn| {
+            let Some(session) = session_data::session(&conn, session_id)? else { return Ok(None) };
+            Ok(Some(Inputs {
+                session,
+                files: session_data::captured_files(&conn, session_id)?,
+                patterns: session_data::patterns(&conn, session_id)?,
+                stack: session_data::stack_profile(&conn, session_id)?.unwrap_or_default(),
+                prompts: session_data::prompts(&conn, session_id)?,
+                last_hash: session_data::last_input_hash(&conn, session_id, super::ANALYZE_CONCEPTS)?,
+                failures: session_data::failures(&conn, session_id)?,
+            }))
+        });
+        match read {
+            Ok(Some(inputs)) => Ok(inputs),
+            Ok(None) => Err(missing_session(session_id)),
+            Err(e) => Err(Outcome::retry(e.to_string())),
+        }
+    }
+
+    /// The validated concepts from the offline catalogue or the provider (with its one repair).
+    fn concepts(
+        &self,
+        selected: &Selected,
+        inputs: &Inputs,
+        last_message: Option<&str>,
+        cancel: &CancelToken,
+    ) -> Result<ValidatedConcepts, Outcome> {
+        let Inputs { files, patterns, stack, prompts, failures, .. } = inputs;
+        let citable = session_data::citable(files, failures);
+        match selected {
             Selected::Offline => {
-                let answer = offline_concepts(&stack, &patterns, &files, &failures, &prompts);
-                match validate_concepts(answer, &citable) {
-                    Ok(validated) => validated,
-                    Err(e) => return Outcome::dead(format!("the offline provider found no usable concepts: {e}")),
-                }
+                let answer = offline_concepts(stack, patterns, files, failures, prompts);
+                validate_concepts(answer, &citable)
+                    .map_err(|e| Outcome::dead(format!("the offline provider found no usable concepts: {e}")))
             }
             Selected::Remote(provider) => {
-                let request =
-                    prompts::concepts_request(&stack, &patterns, &files, &failures, &prompts, last_message.as_deref());
+                let request = prompts::concepts_request(stack, patterns, files, failures, prompts, last_message);
                 let accept = |text: &str| {
                     let answer = parse_concepts_json(text).map_err(|e| e.to_string())?;
                     validate_concepts(answer, &citable).map_err(|e| e.to_string())
                 };
-                match llm_call::ask_with_repair(provider.as_ref(), &request, &self.llm, cancel, accept) {
-                    Ok(validated) => validated,
-                    Err(outcome) => return outcome,
-                }
+                llm_call::ask_with_repair(provider.as_ref(), &request, &self.llm, cancel, accept)
             }
-        };
+        }
+    }
+
+    /// The success: the result's figures, and the effects that store the concepts and the hash.
+    fn stored(
+        &self,
+        selected: &Selected,
+        session_id: String,
+        session: &session_data::SessionInfo,
+        validated: ValidatedConcepts,
+        hash: String,
+    ) -> Outcome {
         let counts = self.queue.read().and_then(|conn| Ok(session_data::file_counts(&conn, &session_id)?));
         let (files_created, files_edited) = counts.unwrap_or((0, 0));
         let duration_minutes = (session.ended_at.unwrap_or(session.updated_at) - session.started_at).max(0) / 60_000;
@@ -116,6 +150,19 @@ impl Handler for ConceptsHandler {
             Ok(())
         });
         Outcome::Succeeded { result: Some(result), effects: Some(effects) }
+    }
+}
+
+/// The code decides whether to run again, not the conversation: the Stop hook fires after
+/// every turn with a new last message, and a turn that wrote nothing must cost nothing.
+/// Failures join the hash only when there are some, so sessions without any keep the hash they
+/// had before failures were recorded (no re-analysis after an upgrade).
+fn input_hash(selected: &Selected, inputs: &Inputs) -> String {
+    let Inputs { stack, patterns, files, failures, .. } = inputs;
+    if failures.is_empty() {
+        hash_of(&(selected.name(), stack, patterns, files))
+    } else {
+        hash_of(&(selected.name(), stack, patterns, files, failures))
     }
 }
 

@@ -254,6 +254,13 @@ fn add_gates(
         let day = config.learner_day();
         registry
             .gate(gate, &[ANALYZE_CONCEPTS, ANALYZE_QUIZ], move || format!("{version}:{}", day.day_of(clock.now())));
+        // Not logged in, no credit: tried again on its own after a back-off (issue 31); a
+        // spent budget lifts with the day instead.
+        let probed = std::sync::Arc::clone(choice);
+        registry.gate_probe(gate, move |reason| {
+            let Ok(crate::llm::Selected::Remote(provider)) = probed.as_ref() else { return None };
+            (!reason.contains(llm_usage::BUDGET_REASON_PREFIX)).then(|| crate::llm::probe::answers(provider.as_ref()))
+        });
     }
     let data_dir = config.data_dir.clone();
     let api_url = config.get("VIBELEARN_API_URL").to_owned();
@@ -374,8 +381,10 @@ pub fn notices_of(gates: &[crate::queue::Gate]) -> Vec<String> {
             let reason = gate.reason.as_deref().unwrap_or("refused");
             let when = if reason.contains(llm_usage::BUDGET_REASON_PREFIX) {
                 "tomorrow (UTC)"
-            } else {
+            } else if gate.name == UPSTREAM_GATE {
                 "when its credentials change"
+            } else {
+                "on their own once it answers again (it is tried 5 min after the pause, then at doubling intervals up to hourly) or when its credentials change"
             };
             format!(
                 "{} paused: {} — {} job{} held; they resume {when}, or with `vl jobs resume --provider {}`",

@@ -20,7 +20,7 @@ mod gemini;
 /// The deterministic offline provider (§6.5); `select` returns `Selected::Offline` for it.
 pub mod offline;
 mod openai;
-mod probe;
+pub mod probe;
 mod select;
 mod transport;
 

@@ -35,7 +35,7 @@ pub fn offline_concepts(
     prompts: &[String],
 ) -> ConceptsAnswer {
     // Errors first: where the developer got stuck is what they most need to understand.
-    let mut picked = pick_from_failures(failures);
+    let mut picked = pick_from_failures(failures, files);
     for pick in pick_from_patterns(patterns, files) {
         if picked.len() < MAX_CONCEPTS && !picked.iter().any(|p| p.is_entry(&pick)) {
             picked.push(pick);

@@ -7,6 +7,9 @@
 //!
 //! The try runs on a thread of its own when the worker starts ([`CliProbe::start`]), so a slow
 //! CLI never delays the worker's readiness; a job that needs the answer first waits for it.
+//!
+//! [`answers`] is the same try for any provider: what a paused provider's gate runs, after a
+//! back-off, to find out whether the user has logged in or topped up (`queue::runner::reprobe`).
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -56,16 +59,21 @@ impl CliProbe {
     }
 
     fn try_once(&self) -> Result<(), String> {
-        let request = LlmRequest { system: String::new(), prompt: PROBE_PROMPT.to_owned(), max_tokens: 5 };
-        match self.cli.complete(&request, PROBE_TIMEOUT) {
-            Ok(_) => {
+        match answers(&self.cli) {
+            Ok(()) => {
                 log::info!(target: "llm", "the claude CLI answered its first prompt; auto uses it");
                 Ok(())
             }
             Err(e) => {
                 log::warn!(target: "llm", "auto does not use the claude CLI: {e}");
-                Err(e.to_string())
+                Err(e)
             }
         }
     }
+}
+
+/// Whether `provider` answers a one-word prompt now (a few tokens; none when it is refused).
+pub fn answers(provider: &dyn Provider) -> Result<(), String> {
+    let request = LlmRequest { system: String::new(), prompt: PROBE_PROMPT.to_owned(), max_tokens: 5 };
+    provider.complete(&request, PROBE_TIMEOUT).map(|_| ()).map_err(|e| e.to_string())
 }

@@ -126,6 +126,7 @@ async function main() {
       key_kept: await page.evaluate(() => Boolean(sessionStorage.getItem('vibelearn.key'))),
       counts: await shownCounts(page),
       status: await page.textContent('#status-pill'),
+      banner: await page.isVisible('#banner') ? await page.textContent('#banner') : null,
       failures,
       sections: await page.$$eval('main > section', (cards) => cards.map((c) => c.id)),
       learning: await page.$$eval('#learning [data-fact]', (facts) => Object.fromEntries(facts.map((f) => [f.dataset.fact, f.textContent]))),

@@ -1,6 +1,7 @@
 //! Catalogue data: errors the developer met. These entries have no static-analysis signals;
 //! they are reached through `analysis::failures` (a failed tool call's error classified into a
-//! kind), and their snippet is the error itself. Each example is code that is one small change
+//! kind), and their snippet is the error itself. A missing dependency has one entry per
+//! ecosystem, in `dependencies`. Each example is code that is one small change
 //! away from producing that error, so spot_the_bug shows the cause.
 
 use super::{BugEdit, Entry};
@@ -49,49 +50,6 @@ pub const ENTRIES: &[Entry] = &[
             "Start from the first error and from declarations rather than uses: one changed exported type upstream usually explains most of the list. Read each as expected versus found, check the library's changelog for the changed types, and fix at the source (adapt your own types or wrappers) so errors downstream disappear together. A cast is right only at a boundary where you know more than the compiler and can check it (after runtime validation), never to silence a mismatch you do not understand; `any` spreads and hides the next break.",
         ],
         follow_up: "Why is the first error in a long list of type errors usually the one to read first?",
-        generic: false,
-    },
-    Entry {
-        name: "Missing modules and dependencies",
-        category: "architecture_pattern",
-        difficulty: Level::Junior,
-        description: "An import resolves to a package the project declares and installs, or to a file of the project by its path. \"Cannot find module\" means one of those links is broken: the package is not installed or not declared, the name is misspelt, or the relative path is wrong.",
-        signals: &[],
-        stack_hints: &[],
-        tokens: &["import", "from", "z"],
-        example: "import { z } from \"zod\";\n\nexport const CartItem = z.object({\n  productId: z.string(),\n  quantity: z.number().int().positive(),\n});",
-        facts: [
-            "A bare import name like \"zod\" resolves to an installed package; a path like \"./cart\" resolves to a file of the project.",
-            "A package must be declared in the manifest (package.json, requirements.txt, Cargo.toml) so that every fresh install gets it, not only be present on one machine.",
-            "Lock files pin the exact versions installed, so a missing or different transitive package shows up the same way on every machine.",
-        ],
-        myths: [
-            "If an import works on my machine, the package is declared correctly for everyone.",
-            "\"Cannot find module\" always means the package does not exist in the registry.",
-            "Installing a package globally is the right fix for a project's missing import.",
-        ],
-        order_prompt: "Order the steps of fixing \"Cannot find module 'zod'\".",
-        steps: &[
-            "read the module name the error reports",
-            "decide whether it is a package name or a path of the project",
-            "look for it in the manifest and the lock file",
-            "add and install the package, or fix the name or path",
-            "run the command again",
-        ],
-        reading: [
-            "Where does the first line look for \"zod\", and what must be true of the project for it to be found on a fresh clone?",
-            "A bare name is resolved from the installed packages (node_modules here), so zod must be declared in package.json (and pinned in the lock file) and installed; otherwise the import fails with Cannot find module 'zod' even though the code is right.",
-        ],
-        bugs: &[BugEdit {
-            from: "from \"zod\"",
-            to: "from \"zod-schema\"",
-            answer: "There is no installed package named zod-schema: the import fails with Cannot find module 'zod-schema' before any code runs. The name must match the declared, installed package.",
-        }],
-        open: [
-            "A teammate's CI build fails with a missing module that works on your laptop. How do you find out why, and how do you keep it from happening again?",
-            "Compare what is declared with what is installed: the package may be installed locally by hand, globally, or as a transitive dependency of something else, but not declared in the manifest; or the lock file was not committed, or the case of a file path differs (macOS is case-insensitive, Linux CI is not). Fix by declaring the dependency explicitly and committing the lock file; prevent it with clean installs in CI (npm ci, pip install -r with a lock, cargo --locked) and a linter rule against undeclared imports.",
-        ],
-        follow_up: "What is the difference between a package being installed on your machine and being declared by the project?",
         generic: false,
     },
     Entry {

@@ -2,7 +2,19 @@
 //! the blanking used by fill_in_blank questions. Shared by the question templates and the
 //! offline provider's fallback, which looks for a concept's tokens in captured files.
 
+use crate::analysis::lexer::Lang;
 use crate::analysis::questions::count_blanks;
+
+/// Catalogue tokens written for one language that mean something else in another, so they
+/// are no evidence of the concept there (issue 31: "Closures" was picked for Ruby code by its
+/// `=>`, which in Ruby binds a rescued error or maps a hash key).
+const NOT_EVIDENCE_IN: [(&str, Lang); 2] = [("=>", Lang::Ruby), ("=>", Lang::Python)];
+
+/// Whether `token` found in `lang` code is evidence of the concept it is listed for (see
+/// [`NOT_EVIDENCE_IN`]).
+pub fn is_evidence_in(token: &str, lang: Option<Lang>) -> bool {
+    !NOT_EVIDENCE_IN.iter().any(|(t, l)| *t == token && Some(*l) == lang)
+}
 
 /// The blank marker written into fill_in_blank snippets.
 const BLANK: &str = "___";

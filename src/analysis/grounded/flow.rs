@@ -14,8 +14,6 @@ use crate::analysis::lexer::Lang;
 
 /// How far up from a line a function header is looked for.
 const MAX_HEADER_DISTANCE: usize = 80;
-/// How far down a function's end is looked for.
-const MAX_FUNCTION_LINES: usize = 200;
 /// Longest line offered as an ordering step; longer ones make unreadable options.
 const MAX_STEP_LEN: usize = 100;
 
@@ -67,49 +65,14 @@ fn is_method_header(t: &str) -> bool {
         && before.last().is_some_and(|name| name.chars().all(|c| c.is_alphanumeric() || c == '_'))
 }
 
+/// The last line of the function whose header is on line `header`: the end of its block as
+/// `units` finds blocks (braces, Python's indentation, Ruby's `end`). `None` for a declaration
+/// without a body (a trait or interface method ends in `;` before any `{`).
 fn function_end(file: &CodeFile<'_>, lang: Lang, header: usize) -> Option<usize> {
-    let last = (header + MAX_FUNCTION_LINES).min(file.lines.len() - 1);
-    if lang == Lang::Ruby {
-        // Ruby: the `end` at the header's indentation.
-        let base = file.indent(header);
-        return (header + 1..=last).find(|&i| file.indent(i) == base && file.masked[i].trim() == "end");
-    }
-    if lang == Lang::Python {
-        let base = file.indent(header);
-        let mut end = header;
-        for i in header + 1..=last {
-            if file.is_blank(i) {
-                continue;
-            }
-            if file.indent(i) <= base {
-                break;
-            }
-            end = i;
-        }
-        return (end > header).then_some(end);
-    }
-    let mut depth = 0i32;
-    let mut opened = false;
-    for i in header..=last {
-        for b in file.masked[i].bytes() {
-            match b {
-                b'{' => {
-                    depth += 1;
-                    opened = true;
-                }
-                b'}' => depth -= 1,
-                _ => {}
-            }
-            if opened && depth == 0 {
-                return Some(i);
-            }
-        }
-        // A Rust or Go declaration without a body (a trait method, an interface method).
-        if !opened && file.masked[i].trim_end().ends_with(';') {
-            return None;
-        }
-    }
-    None
+    let end = super::units::unit_of(file, header).1;
+    let bodiless =
+        !matches!(lang, Lang::Python | Lang::Ruby) && !file.masked[header..=end].iter().any(|l| l.contains('{'));
+    (end > header && !bodiless).then_some(end)
 }
 
 /// The function's name from its header line, when one can be read.

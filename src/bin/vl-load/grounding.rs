@@ -1,7 +1,7 @@
 //! `vl-load grounding <session.json>…`: each recorded session replayed through a fresh
 //! in-process worker with the offline provider (as `vl demo` does), then the share of its
-//! questions grounded in its files, by kind, as the summary route reports it, and how many
-//! question types it got. `vl-load coverage <session.json>…`: the share of each session's static
+//! questions grounded in its files, by kind, as the summary route reports it, how many
+//! question types it got, and how many questions the quiz job's validator dropped, with why. `vl-load coverage <session.json>…`: the share of each session's static
 //! signals that map to a catalogue concept (issue 31), and over all of them.
 
 use std::collections::BTreeSet;
@@ -29,6 +29,13 @@ fn one(path: &str) -> Value {
             let mut figure = replayed.summary["grounding"].clone();
             figure["session"] = json!(name);
             figure["types"] = json!(types.len());
+            let quiz = replayed.pipeline["steps"]
+                .as_array()
+                .and_then(|steps| steps.iter().find(|s| s["kind"] == "analyze_quiz"))
+                .map(|s| s["result"].clone())
+                .unwrap_or_default();
+            figure["dropped"] = quiz["dropped"].clone();
+            figure["drop_reasons"] = quiz["drop_reasons"].clone();
             figure
         }
         Err(error) => json!({ "session": name, "error": error }),

@@ -63,7 +63,7 @@ pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], pa
             }
         }
         if session.questions.len() == before {
-            session.add(fallback_question(&code, concept, *level, index, &sites));
+            session.add(fallback_question(&code, concept, (*level, index), &sites, &session.placed));
         }
     }
     QuestionsAnswer { questions: session.questions }
@@ -177,17 +177,38 @@ pub fn question_type_for(name: &str, index: usize, level: Level) -> QuestionType
 /// One question for a concept the session's code does not show: the catalogue's template over
 /// the concept's own snippet (an error that names no captured file, say), or for a concept the catalogue
 /// does not know, a code_reading question quoting the snippet.
+/// `placed` holds the (type, file, lines) of the session's questions so far: a question
+/// showing the concept's own code is not a second one of a type on the same lines.
 fn fallback_question(
     code: &SessionCode<'_>,
     concept: &Concept,
-    level: Level,
-    index: usize,
+    (level, index): (Level, usize),
     sites: &[Site],
+    placed: &BTreeSet<(String, String, u32, u32)>,
 ) -> GeneratedQuestion {
     match catalogue::find(&concept.name) {
         Some(entry) => {
             let qtype = question_type_for(&concept.name, index, level);
-            let evidence = Evidence { concept: &concept.name, file: &concept.source_file, snippet: &concept.snippet };
+            // A cited snippet that cuts a statement is quoted as the whole unit around it.
+            let whole = grounded::whole_snippet(code, &concept.source_file, &concept.snippet);
+            let snippet = whole.as_deref().unwrap_or(&concept.snippet);
+            let evidence = Evidence { concept: &concept.name, file: &concept.source_file, snippet };
+            // Where the concept's own code is in the session, a type that shows it rather than
+            // the catalogue's example, which may be in another language (issue 31: a TypeScript
+            // interface in a Rust session); the rotation's type when none does.
+            if let Some(at) = grounded::locate_snippet(code, &concept.source_file, snippet) {
+                let types = level_types(level);
+                let start = types.iter().position(|t| *t == qtype).unwrap_or(0);
+                let free = |q: &GeneratedQuestion| {
+                    !placed.contains(&(q.question_type.clone(), at.file.clone(), at.line_start, at.line_end))
+                };
+                let shown = (0..types.len())
+                    .map(|k| render(entry, types[(start + k) % types.len()], level, &evidence))
+                    .find(|q| shows_code(q, snippet) && free(q));
+                if let Some(q) = shown {
+                    return q;
+                }
+            }
             render(entry, qtype, level, &evidence)
         }
         None => {
@@ -198,6 +219,13 @@ fn fallback_question(
             q
         }
     }
+}
+
+/// Whether `q` shows `code` (with at most one line blanked or changed), not another snippet.
+fn shows_code(q: &GeneratedQuestion, code: &str) -> bool {
+    let Some(shown) = q.snippet.as_deref() else { return false };
+    let (shown, code): (Vec<&str>, Vec<&str>) = (shown.lines().collect(), code.lines().collect());
+    shown.len() == code.len() && shown.iter().zip(&code).filter(|(a, b)| a.trim() != b.trim()).count() <= 1
 }
 
 fn unknown_concept_question(concept: &Concept, level: Level) -> GeneratedQuestion {

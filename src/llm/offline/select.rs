@@ -2,7 +2,7 @@
 //! match, the stack and generic fallbacks, and cutting a verbatim snippet from a captured file
 //! for each, so that the citation always passes `validate_concepts`.
 
-use crate::analysis::catalogue::tokens::find_token;
+use crate::analysis::catalogue::tokens::{find_token, is_evidence_in};
 use crate::analysis::catalogue::{self, Entry, best_weight};
 use crate::analysis::concepts::{Concept, MAX_CONCEPTS, MIN_CONCEPTS, path_matches};
 use crate::analysis::failures::{self, ErrorKind};
@@ -74,11 +74,14 @@ const OTHER_ERROR_CONFIDENCE: f64 = 0.6;
 
 /// One concept per kind of error the session met, citing the failed call's label and the
 /// error's telling lines (verbatim, so validation finds them in the failure's text).
-pub(super) fn pick_from_failures(failures: &[FailedCall]) -> Vec<Pick> {
-    failures::errors_met(failures, MAX_ERROR_CONCEPTS)
+/// A missing dependency is taught in its ecosystem's terms, told by the error, its command or
+/// the languages of the session's `files`.
+pub(super) fn pick_from_failures(failures: &[FailedCall], files: &[SourceFile]) -> Vec<Pick> {
+    let langs: Vec<_> = files.iter().filter_map(|f| crate::analysis::lexer::lang_for_path(&f.path)).collect();
+    failures::errors_met(failures, MAX_ERROR_CONCEPTS, &langs)
         .into_iter()
         .filter_map(|met| {
-            let entry = catalogue::find(met.kind.concept())?;
+            let entry = catalogue::find(met.concept)?;
             let confidence = if met.kind == ErrorKind::Other { OTHER_ERROR_CONFIDENCE } else { ERROR_CONFIDENCE };
             Some(Pick { entry, file: met.label, snippet: met.excerpt, seen_as: None, confidence })
         })
@@ -232,8 +235,12 @@ fn token_evidence(entry: &Entry, files: &[SourceFile]) -> Option<(String, String
     let langs: Vec<&str> = entry.stack_hints.iter().copied().filter(|h| LANGUAGES.contains(h)).collect();
     files.iter().filter(|f| langs.is_empty() || language_of(&f.path).is_some_and(|l| langs.contains(&l))).find_map(
         |f| {
-            let at = entry.tokens.iter().find_map(|t| find_token(&f.content, t))?;
-            let line = f.content[..at].matches('\n').count();
+            // As code, not in a comment or string, and meaning there what the entry means.
+            let lang = crate::analysis::lexer::lang_for_path(&f.path);
+            let masked = lang.map(|l| crate::analysis::lexer::mask_comments_and_strings(&f.content, l));
+            let code = masked.as_deref().unwrap_or(&f.content);
+            let at = entry.tokens.iter().filter(|t| is_evidence_in(t, lang)).find_map(|t| find_token(code, t))?;
+            let line = code[..at].matches('\n').count();
             Some((f.path.clone(), lines_around(&f.content, line)?))
         },
     )

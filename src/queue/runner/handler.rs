@@ -139,6 +139,12 @@ impl KindSpec {
 /// resumes when it changes. Called at runner start and by the watchdog, never by the writer.
 pub type GateVersion = Arc<dyn Fn() -> String + Send + Sync>;
 
+/// A try of what a paused gate guards (one tiny request to a provider), given the pause's
+/// reason: `Some(Ok)` when it answers again (the gate resumes), `Some(Err(why))` while it is
+/// still refused, `None` when this pause is not one a probe can lift (it waits for its own
+/// condition). Run on a thread of its own, never by the writer (`runner::reprobe`).
+pub type GateProbe = Arc<dyn Fn(&str) -> Option<Result<(), String>> + Send + Sync>;
+
 /// The handlers by kind name, and the gates kinds need (`queue::gates`).
 #[derive(Default, Clone)]
 pub struct Registry {
@@ -147,6 +153,8 @@ pub struct Registry {
     pub(super) gates: KindGates,
     /// gate name → its version.
     pub(super) gate_versions: HashMap<String, GateVersion>,
+    /// gate name → its probe, for the gates that are tried again on their own.
+    pub(super) gate_probes: HashMap<String, GateProbe>,
 }
 
 impl Registry {
@@ -164,6 +172,16 @@ impl Registry {
             self.gates.insert((*kind).to_owned(), name.to_owned());
         }
         self.gate_versions.insert(name.to_owned(), Arc::new(version));
+    }
+
+    /// A paused `name` is tried again with `probe` after a back-off, and resumed when it
+    /// answers (`runner::reprobe`).
+    pub fn gate_probe(
+        &mut self,
+        name: &str,
+        probe: impl Fn(&str) -> Option<Result<(), String>> + Send + Sync + 'static,
+    ) {
+        self.gate_probes.insert(name.to_owned(), Arc::new(probe));
     }
 
     pub fn kind_gates(&self) -> &KindGates {

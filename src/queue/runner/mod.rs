@@ -25,9 +25,10 @@
 mod dispatcher;
 mod handler;
 mod job_thread;
+pub mod reprobe;
 mod watchdog;
 
-pub use handler::{CancelToken, EffectError, Effects, GateVersion, Handler, KindSpec, Outcome, Registry};
+pub use handler::{CancelToken, EffectError, Effects, GateProbe, GateVersion, Handler, KindSpec, Outcome, Registry};
 pub(super) use watchdog::resume_gates_with_new_versions;
 
 use std::collections::HashMap;
@@ -126,6 +127,9 @@ struct Shared {
     /// `config.monotonic`, at hand.
     monotonic: SharedMonotonic,
     metrics: Arc<QueueMetrics>,
+    /// When each paused gate with a probe is tried again: the watchdog starts probes, their
+    /// threads report back (`reprobe`).
+    reprobe: Arc<Mutex<reprobe::Reprobe>>,
     /// Attempts being run. Written by the dispatcher (insert), job threads and the watchdog
     /// (remove — whoever removes an entry owns its outcome), shutdown (drain). A Mutex because
     /// three threads mutate it; each holds it for a map operation only.
@@ -173,6 +177,7 @@ impl Shared {
             waker,
             clock,
             metrics,
+            reprobe: Arc::default(),
             inflight: Mutex::new(HashMap::new()),
             unrecorded: Arc::default(),
             stopping: AtomicBool::new(false),

@@ -1,7 +1,8 @@
 //! The watchdog: each turn ([`Watchdog::run_once`], on the runner's monotonic clock) ends the
 //! attempts past their kind's timeout — records `timed_out`, raises their [`CancelToken`]
 //! (so a child process is killed) — extends the leases of live attempts, and of finished ones
-//! whose outcome is not recorded yet, when a heartbeat is due, and, every [`GATE_CHECK`], resumes paused gates whose credentials changed. The thread
+//! whose outcome is not recorded yet, when a heartbeat is due, and, every [`GATE_CHECK`], resumes paused gates whose credentials changed
+//! and starts the probes of paused gates that are due for one (`reprobe`). The thread
 //! ([`run`]) starts a replacement job thread for each attempt timed out, so the pool keeps its
 //! full concurrency while a handler is stuck.
 //!
@@ -54,6 +55,10 @@ impl Watchdog {
         }
         if now >= self.next_gate_check && !shared.registry.gate_versions.is_empty() {
             resume_gates_with_new_versions(&shared.registry, &shared.writer, &shared.waker);
+            if !shared.registry.gate_probes.is_empty() {
+                let probes = &shared.registry.gate_probes;
+                super::reprobe::probe_due_gates(probes, &shared.reprobe, &shared.writer, &shared.waker);
+            }
             turn.gates_checked = true;
             self.next_gate_check = now + GATE_CHECK;
         }

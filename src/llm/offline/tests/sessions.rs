@@ -66,14 +66,8 @@ fn sessions() -> Vec<String> {
     names
 }
 
-/// Replays `name` at the levels the quiz job would ask (`level` overrides them when given).
-fn replay(name: &str, level: Option<Level>) -> Replayed {
-    replay_concepts(name, level, usize::MAX, &[])
-}
-
-/// `replay`, asking about the first `max_concepts` concepts only, with `failures` as the
-/// session's failed calls.
-fn replay_concepts(name: &str, level: Option<Level>, max_concepts: usize, failures: &[FailedCall]) -> Replayed {
+/// The recorded session `name`, its captured files (latest content per path) and its stack.
+fn captured(name: &str) -> (SampleSession, Vec<SourceFile>, crate::analysis::model::StackProfile) {
     let text = std::fs::read_to_string(sessions_dir().join(name)).expect("session readable");
     let session = SampleSession::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut latest: BTreeMap<String, String> = BTreeMap::new();
@@ -91,6 +85,18 @@ fn replay_concepts(name: &str, level: Option<Level>, max_concepts: usize, failur
         .collect();
     let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
     let stack = detect_stack(&manifests, &paths);
+    (session, files, stack)
+}
+
+/// Replays `name` at the levels the quiz job would ask (`level` overrides them when given).
+fn replay(name: &str, level: Option<Level>) -> Replayed {
+    replay_concepts(name, level, usize::MAX, &[])
+}
+
+/// `replay`, asking about the first `max_concepts` concepts only, with `failures` as the
+/// session's failed calls.
+fn replay_concepts(name: &str, level: Option<Level>, max_concepts: usize, failures: &[FailedCall]) -> Replayed {
+    let (session, files, stack) = captured(name);
     let patterns = analyze_files(&files);
     let answer = offline_concepts(&stack, &patterns, &files, failures, std::slice::from_ref(&session.description));
     let citable: Vec<SourceFile> = files.iter().cloned().chain(failures.iter().map(FailedCall::as_source)).collect();
@@ -559,4 +565,191 @@ fn the_catalogue_covers_the_recorded_sessions_signals() {
     assert!(share >= 0.95, "{total:?}");
     assert!(context_managers >= 4, "with, @contextmanager, Drop: {context_managers}");
     assert!(!total.unmapped.contains_key("context_manager"));
+}
+
+/// Issue 31, failed commands in the session's language: over every recorded session, a
+/// missing module or package as its own language's tools report it is taught by that
+/// ecosystem's entry, none of its questions breaks a precision rule (so the validator keeps
+/// them), and nothing in them names another ecosystem's tools. The Python ledger's pytest
+/// `ModuleNotFoundError` is explained in pip terms.
+#[test]
+fn a_missing_dependency_is_explained_in_the_sessions_own_ecosystem() {
+    use crate::analysis::failures::{ErrorKind, MISSING_DEPENDENCY_ERRORS};
+    use crate::analysis::lexer::{Lang, lang_for_path};
+    const TOOLS: [(Lang, &[&str]); 7] = [
+        (Lang::Python, &["pip ", "pyproject.toml", "virtualenv"]),
+        (Lang::Go, &["go get", "go.mod", "go mod "]),
+        (Lang::Rust, &["cargo", "crate feature"]),
+        (Lang::Ruby, &["gemfile", "bundle install", "gem install"]),
+        (Lang::Java, &["maven", "gradle", "javac", "jdk"]),
+        (Lang::CSharp, &["packagereference", "nuget", "dotnet", "cs0246"]),
+        (Lang::JavaScript, &["package.json", "node_modules", "npm ", "cannot find module"]),
+    ];
+    let family = |l: Lang| if l == Lang::TypeScript { Lang::JavaScript } else { l };
+    let mut problems = Vec::new();
+    let mut asked = 0;
+    for name in sessions() {
+        let plain = replay(&name, None);
+        let langs: BTreeSet<&str> =
+            plain.files.iter().filter_map(|f| lang_for_path(&f.path)).map(|l| family(l).as_str()).collect();
+        for (lang, command, error) in MISSING_DEPENDENCY_ERRORS.iter().filter(|(l, _, _)| langs.contains(l.as_str())) {
+            let failure = FailedCall { tool_name: "Bash".into(), subject: (*command).into(), error: (*error).into() };
+            let s = replay_concepts(&name, None, usize::MAX, &[failure]);
+            let concept = ErrorKind::MissingDependency.concept_in(Some(*lang));
+            let about: Vec<&GeneratedQuestion> = s.questions.iter().filter(|q| q.concept == concept).collect();
+            if about.is_empty() {
+                problems.push(format!("{name}: no question about {concept}"));
+            }
+            asked += about.len();
+            for q in &s.questions {
+                for p in crate::analysis::precision::precision_problems(q, &s.files) {
+                    problems.push(format!("{name} {} about {:?}: {p}", q.question_type, q.concept));
+                }
+            }
+            for q in about {
+                let said = format!(
+                    "{} {} {} {}",
+                    q.question,
+                    q.options.as_deref().unwrap_or_default().join(" "),
+                    q.correct.as_deref().unwrap_or(""),
+                    q.explanation
+                )
+                .to_lowercase();
+                for (other, words) in TOOLS.iter().filter(|(l, _)| l != lang) {
+                    if let Some(word) = words.iter().find(|w| said.contains(*w)) {
+                        problems.push(format!("{name}: {concept} says {word:?}, {other:?}'s tool: {said}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(asked >= 11, "only {asked} questions about missing dependencies");
+    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+
+    let (_, command, error) = MISSING_DEPENDENCY_ERRORS[0];
+    let failure = FailedCall { tool_name: "Bash".into(), subject: command.into(), error: error.into() };
+    let py = replay_concepts("claude-python-ledger.json", None, usize::MAX, &[failure]);
+    let pip = py.questions.iter().filter(|q| q.concept == "Missing Python packages and imports").any(|q| {
+        let told = format!("{} {}", q.correct.as_deref().unwrap_or(""), q.explanation);
+        told.contains("pip") || told.contains("pyproject.toml")
+    });
+    assert!(pip, "the pytest ModuleNotFoundError is explained in pip terms: {:#?}", py.questions);
+}
+
+/// The three ways `the_validator_drops_no_offline_question_of_any_recorded_session` replays.
+const VARIANTS: [&str; 3] = ["as recorded", "without findings", "with a failed command"];
+
+/// A session's files, findings and citable sources, and its validated concepts, in one of
+/// the `VARIANTS`.
+fn replay_variant(
+    name: &str,
+    variant: &str,
+) -> (Vec<SourceFile>, Vec<crate::analysis::model::Pattern>, Vec<SourceFile>, Vec<Concept>) {
+    let (session, files, stack) = captured(name);
+    let patterns = if variant == VARIANTS[1] { Vec::new() } else { analyze_files(&files) };
+    let failures: Vec<FailedCall> = if variant == VARIANTS[2] {
+        let error = dependency_error_of(&files).into();
+        vec![FailedCall { tool_name: "Bash".into(), subject: "run the tests".into(), error }]
+    } else {
+        Vec::new()
+    };
+    let answer = offline_concepts(&stack, &patterns, &files, &failures, std::slice::from_ref(&session.description));
+    let citable: Vec<SourceFile> = files.iter().cloned().chain(failures.iter().map(FailedCall::as_source)).collect();
+    let concepts = validate_concepts(answer, &citable).map(|v| v.concepts).unwrap_or_default();
+    (files, patterns, citable, concepts)
+}
+
+/// Why the quiz job would drop `q` (structure, grounding, a precision rule), as it checks it.
+fn drop_reason(q: &mut GeneratedQuestion, names: &[String], citable: &[SourceFile]) -> Option<String> {
+    use crate::analysis::grounding_check::CannedCode;
+    normalize_question(q);
+    if let Err(e) = validate_question(q, names) {
+        return Some(e.to_string());
+    }
+    match verify_grounding(q, citable, CannedCode::Allowed) {
+        Err(e) => Some(format!("grounding: {e}")),
+        Ok(g) => {
+            q.grounding = g;
+            let problems = crate::analysis::precision::precision_problems(q, citable);
+            (!problems.is_empty()).then(|| problems.join("; "))
+        }
+    }
+}
+
+/// What the quiz job's validator drops of the offline provider's questions (issue 31, point 2):
+/// over every recorded session, at every level, as recorded, with the static findings gone (so
+/// the stack and generic fallbacks pick the concepts) and with a failed command of each
+/// language: a question the job would drop is one the provider should not have produced.
+/// Prints the figures per session (before issue 31's second pass: 34 of 1,145 dropped).
+#[test]
+fn the_validator_drops_no_offline_question_of_any_recorded_session() {
+    let mut total = (0, 0);
+    let mut reasons = Vec::new();
+    for name in sessions() {
+        let mut per_session = (0, 0);
+        for variant in VARIANTS {
+            let (files, patterns, citable, concepts) = replay_variant(&name, variant);
+            let names: Vec<String> = concepts.iter().map(|c| c.name.clone()).collect();
+            for level in Level::ALL {
+                let pairs: Vec<(Concept, Level)> = concepts.iter().map(|c| (c.clone(), level)).collect();
+                for mut q in offline_questions(&pairs, &files, &patterns).questions {
+                    per_session.0 += 1;
+                    if let Some(why) = drop_reason(&mut q, &names, &citable) {
+                        per_session.1 += 1;
+                        reasons.push(format!(
+                            "{name} {variant} {level:?} {} about {:?}: {why}",
+                            q.question_type, q.concept
+                        ));
+                    }
+                }
+            }
+        }
+        println!("{name}: {} questions, {} dropped", per_session.0, per_session.1);
+        total.0 += per_session.0;
+        total.1 += per_session.1;
+    }
+    println!("all: {} questions, {} dropped", total.0, total.1);
+    assert!(total.0 > 1000, "only {} questions", total.0);
+    assert!(reasons.is_empty(), "{} dropped:\n{}", reasons.len(), reasons.join("\n"));
+}
+
+/// A missing-module error as the tools of the language of the session's first code file
+/// report it; the command that failed does not say ("run the tests").
+fn dependency_error_of(files: &[SourceFile]) -> &'static str {
+    use crate::analysis::failures::MISSING_DEPENDENCY_ERRORS;
+    let lang = files.iter().find_map(|f| crate::analysis::lexer::lang_for_path(&f.path));
+    let lang = lang.map(|l| {
+        if l == crate::analysis::lexer::Lang::TypeScript { crate::analysis::lexer::Lang::JavaScript } else { l }
+    });
+    MISSING_DEPENDENCY_ERRORS.iter().find(|(l, _, _)| Some(*l) == lang).map_or(MISSING_DEPENDENCY_ERRORS[6].2, |e| e.2)
+}
+
+/// Issue 31, point 2: where a concept's own code is in the session, no question shows the
+/// catalogue's example instead — it is written in one language (a TypeScript interface was
+/// shown in a Rust session). Only a concept met as an error with no code of its own is asked
+/// over its entry's example, and that entry is in the error's own language.
+#[test]
+fn no_question_shows_a_catalogue_example_where_the_session_has_the_code() {
+    use crate::analysis::grounding_check::CannedCode;
+    let mut problems = Vec::new();
+    for name in sessions() {
+        for variant in VARIANTS {
+            let (files, patterns, citable, concepts) = replay_variant(&name, variant);
+            for level in Level::ALL {
+                let pairs: Vec<(Concept, Level)> = concepts.iter().map(|c| (c.clone(), level)).collect();
+                for q in offline_questions(&pairs, &files, &patterns).questions {
+                    let canned =
+                        q.snippet.is_some() && matches!(verify_grounding(&q, &citable, CannedCode::Allowed), Ok(None));
+                    let concept = concepts.iter().find(|c| c.name == q.concept);
+                    if canned && !concept.is_some_and(|c| FailedCall::is_label(&c.source_file)) {
+                        problems.push(format!(
+                            "{name} {variant} {level:?} {} about {}: {:?}",
+                            q.question_type, q.concept, q.snippet
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
 }

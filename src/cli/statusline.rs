@@ -1,6 +1,8 @@
 //! `vl statusline`: one short line for Claude Code's `statusLine` setting (SPEC §1), e.g.
-//! `📚 3 to review · 🔥 4-day streak · 12 concepts here`. The counts are
-//! `learning::summary::due_counts`, which the SessionStart hook's message shares.
+//! `📚 3 questions due · vl quiz · 🔥 4-day streak · 12 concepts here (2 mastered, 5
+//! learning)`. The counts are `learning::summary::due_counts`, which the SessionStart hook's
+//! message shares: "due" is what `vl quiz` will ask now (the new-card cap applied), mastered
+//! and learning are `learning::mastery::concept_mastery`'s standings, as `vl status` says them.
 //!
 //! Claude Code runs the command on every status refresh (several times a minute) with a JSON
 //! object on stdin (`cwd`, `workspace.current_dir`, `workspace.project_dir`, `session_id`,
@@ -46,7 +48,10 @@ fn line(config: &Config) -> String {
         return EMPTY.to_owned();
     }
     let Ok(conn) = crate::db::open_read_only(&path) else { return "📚 VibeLearn".to_owned() };
-    let mut line = match due_counts(&conn, &config.learner_day(), SystemClock.now_ms(), project.as_deref()) {
+    let counts = crate::learning::cards::scheduler_for(&conn, config).and_then(|scheduler| {
+        due_counts(&conn, &scheduler, SystemClock.now_ms(), project.as_deref(), config.new_per_day() as usize)
+    });
+    let mut line = match counts {
         Ok(counts) => render(&counts),
         Err(_) => "📚 VibeLearn".to_owned(),
     };
@@ -106,10 +111,12 @@ pub fn render(c: &DueCounts) -> String {
         parts.push(format!("🔥 {}-day streak", c.streak));
     }
     let here = if c.project { " here" } else { "" };
+    // Mastered and learning as `vl status` says them (`learning::mastery`'s standings).
+    let standing = format!("{} mastered, {} learning", c.mastered, c.learning);
     match c.concepts {
         0 => {}
-        1 => parts.push(format!("1 concept{here}")),
-        n => parts.push(format!("{n} concepts{here}")),
+        1 => parts.push(format!("1 concept{here} ({standing})")),
+        n => parts.push(format!("{n} concepts{here} ({standing})")),
     }
     parts.join(" · ")
 }
@@ -121,11 +128,14 @@ mod tests {
 
     #[test]
     fn the_line_puts_what_is_due_first_and_leaves_out_zeros() {
-        let full = DueCounts { due: 3, streak: 4, concepts: 12, project: true };
-        assert_eq!(render(&full), "📚 3 questions due · vl quiz · 🔥 4-day streak · 12 concepts here");
+        let full = DueCounts { due: 3, streak: 4, concepts: 12, mastered: 2, learning: 5, project: true };
         assert_eq!(
-            render(&DueCounts { due: 1, concepts: 1, ..DueCounts::default() }),
-            "📚 1 question due · vl quiz · 1 concept"
+            render(&full),
+            "📚 3 questions due · vl quiz · 🔥 4-day streak · 12 concepts here (2 mastered, 5 learning)"
+        );
+        assert_eq!(
+            render(&DueCounts { due: 1, concepts: 1, learning: 1, ..DueCounts::default() }),
+            "📚 1 question due · vl quiz · 1 concept (0 mastered, 1 learning)"
         );
         assert_eq!(render(&DueCounts::default()), "📚 nothing due");
     }

@@ -313,8 +313,10 @@ fn session_start_message(config: &Config, cwd: Option<&str>) -> Option<String> {
     }
     let conn = crate::db::open_read_only(&path).ok()?;
     let project = cwd.map(|c| c.trim_end_matches('/').to_owned());
+    let scheduler = crate::learning::cards::scheduler_for(&conn, config).ok()?;
+    let new_per_day = config.new_per_day() as usize;
     let counts =
-        crate::learning::summary::due_counts(&conn, &config.learner_day(), SystemClock.now_ms(), project.as_deref())
+        crate::learning::summary::due_counts(&conn, &scheduler, SystemClock.now_ms(), project.as_deref(), new_per_day)
             .ok()?;
     let plural = if counts.due == 1 { "" } else { "s" };
     let scope = if counts.project { " from this project" } else { "" };

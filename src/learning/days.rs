@@ -1,5 +1,6 @@
 //! The learner's days as the loop counts them (SPEC §7, `learn::day`): the streak, the new
-//! cards introduced today, and when the next cards fall due (today / tomorrow / this week).
+//! cards introduced today (and the sitting's cap they leave), and when the next cards fall due
+//! (today / tomorrow / this week).
 //! Reads only; `daily_streaks.day` is a learner day number, written by `learning::record`.
 
 use rusqlite::{Connection, params};
@@ -38,6 +39,21 @@ pub fn new_introduced_today(conn: &Connection, day: &LearnerDay, now: Millis) ->
     Ok(usize::try_from(n).unwrap_or(0))
 }
 
+/// `filter` as a sitting at `now` applies it: the day's cap on new questions
+/// (`VIBELEARN_NEW_PER_DAY`, less the new ones introduced since the learner's day began).
+/// `vl quiz`, `vl quiz next|answer --json`, `vl status`, the statusline and the SessionStart
+/// message all count through it, so what they call due is what the quiz asks.
+pub fn sitting_filter(
+    conn: &Connection,
+    day: &LearnerDay,
+    now: Millis,
+    filter: &DueFilter,
+    new_per_day: usize,
+) -> rusqlite::Result<DueFilter> {
+    let introduced = new_introduced_today(conn, day, now)?;
+    Ok(DueFilter { new_allowed: Some(new_per_day.saturating_sub(introduced)), ..filter.clone() })
+}
+
 /// When the next cards fall due (SPEC §7: today / tomorrow / this week), by learner day.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Forecast {
@@ -74,16 +90,7 @@ mod tests {
     use crate::learn::schedule::MINUTE_MS;
 
     fn db() -> (tempfile::TempDir, Connection) {
-        let dir = tempfile::tempdir().unwrap();
-        let conn = crate::db::open_and_migrate(&dir.path().join("t.db"), crate::db::Synchronous::Normal).unwrap();
-        conn.execute_batch(
-            "INSERT INTO sessions (id, project, started_at, updated_at) VALUES ('s', 'p', 1, 1);
-             INSERT INTO concepts (id, session_id, name, normalized_name, category, difficulty, source_file, snippet,
-               why_it_matters, confidence, created_at, updated_at)
-               VALUES ('c', 's', 'C', 'c', 'x', 'mid', 'a.ts', 'x', 'y', 0.9, 1, 1);",
-        )
-        .unwrap();
-        (dir, conn)
+        crate::db::testing::with(crate::db::testing::SESSION_AND_CONCEPT)
     }
 
     fn card(conn: &Connection, id: &str, state: &str, due_at: Millis) {

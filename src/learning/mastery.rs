@@ -150,9 +150,7 @@ mod tests {
     const NOW: Millis = 20_000 * DAY_MS;
 
     fn db() -> (tempfile::TempDir, Connection) {
-        let dir = tempfile::tempdir().unwrap();
-        let conn = crate::db::open_and_migrate(&dir.path().join("t.db"), crate::db::Synchronous::Normal).unwrap();
-        (dir, conn)
+        crate::db::testing::fresh()
     }
 
     #[test]

@@ -1,15 +1,16 @@
 //! `vl statusline`: one short line for Claude Code's `statusLine` setting (SPEC §1), e.g.
 //! `📚 3 questions due · vl quiz · 🔥 4-day streak · 12 concepts here (2 mastered, 5
-//! learning)`. The counts are `learning::summary::due_counts`, which the SessionStart hook's
-//! message shares: "due" is what `vl quiz` will ask now (the new-card cap applied), mastered
+//! learning)`. The counts are `learning::summary::due_counts_with_standing`; the SessionStart
+//! hook's message shares the due count: "due" is what `vl quiz` will ask now (the new-card cap applied), mastered
 //! and learning are `learning::mastery::concept_mastery`'s standings, as `vl status` says them.
 //!
 //! Claude Code runs the command on every status refresh (several times a minute) with a JSON
 //! object on stdin (`cwd`, `workspace.current_dir`, `workspace.project_dir`, `session_id`,
 //! `model`, …) and shows the first line of stdout. So: read the database directly, read-only,
 //! never the worker (it may be down, and HTTP would double the cost); no log file, no
-//! migrations, no database created; a few small queries — a few milliseconds, most of it
-//! process start. Whatever goes wrong (no stdin, no database, an older schema, a panic),
+//! migrations, no database created; a few small queries and the mastery read of the project's
+//! concepts only — a few milliseconds, most of it process start (measured before and after
+//! the mastery read: docs/PERFORMANCE.md). Whatever goes wrong (no stdin, no database, an older schema, a panic),
 //! it prints a line and exits 0: a status bar must never show an error of ours.
 //!
 //! Scope: the counts are for the project the IDE is in (sessions whose cwd is the project
@@ -24,7 +25,7 @@ use serde_json::Value;
 
 use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
-use crate::learning::summary::{DueCounts, due_counts};
+use crate::learning::summary::{DueCounts, due_counts_with_standing};
 
 /// How long to wait for the status JSON; Claude Code writes it at once and closes stdin.
 const STDIN_WAIT: Duration = Duration::from_millis(500);
@@ -49,7 +50,13 @@ fn line(config: &Config) -> String {
     }
     let Ok(conn) = crate::db::open_read_only(&path) else { return "📚 VibeLearn".to_owned() };
     let counts = crate::learning::cards::scheduler_for(&conn, config).and_then(|scheduler| {
-        due_counts(&conn, &scheduler, SystemClock.now_ms(), project.as_deref(), config.new_per_day() as usize)
+        due_counts_with_standing(
+            &conn,
+            &scheduler,
+            SystemClock.now_ms(),
+            project.as_deref(),
+            config.new_per_day() as usize,
+        )
     });
     let mut line = match counts {
         Ok(counts) => render(&counts),

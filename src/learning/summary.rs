@@ -15,12 +15,12 @@ use crate::learn::mastery::Standing;
 use crate::learn::schedule::Scheduler;
 use crate::learning::cards::{DueFilter, due_now};
 use crate::learning::days::{sitting_filter, streak};
-use crate::learning::mastery::concept_mastery;
+use crate::learning::mastery::concept_mastery_in;
 
 /// `GET /api/vibelearn/overview`: what the dashboard leads with — the questions due now, the
 /// streak, and how many concepts are met and mastered (as `vl status` counts them).
 pub fn overview(conn: &Connection, scheduler: &Scheduler, now: Millis, new_per_day: usize) -> rusqlite::Result<Value> {
-    let counts = due_counts(conn, scheduler, now, None, new_per_day)?;
+    let counts = due_counts_with_standing(conn, scheduler, now, None, new_per_day)?;
     let streak = streak(conn, scheduler.day(), now)?;
     Ok(json!({
         "due": counts.due,
@@ -41,7 +41,8 @@ pub struct DueCounts {
     pub streak: u32,
     /// Distinct concepts met.
     pub concepts: i64,
-    /// Of them, mastered and still learning (`learn::mastery::Standing`).
+    /// Of them, mastered and still learning (`learn::mastery::Standing`); 0 unless asked for
+    /// ([`due_counts_with_standing`]).
     pub mastered: i64,
     pub learning: i64,
     /// Whether the counts are for the IDE's project (else for all projects).
@@ -49,13 +50,36 @@ pub struct DueCounts {
 }
 
 /// The counts for the project directory `project` (sessions whose cwd is it or below it), or
-/// for all projects when it has nothing yet, or none is given.
+/// for all projects when it has nothing yet, or none is given; without the standings (the
+/// SessionStart message says only what is due, and the mastery read is most of the cost).
 pub fn due_counts(
     conn: &Connection,
     scheduler: &Scheduler,
     now: Millis,
     project: Option<&str>,
     new_per_day: usize,
+) -> rusqlite::Result<DueCounts> {
+    counts(conn, scheduler, now, project, new_per_day, false)
+}
+
+/// [`due_counts`] with how many of the concepts are mastered and still learning.
+pub fn due_counts_with_standing(
+    conn: &Connection,
+    scheduler: &Scheduler,
+    now: Millis,
+    project: Option<&str>,
+    new_per_day: usize,
+) -> rusqlite::Result<DueCounts> {
+    counts(conn, scheduler, now, project, new_per_day, true)
+}
+
+fn counts(
+    conn: &Connection,
+    scheduler: &Scheduler,
+    now: Millis,
+    project: Option<&str>,
+    new_per_day: usize,
+    standing: bool,
 ) -> rusqlite::Result<DueCounts> {
     let streak = streak(conn, scheduler.day(), now)?.current;
     let count = |directory: Option<&str>| -> rusqlite::Result<(i64, HashSet<String>)> {
@@ -73,8 +97,9 @@ pub fn due_counts(
         (due, keys) = count(None)?;
     }
     let (mut mastered, mut learning) = (0, 0);
-    if !keys.is_empty() {
-        for c in concept_mastery(conn, scheduler, now)?.iter().filter(|c| keys.contains(&c.key)) {
+    if standing && !keys.is_empty() {
+        let directory = project.filter(|_| scoped);
+        for c in concept_mastery_in(conn, scheduler, now, directory)?.iter().filter(|c| keys.contains(&c.key)) {
             mastered += i64::from(c.standing == Standing::Mastered);
             learning += i64::from(c.standing == Standing::Learning);
         }

@@ -108,7 +108,8 @@ impl DueNow {
     }
 }
 
-/// Most questions [`due_now`] counts: beyond this the count says "at least".
+/// Most questions [`due_now`] reads: a bound on the statusline's work; more due than this
+/// are counted as this many.
 pub const COUNT_LIMIT: usize = 10_000;
 
 /// [`DueNow`] for `filter` at `now` (apply `learning::days::sitting_filter` for the cap).

@@ -294,7 +294,7 @@ pub(super) fn table(days: usize, r: &Report) -> String {
     let rows = [
         ("true recall over the cards met, at the end", format!("{:.3}", r.true_recall)),
         ("product's recall-now, same cards", format!("{:.3}", r.product_recall)),
-        ("mean |recall-now − true recall|", format!("{:.3}", r.calibration_error)),
+        ("mean \\|recall-now − true recall\\|", format!("{:.3}", r.calibration_error)),
         ("most reviews (review-state cards) in a day", format!("{most_reviews} (day {reviews_day})")),
         ("most answers of any kind in a day", format!("{most_answers} (day {answers_day})")),
         ("answers a day after day 1: mean / max", format!("{mean_later:.1} / {max_later}")),

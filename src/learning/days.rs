@@ -30,12 +30,14 @@ pub fn streak(conn: &Connection, day: &LearnerDay, now: Millis) -> rusqlite::Res
     })
 }
 
+/// The new cards answered since `?1`: a search of migration 0016's partial index, not a scan
+/// of the whole review log (it runs on every statusline refresh).
+const NEW_SINCE: &str = "SELECT COUNT(*) FROM review_log WHERE state_before = 'new' AND created_at >= ?1";
+
 /// New questions introduced (first answered) since the learner's day began.
 pub fn new_introduced_today(conn: &Connection, day: &LearnerDay, now: Millis) -> rusqlite::Result<usize> {
     let start = day.start_of(day.day_of(now));
-    let n: i64 = conn
-        .prepare_cached("SELECT COUNT(*) FROM review_log WHERE state_before = 'new' AND created_at >= ?1")?
-        .query_row([start], |r| r.get(0))?;
+    let n: i64 = conn.prepare_cached(NEW_SINCE)?.query_row([start], |r| r.get(0))?;
     Ok(usize::try_from(n).unwrap_or(0))
 }
 
@@ -100,6 +102,19 @@ mod tests {
             params![id, state, due_at],
         )
         .unwrap();
+    }
+
+    #[test]
+    fn today_s_new_cards_are_counted_from_an_index() {
+        let (_dir, conn) = db();
+        let plan: Vec<String> = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {NEW_SINCE}"))
+            .unwrap()
+            .query_map([0], |r| r.get(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(plan.iter().any(|step| step.contains("INDEX review_log_new_cards")), "{plan:?}");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `vl statusline`: one short line for Claude Code's `statusLine` setting (SPEC §1), e.g.
 //! `📚 3 questions due · vl quiz · 🔥 4-day streak · 12 concepts here (2 mastered, 5
-//! learning)`. The counts are `learning::summary::due_counts_with_standing`; the SessionStart
-//! hook's message shares the due count: "due" is what `vl quiz` will ask now (the new-card cap applied), mastered
+//! learning)`. The counts are `learning::summary::due_counts`, whose due count the SessionStart
+//! hook's message shares: "due" is what `vl quiz` will ask now (the new-card cap applied), mastered
 //! and learning are `learning::mastery::concept_mastery`'s standings, as `vl status` says them.
 //!
 //! Claude Code runs the command on every status refresh (several times a minute) with a JSON
@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
-use crate::learning::summary::{DueCounts, due_counts_with_standing};
+use crate::learning::summary::{DueCounts, Standings, due_counts};
 
 /// How long to wait for the status JSON; Claude Code writes it at once and closes stdin.
 const STDIN_WAIT: Duration = Duration::from_millis(500);
@@ -50,13 +50,8 @@ fn line(config: &Config) -> String {
     }
     let Ok(conn) = crate::db::open_read_only(&path) else { return "📚 VibeLearn".to_owned() };
     let counts = crate::learning::cards::scheduler_for(&conn, config).and_then(|scheduler| {
-        due_counts_with_standing(
-            &conn,
-            &scheduler,
-            SystemClock.now_ms(),
-            project.as_deref(),
-            config.new_per_day() as usize,
-        )
+        let new_per_day = config.new_per_day() as usize;
+        due_counts(&conn, &scheduler, SystemClock.now_ms(), project.as_deref(), new_per_day, Standings::Count)
     });
     let mut line = match counts {
         Ok(counts) => render(&counts),

@@ -20,7 +20,7 @@ use crate::learning::mastery::concept_mastery_in;
 /// `GET /api/vibelearn/overview`: what the dashboard leads with — the questions due now, the
 /// streak, and how many concepts are met and mastered (as `vl status` counts them).
 pub fn overview(conn: &Connection, scheduler: &Scheduler, now: Millis, new_per_day: usize) -> rusqlite::Result<Value> {
-    let counts = due_counts_with_standing(conn, scheduler, now, None, new_per_day)?;
+    let counts = due_counts(conn, scheduler, now, None, new_per_day, Standings::Count)?;
     let streak = streak(conn, scheduler.day(), now)?;
     Ok(json!({
         "due": counts.due,
@@ -42,44 +42,31 @@ pub struct DueCounts {
     /// Distinct concepts met.
     pub concepts: i64,
     /// Of them, mastered and still learning (`learn::mastery::Standing`); 0 unless asked for
-    /// ([`due_counts_with_standing`]).
+    /// ([`Standings::Count`]).
     pub mastered: i64,
     pub learning: i64,
     /// Whether the counts are for the IDE's project (else for all projects).
     pub project: bool,
 }
 
+/// Whether [`due_counts`] also judges the concepts (mastered / learning): the statusline and
+/// the dashboard show them; the SessionStart message says only what is due, and the mastery
+/// read is most of the cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standings {
+    Skip,
+    Count,
+}
+
 /// The counts for the project directory `project` (sessions whose cwd is it or below it), or
-/// for all projects when it has nothing yet, or none is given; without the standings (the
-/// SessionStart message says only what is due, and the mastery read is most of the cost).
+/// for all projects when it has nothing yet, or none is given.
 pub fn due_counts(
     conn: &Connection,
     scheduler: &Scheduler,
     now: Millis,
     project: Option<&str>,
     new_per_day: usize,
-) -> rusqlite::Result<DueCounts> {
-    counts(conn, scheduler, now, project, new_per_day, false)
-}
-
-/// [`due_counts`] with how many of the concepts are mastered and still learning.
-pub fn due_counts_with_standing(
-    conn: &Connection,
-    scheduler: &Scheduler,
-    now: Millis,
-    project: Option<&str>,
-    new_per_day: usize,
-) -> rusqlite::Result<DueCounts> {
-    counts(conn, scheduler, now, project, new_per_day, true)
-}
-
-fn counts(
-    conn: &Connection,
-    scheduler: &Scheduler,
-    now: Millis,
-    project: Option<&str>,
-    new_per_day: usize,
-    standing: bool,
+    standings: Standings,
 ) -> rusqlite::Result<DueCounts> {
     let streak = streak(conn, scheduler.day(), now)?.current;
     let count = |directory: Option<&str>| -> rusqlite::Result<(i64, HashSet<String>)> {
@@ -97,7 +84,7 @@ fn counts(
         (due, keys) = count(None)?;
     }
     let (mut mastered, mut learning) = (0, 0);
-    if standing && !keys.is_empty() {
+    if standings == Standings::Count && !keys.is_empty() {
         let directory = project.filter(|_| scoped);
         for c in concept_mastery_in(conn, scheduler, now, directory)?.iter().filter(|c| keys.contains(&c.key)) {
             mastered += i64::from(c.standing == Standing::Mastered);

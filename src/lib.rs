@@ -20,7 +20,8 @@
 //! - [`jobs`]: VibeLearn's job kinds (ingest, analysis steps, sync) as queue handlers
 //! - [`analysis`]: pure stack detection, static rules, concept and question validation, and the
 //!   verification of a question's grounding in the session's files
-//! - [`learn`]: pure learning rules: FSRS scheduling, mastery, streaks, answer checking, export
+//! - [`learn`]: pure learning rules: FSRS scheduling and its load balancing, mastery, streaks,
+//!   answer checking, export
 //! - [`learning`]: the learning loop's reads and its one write (due cards, recording an answer,
 //!   live mastery, the learner's days), shared by the CLI, the JSON API, the routes and the jobs
 //! - [`llm`]: LLM providers behind one trait, and the offline provider

@@ -271,9 +271,7 @@ mod tests {
     const NOW: Millis = 20_000 * DAY_MS + 10 * MINUTE_MS + 30_000; // 2024-10-04 00:10:30 UTC
 
     fn db() -> (tempfile::TempDir, Connection) {
-        let dir = tempfile::tempdir().unwrap();
-        let conn = crate::db::open_and_migrate(&dir.path().join("t.db"), crate::db::Synchronous::Normal).unwrap();
-        (dir, conn)
+        crate::db::testing::fresh()
     }
 
     #[test]

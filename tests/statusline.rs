@@ -54,14 +54,42 @@ fn the_statusline_shows_what_is_due_for_the_project_and_never_fails() {
         .as_i64()
         .unwrap();
     assert!(questions > 1);
+    // Due is what `vl quiz` asks now: the new cards within the day's cap (20).
+    let due = questions.min(20);
     let here = statusline(dir.path(), &status_json(project.path()), &[]);
-    assert_eq!(here, format!("📚 {questions} questions due · vl quiz · {concepts} concepts here"));
+    assert_eq!(
+        here,
+        format!("📚 {due} questions due · vl quiz · {concepts} concepts here (0 mastered, {concepts} learning)")
+    );
     // Another project with nothing yet: the totals of all projects.
     let elsewhere = TempDir::new();
     assert_eq!(
         statusline(dir.path(), &status_json(elsewhere.path()), &[]),
-        format!("📚 {questions} questions due · vl quiz · {concepts} concepts")
+        format!("📚 {due} questions due · vl quiz · {concepts} concepts (0 mastered, {concepts} learning)")
     );
+    // Mastered as `vl status` judges it (`learning::mastery`): a concept whose two cards are
+    // answered and mature (FSRS stability of 21 days or more).
+    let conn = rusqlite::Connection::open(dir.path().join("vibelearn.db")).unwrap();
+    let mastered: String = conn
+        .query_row("SELECT concept_id FROM questions GROUP BY concept_id HAVING COUNT(*) >= 2 LIMIT 1", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    conn.execute(
+        "UPDATE questions SET card_state = 'review', stability = 40, fsrs_difficulty = 5, reps = 1, \
+         last_review_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000, due_at = 4000000000000 WHERE concept_id = ?1",
+        [&mastered],
+    )
+    .unwrap();
+    let cap_five = [("VIBELEARN_NEW_PER_DAY", "5")];
+    let line = statusline(dir.path(), &status_json(project.path()), &cap_five);
+    let learning = concepts - 1;
+    assert_eq!(
+        line,
+        format!("📚 5 questions due · vl quiz · {concepts} concepts here (1 mastered, {learning} learning)")
+    );
+    let status = String::from_utf8(vl(dir.path(), worker.port).arg("status").output().unwrap().stdout).unwrap();
+    assert!(status.contains(&format!("1 of {concepts} concepts ({learning} still learning)")), "{status}");
     // A prefix of the project's name is another project.
     let sibling = format!("{}-other", project.path().display());
     let sibling_line = statusline(dir.path(), json!({"cwd": sibling}).to_string().as_bytes(), &[]);

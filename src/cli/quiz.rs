@@ -43,6 +43,7 @@ use crate::db;
 use crate::learn::answer::{AnswerError, Verdict, check_answer_in};
 use crate::learn::schedule::{DAY_MS, Leech, Rating, Scheduler};
 use crate::learning::cards::{self, DueFilter, Question};
+pub use crate::learning::days::sitting_filter;
 use crate::learning::days::{self, Streak};
 use crate::learning::record::{self, Answer, Recorded};
 pub use ask::parse_rating;
@@ -167,7 +168,7 @@ pub fn run(args: &QuizArgs, config: &Config) -> ExitCode {
         }
     };
     let options = QuizOptions {
-        filter: DueFilter { session, project: args.project.clone(), leeches: args.leeches, new_allowed: None },
+        filter: DueFilter { session, project: args.project.clone(), leeches: args.leeches, ..DueFilter::default() },
         limit: args.limit as usize,
         new_per_day: config.new_per_day() as usize,
         interactive: io::stdin().is_terminal(),
@@ -248,18 +249,6 @@ pub fn resolve_session(
         Some(Some(id)) if cards::session_exists(conn, id)? => Ok(Some(id.clone())),
         Some(Some(id)) => Err(format!("no session {id:?} has been recorded")),
     })
-}
-
-/// The filter of a sitting at `now`: the daily cap on new questions applied.
-pub fn sitting_filter(
-    conn: &Connection,
-    day: &crate::learn::day::LearnerDay,
-    now: Millis,
-    filter: &DueFilter,
-    new_per_day: usize,
-) -> rusqlite::Result<DueFilter> {
-    let introduced = days::new_introduced_today(conn, day, now)?;
-    Ok(DueFilter { new_allowed: Some(new_per_day.saturating_sub(introduced)), ..filter.clone() })
 }
 
 /// The quiz loop, with its I/O and clock passed in (the tests drive it in-process).
@@ -562,7 +551,9 @@ fn feedback(
     let line = if card.state.in_steps() {
         format!("{} — back in {}, before this sitting ends.", judged.rating.name(), when(due))
     } else {
-        format!("{} — next review in {}.", judged.rating.name(), when(due))
+        // The interval in whole days, as the rating buttons said it (due from that day's start).
+        let interval = (recorded.reviewed.log.scheduled_days * DAY_MS as f64) as Millis;
+        format!("{} — next review in {}.", judged.rating.name(), when(interval))
     };
     writeln!(out, "{}", if judged.rating.passed() { s.green(&line) } else { s.red(&line) })?;
     match recorded.reviewed.leech {

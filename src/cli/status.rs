@@ -41,7 +41,10 @@ pub struct StatusReport {
     /// The agents whose hooks are installed (filled by `vl status` from their settings files).
     pub agents: Vec<String>,
     pub concepts: i64,
+    /// What `vl quiz` asks now (`learning::cards::due_now`, the new-card cap applied): reviews
+    /// due, cards in their learning steps, and new questions within today's cap.
     pub reviews_due: i64,
+    pub learning_due: i64,
     pub new_questions: i64,
     pub mastered: i64,
     /// Concepts with cards not yet answered or still in their learning steps.
@@ -59,15 +62,15 @@ pub struct StatusReport {
 
 pub use crate::learning::mastery::{ConceptMastery as Gap, concept_mastery};
 
-pub fn report(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<StatusReport> {
+pub fn report(
+    conn: &Connection,
+    scheduler: &Scheduler,
+    now: Millis,
+    new_per_day: usize,
+) -> rusqlite::Result<StatusReport> {
     let one = |sql: &str| -> rusqlite::Result<i64> { conn.prepare_cached(sql)?.query_row([], |r| r.get(0)) };
-    let (reviews_due, new_questions) = conn
-        .prepare_cached(
-            "SELECT COUNT(*) FILTER (WHERE due_at IS NOT NULL AND due_at <= ?1), \
-                    COUNT(*) FILTER (WHERE due_at IS NULL AND parent_question_id IS NULL) FROM questions \
-             WHERE suspended = 0",
-        )?
-        .query_row([now], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let sitting = days::sitting_filter(conn, scheduler.day(), now, &cards::DueFilter::default(), new_per_day)?;
+    let due = cards::due_now(conn, now, &sitting)?;
     let standings = concept_mastery(conn, scheduler, now)?;
     let mastered = standings.iter().filter(|c| c.is_mastered()).count() as i64;
     let learning = standings.iter().filter(|c| c.standing == crate::learn::mastery::Standing::Learning).count() as i64;
@@ -81,8 +84,9 @@ pub fn report(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite
         )?,
         agents: Vec::new(),
         concepts: one("SELECT COUNT(DISTINCT normalized_name) FROM concepts")?,
-        reviews_due,
-        new_questions,
+        reviews_due: due.reviews as i64,
+        learning_due: due.learning as i64,
+        new_questions: due.new as i64,
         mastered,
         learning,
         leeches: one(
@@ -195,7 +199,7 @@ pub fn run_status(config: &Config) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     with_db("status", config, |conn, out| {
-        let mut report = report(conn, &scheduler(conn, config)?, SystemClock.now_ms())?;
+        let mut report = report(conn, &scheduler(conn, config)?, SystemClock.now_ms(), config.new_per_day() as usize)?;
         report.agents = super::install::agents::installed_names(config);
         // A write error on stdout (a closed pipe) leaves nobody to tell.
         let _ = print_status(out, style, &report, &provider_lines(config));
@@ -302,11 +306,11 @@ pub fn print_status(out: &mut dyn Write, s: Style, r: &StatusReport, provider: &
         if r.agents.is_empty() { "none installed — vl install <agent>".to_owned() } else { r.agents.join(", ") };
     row(out, "agents", agents)?;
     row(out, "concepts", r.concepts.to_string())?;
-    row(
-        out,
-        "due now",
-        format!("{} questions ({} reviews, {} new)", r.reviews_due + r.new_questions, r.reviews_due, r.new_questions),
-    )?;
+    row(out, "due now", {
+        let steps = if r.learning_due > 0 { format!(", {} in learning steps", r.learning_due) } else { String::new() };
+        let total = r.reviews_due + r.learning_due + r.new_questions;
+        format!("{total} questions ({} reviews{steps}, {} new)", r.reviews_due, r.new_questions)
+    })?;
     row(out, "mastered", format!("{} of {} concepts ({} still learning)", r.mastered, r.concepts, r.learning))?;
     if r.leeches > 0 {
         let plural = if r.leeches == 1 { "" } else { "s" };
@@ -332,7 +336,7 @@ pub fn print_status(out: &mut dyn Write, s: Style, r: &StatusReport, provider: &
         s.yellow(&format!("{dead} ({}) — vl jobs list --state dead", kinds.join(", ")))
     };
     row(out, "dead jobs", dead_line)?;
-    if r.reviews_due + r.new_questions > 0 {
+    if r.reviews_due + r.learning_due + r.new_questions > 0 {
         writeln!(out, "\nNext: vl quiz")?;
     }
     Ok(())

@@ -1,13 +1,16 @@
 //! `vl statusline`: one short line for Claude Code's `statusLine` setting (SPEC §1), e.g.
-//! `📚 3 to review · 🔥 4-day streak · 12 concepts here`. The counts are
-//! `learning::summary::due_counts`, which the SessionStart hook's message shares.
+//! `📚 3 questions due · vl quiz · 🔥 4-day streak · 12 concepts here (2 mastered, 5
+//! learning)`. The counts are `learning::summary::due_counts`, whose due count the SessionStart
+//! hook's message shares: "due" is what `vl quiz` will ask now (the new-card cap applied), mastered
+//! and learning are `learning::mastery::concept_mastery`'s standings, as `vl status` says them.
 //!
 //! Claude Code runs the command on every status refresh (several times a minute) with a JSON
 //! object on stdin (`cwd`, `workspace.current_dir`, `workspace.project_dir`, `session_id`,
 //! `model`, …) and shows the first line of stdout. So: read the database directly, read-only,
 //! never the worker (it may be down, and HTTP would double the cost); no log file, no
-//! migrations, no database created; a few small queries — a few milliseconds, most of it
-//! process start. Whatever goes wrong (no stdin, no database, an older schema, a panic),
+//! migrations, no database created; a few small queries and the mastery read of the project's
+//! concepts only — a few milliseconds, most of it process start (measured before and after
+//! the mastery read: docs/PERFORMANCE.md). Whatever goes wrong (no stdin, no database, an older schema, a panic),
 //! it prints a line and exits 0: a status bar must never show an error of ours.
 //!
 //! Scope: the counts are for the project the IDE is in (sessions whose cwd is the project
@@ -22,7 +25,7 @@ use serde_json::Value;
 
 use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
-use crate::learning::summary::{DueCounts, due_counts};
+use crate::learning::summary::{DueCounts, Standings, due_counts};
 
 /// How long to wait for the status JSON; Claude Code writes it at once and closes stdin.
 const STDIN_WAIT: Duration = Duration::from_millis(500);
@@ -46,7 +49,11 @@ fn line(config: &Config) -> String {
         return EMPTY.to_owned();
     }
     let Ok(conn) = crate::db::open_read_only(&path) else { return "📚 VibeLearn".to_owned() };
-    let mut line = match due_counts(&conn, &config.learner_day(), SystemClock.now_ms(), project.as_deref()) {
+    let counts = crate::learning::cards::scheduler_for(&conn, config).and_then(|scheduler| {
+        let new_per_day = config.new_per_day() as usize;
+        due_counts(&conn, &scheduler, SystemClock.now_ms(), project.as_deref(), new_per_day, Standings::Count)
+    });
+    let mut line = match counts {
         Ok(counts) => render(&counts),
         Err(_) => "📚 VibeLearn".to_owned(),
     };
@@ -106,10 +113,12 @@ pub fn render(c: &DueCounts) -> String {
         parts.push(format!("🔥 {}-day streak", c.streak));
     }
     let here = if c.project { " here" } else { "" };
+    // Mastered and learning as `vl status` says them (`learning::mastery`'s standings).
+    let standing = format!("{} mastered, {} learning", c.mastered, c.learning);
     match c.concepts {
         0 => {}
-        1 => parts.push(format!("1 concept{here}")),
-        n => parts.push(format!("{n} concepts{here}")),
+        1 => parts.push(format!("1 concept{here} ({standing})")),
+        n => parts.push(format!("{n} concepts{here} ({standing})")),
     }
     parts.join(" · ")
 }
@@ -121,11 +130,14 @@ mod tests {
 
     #[test]
     fn the_line_puts_what_is_due_first_and_leaves_out_zeros() {
-        let full = DueCounts { due: 3, streak: 4, concepts: 12, project: true };
-        assert_eq!(render(&full), "📚 3 questions due · vl quiz · 🔥 4-day streak · 12 concepts here");
+        let full = DueCounts { due: 3, streak: 4, concepts: 12, mastered: 2, learning: 5, project: true };
         assert_eq!(
-            render(&DueCounts { due: 1, concepts: 1, ..DueCounts::default() }),
-            "📚 1 question due · vl quiz · 1 concept"
+            render(&full),
+            "📚 3 questions due · vl quiz · 🔥 4-day streak · 12 concepts here (2 mastered, 5 learning)"
+        );
+        assert_eq!(
+            render(&DueCounts { due: 1, concepts: 1, learning: 1, ..DueCounts::default() }),
+            "📚 1 question due · vl quiz · 1 concept (0 mastered, 1 learning)"
         );
         assert_eq!(render(&DueCounts::default()), "📚 nothing due");
     }

@@ -7,6 +7,8 @@
 
 pub mod fsrs_migration;
 pub mod migrate;
+#[cfg(test)]
+pub mod testing;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -335,9 +335,17 @@ fn session_start_message(config: &Config, cwd: Option<&str>) -> Option<String> {
     }
     let conn = crate::db::open_read_only(&path).ok()?;
     let project = cwd.map(|c| c.trim_end_matches('/').to_owned());
-    let counts =
-        crate::learning::summary::due_counts(&conn, &config.learner_day(), SystemClock.now_ms(), project.as_deref())
-            .ok()?;
+    let scheduler = crate::learning::cards::scheduler_for(&conn, config).ok()?;
+    let new_per_day = config.new_per_day() as usize;
+    let counts = crate::learning::summary::due_counts(
+        &conn,
+        &scheduler,
+        SystemClock.now_ms(),
+        project.as_deref(),
+        new_per_day,
+        crate::learning::summary::Standings::Skip,
+    )
+    .ok()?;
     let plural = if counts.due == 1 { "" } else { "s" };
     let scope = if counts.project { " from this project" } else { "" };
     (counts.due > 0).then(|| format!("VibeLearn: {} question{plural} due{scope} — run `vl quiz`", counts.due))

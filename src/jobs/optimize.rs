@@ -141,25 +141,15 @@ mod tests {
 
     const NOW: Millis = 1_780_000_000_000;
 
-    fn db() -> (tempfile::TempDir, Connection) {
-        let dir = tempfile::tempdir().unwrap();
-        let conn = crate::db::open_and_migrate(&dir.path().join("t.db"), crate::db::Synchronous::Normal).unwrap();
-        (dir, conn)
-    }
-
     fn optimize_jobs(conn: &Connection) -> i64 {
         conn.query_row("SELECT COUNT(*) FROM jobs WHERE kind = 'optimize_scheduler'", [], |r| r.get(0)).unwrap()
     }
 
     #[test]
     fn a_run_that_could_not_fit_is_recorded_and_not_asked_again_within_the_week() {
-        let (_dir, conn) = db();
+        let (_dir, conn) = crate::db::testing::with(crate::db::testing::SESSION_AND_CONCEPT);
         conn.execute_batch(
-            "INSERT INTO sessions (id, project, started_at, updated_at) VALUES ('s', 'p', 1, 1);
-             INSERT INTO concepts (id, session_id, name, normalized_name, category, difficulty, source_file, snippet,
-               why_it_matters, confidence, created_at, updated_at)
-               VALUES ('c', 's', 'C', 'c', 'x', 'mid', 'a.ts', 'x', 'y', 0.9, 1, 1);
-             INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, question, explanation, tags,
+            "INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, question, explanation, tags,
                text_hash, created_at) VALUES ('q', 'c', 's', 'true_false', 'mid', 'q', 'e', '[]', 'h', 1);",
         )
         .unwrap();

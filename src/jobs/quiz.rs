@@ -407,9 +407,7 @@ mod tests {
     const NOW: Millis = 1_780_000_000_000;
 
     fn db() -> (tempfile::TempDir, Connection) {
-        let dir = tempfile::tempdir().unwrap();
-        let conn = crate::db::open_and_migrate(&dir.path().join("t.db"), crate::db::Synchronous::Normal).unwrap();
-        conn.execute_batch(
+        crate::db::testing::with(
             "INSERT INTO sessions (id, project, started_at, updated_at) VALUES ('s1', 'p', 1, 1), ('s2', 'p', 2, 2);
              INSERT INTO concepts (id, session_id, name, normalized_name, category, difficulty, source_file, snippet,
                why_it_matters, confidence, created_at, updated_at) VALUES
@@ -420,8 +418,6 @@ mod tests {
                ('q1', 'c1', 's1', 'true_false', 'mid', 'q1', 'e', '[]', 'h1', 1),
                ('q2', 'c1', 's1', 'true_false', 'mid', 'q2', 'e', '[]', 'h2', 1);",
         )
-        .unwrap();
-        (dir, conn)
     }
 
     fn answer(conn: &mut Connection, id: &str, rating: Rating, at: Millis) {

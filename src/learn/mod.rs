@@ -2,6 +2,7 @@
 //! around them.
 //!
 //! - `schedule` — when a question is due again: FSRS-6, four ratings, learning steps, leeches.
+//! - `balance` — a review's fuzz range of days and the least loaded day in it.
 //! - `mastery` — mastered / gap / learning from the cards' FSRS state, and the question level.
 //! - `day` — the learner's days: local, rolling over at `VIBELEARN_DAY_STARTS_AT`.
 //! - `streak` — consecutive days with at least one answer.
@@ -11,6 +12,7 @@
 //! - `export` — cards out to Anki's text import and to Markdown.
 
 pub mod answer;
+pub mod balance;
 pub mod day;
 pub mod export;
 pub mod fit;

@@ -5,8 +5,8 @@
 //!
 //! # Card states (as Anki names them)
 //! - `new`: never answered. Again → `learning` step 0; Hard/Good/Easy graduate at once to
-//!   `review` with FSRS's interval for that rating (a new card rated Good is due in ~2.3
-//!   days, Easy in ~8.3, with the default parameters). Anki would put a new card through its
+//!   `review` with FSRS's interval for that rating (a new card rated Good is due in 2 days,
+//!   FSRS's 2.3 rounded, Easy in 8, with the default parameters). Anki would put a new card through its
 //!   learning steps even on Good; a quiz question answered right is already a recall, so here
 //!   only a failed card is re-drilled in the sitting (decided in docs/DECISIONS.md).
 //! - `learning` / `relearning` at step i of [`LEARNING_STEPS_MS`] (1 min, 10 min): Again →
@@ -19,9 +19,17 @@
 //!
 //! FSRS's memory state (stability, difficulty) is updated on every answer, same-day ones
 //! included (FSRS-6 has a short-term formula for those), with whole elapsed *learner* days (`learn::day`, the same count the re-fit uses) as FSRS
-//! counts them. Intervals keep their fraction of a day (2.3 days, not 2): a quiz is taken at
-//! any hour, and rounding would make the first interval 13 % shorter. No fuzz: two cards
-//! answered alike fall due together, which a quiz of a handful of questions a day can afford.
+//! counts them.
+//!
+//! # Review intervals are whole learner days
+//! As in Anki, a review card is due on a *day*, from the moment that learner day begins
+//! (`VIBELEARN_DAY_STARTS_AT`), not at the minute it was answered plus a fraction of days;
+//! learning steps stay in minutes. Earlier versions kept the fraction (2.3 days) and a due
+//! *time*: a card answered at 20:10 with one day to wait missed the next evening's sitting at
+//! 20:00 and waited two days instead of one, and day 2 of the learning simulation had nothing
+//! due while day 3 had every card (docs/LEARNING.md). FSRS's interval is rounded to whole days
+//! (at least 1), and [`Scheduler::balance_range`] says within which days `learn::balance` may
+//! move it to spread the load (Anki's fuzz and load balancer).
 //!
 //! # Leeches
 //! At `leech_threshold` lapses (8) the card is a leech: the caller tags and suspends it
@@ -272,7 +280,11 @@ impl Scheduler {
         let lapse = card.state == CardState::Review && rating == Rating::Again;
         let lapses = card.lapses.saturating_add(u32::from(lapse));
         let leech = if lapse { self.leech_at(lapses) } else { None };
-        let due_at = now.saturating_add((days * DAY_MS as f64).round() as Millis);
+        let due_at = if state == CardState::Review {
+            self.due_on(now, days as i64)
+        } else {
+            now.saturating_add((days * DAY_MS as f64).round() as Millis)
+        };
         let next = Card {
             state,
             step: step_index,
@@ -293,9 +305,40 @@ impl Scheduler {
         Reviewed { card: next, log, lapse, leech }
     }
 
-    /// How long until the card is due after each rating, Again first (the buttons' labels).
+    /// The interval after each rating, Again first (the buttons' labels): a learning step's
+    /// minutes, or a review's whole days (as `1 day`, though the card is due from the start of
+    /// tomorrow).
     pub fn preview(&self, card: &Card, now: Millis) -> [Millis; 4] {
-        Rating::ALL.map(|r| self.review(card, r, now).card.due_at.unwrap_or(now).saturating_sub(now))
+        Rating::ALL.map(|r| {
+            let reviewed = self.review(card, r, now);
+            if reviewed.card.state == CardState::Review {
+                (reviewed.log.scheduled_days * DAY_MS as f64) as Millis
+            } else {
+                reviewed.card.due_at.unwrap_or(now).saturating_sub(now)
+            }
+        })
+    }
+
+    /// When the learner day `days` days after the one `now` falls in begins: a review's due time.
+    pub fn due_on(&self, now: Millis, days: i64) -> Millis {
+        self.day.start_of(self.day.day_of(now).saturating_add(days))
+    }
+
+    /// The whole days (from today) a review just scheduled may be moved to by
+    /// `learn::balance`, when it may move at all (a review interval of two days or more).
+    pub fn balance_range(&self, reviewed: &Reviewed) -> Option<std::ops::RangeInclusive<i64>> {
+        if reviewed.card.state != CardState::Review {
+            return None;
+        }
+        let range = crate::learn::balance::fuzz_range(reviewed.log.scheduled_days, MAX_INTERVAL_DAYS);
+        (range.start() < range.end()).then_some(range)
+    }
+
+    /// `reviewed` (a review) moved to `days` days from the day of `now`.
+    pub fn on_day(&self, reviewed: Reviewed, now: Millis, days: i64) -> Reviewed {
+        let days = days.max(1);
+        let card = Card { due_at: Some(self.due_on(now, days)), ..reviewed.card };
+        Reviewed { card, log: LogEntry { scheduled_days: days as f64, ..reviewed.log }, ..reviewed }
     }
 
     /// Probability of recall at `now` (FSRS's retrievability); `None` for a card never answered.
@@ -348,7 +391,8 @@ impl Scheduler {
             Rating::Good => &states.good,
             Rating::Easy => &states.easy,
         };
-        let clamp = |d: f32| f64::from(d).clamp(1.0, MAX_INTERVAL_DAYS);
+        // Whole days (module doc), at least one.
+        let clamp = |d: f32| f64::from(d).round().clamp(1.0, MAX_INTERVAL_DAYS);
         // Kept apart as Anki keeps them: when the one-day floor makes two equal (a card
         // graduating from its steps), the better rating still waits a day longer. Hard is a
         // review interval only for a review card (in the steps it repeats a step).
@@ -400,26 +444,47 @@ mod tests {
 
     const T0: Millis = 1_780_000_000_000;
 
-    fn days(ms: Millis) -> f64 {
-        ms as f64 / DAY_MS as f64
-    }
-
     fn new_card_after(rating: Rating) -> Reviewed {
         Scheduler::default().review(&Card::default(), rating, T0)
     }
 
     #[test]
-    fn a_new_card_rated_good_is_due_in_about_2_3_days_and_easy_in_8_3() {
+    fn a_new_card_rated_good_is_due_in_2_days_and_easy_in_8_from_the_start_of_that_day() {
+        // FSRS's 2.3065, 8.2956 and 1.2931 days, rounded to whole days.
+        let day = LearnerDay::default();
+        for (rating, whole) in [(Rating::Good, 2), (Rating::Easy, 8), (Rating::Hard, 1)] {
+            let r = new_card_after(rating);
+            assert_eq!(r.card.state, CardState::Review);
+            assert_eq!(r.log.scheduled_days, whole as f64, "{r:?}");
+            assert_eq!(r.card.due_at, Some(day.start_of(day.day_of(T0) + whole)), "{r:?}");
+        }
         let good = new_card_after(Rating::Good);
-        assert_eq!(good.card.state, CardState::Review);
-        assert!((days(good.card.due_at.unwrap() - T0) - 2.3065).abs() < 0.01, "{good:?}");
-        let easy = new_card_after(Rating::Easy);
-        assert!((days(easy.card.due_at.unwrap() - T0) - 8.2956).abs() < 0.01, "{easy:?}");
-        let hard = new_card_after(Rating::Hard);
-        assert!((days(hard.card.due_at.unwrap() - T0) - 1.2931).abs() < 0.01, "{hard:?}");
         // FSRS-6's initial memory for Good: S = w2, D = 2.118.
         let m = good.card.memory.unwrap();
         assert!((m.stability - 2.3065).abs() < 1e-3 && (m.difficulty - 2.118).abs() < 1e-2, "{m:?}");
+    }
+
+    #[test]
+    fn a_review_due_tomorrow_is_due_from_tomorrow_s_rollover_so_the_next_evening_sees_it() {
+        // 20:10 in Los Angeles; graduating from the steps with Good: one day. Due from 04:00
+        // tomorrow, so tomorrow's sitting at 20:00 asks it (a due *time* of 20:10 would not).
+        let la = crate::learn::day::tests::los_angeles();
+        let s = Scheduler::default().with_day(la.clone());
+        let evening: Millis = 1_796_184_000_000 + 10 * MINUTE_MS;
+        let step = s.review(&s.review(&Card::default(), Rating::Again, evening).card, Rating::Good, evening).card;
+        let done = s.review(&step, Rating::Good, evening);
+        assert_eq!((done.card.state, done.log.scheduled_days), (CardState::Review, 1.0));
+        assert_eq!(done.card.due_at, Some(la.next_start(evening)));
+        assert!(done.card.due_at.unwrap() < evening + DAY_MS - 10 * MINUTE_MS);
+        // A 1-day review does not move; a longer one may, within Anki's range, and `on_day` moves it.
+        assert_eq!(s.balance_range(&done), None);
+        assert_eq!(s.balance_range(&s.review(&Card::default(), Rating::Good, evening)), Some(2..=3));
+        let easy = s.review(&Card::default(), Rating::Easy, evening);
+        let range = s.balance_range(&easy).unwrap();
+        assert_eq!(range, 6..=10, "8 days: ±(1 + 0.15 × 4.5 + 0.1 × 1) = ±1.775");
+        let moved = s.on_day(easy, evening, 7);
+        assert_eq!((moved.log.scheduled_days, moved.card.due_at), (7.0, Some(s.due_on(evening, 7))));
+        assert_eq!(s.balance_range(&s.review(&Card::default(), Rating::Again, evening)), None, "steps never move");
     }
 
     #[test]
@@ -435,7 +500,8 @@ mod tests {
         assert_eq!((hard.card.state, hard.card.due_at), (CardState::Learning, Some(T0 + 21 * MINUTE_MS)));
         let done = s.review(&hard.card, Rating::Good, T0 + 21 * MINUTE_MS);
         assert_eq!(done.card.state, CardState::Review);
-        assert!(days(done.card.due_at.unwrap() - (T0 + 21 * MINUTE_MS)) >= 1.0);
+        assert!(done.log.scheduled_days >= 1.0);
+        assert_eq!(done.card.due_at, Some(s.due_on(T0 + 21 * MINUTE_MS, done.log.scheduled_days as i64)));
         // Hard on the first step is halfway to the second (Anki: 5.5 min).
         let first_hard = s.review(&again.card, Rating::Hard, T0);
         assert_eq!(first_hard.card.due_at, Some(T0 + 330_000));

@@ -63,10 +63,13 @@ pub struct DueFilter {
     pub session: Option<String>,
     /// A project name as `sessions.project` holds it.
     pub project: Option<String>,
+    /// A project directory: sessions whose cwd is it or below it (the statusline's and the
+    /// SessionStart hook's scope; a sibling with a longer name is another project).
+    pub directory: Option<String>,
     /// Only leeches, suspended or not, due or not (`vl quiz --leeches`).
     pub leeches: bool,
     /// New questions still allowed today (`VIBELEARN_NEW_PER_DAY` less those introduced since
-    /// the learner's day began); `None` = no cap.
+    /// the learner's day began, `learning::days::sitting_filter`); `None` = no cap.
     pub new_allowed: Option<usize>,
 }
 
@@ -81,22 +84,84 @@ pub fn due_questions_filtered(
     filter: &DueFilter,
     limit: usize,
 ) -> rusqlite::Result<Value> {
-    let limit = limit.clamp(1, 500);
-    let select = |condition: &str, at: Millis, limit: usize| -> rusqlite::Result<Vec<Value>> {
+    let columns = "q.*, c.name AS concept_name, s.project AS project_name";
+    let rows = select_due(conn, now, filter, limit.clamp(1, 500), columns, question_from_row)?;
+    Ok(json!({ "questions": rows }))
+}
+
+/// What a sitting would ask now, counted: the questions [`due_questions_filtered`] selects
+/// (the same selection, so `vl status`, the statusline and the SessionStart message say what
+/// `vl quiz` will ask, the new-card cap and learn-ahead included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DueNow {
+    /// Learning and relearning cards (learning steps).
+    pub learning: usize,
+    /// Review cards due.
+    pub reviews: usize,
+    /// New questions within the day's cap, and follow-ups waiting to be asked.
+    pub new: usize,
+}
+
+impl DueNow {
+    pub fn total(&self) -> usize {
+        self.learning + self.reviews + self.new
+    }
+}
+
+/// Most questions [`due_now`] reads: a bound on the statusline's work; more due than this
+/// are counted as this many.
+pub const COUNT_LIMIT: usize = 10_000;
+
+/// [`DueNow`] for `filter` at `now` (apply `learning::days::sitting_filter` for the cap).
+pub fn due_now(conn: &Connection, now: Millis, filter: &DueFilter) -> rusqlite::Result<DueNow> {
+    // A follow-up waiting to be asked (due, never answered: state `new`) counts as new.
+    let states = select_due(
+        conn,
+        now,
+        filter,
+        COUNT_LIMIT,
+        "q.card_state, COALESCE(q.card_state, 'new') = 'new' OR q.due_at IS NULL",
+        |r| Ok((CardState::parse(&r.get::<_, Option<String>>(0)?.unwrap_or_default()), r.get::<_, bool>(1)?)),
+    )?;
+    let mut due = DueNow::default();
+    for (state, new) in states {
+        match state {
+            _ if new => due.new += 1,
+            s if s.in_steps() => due.learning += 1,
+            _ => due.reviews += 1,
+        }
+    }
+    Ok(due)
+}
+
+/// The one selection behind [`due_questions_filtered`] and [`due_now`]: `columns` of the due
+/// questions (aliases `q` questions, `c` concepts, `s` sessions) in quiz order, each `map`ped.
+fn select_due<T>(
+    conn: &Connection,
+    now: Millis,
+    filter: &DueFilter,
+    limit: usize,
+    columns: &str,
+    map: impl Fn(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Vec<T>> {
+    let limit = limit.max(1);
+    let select = |condition: &str, at: Millis, limit: usize| -> rusqlite::Result<Vec<T>> {
         let mut stmt = conn.prepare_cached(&format!(
-            "SELECT q.*, c.name AS concept_name, s.project AS project_name \
+            "SELECT {columns} \
              FROM questions q JOIN concepts c ON c.id = q.concept_id JOIN sessions s ON s.id = q.session_id \
-             WHERE (?2 IS NULL OR q.session_id = ?2) AND (?3 IS NULL OR s.project = ?3) AND {condition} LIMIT ?4"
+             WHERE (?2 IS NULL OR q.session_id = ?2) AND (?3 IS NULL OR s.project = ?3) \
+               AND (?5 IS NULL OR s.cwd = ?5 OR substr(s.cwd, 1, length(?5) + 1) = ?5 || '/') \
+               AND {condition} LIMIT ?4"
         ))?;
-        stmt.query_map(params![at, filter.session, filter.project, limit as i64], question_from_row)?.collect()
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        stmt.query_map(params![at, filter.session, filter.project, limit, filter.directory], &map)?.collect()
     };
     if filter.leeches {
-        let rows = select(
+        return select(
             "EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech') ORDER BY q.lapses DESC, q.due_at, q.id",
             now,
             limit,
-        )?;
-        return Ok(json!({ "questions": rows }));
+        );
     }
     let mut rows = select(
         "q.suspended = 0 AND q.due_at IS NOT NULL AND q.due_at <= ?1 \
@@ -104,7 +169,7 @@ pub fn due_questions_filtered(
         now,
         limit,
     )?;
-    let room = (limit - rows.len()).min(filter.new_allowed.unwrap_or(usize::MAX));
+    let room = limit.saturating_sub(rows.len()).min(filter.new_allowed.unwrap_or(usize::MAX));
     if room > 0 {
         rows.extend(select(
             "q.suspended = 0 AND q.due_at IS NULL AND q.parent_question_id IS NULL ORDER BY q.created_at, q.id",
@@ -119,7 +184,7 @@ pub fn due_questions_filtered(
             limit,
         )?;
     }
-    Ok(json!({ "questions": rows }))
+    Ok(rows)
 }
 
 /// `GET /api/vibelearn/questions/due`: [`due_questions_filtered`] for one session or all,

@@ -1,5 +1,6 @@
 //! The learner's days as the loop counts them (SPEC §7, `learn::day`): the streak, the new
-//! cards introduced today, and when the next cards fall due (today / tomorrow / this week).
+//! cards introduced today (and the sitting's cap they leave), and when the next cards fall due
+//! (today / tomorrow / this week).
 //! Reads only; `daily_streaks.day` is a learner day number, written by `learning::record`.
 
 use rusqlite::{Connection, params};
@@ -29,13 +30,30 @@ pub fn streak(conn: &Connection, day: &LearnerDay, now: Millis) -> rusqlite::Res
     })
 }
 
+/// The new cards answered since `?1`: a search of migration 0016's partial index, not a scan
+/// of the whole review log (it runs on every statusline refresh).
+const NEW_SINCE: &str = "SELECT COUNT(*) FROM review_log WHERE state_before = 'new' AND created_at >= ?1";
+
 /// New questions introduced (first answered) since the learner's day began.
 pub fn new_introduced_today(conn: &Connection, day: &LearnerDay, now: Millis) -> rusqlite::Result<usize> {
     let start = day.start_of(day.day_of(now));
-    let n: i64 = conn
-        .prepare_cached("SELECT COUNT(*) FROM review_log WHERE state_before = 'new' AND created_at >= ?1")?
-        .query_row([start], |r| r.get(0))?;
+    let n: i64 = conn.prepare_cached(NEW_SINCE)?.query_row([start], |r| r.get(0))?;
     Ok(usize::try_from(n).unwrap_or(0))
+}
+
+/// `filter` as a sitting at `now` applies it: the day's cap on new questions
+/// (`VIBELEARN_NEW_PER_DAY`, less the new ones introduced since the learner's day began).
+/// `vl quiz`, `vl quiz next|answer --json`, `vl status`, the statusline and the SessionStart
+/// message all count through it, so what they call due is what the quiz asks.
+pub fn sitting_filter(
+    conn: &Connection,
+    day: &LearnerDay,
+    now: Millis,
+    filter: &DueFilter,
+    new_per_day: usize,
+) -> rusqlite::Result<DueFilter> {
+    let introduced = new_introduced_today(conn, day, now)?;
+    Ok(DueFilter { new_allowed: Some(new_per_day.saturating_sub(introduced)), ..filter.clone() })
 }
 
 /// When the next cards fall due (SPEC §7: today / tomorrow / this week), by learner day.
@@ -74,16 +92,7 @@ mod tests {
     use crate::learn::schedule::MINUTE_MS;
 
     fn db() -> (tempfile::TempDir, Connection) {
-        let dir = tempfile::tempdir().unwrap();
-        let conn = crate::db::open_and_migrate(&dir.path().join("t.db"), crate::db::Synchronous::Normal).unwrap();
-        conn.execute_batch(
-            "INSERT INTO sessions (id, project, started_at, updated_at) VALUES ('s', 'p', 1, 1);
-             INSERT INTO concepts (id, session_id, name, normalized_name, category, difficulty, source_file, snippet,
-               why_it_matters, confidence, created_at, updated_at)
-               VALUES ('c', 's', 'C', 'c', 'x', 'mid', 'a.ts', 'x', 'y', 0.9, 1, 1);",
-        )
-        .unwrap();
-        (dir, conn)
+        crate::db::testing::with(crate::db::testing::SESSION_AND_CONCEPT)
     }
 
     fn card(conn: &Connection, id: &str, state: &str, due_at: Millis) {
@@ -93,6 +102,19 @@ mod tests {
             params![id, state, due_at],
         )
         .unwrap();
+    }
+
+    #[test]
+    fn today_s_new_cards_are_counted_from_an_index() {
+        let (_dir, conn) = db();
+        let plan: Vec<String> = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {NEW_SINCE}"))
+            .unwrap()
+            .query_map([0], |r| r.get(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(plan.iter().any(|step| step.contains("INDEX review_log_new_cards")), "{plan:?}");
     }
 
     #[test]

@@ -49,18 +49,36 @@ impl ConceptMastery {
 
 /// Every concept judged at `now` (module doc), ordered by normalised name.
 pub fn concept_mastery(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Vec<ConceptMastery>> {
+    concept_mastery_in(conn, scheduler, now, None)
+}
+
+/// [`concept_mastery`] for the concepts met in sessions under the project directory
+/// `directory` (its cwd or below; all when `None`), each still judged over all its cards: the
+/// statusline's scope, read without the other projects' cards.
+pub fn concept_mastery_in(
+    conn: &Connection,
+    scheduler: &Scheduler,
+    now: Millis,
+    directory: Option<&str>,
+) -> rusqlite::Result<Vec<ConceptMastery>> {
+    // One row per (concept row, card), merged by name below: no GROUP BY or ORDER BY (their
+    // temporary B-trees were half of this read's time, which the statusline pays on every
+    // refresh: docs/PERFORMANCE.md), and the tags' JSON is parsed only when it names a leech.
     let mut stmt = conn.prepare_cached(
-        "SELECT c.normalized_name, MIN(c.name), MIN(c.category), COALESCE(MIN(p.level), 'junior'), \
+        "SELECT c.normalized_name, c.name, c.category, COALESCE(p.level, 'junior'), \
                 q.card_state, q.learning_step, q.stability, q.fsrs_difficulty, q.due_at, q.last_review_at, q.reps, \
-                q.lapses, EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech'), q.id \
+                q.lapses, instr(q.tags, 'leech') > 0 AND EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech'), \
+                q.id \
          FROM concepts c LEFT JOIN questions q ON q.concept_id = c.id \
            AND NOT (q.parent_question_id IS NOT NULL AND TRIM(COALESCE(q.correct, '')) = '') \
          LEFT JOIN concept_profiles p ON p.normalized_name = c.normalized_name \
-         GROUP BY c.normalized_name, q.id ORDER BY c.normalized_name",
+         WHERE ?1 IS NULL OR c.normalized_name IN (SELECT c2.normalized_name FROM concepts c2 \
+           JOIN sessions s ON s.id = c2.session_id \
+           WHERE s.cwd = ?1 OR substr(s.cwd, 1, length(?1) + 1) = ?1 || '/')",
     )?;
     type Entry = (String, String, String, Vec<(CardFacts, u32)>);
     let mut by_name: BTreeMap<String, Entry> = BTreeMap::new();
-    let rows = stmt.query_map([], |r| {
+    let rows = stmt.query_map([directory], |r| {
         let key: String = r.get(0)?;
         let head: (String, String, String) = (r.get(1)?, r.get(2)?, r.get(3)?);
         let card = match r.get::<_, Option<String>>(13)? {
@@ -71,7 +89,14 @@ pub fn concept_mastery(conn: &Connection, scheduler: &Scheduler, now: Millis) ->
     })?;
     for row in rows {
         let (key, (name, category, level), card) = row?;
-        let entry = by_name.entry(key).or_insert_with(|| (name, category, level, Vec::new()));
+        let entry = by_name.entry(key).or_insert_with(|| (name.clone(), category.clone(), level, Vec::new()));
+        // The same name met in several sessions: the first name and category in sort order.
+        if name < entry.0 {
+            entry.0 = name;
+        }
+        if category < entry.1 {
+            entry.1 = category;
+        }
         if let Some((card, leech)) = card {
             let facts = CardFacts {
                 recall: scheduler.retrievability(&card, now),
@@ -150,9 +175,39 @@ mod tests {
     const NOW: Millis = 20_000 * DAY_MS;
 
     fn db() -> (tempfile::TempDir, Connection) {
-        let dir = tempfile::tempdir().unwrap();
-        let conn = crate::db::open_and_migrate(&dir.path().join("t.db"), crate::db::Synchronous::Normal).unwrap();
-        (dir, conn)
+        crate::db::testing::fresh()
+    }
+
+    #[test]
+    fn a_project_s_concepts_are_judged_over_all_their_cards() {
+        let (_dir, conn) = db();
+        conn.execute_batch(
+            "INSERT INTO sessions (id, project, cwd, started_at, updated_at) VALUES
+               ('a', 'app', '/w/app', 1, 1), ('b', 'other', '/w/app-other', 1, 1);
+             INSERT INTO concepts (id, session_id, name, normalized_name, category, difficulty, source_file, snippet,
+               why_it_matters, confidence, created_at, updated_at) VALUES
+               ('ca', 'a', 'Closures', 'closures', 'x', 'mid', 'a.ts', 'x', 'y', 0.9, 1, 1),
+               ('cb', 'b', 'Closures', 'closures', 'x', 'mid', 'a.ts', 'x', 'y', 0.9, 1, 1),
+               ('cc', 'b', 'Mutexes', 'mutexes', 'x', 'mid', 'a.go', 'x', 'y', 0.9, 1, 1);",
+        )
+        .unwrap();
+        for (id, concept, session) in [("q1", "ca", "a"), ("q2", "cb", "b")] {
+            conn.execute(
+                "INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, question, explanation, \
+                 tags, text_hash, created_at, card_state, stability, fsrs_difficulty, last_review_at, reps) \
+                 VALUES (?1, ?2, ?3, 'true_false', 'mid', ?1, 'e', '[]', ?1, 1, 'review', 30, 5, ?4, 1)",
+                params![id, concept, session, NOW],
+            )
+            .unwrap();
+        }
+        let here = concept_mastery_in(&conn, &Scheduler::default(), NOW, Some("/w/app")).unwrap();
+        // Only the project's concept (a sibling directory is another project), mastered by its two
+        // mature cards, one of them met in the other project.
+        assert_eq!(here.iter().map(|c| c.key.as_str()).collect::<Vec<_>>(), ["closures"]);
+        assert_eq!((here[0].cards, here[0].standing), (2, Standing::Mastered));
+        let all = concept_mastery(&conn, &Scheduler::default(), NOW).unwrap();
+        assert_eq!(all.len(), 2);
+        assert_eq!(all.iter().find(|c| c.key == "closures"), Some(&here[0]));
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! # One answer, one transaction
 //! [`record_answer`] writes everything an answer changes in a single `BEGIN IMMEDIATE`
 //! transaction: the `quiz_attempts` row, its `review_log` row, the question's FSRS schedule
-//! (and, at the leech threshold, its `leech` tag and suspension), the concept's
+//! (a review on the least loaded day its fuzz range allows, `learn::balance`; at the leech
+//! threshold, its `leech` tag and suspension), the concept's
 //! `concept_profiles` row, the day's `daily_streaks` row and, when earned, the follow-up
 //! question. It commits before the quiz prints the feedback, so an interrupted quiz (Ctrl-C,
 //! EOF, a closed terminal) keeps every answer it showed feedback for and nothing half-written.
@@ -41,12 +42,15 @@
 //! to NULL (a follow-up is never a new card), and no effect on the concept's level. One with a
 //! model answer is scheduled like any card.
 
+use std::collections::HashMap;
+
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde_json::Value;
 
 use crate::analysis::questions::normalized_text_hash;
 use crate::clock::Millis;
 use crate::db::fsrs_migration::save_card;
+use crate::learn::balance::least_loaded;
 use crate::learn::mastery::{self, Level, Mastery};
 use crate::learn::schedule::{Card, Rating, Reviewed, Scheduler};
 use crate::learning::cards::{FOLLOW_UP_TAG, card_from_row};
@@ -130,6 +134,7 @@ pub fn record_answer(
         reviewed = Reviewed { card: Card { due_at: None, ..row.card }, lapse: false, leech: None, ..reviewed };
         before
     } else {
+        reviewed = balanced(&tx, scheduler, reviewed, answer.question_id, now)?;
         save_card(&tx, answer.question_id, &reviewed.card, reviewed.leech.is_some())?;
         let log = &reviewed.log;
         crate::db::fsrs_migration::insert_review_log(
@@ -158,6 +163,31 @@ pub fn record_answer(
     };
     tx.commit()?;
     Ok(Some(Recorded { reviewed, before, after, follow_up, reflection }))
+}
+
+/// A review moved to the least loaded day of its fuzz range (`learn::balance`, Anki's load
+/// balancer): the reviews already due on each of those learner days, over every project and
+/// this card aside. Learning steps and short intervals are left as they are.
+fn balanced(
+    conn: &Connection,
+    scheduler: &Scheduler,
+    reviewed: Reviewed,
+    question_id: &str,
+    now: Millis,
+) -> rusqlite::Result<Reviewed> {
+    let Some(range) = scheduler.balance_range(&reviewed) else { return Ok(reviewed) };
+    let (from, to) = (scheduler.due_on(now, *range.start()), scheduler.due_on(now, range.end() + 1));
+    let today = scheduler.day().day_of(now);
+    let mut loads: HashMap<i64, usize> = HashMap::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT due_at FROM questions WHERE card_state = 'review' AND suspended = 0 \
+         AND due_at >= ?1 AND due_at < ?2 AND id <> ?3",
+    )?;
+    for due in stmt.query_map(params![from, to, question_id], |r| r.get::<_, Millis>(0))? {
+        *loads.entry(scheduler.day().day_of(due?) - today).or_default() += 1;
+    }
+    let day = least_loaded(range, reviewed.log.scheduled_days, |d| loads.get(&d).copied().unwrap_or(0));
+    Ok(scheduler.on_day(reviewed, now, day))
 }
 
 /// The SM-2 quality column of `quiz_attempts`, kept filled for readers of the old shape
@@ -328,6 +358,41 @@ fn insert_follow_up(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cards_answered_alike_fall_due_on_different_days_of_their_range() {
+        let (_dir, mut conn) = crate::db::testing::with(crate::db::testing::SESSION_AND_CONCEPT);
+        let now: Millis = 1_780_000_000_000;
+        let scheduler = Scheduler::default();
+        let mut days = Vec::new();
+        for i in 0..6 {
+            let id = format!("q{i}");
+            conn.execute(
+                "INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, question, explanation, \
+                 tags, text_hash, created_at) VALUES (?1, 'c', 's', 'true_false', 'mid', ?1, 'e', '[]', ?1, 1)",
+                [&id],
+            )
+            .unwrap();
+            // Easy on a new card: FSRS says 8 days, which Anki's fuzz lets move to 6..=10.
+            let answer =
+                Answer { question_id: &id, text: "true", correct: true, rating: Rating::Easy, duration_ms: None };
+            let recorded = record_answer(&mut conn, &answer, &scheduler, now).unwrap().unwrap();
+            let due = recorded.reviewed.card.due_at.unwrap();
+            assert_eq!(due, scheduler.due_on(now, recorded.reviewed.log.scheduled_days as i64), "from the day's start");
+            days.push(recorded.reviewed.log.scheduled_days as i64);
+        }
+        // The first on FSRS's own 8, the next on the emptiest days nearest it; the sixth, all
+        // days holding one, back on 8.
+        assert_eq!(days, [8, 7, 9, 6, 10, 8], "{days:?}");
+        let logged: Vec<f64> = conn
+            .prepare("SELECT scheduled_days FROM review_log ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(logged, [8.0, 7.0, 9.0, 6.0, 10.0, 8.0], "the review log keeps the day chosen");
+    }
 
     #[test]
     fn a_spot_the_bug_follow_up_quotes_the_repaired_code() {

@@ -1,84 +1,105 @@
 //! What the statusline, the SessionStart message and the dashboard lead with: the questions
-//! due now, the streak, and how many concepts are met and mastered. Reads only.
+//! due now, the streak, and how many concepts are met, mastered and still learning. Reads only.
+//!
+//! "Due" is what `vl quiz` will ask now (`learning::cards::due_now` through the sitting's
+//! new-card cap, `learning::days::sitting_filter`), and mastered / learning are
+//! `learning::mastery::concept_mastery`'s standings: no count of its own here.
 
-use rusqlite::{Connection, params};
+use std::collections::HashSet;
+
+use rusqlite::Connection;
 use serde_json::{Value, json};
 
 use crate::clock::Millis;
-use crate::learn::day::LearnerDay;
+use crate::learn::mastery::Standing;
 use crate::learn::schedule::Scheduler;
-use crate::learning::days::streak;
-use crate::learning::mastery::mastered_count;
+use crate::learning::cards::{DueFilter, due_now};
+use crate::learning::days::{sitting_filter, streak};
+use crate::learning::mastery::concept_mastery_in;
 
 /// `GET /api/vibelearn/overview`: what the dashboard leads with — the questions due now, the
 /// streak, and how many concepts are met and mastered (as `vl status` counts them).
-pub fn overview(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Value> {
-    let counts = due_counts(conn, scheduler.day(), now, None)?;
+pub fn overview(conn: &Connection, scheduler: &Scheduler, now: Millis, new_per_day: usize) -> rusqlite::Result<Value> {
+    let counts = due_counts(conn, scheduler, now, None, new_per_day, Standings::Count)?;
     let streak = streak(conn, scheduler.day(), now)?;
-    let mastered = mastered_count(conn, scheduler, now)?;
     Ok(json!({
         "due": counts.due,
         "streak": {"current": streak.current, "longest": streak.longest},
         "concepts": counts.concepts,
-        "mastered": mastered,
+        "mastered": counts.mastered,
+        "learning": counts.learning,
     }))
 }
 
 /// What is due and met, for `vl statusline` and the SessionStart message.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DueCounts {
-    /// Questions to answer now: reviews due plus new questions.
+    /// Questions `vl quiz` asks now: learning steps, reviews due, and new questions within
+    /// the day's cap.
     pub due: i64,
     /// Consecutive days with a quiz answer, ending today or yesterday (all projects).
     pub streak: u32,
     /// Distinct concepts met.
     pub concepts: i64,
-    /// Whether `due` and `concepts` are for the IDE's project (else for all projects).
+    /// Of them, mastered and still learning (`learn::mastery::Standing`); 0 unless asked for
+    /// ([`Standings::Count`]).
+    pub mastered: i64,
+    pub learning: i64,
+    /// Whether the counts are for the IDE's project (else for all projects).
     pub project: bool,
 }
 
-/// Sessions of a project: its directory or any directory below it (a session started in a
-/// subfolder belongs to the project).
-const IN_PROJECT: &str = "(s.cwd = ?1 OR substr(s.cwd, 1, length(?1) + 1) = ?1 || '/')";
-
-/// The counts for `project` (or all projects when it has none, or none is given).
-pub fn due_counts(
-    conn: &Connection,
-    day: &LearnerDay,
-    now: Millis,
-    project: Option<&str>,
-) -> rusqlite::Result<DueCounts> {
-    let streak = streak(conn, day, now)?.current;
-    if let Some(project) = project {
-        let (due, concepts) = scoped(conn, now, project)?;
-        if due + concepts > 0 {
-            return Ok(DueCounts { due, streak, concepts, project: true });
-        }
-    }
-    let due: i64 = conn
-        .prepare_cached(&format!("SELECT COUNT(*) FROM questions q WHERE {DUE}"))?
-        .query_row([now], |r| r.get(0))?;
-    let concepts: i64 =
-        conn.prepare_cached("SELECT COUNT(DISTINCT normalized_name) FROM concepts")?.query_row([], |r| r.get(0))?;
-    Ok(DueCounts { due, streak, concepts, project: false })
+/// Whether [`due_counts`] also judges the concepts (mastered / learning): the statusline and
+/// the dashboard show them; the SessionStart message says only what is due, and the mastery
+/// read is most of the cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standings {
+    Skip,
+    Count,
 }
 
-/// A question to answer now: a review whose time came, or a new question (as `vl quiz` asks).
-const DUE: &str = "q.suspended = 0 AND ((q.due_at IS NOT NULL AND q.due_at <= ?1) OR (q.due_at IS NULL AND q.parent_question_id IS NULL))";
+/// The counts for the project directory `project` (sessions whose cwd is it or below it), or
+/// for all projects when it has nothing yet, or none is given.
+pub fn due_counts(
+    conn: &Connection,
+    scheduler: &Scheduler,
+    now: Millis,
+    project: Option<&str>,
+    new_per_day: usize,
+    standings: Standings,
+) -> rusqlite::Result<DueCounts> {
+    let streak = streak(conn, scheduler.day(), now)?.current;
+    let count = |directory: Option<&str>| -> rusqlite::Result<(i64, HashSet<String>)> {
+        let filter = DueFilter { directory: directory.map(str::to_owned), ..DueFilter::default() };
+        let due = due_now(conn, now, &sitting_filter(conn, scheduler.day(), now, &filter, new_per_day)?)?.total();
+        Ok((due as i64, concept_keys(conn, directory)?))
+    };
+    let (mut due, mut keys) = (0, HashSet::new());
+    let mut scoped = false;
+    if let Some(project) = project {
+        (due, keys) = count(Some(project))?;
+        scoped = due > 0 || !keys.is_empty();
+    }
+    if !scoped {
+        (due, keys) = count(None)?;
+    }
+    let (mut mastered, mut learning) = (0, 0);
+    if standings == Standings::Count && !keys.is_empty() {
+        let directory = project.filter(|_| scoped);
+        for c in concept_mastery_in(conn, scheduler, now, directory)?.iter().filter(|c| keys.contains(&c.key)) {
+            mastered += i64::from(c.standing == Standing::Mastered);
+            learning += i64::from(c.standing == Standing::Learning);
+        }
+    }
+    Ok(DueCounts { due, streak, concepts: keys.len() as i64, mastered, learning, project: scoped })
+}
 
-fn scoped(conn: &Connection, now: Millis, project: &str) -> rusqlite::Result<(i64, i64)> {
-    let due: i64 = conn
-        .prepare_cached(&format!(
-            "SELECT COUNT(*) FROM questions q JOIN sessions s ON s.id = q.session_id \
-             WHERE {} AND {}",
-            IN_PROJECT.replace("?1", "?2"),
-            DUE
-        ))?
-        .query_row(params![now, project], |r| r.get(0))?;
-    let concepts: i64 = conn
-        .prepare_cached(&format!(
-            "SELECT COUNT(DISTINCT c.normalized_name) FROM concepts c JOIN sessions s ON s.id = c.session_id WHERE {IN_PROJECT}"
-        ))?
-        .query_row([project], |r| r.get(0))?;
-    Ok((due, concepts))
+/// The normalised names of the concepts met in sessions under `directory` (all when `None`).
+fn concept_keys(conn: &Connection, directory: Option<&str>) -> rusqlite::Result<HashSet<String>> {
+    conn.prepare_cached(
+        "SELECT DISTINCT c.normalized_name FROM concepts c JOIN sessions s ON s.id = c.session_id \
+         WHERE ?1 IS NULL OR s.cwd = ?1 OR substr(s.cwd, 1, length(?1) + 1) = ?1 || '/'",
+    )?
+    .query_map([directory], |r| r.get(0))?
+    .collect()
 }

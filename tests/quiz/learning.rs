@@ -115,5 +115,71 @@ fn learning_steps_finish_in_the_sitting_through_the_json_api() {
     assert_eq!(done["card_state"], "review", "{done}");
     // Now nothing is due, and the JSON says when the next card is.
     let next = json_at(&dir, t0 + 40_000, 1, &["next"]);
-    assert!(next["question"].is_null() && next["next_due_at"].as_i64() > Some(t0 + DAY_MS / 2), "{next}");
+    // Graduated at 23:00 with one day to wait: due from 04:00, when the next learner day begins.
+    assert!(next["question"].is_null() && next["next_due_at"].as_i64() == Some(t0 + 5 * HOUR_MS), "{next}");
+}
+
+/// `vl status`'s "due now" line, e.g. `5 questions (0 reviews, 5 new)`.
+fn status_due(dir: &TempDir, env: &[(&str, &str)]) -> String {
+    let output = vl(dir.path(), free_port()).arg("status").envs(env.iter().copied()).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let line = text.lines().find_map(|l| l.trim().strip_prefix("due now")).unwrap_or_else(|| panic!("{text}"));
+    line.trim().to_owned()
+}
+
+/// `vl statusline` with no status JSON: the totals of all projects.
+fn statusline_line(dir: &TempDir, env: &[(&str, &str)]) -> String {
+    let output =
+        vl(dir.path(), free_port()).arg("statusline").envs(env.iter().copied()).stdin(Stdio::null()).output().unwrap();
+    String::from_utf8(output.stdout).unwrap().trim().to_owned()
+}
+
+#[test]
+fn due_counts_say_what_the_quiz_will_ask_when_the_deck_is_larger_than_the_new_card_cap() {
+    let dir = analysed();
+    let deck = questions(&dir).len();
+    let cap = 5;
+    assert!(deck > cap, "the sample deck ({deck}) is larger than the cap");
+    // The same day and cap for every command (the JSON API's debug clock is set a minute
+    // back, so what it writes is due by the wall clock the others read).
+    let env = [("VIBELEARN_NEW_PER_DAY", "5"), ("TZ", "America/Los_Angeles"), ("VIBELEARN_DAY_STARTS_AT", "4")];
+    let now = now_ms() - 60_000;
+    // What the quiz asks now: five new cards, whatever the deck holds.
+    let next = json_at(&dir, now, 5, &["next"]);
+    assert_eq!(next["due"], 5, "{next}");
+    assert_eq!(status_due(&dir, &env), "5 questions (0 reviews, 5 new)");
+    let line = statusline_line(&dir, &env);
+    assert!(line.starts_with("📚 5 questions due · vl quiz · "), "{line}");
+    // The SessionStart message counts the same.
+    let worker = WorkerProcess::start(dir.path());
+    let start = serde_json::json!({"session_id": "due-cap", "cwd": dir.path(), "hook_event_name": "SessionStart",
+        "source": "startup"});
+    let said =
+        crate::hooks::hook(dir.path(), worker.port, "claude-code", "session-start", start.to_string().as_bytes(), &env);
+    assert_eq!(said["systemMessage"], "VibeLearn: 5 questions due — run `vl quiz`", "{said}");
+    // Two new cards answered today leave three for today, everywhere.
+    let (mut introduced, mut at) = (0, now);
+    while introduced < 2 {
+        at += 1000;
+        let next = json_at(&dir, at, 5, &["next"]);
+        let id = next["question"]["id"].as_str().expect("a card").to_owned();
+        // A reflection follow-up earned by a right junior answer: kept, not a new card.
+        let text = match questions(&dir).into_iter().find(|q| q.id == id) {
+            Some(q) => {
+                introduced += 1;
+                right_answer(&q)
+            }
+            None => "a reflection".to_owned(),
+        };
+        let answered = json_at(&dir, at + 500, 5, &["answer", &id, &text, "--rating", "3"]);
+        assert_eq!(answered["recorded"], true, "{answered}");
+    }
+    let left = json_at(&dir, at + 1000, 5, &["next"]);
+    let follow_ups = left["due"].as_i64().unwrap() - 3;
+    assert!((0..=1).contains(&follow_ups), "three new cards and a follow-up just earned: {left}");
+    let new = 3 + follow_ups;
+    assert_eq!(status_due(&dir, &env), format!("{new} questions (0 reviews, {new} new)"));
+    let line = statusline_line(&dir, &env);
+    assert!(line.starts_with(&format!("📚 {new} questions due")), "{line}");
+    drop(worker);
 }

@@ -56,7 +56,9 @@ pub fn dispatch(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiE
         Pipeline => read(ctx, |c| reads::pipeline(c, param(0))),
         Summary => summary(ctx, param(0)),
         Profile => read(ctx, |c| learning::mastery::profile_at(c, &scheduler(ctx, c)?, ctx.queue.now())),
-        Overview => read(ctx, |c| learning::summary::overview(c, &scheduler(ctx, c)?, ctx.queue.now())),
+        Overview => read(ctx, |c| {
+            learning::summary::overview(c, &scheduler(ctx, c)?, ctx.queue.now(), ctx.config.new_per_day() as usize)
+        }),
         Activity => {
             let days = number_param(req, "days", 30)?;
             read(ctx, |c| reads::activity(c, &ctx.config.learner_day(), ctx.queue.now(), days))

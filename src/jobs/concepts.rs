@@ -9,9 +9,9 @@ use std::sync::Arc;
 use rusqlite::{Connection, params};
 use serde_json::json;
 
+use super::missing_session;
 use super::session_data::{self, hash_of};
 use super::{llm_call, prompts};
-use super::{missing_session, session_id_of};
 use crate::analysis::concepts::{ValidatedConcepts, normalize_name, parse_concepts_json, validate_concepts};
 use crate::llm::Selected;
 use crate::llm::offline::offline_concepts;
@@ -46,14 +46,8 @@ struct Inputs {
 
 impl Handler for ConceptsHandler {
     fn run(&self, job: &ClaimedJob, cancel: &CancelToken) -> Outcome {
-        let selected = match llm_call::provider_of(&self.provider) {
-            Ok(selected) => selected,
-            Err(outcome) => return outcome,
-        };
-        // A `claude` CLI that `auto` found but that failed its one try: offline instead.
-        let selected = selected.usable();
-        let session_id = match session_id_of(job) {
-            Ok(id) => id,
+        let (selected, session_id) = match llm_call::provider_and_session(&self.provider, job) {
+            Ok(both) => both,
             Err(outcome) => return outcome,
         };
         let inputs = match self.inputs(&session_id) {

@@ -6,18 +6,24 @@ use std::time::Duration;
 
 use super::llm_usage::Budget;
 use crate::llm::{LlmError, LlmRequest, Provider, SelectError, Selected};
-use crate::queue::{CancelToken, Outcome};
+use crate::queue::{CancelToken, ClaimedJob, Outcome};
 
-/// The provider a job uses, or the outcome when there is none: a missing key is a refusal
-/// (the provider's gate pauses until credentials appear), any other setting mistake is dead.
-pub fn provider_of(choice: &Result<Selected, SelectError>) -> Result<&Selected, Outcome> {
-    match choice {
-        Ok(selected) => Ok(selected),
+/// The provider an LLM step uses and the session it is for, or the outcome when either is
+/// missing: a missing key is a refusal (the provider's gate pauses until credentials appear),
+/// any other setting mistake is dead. A `claude` CLI that `auto` found but that failed its
+/// one try gives offline instead.
+pub fn provider_and_session<'a>(
+    choice: &'a Result<Selected, SelectError>,
+    job: &ClaimedJob,
+) -> Result<(&'a Selected, String), Outcome> {
+    let selected = match choice {
+        Ok(selected) => selected.usable(),
         Err(problem @ SelectError::MissingKey { .. }) => {
-            Err(Outcome::Refused { error: format!("{}: {problem}", super::AUTH_ERROR_PREFIX) })
+            return Err(Outcome::Refused { error: format!("{}: {problem}", super::AUTH_ERROR_PREFIX) });
         }
-        Err(problem) => Err(Outcome::dead(problem.to_string())),
-    }
+        Err(problem) => return Err(Outcome::dead(problem.to_string())),
+    };
+    Ok((selected, super::session_id_of(job)?))
 }
 
 /// What bounds a job's LLM calls: the time one call may take, and the day's token budget.

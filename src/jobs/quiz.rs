@@ -11,10 +11,10 @@ use rusqlite::{Connection, params};
 use serde_json::{Value, json};
 
 use super::concepts::ProviderChoice;
+use super::missing_session;
 use super::question_checks::{QuestionTarget, RepairJudge, keep_valid};
 use super::session_data::{self, hash_of};
 use super::{llm_call, prompts};
-use super::{missing_session, session_id_of};
 use crate::analysis::concepts::{Concept, Level};
 use crate::analysis::grounding::{Grounding, GroundingKind};
 use crate::analysis::grounding_check::{CannedCode, verify_grounding};
@@ -296,14 +296,8 @@ fn delete_stale(conn: &Connection, session_id: &str, stale: &[String]) -> rusqli
 
 impl Handler for QuizHandler {
     fn run(&self, job: &ClaimedJob, cancel: &CancelToken) -> Outcome {
-        let selected = match llm_call::provider_of(&self.provider) {
-            Ok(selected) => selected,
-            Err(outcome) => return outcome,
-        };
-        // A `claude` CLI that `auto` found but that failed its one try: offline instead.
-        let selected = selected.usable();
-        let session_id = match session_id_of(job) {
-            Ok(id) => id,
+        let (selected, session_id) = match llm_call::provider_and_session(&self.provider, job) {
+            Ok(both) => both,
             Err(outcome) => return outcome,
         };
         let inputs = match self.read_inputs(&session_id) {

@@ -49,13 +49,14 @@ for job in "${jobs[@]}"; do
         windows)
             [ -f "$ROOT/target/wine/system.reg" ] || { echo "run scripts/windows-check.sh first (it makes the wine prefix)" >&2; exit 1; }
             export WINEPREFIX=$ROOT/target/wine WINEDEBUG=-all WINEDLLOVERRIDES="bcryptprimitives=n,b"
+            export PATH="$PATH:/usr/lib/wine"  # wineserver lives there
             # As in windows-check.sh: wineserver started with no pipes of ours (else the first
             # wine process starts it holding this script's stdout and stderr), stopped at the end.
             wineserver -k </dev/null >/dev/null 2>&1 || true
             wineserver -w </dev/null >/dev/null 2>&1 || true
             wineserver -p </dev/null >/dev/null 2>&1
             trap 'wineserver -k </dev/null >/dev/null 2>&1 || true' EXIT
-            RUSTC=/usr/bin/rustc CARGO=/usr/bin/cargo PATH="/usr/bin:$PATH:/usr/lib/wine" RUSTC_BOOTSTRAP=1 \
+            RUSTC=/usr/bin/rustc CARGO=/usr/bin/cargo PATH="/usr/bin:$PATH" RUSTC_BOOTSTRAP=1 \
                 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
                 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine64 CARGO_FLAGS="-Zbuild-std=std,panic_abort" \
                 CARGO_TARGET_DIR=$ROOT/target/windows RUST_TEST_THREADS=2 \

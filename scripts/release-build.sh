@@ -12,7 +12,9 @@
 # Environment: PROFILE (default dist), SKIP_TESTS=1, NPM_KEY (npm's <platform>-<arch> for this
 # target: the binary is also copied to npm-bin/NPM_KEY/ for `scripts/npm-pack.sh --from
 # npm-bin`), CARGO_FLAGS (more flags for cargo, e.g. -Zbuild-std for the Windows build under
-# wine), GLIBC_FLOOR. scripts/release-jobs-here.sh runs the workflow's build jobs with it here.
+# wine), GLIBC_FLOOR, BINARY_RUNNER (what runs the built binary for its --version and demo on a
+# machine of another CPU, e.g. qemu-aarch64; wine64 is taken for a Windows target on Linux).
+# scripts/release-jobs-here.sh runs the workflow's build jobs with it here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?usage: scripts/release-build.sh TARGET}
@@ -48,6 +50,7 @@ fi
 # The binary runs: its version, and the demo in a throwaway data dir (no network, no key).
 runner=()
 [[ "$target" == *windows* && "$(uname -s)" == Linux ]] && runner=(wine64)
+[ -n "${BINARY_RUNNER:-}" ] && read -r -a runner <<<"$BINARY_RUNNER"
 "${runner[@]}" "$binary" --version
 demo_dir=$(mktemp -d)
 VIBELEARN_DATA_DIR=$demo_dir VIBELEARN_PROVIDER=offline "${runner[@]}" "$binary" demo >/dev/null

@@ -6,11 +6,18 @@
 # binary's demo, the test suite less what scripts/release-test-skips.txt leaves to CI, the
 # archive and the npm copy.
 #
-# Usage: scripts/release-jobs-here.sh [linux] [windows]     (default: linux)
+# Usage: scripts/release-jobs-here.sh [linux] [windows] [linux-arm64]     (default: linux)
 # linux: the x86_64-unknown-linux-gnu entry, with the machine's toolchain.
 # windows: the windows entry, built for x86_64-pc-windows-gnu with Debian's toolchain and its
-# tests run under wine (cargo's target runner), in the wine prefix scripts/windows-check.sh
-# sets up (run it first; .ci/run does). MSVC itself cannot be had here.
+# tests run under wine (cargo's target runner), in the wine prefix and the build dir
+# (target/windows) scripts/windows-check.sh sets up: run it first, as .ci/run does. Only the
+# crate itself is compiled again (the clone is another path), and the dist profile's
+# dependencies the first time. MSVC itself cannot be had here.
+# linux-arm64: the aarch64-unknown-linux-gnu entry, with Debian's rustc-web and std rebuilt
+# from rust-web-src (-Zbuild-std; rustup's toolchain has no aarch64 std and cannot fetch one),
+# linked by zig against glibc 2.17, checked, and its --version and demo run under qemu-user.
+# Its test suite is left to the arm64 runner (SKIP_TESTS=1: under qemu it would take most of
+# CI's time), and .ci/run does not run this entry (docs/PLATFORMS.md says why and what it cost).
 # Build products go to target/release-jobs/ (reused by a second run); the clone to $TMPDIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +27,19 @@ WORK=${TMPDIR:-/tmp}/vibelearn-release-jobs
 python3 -c 'import yaml' 2>/dev/null || { apt-get update -qq && apt-get install -y -qq python3-yaml >/dev/null; }
 jobs=("$@")
 [ ${#jobs[@]} -gt 0 ] || jobs=(linux)
+
+# Debian's toolchain (rustc-web, its std sources), for the entries built with -Zbuild-std.
+debian_toolchain() {
+    local missing=()
+    for package in rustc-web cargo-web rust-web-src "$@"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' || missing+=("$package")
+    done
+    if ((${#missing[@]})); then
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    fi
+}
+
 for job in "${jobs[@]}"; do
     started=$SECONDS
     case "$job" in
@@ -28,14 +48,29 @@ for job in "${jobs[@]}"; do
             ;;
         windows)
             [ -f "$ROOT/target/wine/system.reg" ] || { echo "run scripts/windows-check.sh first (it makes the wine prefix)" >&2; exit 1; }
-            RUSTC=/usr/bin/rustc CARGO=/usr/bin/cargo PATH="/usr/bin:$PATH:/usr/lib/wine" RUSTC_BOOTSTRAP=1 \
+            export WINEPREFIX=$ROOT/target/wine WINEDEBUG=-all WINEDLLOVERRIDES="bcryptprimitives=n,b"
+            export PATH="$PATH:/usr/lib/wine"  # wineserver lives there
+            # As in windows-check.sh: wineserver started with no pipes of ours (else the first
+            # wine process starts it holding this script's stdout and stderr), stopped at the end.
+            wineserver -k </dev/null >/dev/null 2>&1 || true
+            wineserver -w </dev/null >/dev/null 2>&1 || true
+            wineserver -p </dev/null >/dev/null 2>&1
+            trap 'wineserver -k </dev/null >/dev/null 2>&1 || true' EXIT
+            RUSTC=/usr/bin/rustc CARGO=/usr/bin/cargo PATH="/usr/bin:$PATH" RUSTC_BOOTSTRAP=1 \
                 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
                 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine64 CARGO_FLAGS="-Zbuild-std=std,panic_abort" \
-                CARGO_TARGET_DIR=$ROOT/target/windows WINEPREFIX=$ROOT/target/wine WINEDEBUG=-all \
-                WINEDLLOVERRIDES="bcryptprimitives=n,b" RUST_TEST_THREADS=2 \
+                CARGO_TARGET_DIR=$ROOT/target/windows RUST_TEST_THREADS=2 \
                 python3 scripts/release-jobs/run.py windows "$WORK/windows-src"
             ;;
-        *) echo "unknown job $job (linux, windows)" >&2; exit 2 ;;
+        linux-arm64)
+            debian_toolchain qemu-user libc6-arm64-cross
+            RUSTC=/usr/bin/rustc CARGO=/usr/bin/cargo PATH="/usr/bin:$PATH" RUSTC_BOOTSTRAP=1 \
+                CARGO_FLAGS="-Zbuild-std=std,panic_abort" SKIP_TESTS=1 \
+                BINARY_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu" \
+                CARGO_TARGET_DIR=$ROOT/target/release-jobs/linux-arm64 \
+                python3 scripts/release-jobs/run.py linux-arm64 "$WORK/linux-arm64-src"
+            ;;
+        *) echo "unknown job $job (linux, windows, linux-arm64)" >&2; exit 2 ;;
     esac
     echo "release job $job took $((SECONDS - started)) s"
 done

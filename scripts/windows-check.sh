@@ -70,32 +70,29 @@ if [ ! -f "$SHIM" ] || [ scripts/windows/processprng.c -nt "$SHIM" ] || ! grep -
     x86_64-w64-mingw32-gcc -shared -O2 -Wl,--kill-at -o "$SHIM" scripts/windows/processprng.c -ladvapi32
 fi
 
-# 4. The unit tests. Two are left out: capture::tests::files_are_read_capped_… asserts that
-# "/p" is an absolute path, which it is not on Windows (a test of src/capture.rs, whose owner
-# it is left to; docs/PLATFORMS.md); and the owner-only ACL's read-back, because wine 8 keeps
-# no DACL on a directory (the set succeeds, the read gives wine's default three entries): it
-# runs on the release workflow's real Windows runner.
+# 4. The unit tests, then 5. the integration tests, real child processes and real workers all
+# under wine. Left out: what scripts/release-test-skips.txt lists, its Windows lines included
+# (the Windows release job leaves out the same): the tests that drive the real Claude Code CLI,
+# Gemini CLI, Codex, Copilot CLI, npm or Chromium, whose Windows builds (and Node's) wine cannot
+# run here, and two real differences left to their owners (docs/PLATFORMS.md): a unit test of
+# src/capture.rs asserting that "/p" is an absolute path, which it is not on Windows, and
+# pipeline::sync::an_edit_to_a_quoted_line_…, which writes `<dir>/src/cart.ts` and edits
+# `<dir>\src/cart.ts`, one file on Windows that VibeLearn keys by the path as written. Tests
+# that are Linux-only by nature (/proc, SIGINT) are #[ignore]d on Windows in the source.
+SKIPS=()
+while IFS= read -r line; do
+    case "$line" in
+        '#'* | '') ;;
+        windows:*) SKIPS+=(--skip "${line#windows: }") ;;
+        *) SKIPS+=(--skip "$line") ;;
+    esac
+done <scripts/release-test-skips.txt
 step "unit tests under wine"
-wine64 "$LIB_TESTS" --test-threads 2 -q \
-    --skip capture::tests::files_are_read_capped_stripped_and_missing_ones_are_none \
-    --skip platform::windows::tests::a_restricted_dir_has_one_protected_entry_for_the_current_user_only
+wine64 "$LIB_TESTS" --test-threads 2 -q "${SKIPS[@]}"
 
-# 5. The integration tests, real child processes and real workers all under wine. Left out: the
-# three that drive the real Claude Code CLI (two directly, one through npm), the three that drive
-# the real Gemini CLI, Codex and Copilot CLI, and the one that drives Chromium, whose Windows builds (and Node's) wine cannot run here. Tests that are Linux-only by nature (/proc, SIGINT) are #[ignore]d on
-# Windows in the source. Under wine a process start costs ~0.15 s, so a test whose deadline is
-# tight can miss it with two running at once: a failure is run again alone, and counts only if
-# it fails alone too.
+# Under wine a process start costs ~0.15 s, so a test whose deadline is tight can miss it with
+# two running at once: a failure is run again alone, and counts only if it fails alone too.
 step "integration tests under wine"
-# One more is left out, a real difference left to the owners of capture and ingest (docs/
-# PLATFORMS.md): pipeline::sync::an_edit_to_a_quoted_line_… writes a file as `<dir>/src/cart.ts`
-# and edits it as `<dir>\src/cart.ts`; on Windows these are one file, but VibeLearn keys
-# captured files by the path as written, so the edit is not matched and the quiz is not redone.
-SKIPS=(--skip claude_cli::the_real_claude_code_cli --skip claude_cli::the_repository_is_a_marketplace
-    --skip claude_cli::the_plugins_quiz_command
-    --skip pipeline::sync::an_edit_to_a_quoted_line_replaces_its_questions_and_the_next_sync_sends_them
-    --skip dashboard::the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser
-    --skip npm_package:: --skip gemini_cli:: --skip codex_cli:: --skip copilot_cli::)
 log=$(mktemp)
 wine64 "$INTEGRATION_TESTS" --test-threads 2 "${SKIPS[@]}" >"$log" 2>&1 || true
 grep -E '^test result: ' "$log" || { echo "the integration tests did not finish" >&2; tail -50 "$log" >&2; exit 1; }

@@ -1,6 +1,7 @@
-//! What the real-CLI tests of Gemini CLI, Codex and Copilot CLI share (issue 32, point 4):
-//! each CLI installed from npm at the version its `tests/<agent>/package-lock.json` pins, a
-//! project, the scripted session every fake model API plays, and the checks on what VibeLearn
+//! What the real-CLI tests share: each CLI (Claude Code's too, for `claude_cli` and
+//! `npm_package`) installed from npm at the version its `tests/<agent>/package-lock.json` pins,
+//! and run to its end within a bound; and for Gemini CLI, Codex and Copilot CLI (issue 32,
+//! point 4) a project, the scripted session every fake model API plays, and the checks on what VibeLearn
 //! recorded from the hooks `vl install <agent>` wrote.
 //!
 //! `npm install zod` and `npm run build` run through a stand-in `npm` (first on `PATH`, and
@@ -33,13 +34,14 @@ pub fn prompt() -> String {
     format!("Add a cartTotal function to src/cart.ts and build it. <private>{MARKER}</private>")
 }
 
-/// The CLI `bin` of `tests/<dir>`, installed with `npm ci` from its lock file when missing.
+/// The CLI `bin` of `tests/<dir>` (Claude Code's, Gemini CLI's, Codex's, Copilot CLI's),
+/// installed with `npm ci` from the lock file that pins it when it is missing; `Err` says why it
+/// cannot run here. One install at a time: two `npm ci` in one folder would race.
 pub fn real_cli(dir: &str, bin: &str) -> Result<PathBuf, String> {
     static INSTALL: Mutex<()> = Mutex::new(());
     let _one_at_a_time = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests").join(dir);
     let path = dir.join("node_modules/.bin").join(bin);
-    let runs = |path: &Path| Command::new(path).arg("--version").output().is_ok_and(|o| o.status.success());
     if runs(&path) {
         return Ok(path);
     }
@@ -53,9 +55,23 @@ pub fn real_cli(dir: &str, bin: &str) -> Result<PathBuf, String> {
         .map_err(|e| format!("cannot run npm: {e}"))?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        return Err(format!("`npm ci` in {} failed: {}", dir.display(), stderr.lines().last().unwrap_or("")));
+        let tail: Vec<&str> = stderr.lines().rev().take(4).collect();
+        return Err(format!("`npm ci` in {} failed: {}", dir.display(), tail.join(" / ")));
     }
     if runs(&path) { Ok(path) } else { Err(format!("{} was installed but does not run here", path.display())) }
+}
+
+/// Whether `bin --version` succeeds with only `PATH` and a throwaway `HOME` (so a check never
+/// writes into the user's own).
+fn runs(bin: &Path) -> bool {
+    let home = TempDir::new();
+    Command::new(bin)
+        .arg("--version")
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// A project with a package.json and an empty `src/`; the stand-in `npm` in `home`.

@@ -16,9 +16,8 @@
 //! Skips (saying why, on stderr) only when npm is missing or the package cannot be installed.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -30,8 +29,6 @@ const MARKER: &str = "MARKER-real-client-5c1b-PRIVATE";
 const CART: &str =
     "export function cartTotal(prices: number[]): number {\n  return prices.reduce((a, b) => a + b, 0);\n}\n";
 const TSC: &str = "src/cart.ts(2,10): error TS2322: Type 'string' is not assignable to type 'number'.";
-/// The longest a `claude -p` run may take here (measured: ~1.5 s with the debug `vl` hooks).
-const CLAUDE_TIMEOUT: Duration = Duration::from_secs(120);
 
 fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -45,42 +42,7 @@ pub fn skip(reason: &str) {
 /// The CLI, installed with `npm ci` from the lock file when it is not there yet; `Err` says
 /// why it cannot run here.
 pub fn real_claude() -> Result<PathBuf, String> {
-    static INSTALL: Mutex<()> = Mutex::new(());
-    let _one_at_a_time = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
-    let dir = manifest_dir().join("tests/claude-code");
-    let bin = dir.join("node_modules/.bin/claude");
-    if runs(&bin) {
-        return Ok(bin);
-    }
-    if Command::new("npm").arg("--version").output().is_err() {
-        return Err("npm is not on PATH (install Node.js and npm; .ci/run does)".into());
-    }
-    let output = Command::new("npm")
-        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-        .current_dir(&dir)
-        .output()
-        .map_err(|e| format!("cannot run npm: {e}"))?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let tail: Vec<&str> = stderr.lines().rev().take(4).collect();
-        return Err(format!(
-            "`npm ci` in {} could not install @anthropic-ai/claude-code: {}",
-            dir.display(),
-            tail.join(" / ")
-        ));
-    }
-    if runs(&bin) { Ok(bin) } else { Err(format!("{} was installed but does not run here", bin.display())) }
-}
-
-fn runs(bin: &Path) -> bool {
-    let home = TempDir::new();
-    Command::new(bin)
-        .arg("--version")
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home.path())
-        .output()
-        .is_ok_and(|o| o.status.success())
+    crate::agent_cli::real_cli("claude-code", "claude")
 }
 
 /// `claude ARGS` for a test: its HOME, offline, the fake API, the worker's settings for the
@@ -92,14 +54,7 @@ fn claude(bin: &Path, home: &Path, port: u16, api: &FakeMessages, cwd: &Path, ar
         .args(args)
         .current_dir(cwd)
         .env_clear()
-        .env(
-            "PATH",
-            std::env::join_paths(
-                std::iter::once(vl_dir.to_owned())
-                    .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-            )
-            .expect("no folder on PATH holds the separator"),
-        )
+        .env("PATH", crate::agent_cli::path_with(&[vl_dir]))
         .env("HOME", home)
         .env("IS_SANDBOX", "1")
         .env("ANTHROPIC_BASE_URL", &api.url)
@@ -111,26 +66,8 @@ fn claude(bin: &Path, home: &Path, port: u16, api: &FakeMessages, cwd: &Path, ar
         .env("VIBELEARN_DATA_DIR", home)
         .env("VIBELEARN_WORKER_PORT", port.to_string())
         .env("VIBELEARN_PROVIDER", "offline")
-        .env("VIBELEARN_SYNCHRONOUS", "NORMAL")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .env("VIBELEARN_SYNCHRONOUS", "NORMAL");
     command
-}
-
-/// Runs a command to its end within [`CLAUDE_TIMEOUT`] (killed and failed past it).
-fn finish(mut command: Command) -> Output {
-    let mut child = command.spawn().expect("spawn claude");
-    let started = Instant::now();
-    while child.try_wait().expect("wait for claude").is_none() {
-        if started.elapsed() > CLAUDE_TIMEOUT {
-            let _ = child.kill();
-            let output = child.wait_with_output().expect("collect claude's output");
-            panic!("claude ran past {CLAUDE_TIMEOUT:?}; stderr: {}", String::from_utf8_lossy(&output.stderr));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().expect("collect claude's output")
 }
 
 /// The scripted session, in a project at `project`.
@@ -163,7 +100,7 @@ pub fn run_session(bin: &Path, home: &Path, port: u16, project: &Path) -> (Value
     let debug = debug_file.to_string_lossy().into_owned();
     let args =
         ["-p", prompt.as_str(), "--dangerously-skip-permissions", "--output-format", "json", "--debug-file", &debug];
-    let output = finish(claude(bin, home, port, &api, project, &args));
+    let output = crate::agent_cli::finish(claude(bin, home, port, &api, project, &args));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "claude failed: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
     // Every hook's output carries only keys Claude Code knows: its debug log names any other.
@@ -321,7 +258,7 @@ fn the_repository_is_a_marketplace_whose_plugin_the_real_cli_installs_and_runs()
     let worker = WorkerProcess::start(home.path());
     let api = FakeMessages::start(vec![Turn::text("unused")]);
     let plugin_cli = |args: &[&str]| {
-        let output = finish(claude(&bin, home.path(), worker.port, &api, home.path(), args));
+        let output = crate::agent_cli::finish(claude(&bin, home.path(), worker.port, &api, home.path(), args));
         let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
         assert!(output.status.success(), "claude {args:?}: {text}");
         text
@@ -395,7 +332,7 @@ fn the_plugins_quiz_command_runs_vl_quiz_next_and_answer_and_the_answer_is_recor
     for args in
         [&["plugin", "marketplace", "add", repo.to_str().unwrap()][..], &["plugin", "install", "vibelearn@vibelearn"]]
     {
-        let output = finish(claude(&bin, home.path(), worker.port, &setup, home.path(), args));
+        let output = crate::agent_cli::finish(claude(&bin, home.path(), worker.port, &setup, home.path(), args));
         assert!(output.status.success(), "claude {args:?}: {}", String::from_utf8_lossy(&output.stderr));
     }
     // The model's scripted turns: ask for the next card, answer it as the learner did, report.
@@ -409,7 +346,7 @@ fn the_plugins_quiz_command_runs_vl_quiz_next_and_answer_and_the_answer_is_recor
         Turn::text("Correct. Next review in 2.3 days."),
     ]);
     let args = ["-p", "/vibelearn:quiz 1", "--dangerously-skip-permissions", "--output-format", "json"];
-    let output = finish(claude(&bin, home.path(), worker.port, &api, project.path(), &args));
+    let output = crate::agent_cli::finish(claude(&bin, home.path(), worker.port, &api, project.path(), &args));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "claude failed: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
     let result: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));

@@ -8,9 +8,10 @@ paths exists and holds files (the step's `if-no-files-found: error`). Any other 
 this job would then need a stand-in written here first.
 
 Usage: python3 scripts/release-jobs/run.py JOB_KEY WORK_DIR
-JOB_KEY: linux (the x86_64-unknown-linux-gnu entry) or windows (the windows-* entry, built for
-x86_64-pc-windows-gnu with the environment scripts/release-jobs-here.sh gives, since MSVC does
-not exist here). Prints each step's time; exits non-zero at the first step that fails.
+JOB_KEY: linux (the x86_64-unknown-linux-gnu entry), linux-arm64 (the aarch64-unknown-linux-gnu
+entry, cross-built with the environment scripts/release-jobs-here.sh gives) or windows (the
+windows-* entry, built for x86_64-pc-windows-gnu with that environment, since MSVC does not
+exist here). Prints each step's time; exits non-zero at the first step that fails.
 """
 
 import os
@@ -27,6 +28,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def pick(matrix, key):
     for entry in matrix["include"]:
         if key == "linux" and entry["target"] == "x86_64-unknown-linux-gnu":
+            return dict(entry)
+        if key == "linux-arm64" and entry["target"] == "aarch64-unknown-linux-gnu":
             return dict(entry)
         if key == "windows" and entry["os"].startswith("windows-"):
             entry = dict(entry)

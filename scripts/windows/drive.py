@@ -23,12 +23,15 @@ home folder at HOME (HOME; under wine the prefix's own user profile, which wine 
 USERPROFILE whatever the environment says) and the data dir left to its default: the
 stable copy in <home>/.vibelearn/bin, the shell form without a `claude` on PATH and the exec form
 with one new enough, the registered commands run as the IDE would run them, and uninstall
-giving back the settings and removing the copy with the last install.
+giving back the settings and removing the copy with the last install. Under wine also
+`--add-to-path` (the registry's user PATH, read back with wine's `reg`), a worker running from
+the copy stopped by the last uninstall, and a copy another process runs moved aside.
 """
 
 import argparse
 import json
 import os
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -339,11 +342,105 @@ def install_check(binary, home, wine):
     run(["uninstall", "claude-code"])
     if json.load(open(settings_path)) != original or not os.path.isfile(copy):
         sys.exit("uninstalling Claude Code's hooks did not give the settings back, or took the copy Cursor uses")
+    report = {"install_check": "ok", "copy": native(copy, wine), "shell_form": command,
+              "exec_form": [program] + stop[0]["args"]}
+    if not wine:
+        said = run(["uninstall", "cursor"])
+        if os.path.exists(copy):
+            sys.exit(f"the copy outlived the last uninstall: {said}")
+    else:
+        report.update(windows_uninstall_check(vl, run, copy, home))
+    print(json.dumps(report))
+
+
+def user_path(vl):
+    """The user's PATH in the registry (`HKCU\\Environment`, value Path) as wine's `reg` reads
+    it, split into entries; None when there is no such value."""
+    done = subprocess.run(["wine64", "reg", "query", "HKCU\\Environment", "/v", "Path"], capture_output=True,
+                          env=vl.env, timeout=60)
+    for line in done.stdout.decode(errors="replace").splitlines():
+        words = line.split(None, 2)
+        if len(words) >= 2 and words[0].lower() == "path" and words[1].startswith("REG_"):
+            return [e for e in (words[2] if len(words) == 3 else "").split(";") if e]
+    return None
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def windows_uninstall_check(vl, run, copy, home):
+    """With Cursor's install the last user of the copy (Claude Code's is already uninstalled):
+    `--add-to-path` puts the copy's folder in the registry's user PATH and the last uninstall
+    takes it out; a worker running from the copy is stopped before the copy is removed; a copy
+    that another process still runs is moved aside (Windows will not delete a running
+    program), and the next install removes what was moved aside."""
+    bin_dir = os.path.dirname(copy)
+    bin_native = native(bin_dir, True).lower()
+    before = user_path(vl) or []
+    if any(e.rstrip("\\").lower() == bin_native for e in before):
+        sys.exit(f"the user PATH holds {bin_native} before --add-to-path: {before}")
+    said = run(["install", "cursor", "--add-to-path"])
+    after = user_path(vl) or []
+    if "your user PATH" not in said or not after or after[0].rstrip("\\").lower() != bin_native:
+        sys.exit(f"--add-to-path did not put {bin_native} first in the user PATH: {after}\n{said}")
+    if after[1:] != before:
+        sys.exit(f"--add-to-path changed the rest of the user PATH: {before} -> {after}")
+    said = run(["install", "cursor", "--add-to-path"])
+    if "already added" not in said or user_path(vl) != after:
+        sys.exit(f"a second --add-to-path added it again: {user_path(vl)}\n{said}")
+
+    # A worker of this data dir, started from the copy (as the hooks start it): uninstall stops
+    # it before removing the copy, and takes the folder out of the user PATH again.
+    port = free_port()
+    vl.env[PORT_ENV] = str(port)
+    worker = Vl(native(copy, True), home, port, True)
+    worker.env = dict(vl.env)
+    done, _ = worker.run(["worker", "start"])
+    if done.returncode != 0:
+        sys.exit(f"vl worker start from the copy: {done}")
+    wait("the worker started from the copy", 60, lambda: port_open(port))
+    pid = http(port, "/api/health", token(os.path.join(home, ".vibelearn")))[1].get("pid")
     said = run(["uninstall", "cursor"])
-    if os.path.exists(copy):
-        sys.exit(f"the copy outlived the last uninstall: {said}")
-    print(json.dumps({"install_check": "ok", "copy": native(copy, wine), "shell_form": command,
-                      "exec_form": [program] + stop[0]["args"]}))
+    if f"stopped the worker (pid {pid})" not in said or port_open(port):
+        sys.exit(f"uninstall did not stop the worker (pid {pid}) running from the copy: {said}")
+    if os.path.exists(bin_dir):
+        sys.exit(f"{bin_dir} outlived the last uninstall: {os.listdir(bin_dir)}\n{said}")
+    if user_path(vl) != before or "out of your PATH again" not in said:
+        sys.exit(f"uninstall did not take {bin_native} out of the user PATH: {user_path(vl)}\n{said}")
+    stopped = {"user_path_added": after[0], "worker_stopped_pid": pid}
+
+    # Another process runs the copy (a worker of another data dir, which uninstall does not
+    # stop): the copy is moved aside, not left in place, and the next install removes it.
+    run(["install", "cursor"])
+    other_port, other_data = free_port(), tempfile.mkdtemp(prefix="vl-other-")
+    other = Vl(native(copy, True), other_data, other_port, True)
+    with open(os.path.join(other_data, "worker.out"), "wb") as out:
+        running = subprocess.Popen(other.argv(["worker", "run"]), stdin=subprocess.DEVNULL, stdout=out,
+                                   stderr=subprocess.STDOUT, env=other.env)
+    try:
+        wait("a worker of another data dir, from the copy", 60, lambda: port_open(other_port))
+        said = run(["uninstall", "cursor"])
+        aside = sorted(n for n in os.listdir(bin_dir) if n.startswith("vl.old-")) if os.path.isdir(bin_dir) else []
+        if os.path.exists(copy) or len(aside) != 1 or not port_open(other_port):
+            sys.exit(f"a running copy was not moved aside: {os.listdir(bin_dir) if os.path.isdir(bin_dir) else None}"
+                     f"\n{said}")
+    finally:
+        stop = Vl(vl.binary, other_data, other_port, True)
+        stop.run(["worker", "stop"])
+        running.wait(timeout=60)
+        shutil.rmtree(other_data, ignore_errors=True)
+    run(["install", "cursor"])
+    left = sorted(os.listdir(bin_dir))
+    if any(n.startswith("vl.old-") for n in left):
+        sys.exit(f"the next install did not remove the copy moved aside: {left}")
+    said = run(["uninstall", "cursor"])
+    if os.path.exists(bin_dir):
+        sys.exit(f"{bin_dir} outlived the last uninstall: {os.listdir(bin_dir)}\n{said}")
+    return {"windows_uninstall": "ok", **stopped, "moved_aside": aside[0]}
 
 
 def port_open(port):

@@ -429,8 +429,25 @@ mod tests {
 
     /// What Windows reports of a dir after [`restrict_dir_acl`]: a protected DACL of one entry
     /// that allows the current user, inherited by files and folders.
+    /// Whether this process runs under wine (its ntdll exports `wine_get_version`).
+    fn under_wine() -> bool {
+        use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleA, GetProcAddress};
+        // SAFETY: NUL-terminated names; ntdll is loaded in every Windows process.
+        unsafe {
+            let ntdll = GetModuleHandleA(c"ntdll.dll".as_ptr().cast());
+            !ntdll.is_null() && GetProcAddress(ntdll, c"wine_get_version".as_ptr().cast()).is_some()
+        }
+    }
+
+    /// Runs on the release workflow's Windows runner. Under wine (windows-check and the
+    /// Windows release job run here) it says so and checks nothing: wine 8 accepts the DACL and
+    /// keeps none on a directory, reading back its default three entries (docs/PLATFORMS.md).
     #[test]
     fn a_restricted_dir_has_one_protected_entry_for_the_current_user_only() {
+        if under_wine() {
+            eprintln!("not checked under wine: it keeps no DACL on a directory");
+            return;
+        }
         use std::os::windows::ffi::OsStrExt;
         use windows_sys::Win32::Foundation::LocalFree;
         use windows_sys::Win32::Security::Authorization::{GetNamedSecurityInfoW, SE_FILE_OBJECT};

@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use super::hooks::{Layout, find_hook, remove_hooks};
 use super::settings_file::{Committed, EditError, JsonSyntax, SettingsFile, edit_json};
 use super::{
     GiveBack, binary, give_back, ledger, path_setup, print_provider, print_what_stays, remove_binary, stop_worker,
@@ -102,9 +103,9 @@ impl Agent {
         }
     }
 
-    /// Whether the agent's file holds `{matcher?, hooks: […]}` groups (else flat entries).
-    fn grouped(self) -> bool {
-        self != Agent::Copilot
+    /// How the agent's file lists an event's hooks.
+    fn layout(self) -> Layout {
+        if self == Agent::Copilot { Layout::Flat } else { Layout::Grouped }
     }
 
     /// Our hook entry for one event, running `exe`.
@@ -152,25 +153,19 @@ pub fn merge(agent: Agent, document: &mut Value, exe: &Path) -> Result<usize, St
         let entries = hooks.entry(event).or_insert_with(|| json!([]));
         let entries = entries.as_array_mut().ok_or_else(|| format!("\"hooks.{event}\" is not a list"))?;
         let entry = agent.entry(exe, spec);
-        let installed = if agent.grouped() {
-            entries
-                .iter_mut()
-                .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
-                .flatten()
-                .find(|h| our_event(h, agent.platform()).as_deref() == Some(ours))
-        } else {
-            entries.iter_mut().find(|h| our_event(h, agent.platform()).as_deref() == Some(ours))
-        };
-        match (installed, agent.grouped()) {
+        match (
+            find_hook(entries, agent.layout(), |h| our_event(h, agent.platform()).as_deref() == Some(ours)),
+            agent.layout(),
+        ) {
             (Some(installed), _) => *installed = entry,
-            (None, true) => {
+            (None, Layout::Grouped) => {
                 let mut group = json!({"hooks": [entry]});
                 if let Some(matcher) = matcher {
                     group["matcher"] = json!(matcher);
                 }
                 entries.push(group);
             }
-            (None, false) => entries.push(entry),
+            (None, Layout::Flat) => entries.push(entry),
         }
     }
     Ok(agent.hooks().len())
@@ -179,34 +174,7 @@ pub fn merge(agent: Agent, document: &mut Value, exe: &Path) -> Result<usize, St
 /// Removes every hook of ours, then the groups, event lists and `hooks` object that held only
 /// ours; returns how many it removed.
 pub fn remove(agent: Agent, document: &mut Value) -> Result<usize, String> {
-    let platform = agent.platform();
-    let Some(hooks) = document.get_mut("hooks") else { return Ok(0) };
-    let hooks = hooks.as_object_mut().ok_or("\"hooks\" is not an object")?;
-    let mut removed = 0;
-    for entries in hooks.values_mut() {
-        let Some(entries) = entries.as_array_mut() else { continue };
-        if agent.grouped() {
-            for group in entries.iter_mut() {
-                if let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) {
-                    let before = list.len();
-                    list.retain(|h| our_event(h, platform).is_none());
-                    removed += before - list.len();
-                }
-            }
-            entries.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|l| !l.is_empty()));
-        } else {
-            let before = entries.len();
-            entries.retain(|h| our_event(h, platform).is_none());
-            removed += before - entries.len();
-        }
-    }
-    if removed > 0 {
-        hooks.retain(|_, entries| entries.as_array().is_none_or(|e| !e.is_empty()));
-        if hooks.is_empty() {
-            document.as_object_mut().map(|o| o.remove("hooks"));
-        }
-    }
-    Ok(removed)
+    remove_hooks(document, agent.layout(), |h| our_event(h, agent.platform()).is_some())
 }
 
 fn home(config: &Config) -> Result<PathBuf, CliError> {

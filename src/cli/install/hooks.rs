@@ -45,29 +45,50 @@ pub fn remove_statusline(settings: &mut Value, kept: Option<Value>) -> bool {
     true
 }
 
-/// Removes every hook of ours from a Claude Code settings or Cursor hooks document, and the
-/// containers that held only ours; returns how many hooks it removed.
-pub fn remove_ours(document: &mut Value, platform: &str) -> Result<usize, String> {
-    let ours = |hook: &Value| our_target(hook).is_some_and(|(p, _)| p == platform);
+/// How a settings file lists one event's hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// `[{matcher?, hooks: [hook, …]}, …]`: Claude Code, Gemini CLI, Codex.
+    Grouped,
+    /// `[hook, …]`: Cursor, Copilot CLI.
+    Flat,
+}
+
+/// The hook in one event's list that `ours` picks (the first), in either layout.
+pub fn find_hook(entries: &mut [Value], layout: Layout, ours: impl Fn(&Value) -> bool) -> Option<&mut Value> {
+    match layout {
+        Layout::Grouped => entries
+            .iter_mut()
+            .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
+            .flatten()
+            .find(|h| ours(h)),
+        Layout::Flat => entries.iter_mut().find(|h| ours(h)),
+    }
+}
+
+/// Removes every hook that `ours` picks from a document's `hooks.<event>` lists, then the
+/// groups, event lists and `hooks` object that held only those; returns how many it removed.
+pub fn remove_hooks(document: &mut Value, layout: Layout, ours: impl Fn(&Value) -> bool) -> Result<usize, String> {
     let Some(hooks) = document.get_mut("hooks") else { return Ok(0) };
     let hooks = hooks.as_object_mut().ok_or("\"hooks\" is not an object")?;
     let mut removed = 0;
+    let mut drop_ours = |list: &mut Vec<Value>| {
+        let before = list.len();
+        list.retain(|h| !ours(h));
+        removed += before - list.len();
+    };
     for entries in hooks.values_mut() {
         let Some(entries) = entries.as_array_mut() else { continue };
-        let before = entries.len();
-        if platform == "claude-code" {
-            // Groups of `{matcher?, hooks:[…]}`: drop ours inside, then groups we emptied.
-            for group in entries.iter_mut() {
-                if let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) {
-                    let n = list.len();
-                    list.retain(|h| !ours(h));
-                    removed += n - list.len();
-                }
+        match layout {
+            Layout::Grouped => {
+                // Drop ours inside each group, then the groups we emptied.
+                entries
+                    .iter_mut()
+                    .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
+                    .for_each(&mut drop_ours);
+                entries.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|l| !l.is_empty()));
             }
-            entries.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|l| !l.is_empty()));
-        } else {
-            entries.retain(|e| !ours(e));
-            removed += before - entries.len();
+            Layout::Flat => drop_ours(entries),
         }
     }
     if removed > 0 {
@@ -78,6 +99,17 @@ pub fn remove_ours(document: &mut Value, platform: &str) -> Result<usize, String
         }
     }
     Ok(removed)
+}
+
+/// The layout of a platform's file: Claude Code's groups, Cursor's flat list.
+fn layout_of(platform: &str) -> Layout {
+    if platform == "claude-code" { Layout::Grouped } else { Layout::Flat }
+}
+
+/// Removes every hook of ours from a Claude Code settings or Cursor hooks document, and the
+/// containers that held only ours; returns how many hooks it removed.
+pub fn remove_ours(document: &mut Value, platform: &str) -> Result<usize, String> {
+    remove_hooks(document, layout_of(platform), |hook| our_target(hook).is_some_and(|(p, _)| p == platform))
 }
 
 pub fn plugin(text: &str) -> Value {
@@ -154,12 +186,7 @@ pub fn merge_claude(settings: &mut Value, plugin: &Value, program: &str, form: H
                     }
                 }
                 let target = Some((platform.clone(), vl_event.clone()));
-                let installed = groups
-                    .iter_mut()
-                    .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
-                    .flatten()
-                    .find(|h| our_target(h) == target);
-                match installed {
+                match find_hook(groups, Layout::Grouped, |h| our_target(h) == target) {
                     Some(installed) => *installed = hook,
                     None => missing.push(hook),
                 }
@@ -187,7 +214,7 @@ pub fn merge_cursor(document: &mut Value, plugin: &Value, program: &str) -> Resu
             entry["command"] = json!(command);
             let entries = object_field(hooks, event, json!([]))?.as_array_mut().expect("checked to be an array");
             let target = Some((platform, vl_event));
-            match entries.iter_mut().find(|e| our_target(e) == target) {
+            match find_hook(entries, Layout::Flat, |e| our_target(e) == target) {
                 Some(installed) => *installed = entry,
                 None => entries.push(entry),
             }

@@ -98,6 +98,28 @@ fn build_payload(
         }
         questions.push(question);
     }
+    let (attempt_ids, attempts) = unsynced_attempts(conn, session_id, key)?;
+    let (review_ids, reviews) = unsynced_reviews(conn, session_id, key)?;
+    let ended = session.ended_at;
+    let payload = json!({
+        "client_version": env!("CARGO_PKG_VERSION"),
+        "session": {
+            "id": session.id, "project": session.project, "started_at": session.started_at, "ended_at": ended,
+            "duration_minutes": (ended.unwrap_or(session.updated_at) - session.started_at).max(0) / 60_000,
+            "files_created": created, "files_edited": edited, "ide": session.platform,
+        },
+        "stack": stack,
+        "concepts": concepts,
+        "questions": questions,
+        "quiz_attempts": attempts,
+        "review_log": reviews,
+    });
+    Ok(Some((payload, Carried { attempts: attempt_ids, reviews: review_ids })))
+}
+
+/// The session's quiz attempts not yet synced, each signed (HMAC over
+/// `question_id:correct:created_at`), with their row ids.
+fn unsynced_attempts(conn: &Connection, session_id: &str, key: &str) -> rusqlite::Result<(Vec<i64>, Vec<Value>)> {
     let mut attempt_ids = Vec::new();
     let mut attempts = Vec::new();
     let mut stmt = conn.prepare_cached(
@@ -118,6 +140,11 @@ fn build_payload(
         attempt_ids.push(id);
         attempts.push(json!({"question_id": question_id, "correct": correct, "quality": quality, "created_at": created_at, "signature": signature}));
     }
+    Ok((attempt_ids, attempts))
+}
+
+/// The session's review-log rows not yet synced, with their row ids.
+fn unsynced_reviews(conn: &Connection, session_id: &str, key: &str) -> rusqlite::Result<(Vec<i64>, Vec<Value>)> {
     // The review log (SPEC §7): every answer's rating and FSRS state, the history the
     // scheduler fits; each row signed like an attempt (HMAC over `question_id:rating:created_at`).
     let mut review_ids = Vec::new();
@@ -144,21 +171,7 @@ fn build_payload(
         review_ids.push(id);
         reviews.push(review);
     }
-    let ended = session.ended_at;
-    let payload = json!({
-        "client_version": env!("CARGO_PKG_VERSION"),
-        "session": {
-            "id": session.id, "project": session.project, "started_at": session.started_at, "ended_at": ended,
-            "duration_minutes": (ended.unwrap_or(session.updated_at) - session.started_at).max(0) / 60_000,
-            "files_created": created, "files_edited": edited, "ide": session.platform,
-        },
-        "stack": stack,
-        "concepts": concepts,
-        "questions": questions,
-        "quiz_attempts": attempts,
-        "review_log": reviews,
-    });
-    Ok(Some((payload, Carried { attempts: attempt_ids, reviews: review_ids })))
+    Ok((review_ids, reviews))
 }
 
 fn last_content_hash(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<String>> {

@@ -420,7 +420,34 @@ pub fn user_path(dir: &Path, add: bool) -> std::io::Result<bool> {
     })();
     // SAFETY: `key` was opened above.
     unsafe { RegCloseKey(key) };
+    if result.as_ref().is_ok_and(|changed| *changed) {
+        announce_environment_change();
+    }
     result
+}
+
+/// Tells running programs that the user's environment changed (`WM_SETTINGCHANGE` with
+/// "Environment", as the system's own settings dialog and rustup send it), so a terminal
+/// opened from Explorer afterwards sees the new PATH without a new log-in. Best effort: a
+/// window that does not answer within a second is skipped.
+fn announce_environment_change() {
+    use windows_sys::Win32::UI::WindowsAndMessaging::{
+        HWND_BROADCAST, SMTO_ABORTIFHUNG, SendMessageTimeoutW, WM_SETTINGCHANGE,
+    };
+    let area: Vec<u16> = "Environment".encode_utf16().chain(Some(0)).collect();
+    let mut answer = 0usize;
+    // SAFETY: a NUL-terminated string that outlives the call; the answer is written to a local.
+    unsafe {
+        SendMessageTimeoutW(
+            HWND_BROADCAST,
+            WM_SETTINGCHANGE,
+            0,
+            area.as_ptr() as isize,
+            SMTO_ABORTIFHUNG,
+            1000,
+            &mut answer,
+        );
+    }
 }
 
 #[cfg(test)]

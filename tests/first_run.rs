@@ -154,8 +154,16 @@ fn a_provider_paused_for_its_login_is_probed_on_a_back_off_and_resumes_when_it_a
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
     .collect();
-    let clock = vibelearn::clock::ManualClock::new(vibelearn::clock::system().now_ms());
     let config = vibelearn::config::Config::resolve(&env);
+    // The LLM gate's version holds the learner's day (a spent budget lifts with it): a start
+    // whose next hour crosses the day's rollover would resume the gate by the day, not by the
+    // probe. So the clock starts where the next hour stays within one learner day.
+    let day = config.learner_day();
+    let mut start = vibelearn::clock::system().now_ms();
+    while day.day_of(start) != day.day_of(start + 3_600_000) {
+        start += 600_000;
+    }
+    let clock = vibelearn::clock::ManualClock::new(start);
     let worker = vibelearn::worker::Worker::start_with_clock(config, clock.clone()).expect("worker starts");
     let http = crate::util::Http::new(port).with_token(dir.path());
     let project = TempDir::new();

@@ -150,8 +150,8 @@ fn select_due<T>(
             "SELECT {columns} \
              FROM questions q JOIN concepts c ON c.id = q.concept_id JOIN sessions s ON s.id = q.session_id \
              WHERE (?2 IS NULL OR q.session_id = ?2) AND (?3 IS NULL OR s.project = ?3) \
-               AND (?5 IS NULL OR s.cwd = ?5 OR substr(s.cwd, 1, length(?5) + 1) = ?5 || '/') \
-               AND {condition} LIMIT ?4"
+               AND (?5 IS NULL OR {in_dir}) AND {condition} LIMIT ?4",
+            in_dir = super::in_project_dir!("?5")
         ))?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         stmt.query_map(params![at, filter.session, filter.project, limit, filter.directory], &map)?.collect()

@@ -65,6 +65,7 @@ pub fn concept_mastery_in(
     // temporary B-trees were half of this read's time, which the statusline pays on every
     // refresh: docs/PERFORMANCE.md), and the tags' JSON is parsed only when it names a leech.
     let mut stmt = conn.prepare_cached(
+        concat!(
         "SELECT c.normalized_name, c.name, c.category, COALESCE(p.level, 'junior'), \
                 q.card_state, q.learning_step, q.stability, q.fsrs_difficulty, q.due_at, q.last_review_at, q.reps, \
                 q.lapses, instr(q.tags, 'leech') > 0 AND EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech'), \
@@ -74,7 +75,10 @@ pub fn concept_mastery_in(
          LEFT JOIN concept_profiles p ON p.normalized_name = c.normalized_name \
          WHERE ?1 IS NULL OR c.normalized_name IN (SELECT c2.normalized_name FROM concepts c2 \
            JOIN sessions s ON s.id = c2.session_id \
-           WHERE s.cwd = ?1 OR substr(s.cwd, 1, length(?1) + 1) = ?1 || '/')",
+           WHERE ",
+        super::in_project_dir!("?1"),
+        ")",
+    )
     )?;
     type Entry = (String, String, String, Vec<(CardFacts, u32)>);
     let mut by_name: BTreeMap<String, Entry> = BTreeMap::new();

@@ -14,6 +14,16 @@
 //! The quiz process writes here beside the worker's writer (see `record`'s doc for why
 //! that is safe); every other function only reads.
 
+/// SQL: session `s` is in the project directory bound to `$dir` (a placeholder such as `"?1"`):
+/// its cwd is the directory or below it, so a session started in a subfolder belongs to the
+/// project and a sibling with a longer name does not. One spelling for every scoped read.
+macro_rules! in_project_dir {
+    ($dir:literal) => {
+        concat!("(s.cwd = ", $dir, " OR substr(s.cwd, 1, length(", $dir, ") + 1) = ", $dir, " || '/')")
+    };
+}
+pub(crate) use in_project_dir;
+
 pub mod cards;
 pub mod days;
 pub mod mastery;

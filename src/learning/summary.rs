@@ -96,10 +96,11 @@ pub fn due_counts(
 
 /// The normalised names of the concepts met in sessions under `directory` (all when `None`).
 fn concept_keys(conn: &Connection, directory: Option<&str>) -> rusqlite::Result<HashSet<String>> {
-    conn.prepare_cached(
+    conn.prepare_cached(concat!(
         "SELECT DISTINCT c.normalized_name FROM concepts c JOIN sessions s ON s.id = c.session_id \
-         WHERE ?1 IS NULL OR s.cwd = ?1 OR substr(s.cwd, 1, length(?1) + 1) = ?1 || '/'",
-    )?
+             WHERE ?1 IS NULL OR ",
+        super::in_project_dir!("?1")
+    ))?
     .query_map([directory], |r| r.get(0))?
     .collect()
 }

@@ -342,6 +342,13 @@ pub fn symlink_file(target: &Path, link: &Path) -> std::io::Result<()> {
     imp::symlink_file(target, link)
 }
 
+/// A command-line word that is not Unicode, as this OS spells one (bytes that are not UTF-8
+/// on Unix, an unpaired surrogate on Windows): for tests of argument parsing.
+#[cfg(test)]
+pub fn non_unicode_arg() -> std::ffi::OsString {
+    imp::non_unicode_arg()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -214,3 +214,9 @@ pub fn process_name(pid: u32) -> Option<String> {
         raw.split(|b| *b == 0).filter(|w| !w.is_empty()).map(|w| String::from_utf8_lossy(w).into_owned()).collect();
     (!words.is_empty()).then(|| words.join(" "))
 }
+
+#[cfg(test)]
+pub fn non_unicode_arg() -> std::ffi::OsString {
+    use std::os::unix::ffi::OsStringExt;
+    std::ffi::OsString::from_vec(vec![0xff, 0xfe])
+}

@@ -451,6 +451,12 @@ fn announce_environment_change() {
 }
 
 #[cfg(test)]
+pub fn non_unicode_arg() -> std::ffi::OsString {
+    use std::os::windows::ffi::OsStringExt;
+    std::ffi::OsString::from_wide(&[0xD800])
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

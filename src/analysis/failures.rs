@@ -120,13 +120,17 @@ pub fn classify(error: &str) -> ErrorKind {
         .unwrap_or(ErrorKind::Other)
 }
 
-/// `error ts` must be followed by a code digit (`error TS2322`); a `*` stands for any text
-/// within one line (`package * does not exist`); other markers are plain.
+/// `error ts` must be followed by a code digit (`error TS2322`); a `*` stands for one word
+/// (`package * does not exist`: javac's `package org.junit does not exist`, not "package.json
+/// does not exist"); other markers are plain.
 fn has_marker(lower: &str, marker: &str) -> bool {
     if let Some((before, after)) = marker.split_once(" * ") {
-        return lower
-            .lines()
-            .any(|line| line.find(before).is_some_and(|at| line[at + before.len()..].contains(&format!(" {after}"))));
+        return lower.match_indices(before).any(|(at, _)| {
+            let rest = &lower[at + before.len()..];
+            rest.strip_prefix(' ').and_then(|rest| rest.split_once(' ')).is_some_and(|(word, rest)| {
+                !word.is_empty() && !word.contains(char::is_whitespace) && rest.starts_with(after)
+            })
+        });
     }
     if marker != "error ts" {
         return lower.contains(marker);
@@ -371,6 +375,9 @@ mod tests {
         // javac's wording has the package's name inside it.
         assert!(has_marker("error: package org.junit does not exist", "package * does not exist"));
         assert!(!has_marker("the package\nfile does not exist", "package * does not exist"));
+        assert!(!has_marker("error: package.json does not exist", "package * does not exist"));
+        assert!(!has_marker("npm err! enoent: package.json does not exist here", "package * does not exist"));
+        assert!(has_marker("x.java:3: error: package com.foo.bar does not exist", "package * does not exist"));
     }
 
     fn call_with(command: &str, error: &str) -> FailedCall {

@@ -19,15 +19,14 @@
 //! reads) and remembered in [`super::ledger`], so uninstall gives back the user's exact bytes
 //! when the file did not change since install.
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
 use super::hooks::{Layout, find_hook, remove_hooks};
 use super::settings_file::{Committed, EditError, JsonSyntax, SettingsFile, edit_json};
-use super::{
-    GiveBack, binary, give_back, ledger, path_setup, print_provider, print_what_stays, remove_binary, stop_worker,
-};
+use super::{binary, finish_uninstall, give_back, ledger, path_setup, print_provider, write_back};
 use crate::cli::backend::CliError;
 use crate::config::Config;
 use crate::hook::is_ours;
@@ -288,43 +287,22 @@ pub fn uninstall(agent: Agent, config: &Config) -> Result<(), CliError> {
     let path = agent.file(&home(config)?);
     // Check first: read and validate everything; nothing changes before this succeeds.
     let mut file = SettingsFile::open(&path)?;
-    let mut removed = 0;
-    let remove_edit = |text: Option<&str>, removed: &mut usize| {
+    let removed = Cell::new(0);
+    let remove_edit = |text: Option<&str>| {
         edit_json(&path, text, agent.syntax(), |doc| {
-            *removed = remove(agent, doc)?;
+            removed.set(remove(agent, doc)?);
             Ok(())
         })
     };
-    let edited = remove_edit(file.text(), &mut removed)?;
+    let edited = remove_edit(file.text())?;
     let back = give_back(config, &path, file.text(), edited.as_deref(), agent.syntax())?;
     let removes_copy = binary::removes_copy(config, &path);
     // Codex's keys for our hooks, asked while the hooks are still there.
-    let trust = match (agent, removed) {
+    let trust = match (agent, removed.get()) {
         (Agent::Codex, 1..) => super::codex_trust::our_keys(config, &path),
         _ => Ok(Vec::new()),
     };
-    if file.text().is_none() {
-        println!("there is no {}; nothing to remove", path.display());
-    } else if removed == 0 {
-        println!("no VibeLearn hooks in {}; nothing changed", path.display());
-    } else {
-        match back {
-            GiveBack::Original(bytes) => {
-                file.restore(&bytes)?;
-                println!("removed {removed} {} hooks: {} is back to your own bytes", agent.name(), path.display());
-            }
-            GiveBack::Remove => {
-                file.remove()?;
-                println!("removed {removed} {} hooks, and {} which install had created", agent.name(), path.display());
-            }
-            GiveBack::Edit => {
-                file.commit(|text| remove_edit(text, &mut removed))?;
-                println!("removed {removed} {} hooks from {}", agent.name(), path.display());
-            }
-        }
-    }
-    let _ = std::fs::remove_file(ledger::backup_of(&path));
-    ledger::forget(config, &path)?;
+    write_back(&mut file, back, removed.get() > 0, agent.name(), &removed, remove_edit)?;
     match trust {
         Ok(keys) if !keys.is_empty() => {
             super::codex_trust::forget(config, &keys)?;
@@ -333,12 +311,7 @@ pub fn uninstall(agent: Agent, config: &Config) -> Result<(), CliError> {
         Ok(_) => {}
         Err(e) => println!("Codex's trust entries for them stay in its config.toml ({e})"),
     }
-    if removes_copy {
-        stop_worker(config);
-    }
-    remove_binary(config, &path)?;
-    print_what_stays(config, removes_copy);
-    Ok(())
+    finish_uninstall(config, &path, removes_copy)
 }
 
 /// The agents whose hook file holds VibeLearn's hooks, for `vl status`.

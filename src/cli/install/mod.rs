@@ -26,6 +26,7 @@
 //! line of the user's own is kept in `<file>.vibelearn-statusline.json` and put back by
 //! `vl uninstall claude-code`.
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -309,53 +310,82 @@ fn uninstall(target_ide: UninstallTarget, config: &Config) -> Result<(), CliErro
     // Check first: read and validate everything; nothing is changed before this succeeds.
     let mut file = SettingsFile::open(&path)?;
     let kept: Option<Value> = std::fs::read_to_string(sidecar(&path)).ok().and_then(|t| serde_json::from_str(&t).ok());
-    let mut removed = (0, false);
-    let remove_edit = |text: Option<&str>, removed: &mut (usize, bool)| {
+    let hooks = Cell::new(0);
+    let statusline = Cell::new(false);
+    let remove_edit = |text: Option<&str>| {
         edit_json(&path, text, syntax, |doc| {
-            let hooks = remove_ours(doc, platform)?;
-            let statusline = platform == "claude-code" && remove_statusline(doc, kept.clone());
-            *removed = (hooks, statusline);
+            hooks.set(remove_ours(doc, platform)?);
+            statusline.set(platform == "claude-code" && remove_statusline(doc, kept.clone()));
             Ok(())
         })
     };
-    let edited = remove_edit(file.text(), &mut removed)?;
+    let edited = remove_edit(file.text())?;
     let give_back = give_back(config, &path, file.text(), edited.as_deref(), syntax)?;
     let removes_copy = binary::removes_copy(config, &path);
     // Then change: the settings first (so no hook points at a removed binary), then the copy.
-    if file.text().is_none() {
-        println!("there is no {}; nothing to remove", path.display());
-    } else if removed == (0, false) {
-        println!("no VibeLearn hooks in {}; nothing changed", path.display());
-    } else {
-        match give_back {
-            GiveBack::Original(bytes) => {
-                file.restore(&bytes)?;
-                println!("removed {} {ide} hooks: {} is back to your own bytes", removed.0, path.display());
-            }
-            GiveBack::Remove => {
-                file.remove()?;
-                println!("removed {} {ide} hooks, and {} which install had created", removed.0, path.display());
-            }
-            GiveBack::Edit => {
-                file.commit(|text| remove_edit(text, &mut removed))?;
-                println!("removed {} {ide} hooks from {}", removed.0, path.display());
-            }
-        }
-        match (removed.1, kept.is_some()) {
+    let found = hooks.get() > 0 || statusline.get();
+    if write_back(&mut file, give_back, found, ide, &hooks, remove_edit)? {
+        match (statusline.get(), kept.is_some()) {
             (true, true) => println!("your previous status line is back"),
             (true, false) => println!("removed the VibeLearn status line"),
             _ => {}
         }
     }
-    let _ = std::fs::remove_file(ledger::backup_of(&path));
-    if removed.1 {
+    if statusline.get() {
         let _ = std::fs::remove_file(sidecar(&path));
     }
-    ledger::forget(config, &path)?;
+    finish_uninstall(config, &path, removes_copy)
+}
+
+/// The change half of uninstalling one settings file, once the check half passed: nothing when
+/// the file is missing or holds nothing of ours (`found`), else the user's own bytes back, the
+/// file install created removed, or our entries edited out (`remove_edit`, redone on the new
+/// content if the file changed meanwhile; `hooks` counts what it took out). Says which, and
+/// whether the file changed.
+fn write_back(
+    file: &mut SettingsFile,
+    give_back: GiveBack,
+    found: bool,
+    ide: &str,
+    hooks: &Cell<usize>,
+    remove_edit: impl FnMut(Option<&str>) -> Result<Option<String>, EditError>,
+) -> Result<bool, CliError> {
+    let path = file.path().display().to_string();
+    if file.text().is_none() {
+        println!("there is no {path}; nothing to remove");
+        return Ok(false);
+    }
+    if !found {
+        println!("no VibeLearn hooks in {path}; nothing changed");
+        return Ok(false);
+    }
+    match give_back {
+        GiveBack::Original(bytes) => {
+            file.restore(&bytes)?;
+            println!("removed {} {ide} hooks: {path} is back to your own bytes", hooks.get());
+        }
+        GiveBack::Remove => {
+            file.remove()?;
+            println!("removed {} {ide} hooks, and {path} which install had created", hooks.get());
+        }
+        GiveBack::Edit => {
+            file.commit(remove_edit)?;
+            println!("removed {} {ide} hooks from {path}", hooks.get());
+        }
+    }
+    Ok(true)
+}
+
+/// The end of every uninstall: the backup and the ledger's record of the file go; then, when no
+/// settings file uses the copy of `vl` any more (`removes_copy`), the worker running from it
+/// and the copy itself; then what stays is said.
+fn finish_uninstall(config: &Config, path: &Path, removes_copy: bool) -> Result<(), CliError> {
+    let _ = std::fs::remove_file(ledger::backup_of(path));
+    ledger::forget(config, path)?;
     if removes_copy {
         stop_worker(config);
     }
-    remove_binary(config, &path)?;
+    remove_binary(config, path)?;
     print_what_stays(config, removes_copy);
     Ok(())
 }

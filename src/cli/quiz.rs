@@ -547,13 +547,10 @@ fn feedback(
     scheduler: &Scheduler,
 ) -> io::Result<()> {
     let card = recorded.reviewed.card;
-    let due = card.due_at.unwrap_or(now).saturating_sub(now);
     let line = if card.state.in_steps() {
-        format!("{} — back in {}, before this sitting ends.", judged.rating.name(), when(due))
+        format!("{} — back in {}, before this sitting ends.", judged.rating.name(), next_due_in(recorded, now))
     } else {
-        // The interval in whole days, as the rating buttons said it (due from that day's start).
-        let interval = (recorded.reviewed.log.scheduled_days * DAY_MS as f64) as Millis;
-        format!("{} — next review in {}.", judged.rating.name(), when(interval))
+        format!("{} — next review in {}.", judged.rating.name(), next_due_in(recorded, now))
     };
     writeln!(out, "{}", if judged.rating.passed() { s.green(&line) } else { s.red(&line) })?;
     match recorded.reviewed.leech {
@@ -589,6 +586,19 @@ fn feedback(
         )?;
     }
     Ok(())
+}
+
+/// When the card just answered comes back, as the learner is told it (the terminal and
+/// `vl quiz answer`'s JSON alike): a learning step's time from now; a review's interval in whole
+/// days, as the rating buttons said it (it is due from that day's start, so the time until then
+/// would read "7.9 days" for 8).
+pub fn next_due_in(recorded: &Recorded, now: Millis) -> String {
+    let card = recorded.reviewed.card;
+    if card.state.in_steps() {
+        when(card.due_at.unwrap_or(now).saturating_sub(now))
+    } else {
+        when((recorded.reviewed.log.scheduled_days * DAY_MS as f64) as Millis)
+    }
 }
 
 /// A duration in ms as "2.3 days", "5 hours" or "10 minutes" (a review's fraction of a day

@@ -109,8 +109,8 @@ pub fn render(c: &DueCounts) -> String {
         1 => "📚 1 question due · vl quiz".to_owned(),
         n => format!("📚 {n} questions due · vl quiz"),
     }];
-    if c.streak > 0 {
-        parts.push(format!("🔥 {}-day streak", c.streak));
+    if c.streak.current > 0 {
+        parts.push(format!("🔥 {}-day streak", c.streak.current));
     }
     let here = if c.project { " here" } else { "" };
     // Mastered and learning as `vl status` says them (`learning::mastery`'s standings).
@@ -126,11 +126,19 @@ pub fn render(c: &DueCounts) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::learning::days::Streak;
     use serde_json::json;
 
     #[test]
     fn the_line_puts_what_is_due_first_and_leaves_out_zeros() {
-        let full = DueCounts { due: 3, streak: 4, concepts: 12, mastered: 2, learning: 5, project: true };
+        let full = DueCounts {
+            due: 3,
+            streak: Streak { current: 4, longest: 6 },
+            concepts: 12,
+            mastered: 2,
+            learning: 5,
+            project: true,
+        };
         assert_eq!(
             render(&full),
             "📚 3 questions due · vl quiz · 🔥 4-day streak · 12 concepts here (2 mastered, 5 learning)"

@@ -14,17 +14,16 @@ use crate::clock::Millis;
 use crate::learn::mastery::Standing;
 use crate::learn::schedule::Scheduler;
 use crate::learning::cards::{DueFilter, due_now};
-use crate::learning::days::{sitting_filter, streak};
+use crate::learning::days::{Streak, sitting_filter, streak};
 use crate::learning::mastery::concept_mastery_in;
 
 /// `GET /api/vibelearn/overview`: what the dashboard leads with — the questions due now, the
 /// streak, and how many concepts are met and mastered (as `vl status` counts them).
 pub fn overview(conn: &Connection, scheduler: &Scheduler, now: Millis, new_per_day: usize) -> rusqlite::Result<Value> {
     let counts = due_counts(conn, scheduler, now, None, new_per_day, Standings::Count)?;
-    let streak = streak(conn, scheduler.day(), now)?;
     Ok(json!({
         "due": counts.due,
-        "streak": {"current": streak.current, "longest": streak.longest},
+        "streak": {"current": counts.streak.current, "longest": counts.streak.longest},
         "concepts": counts.concepts,
         "mastered": counts.mastered,
         "learning": counts.learning,
@@ -37,8 +36,9 @@ pub struct DueCounts {
     /// Questions `vl quiz` asks now: learning steps, reviews due, and new questions within
     /// the day's cap.
     pub due: i64,
-    /// Consecutive days with a quiz answer, ending today or yesterday (all projects).
-    pub streak: u32,
+    /// Consecutive days with a quiz answer, ending today or yesterday, and the longest run
+    /// (all projects).
+    pub streak: Streak,
     /// Distinct concepts met.
     pub concepts: i64,
     /// Of them, mastered and still learning (`learn::mastery::Standing`); 0 unless asked for
@@ -68,7 +68,7 @@ pub fn due_counts(
     new_per_day: usize,
     standings: Standings,
 ) -> rusqlite::Result<DueCounts> {
-    let streak = streak(conn, scheduler.day(), now)?.current;
+    let streak = streak(conn, scheduler.day(), now)?;
     let count = |directory: Option<&str>| -> rusqlite::Result<(i64, HashSet<String>)> {
         let filter = DueFilter { directory: directory.map(str::to_owned), ..DueFilter::default() };
         let due = due_now(conn, now, &sitting_filter(conn, scheduler.day(), now, &filter, new_per_day)?)?.total();

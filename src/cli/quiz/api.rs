@@ -192,7 +192,7 @@ pub fn answer(
         "explanation": q.explanation(),
         "card_state": card.state.as_str(),
         "next_due_at": card.due_at,
-        "next_due_in": card.due_at.map(|at| when(at - now)),
+        "next_due_in": card.due_at.map(|_| super::next_due_in(&recorded, now)),
         "lapses": card.lapses,
         "leech": recorded.reviewed.leech.map(|l| match l { Leech::Reached => "reached", Leech::Again => "again" }),
         "follow_up": recorded.follow_up,

@@ -349,6 +349,14 @@ fn four_ratings_a_re_ask_in_the_sitting_and_the_override() {
     assert_eq!((state.as_str(), reps, lapses), ("review", 1, 0));
     // Due from the start of the learner day 8 days on: 7 to 8 days from now.
     assert!((7 * DAY_MS..=8 * DAY_MS).contains(&(due - before)), "due on day 8: {}", due - before);
+    // A second card rated Easy: day 8 holds the first, so the balancer gives it the quieter
+    // 7th, and says why the 8 days the buttons offered did not stand.
+    let other = of_kind(&dir, "true_false").unwrap();
+    db(&dir).execute("UPDATE questions SET due_at = 1, follow_up = NULL WHERE id = ?1", [&other.id]).unwrap();
+    let out = quiz(&dir, &["--limit", "1"], &format!("{}\n4\n", right_answer(&other)));
+    assert!(out.contains("4 Easy (8 days)"), "{out}");
+    assert!(out.contains("Easy — next review in 7 days, not 8 days: that day has more reviews due."), "{out}");
+    db(&dir).execute("UPDATE questions SET due_at = ?2 WHERE id = ?1", params![other.id, FAR_FUTURE]).unwrap();
     // Due again; wrong: Again, a lapse, re-asked in the same sitting (after 1 minute, or at
     // once when nothing else is left), right twice through the 1 and 10 minute steps.
     time_passes(&dir, &q.id);

@@ -41,6 +41,7 @@ use crate::clock::{Clock, Millis, SystemClock};
 use crate::config::Config;
 use crate::db;
 use crate::learn::answer::{AnswerError, Verdict, check_answer_in};
+use crate::learn::day::LearnerDay;
 use crate::learn::schedule::{DAY_MS, Leech, Rating, Scheduler};
 use crate::learning::cards::{self, DueFilter, Question};
 pub use crate::learning::days::sitting_filter;
@@ -298,7 +299,11 @@ fn nothing_due(conn: &Connection, out: &mut dyn Write, now: Millis, opts: &QuizO
     }
     let next = cards::next_due(conn, now, opts.filter.session.as_deref()).map_err(io::Error::other)?;
     match (next, &opts.filter.project) {
-        (Some(at), _) => writeln!(out, "Nothing to review right now — the next question is due in {}.", when(at - now)),
+        (Some(at), _) => writeln!(
+            out,
+            "Nothing to review right now — the next question is due in {}.",
+            due_in(opts.scheduler.day(), now, at)
+        ),
         (None, Some(project)) => {
             writeln!(out, "No questions for project {project:?} — see vl status for what there is.")
         }
@@ -468,7 +473,7 @@ fn print_end(
                 f.today,
                 f.tomorrow,
                 f.week,
-                when(first - now)
+                due_in(day, now, first)
             )
         }
         Err(_) => Ok(()),
@@ -547,10 +552,18 @@ fn feedback(
     scheduler: &Scheduler,
 ) -> io::Result<()> {
     let card = recorded.reviewed.card;
+    let due = due_in(scheduler.day(), now, card.due_at.unwrap_or(now));
     let line = if card.state.in_steps() {
-        format!("{} — back in {}, before this sitting ends.", judged.rating.name(), next_due_in(recorded, now))
+        format!("{} — back in {due}, before this sitting ends.", judged.rating.name())
+    } else if let Some(offered) = recorded.balanced_from {
+        // The buttons said FSRS's interval; `learn::balance` chose a quieter day of its range.
+        format!(
+            "{} — next review in {due}, not {}: that day has more reviews due.",
+            judged.rating.name(),
+            term::days(offered)
+        )
     } else {
-        format!("{} — next review in {}.", judged.rating.name(), next_due_in(recorded, now))
+        format!("{} — next review in {due}.", judged.rating.name())
     };
     writeln!(out, "{}", if judged.rating.passed() { s.green(&line) } else { s.red(&line) })?;
     match recorded.reviewed.leech {
@@ -588,16 +601,16 @@ fn feedback(
     Ok(())
 }
 
-/// When the card just answered comes back, as the learner is told it (the terminal and
-/// `vl quiz answer`'s JSON alike): a learning step's time from now; a review's interval in whole
-/// days, as the rating buttons said it (it is due from that day's start, so the time until then
-/// would read "7.9 days" for 8).
-pub fn next_due_in(recorded: &Recorded, now: Millis) -> String {
-    let card = recorded.reviewed.card;
-    if card.state.in_steps() {
-        when(card.due_at.unwrap_or(now).saturating_sub(now))
+/// How long until `at`, as the learner counts it (the terminal and the JSON API alike): a
+/// review is due from the start of a learner day, so one due then is "in N days", the days
+/// between as the rating buttons count them, not the "1.9 days" until that rollover; anything
+/// else (a learning step) is its time from now.
+pub fn due_in(day: &LearnerDay, now: Millis, at: Millis) -> String {
+    let days = day.day_of(at) - day.day_of(now);
+    if days >= 1 && at == day.start_of(day.day_of(at)) {
+        term::days(u32::try_from(days).unwrap_or(u32::MAX))
     } else {
-        when((recorded.reviewed.log.scheduled_days * DAY_MS as f64) as Millis)
+        when(at.saturating_sub(now))
     }
 }
 
@@ -670,6 +683,20 @@ mod tests {
         assert_eq!(when(2 * 3_600_000), "2 hours");
         assert_eq!(when(3_600_000 - 1_000), "1 hour");
         assert_eq!(when(10), "1 minute");
+    }
+
+    #[test]
+    fn a_review_due_from_a_day_s_start_is_told_in_whole_days() {
+        let day = LearnerDay::new(jiff::tz::TimeZone::UTC, 4);
+        // 20:10 on a learner day; a review 2 days on is due from that day's 04:00 rollover.
+        let now = day.start_of(20_000) + 16 * 3_600_000 + 10 * 60_000;
+        let review = day.start_of(20_002);
+        assert_eq!(when(review - now), "1.3 days", "the time until the rollover");
+        assert_eq!(due_in(&day, now, review), "2 days", "as the buttons count it");
+        assert_eq!(due_in(&day, now, day.start_of(20_001)), "1 day");
+        // Anything else is its time from now: a learning step, or a due time past the rollover.
+        assert_eq!(due_in(&day, now, now + 10 * 60_000), "10 minutes");
+        assert_eq!(due_in(&day, now, review + 1), "1.3 days");
     }
 
     #[test]

@@ -78,6 +78,9 @@ pub struct Recorded {
     /// The question was a reflection prompt (a follow-up without a model answer): kept, not
     /// scheduled (module doc).
     pub reflection: bool,
+    /// The whole-day interval the rating offered (FSRS's), when `learn::balance` moved the
+    /// review to a less loaded day of its range.
+    pub balanced_from: Option<u32>,
 }
 
 /// The question's row, as recording needs it.
@@ -128,13 +131,16 @@ pub fn record_answer(
     .execute(params![answer.question_id, answer.text, answer.correct, legacy_quality(answer.rating), now])?;
     let attempt_id = tx.last_insert_rowid();
     let before = load_mastery(&tx, &row)?;
+    let mut balanced_from = None;
     let after = if reflection {
         // Asked once, never scheduled (module doc).
         tx.prepare_cached("UPDATE questions SET due_at = NULL WHERE id = ?1")?.execute([answer.question_id])?;
         reviewed = Reviewed { card: Card { due_at: None, ..row.card }, lapse: false, leech: None, ..reviewed };
         before
     } else {
+        let offered = reviewed.log.scheduled_days;
         reviewed = balanced(&tx, scheduler, reviewed, answer.question_id, now)?;
+        balanced_from = (reviewed.log.scheduled_days != offered).then_some(offered as u32);
         save_card(&tx, answer.question_id, &reviewed.card, reviewed.leech.is_some())?;
         let log = &reviewed.log;
         crate::db::fsrs_migration::insert_review_log(
@@ -162,7 +168,7 @@ pub fn record_answer(
         None => None,
     };
     tx.commit()?;
-    Ok(Some(Recorded { reviewed, before, after, follow_up, reflection }))
+    Ok(Some(Recorded { reviewed, before, after, follow_up, reflection, balanced_from }))
 }
 
 /// A review moved to the least loaded day of its fuzz range (`learn::balance`, Anki's load
@@ -364,7 +370,7 @@ mod tests {
         let (_dir, mut conn) = crate::db::testing::with(crate::db::testing::SESSION_AND_CONCEPT);
         let now: Millis = 1_780_000_000_000;
         let scheduler = Scheduler::default();
-        let mut days = Vec::new();
+        let (mut days, mut moved_from) = (Vec::new(), Vec::new());
         for i in 0..6 {
             let id = format!("q{i}");
             conn.execute(
@@ -380,10 +386,13 @@ mod tests {
             let due = recorded.reviewed.card.due_at.unwrap();
             assert_eq!(due, scheduler.due_on(now, recorded.reviewed.log.scheduled_days as i64), "from the day's start");
             days.push(recorded.reviewed.log.scheduled_days as i64);
+            moved_from.push(recorded.balanced_from);
         }
         // The first on FSRS's own 8, the next on the emptiest days nearest it; the sixth, all
         // days holding one, back on 8.
         assert_eq!(days, [8, 7, 9, 6, 10, 8], "{days:?}");
+        // What the buttons offered is kept where the day moved, for the learner to be told.
+        assert_eq!(moved_from, [None, Some(8), Some(8), Some(8), Some(8), None]);
         let logged: Vec<f64> = conn
             .prepare("SELECT scheduled_days FROM review_log ORDER BY id")
             .unwrap()

@@ -25,7 +25,7 @@ use std::process::ExitCode;
 use rusqlite::Connection;
 use serde_json::{Value, json};
 
-use super::{open, sitting_filter, when};
+use super::{due_in, open, sitting_filter};
 use crate::cli::args::{QuizAnswerArgs, QuizNextArgs};
 use crate::clock::Millis;
 use crate::config::Config;
@@ -94,7 +94,7 @@ pub fn next(
         "question": due.first().map(public),
         "due": due.len(),
         "next_due_at": next_due,
-        "next_due_in": next_due.map(|at| when(at - now)),
+        "next_due_in": next_due.map(|at| due_in(scheduler.day(), now, at)),
     }))
 }
 
@@ -192,7 +192,7 @@ pub fn answer(
         "explanation": q.explanation(),
         "card_state": card.state.as_str(),
         "next_due_at": card.due_at,
-        "next_due_in": card.due_at.map(|_| super::next_due_in(&recorded, now)),
+        "next_due_in": card.due_at.map(|at| due_in(scheduler.day(), now, at)),
         "lapses": card.lapses,
         "leech": recorded.reviewed.leech.map(|l| match l { Leech::Reached => "reached", Leech::Again => "again" }),
         "follow_up": recorded.follow_up,

@@ -367,7 +367,8 @@ impl Config {
         crate::learn::day::LearnerDay::new(jiff::tz::TimeZone::system(), self.day_starts_at())
     }
 
-    /// The time the quiz commands take as now. Debug builds only: `VIBELEARN_DEBUG_NOW_MS`
+    /// The time the learning commands take as now (the quiz and its JSON API, `vl status`,
+    /// `vl gaps`, the statusline and the SessionStart count). Debug builds only: `VIBELEARN_DEBUG_NOW_MS`
     /// (ms since the epoch) sets it, so `scripts/learn-sim.sh` and the learning simulation
     /// test can run weeks of days in seconds; a release build has no such setting and always
     /// reads the wall clock.

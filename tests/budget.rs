@@ -50,7 +50,7 @@ fn the_daily_token_budget_pauses_the_provider_and_resume_lets_it_go_on() {
     assert_eq!(fake.requests().len(), calls, "no call once the budget is spent");
     let (_, health) = http.get("/api/health").unwrap();
     let notices = health["notices"].to_string();
-    assert!(notices.contains("anthropic paused") && notices.contains("tomorrow (UTC)"), "{notices}");
+    assert!(notices.contains("anthropic paused") && notices.contains("when your next day begins"), "{notices}");
     let status = vl(dir.path(), worker.port).arg("status").output().unwrap();
     let status = String::from_utf8_lossy(&status.stdout);
     assert!(status.contains("(the worker's)") && status.contains(&format!("{calls} calls")), "{status}");

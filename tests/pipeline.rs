@@ -313,6 +313,9 @@ fn an_auth_failure_is_dead_at_once_pauses_the_provider_and_holds_the_steps_after
     let (_, health) = http.get("/api/health").unwrap();
     assert!(health["notices"][0].as_str().unwrap().starts_with("anthropic paused: not authorised"), "{health}");
     assert_eq!(health["paused"][0]["name"], "anthropic", "{health}");
+    // The provider the worker runs is probed on its own, and the dashboard is told so.
+    assert!(health["notices"][0].as_str().unwrap().contains("they resume on their own once it answers again"));
+    assert!(health["paused"][0]["resumes"].as_str().unwrap().starts_with("on their own"), "{health}");
 }
 
 #[test]

@@ -264,8 +264,6 @@ pub fn question(code: &SessionCode<'_>, sites: &[Site], first: usize, ask: &Ask<
     })
 }
 
-/// A verbatim quote of the lines `snippet` occupies in the file `source_file` names, for a
-/// question about a concept the catalogue does not know.
 /// The concept's cited snippet as whole units of its file (SPEC §6.4, rule 2): where it cuts
 /// through a statement or leaves a decorator out, the whole unit around its first line
 /// (`units::unit_within`) instead. `None` when the snippet is not found in a file of code, or
@@ -280,6 +278,8 @@ pub fn whole_snippet(code: &SessionCode<'_>, source_file: &str, snippet: &str) -
     })
 }
 
+/// A verbatim quote of the lines `snippet` occupies in the file `source_file` names, for a
+/// question about a concept the catalogue does not know.
 pub fn locate_snippet(code: &SessionCode<'_>, source_file: &str, snippet: &str) -> Option<Grounding> {
     let wanted: Vec<&str> = snippet.lines().map(str::trim).collect();
     let file = code.files.iter().find(|f| path_matches(f.path, source_file))?;

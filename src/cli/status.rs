@@ -14,7 +14,7 @@ use rusqlite::Connection;
 
 use crate::cli::quiz::NO_SESSIONS;
 use crate::cli::quiz::term::{Style, days};
-use crate::clock::{Clock, Millis, SystemClock};
+use crate::clock::Millis;
 use crate::config::Config;
 use crate::db;
 use crate::learn::schedule::Scheduler;
@@ -72,8 +72,7 @@ pub fn report(
     let sitting = days::sitting_filter(conn, scheduler.day(), now, &cards::DueFilter::default(), new_per_day)?;
     let due = cards::due_now(conn, now, &sitting)?;
     let standings = concept_mastery(conn, scheduler, now)?;
-    let mastered = standings.iter().filter(|c| c.is_mastered()).count() as i64;
-    let learning = standings.iter().filter(|c| c.standing == crate::learn::mastery::Standing::Learning).count() as i64;
+    let (mastered, learning) = crate::learning::mastery::tally(&standings);
     let pairs = |sql: &str| -> rusqlite::Result<Vec<(String, i64)>> {
         conn.prepare_cached(sql)?.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
     };
@@ -199,7 +198,7 @@ pub fn run_status(config: &Config) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     with_db("status", config, |conn, out| {
-        let mut report = report(conn, &scheduler(conn, config)?, SystemClock.now_ms(), config.new_per_day() as usize)?;
+        let mut report = report(conn, &scheduler(conn, config)?, config.now_ms(), config.new_per_day() as usize)?;
         report.agents = super::install::agents::installed_names(config);
         // A write error on stdout (a closed pipe) leaves nobody to tell.
         let _ = print_status(out, style, &report, &provider_lines(config));
@@ -212,7 +211,7 @@ pub fn run_gaps(config: &Config) -> ExitCode {
     let style = Style { color: std::io::stdout().is_terminal() };
     with_db("gaps", config, |conn, out| {
         let sessions: i64 = conn.query_row("SELECT COUNT(*) FROM sessions", [], |r| r.get(0))?;
-        let found = gaps(conn, &scheduler(conn, config)?, SystemClock.now_ms())?;
+        let found = gaps(conn, &scheduler(conn, config)?, config.now_ms())?;
         let _ = print_gaps(out, style, sessions, &found);
         Ok(())
     })
@@ -264,12 +263,18 @@ fn provider_lines(config: &Config) -> Vec<String> {
         None => {
             // The pauses are in the database: say so even while no worker runs.
             let gates = super::backend::read(config, Vec::new(), crate::queue::gates::list).unwrap_or_default();
+            // The worker the hooks start next probes the provider these settings choose.
+            let choice = crate::llm::select(&crate::jobs::provider_settings(config));
             let down = match held {
                 Some(why) => format!("worker not running: {why}"),
                 None => format!("worker not running (expected at {})", config.worker_url()),
             };
             std::iter::once(down)
-                .chain(crate::jobs::notices_of(&gates).into_iter().map(|n| format!("notice: {n}")))
+                .chain(
+                    crate::jobs::notices_of(&gates, crate::jobs::probed_gate(&choice))
+                        .into_iter()
+                        .map(|n| format!("notice: {n}")),
+                )
                 .collect()
         }
     };

@@ -23,7 +23,6 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
 use crate::learning::summary::{DueCounts, Standings, due_counts};
 
@@ -51,7 +50,7 @@ fn line(config: &Config) -> String {
     let Ok(conn) = crate::db::open_read_only(&path) else { return "📚 VibeLearn".to_owned() };
     let counts = crate::learning::cards::scheduler_for(&conn, config).and_then(|scheduler| {
         let new_per_day = config.new_per_day() as usize;
-        due_counts(&conn, &scheduler, SystemClock.now_ms(), project.as_deref(), new_per_day, Standings::Count)
+        due_counts(&conn, &scheduler, config.now_ms(), project.as_deref(), new_per_day, Standings::Count)
     });
     let mut line = match counts {
         Ok(counts) => render(&counts),

@@ -27,7 +27,6 @@ pub mod transport;
 
 use serde_json::{Value, json};
 
-use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
 use crate::event::{EventKind, MAX_CAPTURE_BYTES, truncate_capture};
 use crate::intake::PrivateTurns;
@@ -340,7 +339,7 @@ fn session_start_message(config: &Config, cwd: Option<&str>) -> Option<String> {
     let counts = crate::learning::summary::due_counts(
         &conn,
         &scheduler,
-        SystemClock.now_ms(),
+        config.now_ms(),
         project.as_deref(),
         new_per_day,
         crate::learning::summary::Standings::Skip,

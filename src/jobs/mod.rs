@@ -372,20 +372,38 @@ fn credentials_fingerprint(text: &str) -> String {
     session_data::sha256_hex(text.as_bytes())[..16].to_owned()
 }
 
-/// Notices for `/api/health` and `vl status`: each paused provider, why, and what waits on it.
-pub fn notices_of(gates: &[crate::queue::Gate]) -> Vec<String> {
+/// The gate the worker probes on its own while it is paused (`add_gates`): the remote LLM
+/// provider it was started with. A provider whose key is missing has nothing to probe.
+pub fn probed_gate(choice: &Result<crate::llm::Selected, crate::llm::SelectError>) -> Option<&'static str> {
+    match choice {
+        Ok(crate::llm::Selected::Remote(provider)) => Some(provider.name()),
+        _ => None,
+    }
+}
+
+/// What lifts a paused gate's pause, finishing "they resume …" (`probed`: [`probed_gate`] of
+/// the worker's provider).
+pub fn resumes_when(gate: &crate::queue::Gate, probed: Option<&str>) -> &'static str {
+    if gate.reason.as_deref().is_some_and(|r| r.contains(llm_usage::BUDGET_REASON_PREFIX)) {
+        "when your next day begins (VIBELEARN_DAY_STARTS_AT)"
+    } else if gate.name == UPSTREAM_GATE {
+        "when its credentials change"
+    } else if probed == Some(gate.name.as_str()) {
+        "on their own once it answers again (it is tried 5 min after the pause, then at doubling intervals up to hourly) or when its credentials change"
+    } else {
+        "once its key is set and the worker restarted (`vl worker stop`, then `vl worker start`)"
+    }
+}
+
+/// Notices for `/api/health` and `vl status`: each paused provider, why, what waits on it,
+/// and what lifts the pause ([`resumes_when`]).
+pub fn notices_of(gates: &[crate::queue::Gate], probed: Option<&str>) -> Vec<String> {
     gates
         .iter()
         .filter(|gate| gate.state == crate::queue::GateState::Paused)
         .map(|gate| {
             let reason = gate.reason.as_deref().unwrap_or("refused");
-            let when = if reason.contains(llm_usage::BUDGET_REASON_PREFIX) {
-                "tomorrow (UTC)"
-            } else if gate.name == UPSTREAM_GATE {
-                "when its credentials change"
-            } else {
-                "on their own once it answers again (it is tried 5 min after the pause, then at doubling intervals up to hourly) or when its credentials change"
-            };
+            let when = resumes_when(gate, probed);
             format!(
                 "{} paused: {} — {} job{} held; they resume {when}, or with `vl jobs resume --provider {}`",
                 gate.name,
@@ -402,6 +420,35 @@ pub fn notices_of(gates: &[crate::queue::Gate]) -> Vec<String> {
 mod tests {
     use super::*;
     use std::collections::BTreeMap;
+
+    #[test]
+    fn a_pause_notice_says_what_lifts_it() {
+        let paused = |name: &str, reason: &str| crate::queue::Gate {
+            name: name.into(),
+            state: crate::queue::GateState::Paused,
+            reason: Some(reason.into()),
+            changed_at: 0,
+            held: 2,
+        };
+        let refused = paused("anthropic", "not authorised: anthropic: 401");
+        let missing =
+            paused("anthropic", "not authorised: VIBELEARN_PROVIDER=anthropic but ANTHROPIC_API_KEY is not set");
+        let budget = paused("anthropic", &format!("{} 210000 LLM tokens today", llm_usage::BUDGET_REASON_PREFIX));
+        // The worker probes the provider it runs; a missing key leaves it nothing to run.
+        assert!(resumes_when(&refused, Some("anthropic")).starts_with("on their own once it answers again"));
+        assert!(resumes_when(&missing, None).starts_with("once its key is set and the worker restarted"));
+        assert!(resumes_when(&refused, Some("openai")).starts_with("once its key is set"), "another provider's gate");
+        assert!(resumes_when(&budget, Some("anthropic")).starts_with("when your next day begins"), "not a UTC day");
+        assert_eq!(resumes_when(&paused(UPSTREAM_GATE, "401"), None), "when its credentials change");
+        let open = crate::queue::Gate { state: crate::queue::GateState::Open, ..refused.clone() };
+        let notices = notices_of(&[missing, open], None);
+        assert_eq!(notices.len(), 1, "only paused gates: {notices:?}");
+        assert!(
+            notices[0].starts_with("anthropic paused: not authorised: VIBELEARN_PROVIDER=anthropic"),
+            "{notices:?}"
+        );
+        assert!(notices[0].contains("2 jobs held; they resume once its key is set"), "{notices:?}");
+    }
 
     fn config(pairs: &[(&str, &str)]) -> Config {
         config_with_file(pairs, None)

@@ -134,9 +134,12 @@ pub fn concept_mastery_in(
         .collect())
 }
 
-/// The concepts mastered at `now`.
-pub fn mastered_count(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<i64> {
-    Ok(concept_mastery(conn, scheduler, now)?.iter().filter(|c| c.is_mastered()).count() as i64)
+/// How many of `standings` are mastered and how many still learning (`vl status`, the
+/// statusline, the dashboard).
+pub fn tally<'a>(standings: impl IntoIterator<Item = &'a ConceptMastery>) -> (i64, i64) {
+    standings.into_iter().fold((0, 0), |(mastered, learning), c| {
+        (mastered + i64::from(c.standing == Standing::Mastered), learning + i64::from(c.standing == Standing::Learning))
+    })
 }
 
 /// `GET /api/vibelearn/profile`: `{profile: [{concept_name, category, level, standing,
@@ -256,6 +259,6 @@ mod tests {
         let body = profile_at(&conn, &Scheduler::default(), NOW + 10 * DAY_MS).unwrap();
         let closures = body["profile"].as_array().unwrap().iter().find(|r| r["concept_name"] == "Closures").unwrap();
         assert_eq!((closures["standing"].as_str(), closures["mastered"].as_bool()), (Some("mastered"), Some(true)));
-        assert_eq!(mastered_count(&conn, &Scheduler::default(), NOW + 10 * DAY_MS).unwrap(), 1);
+        assert_eq!(tally(&concept_mastery(&conn, &Scheduler::default(), NOW + 10 * DAY_MS).unwrap()).0, 1);
     }
 }

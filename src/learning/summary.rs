@@ -11,11 +11,10 @@ use rusqlite::Connection;
 use serde_json::{Value, json};
 
 use crate::clock::Millis;
-use crate::learn::mastery::Standing;
 use crate::learn::schedule::Scheduler;
 use crate::learning::cards::{DueFilter, due_now};
 use crate::learning::days::{Streak, sitting_filter, streak};
-use crate::learning::mastery::concept_mastery_in;
+use crate::learning::mastery::{concept_mastery_in, tally};
 
 /// `GET /api/vibelearn/overview`: what the dashboard leads with — the questions due now, the
 /// streak, and how many concepts are met and mastered (as `vl status` counts them).
@@ -86,10 +85,8 @@ pub fn due_counts(
     let (mut mastered, mut learning) = (0, 0);
     if standings == Standings::Count && !keys.is_empty() {
         let directory = project.filter(|_| scoped);
-        for c in concept_mastery_in(conn, scheduler, now, directory)?.iter().filter(|c| keys.contains(&c.key)) {
-            mastered += i64::from(c.standing == Standing::Mastered);
-            learning += i64::from(c.standing == Standing::Learning);
-        }
+        (mastered, learning) =
+            tally(concept_mastery_in(conn, scheduler, now, directory)?.iter().filter(|c| keys.contains(&c.key)));
     }
     Ok(DueCounts { due, streak, concepts: keys.len() as i64, mastered, learning, project: scoped })
 }

@@ -460,8 +460,6 @@ pub fn non_unicode_arg() -> std::ffi::OsString {
 mod tests {
     use super::*;
 
-    /// What Windows reports of a dir after [`restrict_dir_acl`]: a protected DACL of one entry
-    /// that allows the current user, inherited by files and folders.
     /// Whether this process runs under wine (its ntdll exports `wine_get_version`).
     fn under_wine() -> bool {
         use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleA, GetProcAddress};
@@ -472,7 +470,9 @@ mod tests {
         }
     }
 
-    /// Runs on the release workflow's Windows runner. Under wine (windows-check and the
+    /// What Windows reports of a dir after [`restrict_dir_acl`]: a protected DACL of one entry
+    /// that allows the current user, inherited by files and folders. Runs on the release
+    /// workflow's Windows runner. Under wine (windows-check and the
     /// Windows release job run here) it says so and checks nothing: wine 8 accepts the DACL and
     /// keeps none on a directory, reading back its default three entries (docs/PLATFORMS.md).
     #[test]

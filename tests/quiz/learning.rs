@@ -140,10 +140,19 @@ fn due_counts_say_what_the_quiz_will_ask_when_the_deck_is_larger_than_the_new_ca
     let deck = questions(&dir).len();
     let cap = 5;
     assert!(deck > cap, "the sample deck ({deck}) is larger than the cap");
-    // The same day and cap for every command (the JSON API's debug clock is set a minute
-    // back, so what it writes is due by the wall clock the others read).
-    let env = [("VIBELEARN_NEW_PER_DAY", "5"), ("TZ", "America/Los_Angeles"), ("VIBELEARN_DAY_STARTS_AT", "4")];
+    // The same clock, day and cap for every command (a debug build's VIBELEARN_DEBUG_NOW_MS),
+    // so a run at the learner day's 04:00 rollover counts one day everywhere.
+    let at_time = |now: i64| {
+        [
+            ("VIBELEARN_NEW_PER_DAY", "5".to_owned()),
+            ("TZ", "America/Los_Angeles".to_owned()),
+            ("VIBELEARN_DAY_STARTS_AT", "4".to_owned()),
+            ("VIBELEARN_DEBUG_NOW_MS", now.to_string()),
+        ]
+    };
     let now = now_ms() - 60_000;
+    let env_now = at_time(now);
+    let env: Vec<(&str, &str)> = env_now.iter().map(|(k, v)| (*k, v.as_str())).collect();
     // What the quiz asks now: five new cards, whatever the deck holds.
     let next = json_at(&dir, now, 5, &["next"]);
     assert_eq!(next["due"], 5, "{next}");
@@ -178,6 +187,8 @@ fn due_counts_say_what_the_quiz_will_ask_when_the_deck_is_larger_than_the_new_ca
     let follow_ups = left["due"].as_i64().unwrap() - 3;
     assert!((0..=1).contains(&follow_ups), "three new cards and a follow-up just earned: {left}");
     let new = 3 + follow_ups;
+    let env_later = at_time(at + 1000);
+    let env: Vec<(&str, &str)> = env_later.iter().map(|(k, v)| (*k, v.as_str())).collect();
     assert_eq!(status_due(&dir, &env), format!("{new} questions (0 reviews, {new} new)"));
     let line = statusline_line(&dir, &env);
     assert!(line.starts_with(&format!("📚 {new} questions due")), "{line}");

@@ -88,11 +88,12 @@ pub fn next(
     new_per_day: usize,
 ) -> rusqlite::Result<Value> {
     let filter = sitting_filter(conn, scheduler.day(), now, filter, new_per_day)?;
-    let due = cards::due(conn, now, &filter, 500)?;
+    let first = cards::due(conn, now, &filter, 1)?;
     let next_due = cards::next_due(conn, now, filter.session.as_deref())?;
     Ok(json!({
-        "question": due.first().map(public),
-        "due": due.len(),
+        "question": first.first().map(public),
+        // As `vl status` and the statusline count it (`cards::due_now`), not capped at a page.
+        "due": cards::due_now(conn, now, &filter)?.total(),
         "next_due_at": next_due,
         "next_due_in": next_due.map(|at| due_in(scheduler.day(), now, at)),
     }))
@@ -179,7 +180,7 @@ pub fn answer(
     };
     let card = recorded.reviewed.card;
     let filter = sitting_filter(conn, scheduler.day(), now, &DueFilter::default(), new_per_day)?;
-    let due_now = cards::due(conn, now, &filter, 500)?.len();
+    let due_now = cards::due_now(conn, now, &filter)?.total();
     Ok(Ok(json!({
         "recorded": true,
         "question_id": q.id,

@@ -248,10 +248,19 @@ fn health(ctx: &AppContext, detailed: bool) -> Response {
             "description": crate::jobs::provider_now(&ctx.provider, &ctx.llm_choice), "calls_today": usage.calls, "tokens_today": usage.tokens,
             "daily_tokens": ctx.daily_tokens,
         });
-        body["paused"] = json!(paused);
+        let probed = crate::jobs::probed_gate(&ctx.llm_choice);
+        body["paused"] = paused
+            .iter()
+            .map(|gate| {
+                let mut shown = json!(gate);
+                shown["resumes"] = json!(crate::jobs::resumes_when(gate, probed));
+                shown
+            })
+            .collect();
         body["settings_warning"] = json!(ctx.config.settings_warning);
         body["provider_notice"] = json!(cli_notice);
-        body["notices"] = json!(cli_notice.into_iter().chain(crate::jobs::notices_of(&paused)).collect::<Vec<_>>());
+        body["notices"] =
+            json!(cli_notice.into_iter().chain(crate::jobs::notices_of(&paused, probed)).collect::<Vec<_>>());
     }
     json_response(if healthy { 200 } else { 503 }, &body)
 }

@@ -439,6 +439,8 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
         "{stuck}"
     );
     assert!(loaded["paused"].as_str().unwrap_or("").contains("upstream is paused: not authorised"), "{loaded}");
+    // What lifts it, in the worker's words (jobs::resumes_when).
+    assert!(loaded["paused"].as_str().unwrap_or("").contains("They resume when its credentials change."), "{loaded}");
     let concepts = loaded["concepts"].as_array().unwrap();
     assert!(concepts.len() >= 2, "{concepts:?}");
     let bar = concepts.iter().find(|c| c["name"] == answered.as_str()).expect("the answered concept is listed");

@@ -235,20 +235,51 @@ fn token_evidence(entry: &Entry, files: &[SourceFile]) -> Option<(String, String
     let langs: Vec<&str> = entry.stack_hints.iter().copied().filter(|h| LANGUAGES.contains(h)).collect();
     files.iter().filter(|f| langs.is_empty() || language_of(&f.path).is_some_and(|l| langs.contains(&l))).find_map(
         |f| {
-            // As code, not in a comment or string, and meaning there what the entry means.
-            let lang = crate::analysis::lexer::lang_for_path(&f.path);
-            let masked = lang.map(|l| crate::analysis::lexer::mask_comments_and_strings(&f.content, l));
-            let code = masked.as_deref().unwrap_or(&f.content);
-            let at = entry.tokens.iter().filter(|t| is_evidence_in(t, lang)).find_map(|t| find_token(code, t))?;
-            let line = code[..at].matches('\n').count();
+            // As code, not in a comment or string, and meaning there what the entry means; a
+            // token that lives in a string (`%w`, `use client`) in code or strings, not comments.
+            use crate::analysis::lexer::{LiteralKind, lang_for_path, literals, mask};
+            let lang = lang_for_path(&f.path);
+            let found = lang.map(|l| literals(&f.content, l)).unwrap_or_default();
+            let comments: Vec<_> = found.iter().filter(|l| l.kind == LiteralKind::Comment).cloned().collect();
+            let (code, code_and_strings) = (mask(&f.content, &found), mask(&f.content, &comments));
+            let at = entry
+                .tokens
+                .iter()
+                .filter(|t| is_evidence_in(t, lang))
+                .find_map(|t| find_token(if lives_in_strings(t) { &code_and_strings } else { &code }, t))?;
+            let line = f.content[..at].matches('\n').count();
             Some((f.path.clone(), lines_around(&f.content, line)?))
         },
     )
 }
 
+/// A token written inside string literals, not as code: a format verb (`%w`) or a phrase such
+/// as the `"use client"` directive.
+fn lives_in_strings(token: &str) -> bool {
+    token.starts_with('%') || token.trim().contains(' ')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_token_that_lives_in_strings_is_found_there_and_not_in_comments() {
+        let entry = crate::analysis::catalogue::find("Adding context to errors").expect("in the catalogue");
+        let go = |content: String| vec![SourceFile::new("store/load.go", content)];
+        let filler = "\tstep()\n".repeat(10);
+        let wrapped = format!(
+            "package store\n\nfunc load(ctx context.Context, p string) error {{\n{filler}\tif err := read(p); err != nil {{\n\t\treturn fmt.Errorf(\"load %s: %w\", p, err)\n\t}}\n\treturn nil\n}}\n"
+        );
+        let (_, excerpt) = token_evidence(entry, &go(wrapped)).expect("evidence");
+        assert!(excerpt.contains("%w") && !excerpt.contains("ctx context.Context"), "the Errorf line: {excerpt}");
+        // In a comment it is no evidence: a token in code is taken instead.
+        let commented = format!(
+            "package store\n\n// wrap with %w some day\n{filler}func load(ctx context.Context) error {{\n\treturn nil\n}}\n"
+        );
+        let (_, excerpt) = token_evidence(entry, &go(commented)).expect("evidence");
+        assert!(excerpt.contains("ctx context.Context") && !excerpt.contains("%w"), "{excerpt}");
+    }
 
     #[test]
     fn excerpts_are_verbatim_even_with_crlf() {

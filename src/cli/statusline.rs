@@ -97,7 +97,7 @@ pub fn project_dir(input: &Value) -> Option<String> {
     ["/workspace/project_dir", "/workspace/current_dir", "/cwd"]
         .iter()
         .find_map(|pointer| input.pointer(pointer).and_then(Value::as_str))
-        .map(|dir| dir.trim_end_matches('/').to_owned())
+        .map(|dir| crate::learning::project_dir(dir).to_owned())
         .filter(|dir| !dir.is_empty())
 }
 

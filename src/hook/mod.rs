@@ -333,7 +333,7 @@ fn session_start_message(config: &Config, cwd: Option<&str>) -> Option<String> {
         return None;
     }
     let conn = crate::db::open_read_only(&path).ok()?;
-    let project = cwd.map(|c| c.trim_end_matches('/').to_owned());
+    let project = cwd.map(|c| crate::learning::project_dir(c).to_owned());
     let scheduler = crate::learning::cards::scheduler_for(&conn, config).ok()?;
     let new_per_day = config.new_per_day() as usize;
     let counts = crate::learning::summary::due_counts(

@@ -14,18 +14,64 @@
 //! The quiz process writes here beside the worker's writer (see `record`'s doc for why
 //! that is safe); every other function only reads.
 
-/// SQL: session `s` is in the project directory bound to `$dir` (a placeholder such as `"?1"`):
-/// its cwd is the directory or below it, so a session started in a subfolder belongs to the
-/// project and a sibling with a longer name does not. One spelling for every scoped read.
+/// SQL: session `s` is in the project directory bound to `$dir` (a placeholder such as `"?1"`,
+/// given without a trailing separator: [`project_dir`]): its cwd is the directory or below it,
+/// by `/` or by Windows' `\`, so a session started in a subfolder belongs to the project and a
+/// sibling with a longer name does not. One spelling for every scoped read.
 macro_rules! in_project_dir {
     ($dir:literal) => {
-        concat!("(s.cwd = ", $dir, " OR substr(s.cwd, 1, length(", $dir, ") + 1) = ", $dir, " || '/')")
+        concat!(
+            "(s.cwd = ",
+            $dir,
+            " OR substr(s.cwd, 1, length(",
+            $dir,
+            ") + 1) IN (",
+            $dir,
+            " || '/', ",
+            $dir,
+            " || '\\'))"
+        )
     };
 }
 pub(crate) use in_project_dir;
+
+/// A project directory as [`in_project_dir!`] takes it: without trailing `/` or `\`.
+pub fn project_dir(cwd: &str) -> &str {
+    cwd.trim_end_matches(['/', '\\'])
+}
 
 pub mod cards;
 pub mod days;
 pub mod mastery;
 pub mod record;
 pub mod summary;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_project_holds_its_subfolders_by_either_separator_and_not_its_longer_named_siblings() {
+        let (_dir, conn) = crate::db::testing::fresh();
+        for (id, cwd) in [
+            ("unix", "/w/app"),
+            ("unix-sub", "/w/app/web"),
+            ("unix-sibling", "/w/app-old"),
+            ("win", r"C:\w\app"),
+            ("win-sub", r"C:\w\app\web"),
+            ("win-sibling", r"C:\w\app-old\web"),
+        ] {
+            conn.execute(
+                "INSERT INTO sessions (id, project, cwd, started_at, updated_at) VALUES (?1, 'app', ?2, 1, 1)",
+                [id, cwd],
+            )
+            .unwrap();
+        }
+        let in_dir = |dir: &str| -> Vec<String> {
+            let sql = concat!("SELECT s.id FROM sessions s WHERE ", in_project_dir!("?1"), " ORDER BY s.id");
+            let mut stmt = conn.prepare(sql).unwrap();
+            stmt.query_map([super::project_dir(dir)], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+        };
+        assert_eq!(in_dir("/w/app/"), ["unix", "unix-sub"]);
+        assert_eq!(in_dir(r"C:\w\app\"), ["win", "win-sub"]);
+        assert_eq!(in_dir(r"C:\w\app"), ["win", "win-sub"]);
+    }
+}

@@ -128,7 +128,7 @@ pub(super) fn probe_due_gates(
 }
 
 /// Runs one probe of `gate` and resumes the gate when it succeeds.
-fn probe_one(
+pub(super) fn probe_one(
     gate: &str,
     reason: &str,
     probe: &GateProbe,
@@ -142,9 +142,16 @@ fn probe_one(
         None => log::info!(target: "queue", "{gate} stays paused until its own condition lifts: {reason}"),
         Some(Err(why)) => log::info!(target: "queue", "{gate} is still refused; it is tried again later: {why}"),
         Some(Ok(())) => {
-            let name = gate.to_owned();
-            match writer.call(true, Durability::Durable, move |conn, now| Ok(gates::resume(conn, Some(&name), now)?)) {
-                Ok(resumed) => {
+            // Only the pause this probe was for: one that began while it ran (a budget spent
+            // after an admin's resume, say) has its own condition.
+            let (name, probed) = (gate.to_owned(), reason.to_owned());
+            let resume = move |conn: &rusqlite::Connection, now| match gates::pause_reason(conn, &name)? {
+                Some(current) if current == probed => Ok(Some(gates::resume(conn, Some(&name), now)?)),
+                _ => Ok(None),
+            };
+            match writer.call(true, Durability::Durable, resume) {
+                Ok(None) => log::info!(target: "queue", "{gate} answered again; its pause had changed meanwhile"),
+                Ok(Some(resumed)) => {
                     log::info!(
                         target: "queue",
                         "{gate} answered again and is resumed: {} held jobs released, {} refused jobs replayed",

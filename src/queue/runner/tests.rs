@@ -244,3 +244,31 @@ fn the_watchdog_keeps_a_paused_gate_under_the_same_credentials_and_resumes_it_on
     assert!(watchdog.run_once(&f.shared, f.clock.now()).gates_checked);
     assert_eq!(state(&f.queue), crate::queue::GateState::Unproven);
 }
+
+#[test]
+fn a_probe_that_answers_lifts_only_the_pause_it_was_for() {
+    use crate::queue::gates;
+    let f = fixture_with(1, Registry::default());
+    let pause = |reason: &'static str| {
+        f.queue
+            .writer
+            .call(true, Durability::Durable, move |conn, now| Ok(gates::pause(conn, "llm", reason, "v", now)?))
+    };
+    let reason_now =
+        || f.queue.writer.call(false, Durability::Relaxed, |conn, _| Ok(gates::pause_reason(conn, "llm")?));
+    let answers: super::handler::GateProbe = Arc::new(|_| Some(Ok(())));
+    let schedule = std::sync::Mutex::new(super::reprobe::Reprobe::default());
+    // Paused for a login; while the probe ran, the pause became another (a spent budget): the
+    // probe's answer does not lift it.
+    pause("not logged in").expect("pause");
+    f.queue
+        .writer
+        .call(true, Durability::Durable, |conn, now| Ok(gates::resume(conn, Some("llm"), now)?))
+        .expect("resume");
+    pause("daily budget spent").expect("pause again");
+    super::reprobe::probe_one("llm", "not logged in", &answers, &schedule, &f.queue.writer, &f.queue.waker);
+    assert_eq!(reason_now().expect("read").as_deref(), Some("daily budget spent"));
+    // The pause it was for: lifted.
+    super::reprobe::probe_one("llm", "daily budget spent", &answers, &schedule, &f.queue.writer, &f.queue.waker);
+    assert_eq!(reason_now().expect("read"), None, "resumed");
+}

@@ -208,6 +208,14 @@ fn fallback_question(
                 if let Some(q) = shown {
                     return q;
                 }
+                // Every type that shows this code is on those lines already: the rotation's
+                // type, placed there, so that the session's `add` refuses it as a second of
+                // its type on one place, as the quiz job's validator would.
+                let mut q = render(entry, qtype, level, &evidence);
+                if shows_code(&q, snippet) {
+                    q.grounding = Some(at);
+                }
+                return q;
             }
             render(entry, qtype, level, &evidence)
         }

@@ -15,6 +15,7 @@ use crate::analysis::grounding_check::{CannedCode, verify_grounding};
 use crate::analysis::model::{FailedCall, SourceFile};
 use crate::analysis::questions::{GeneratedQuestion, normalize_question, validate_question};
 use crate::analysis::{analyze_files, detect_stack, is_manifest};
+use crate::jobs::question_checks::{QuestionTarget, keep_valid};
 use crate::llm::offline::{offline_concepts, offline_questions};
 use crate::sample::SampleSession;
 use std::collections::{BTreeMap, BTreeSet};
@@ -659,23 +660,6 @@ fn replay_variant(
     (files, patterns, citable, concepts)
 }
 
-/// Why the quiz job would drop `q` (structure, grounding, a precision rule), as it checks it.
-fn drop_reason(q: &mut GeneratedQuestion, names: &[String], citable: &[SourceFile]) -> Option<String> {
-    use crate::analysis::grounding_check::CannedCode;
-    normalize_question(q);
-    if let Err(e) = validate_question(q, names) {
-        return Some(e.to_string());
-    }
-    match verify_grounding(q, citable, CannedCode::Allowed) {
-        Err(e) => Some(format!("grounding: {e}")),
-        Ok(g) => {
-            q.grounding = g;
-            let problems = crate::analysis::precision::precision_problems(q, citable);
-            (!problems.is_empty()).then(|| problems.join("; "))
-        }
-    }
-}
-
 /// What the quiz job's validator drops of the offline provider's questions (issue 31, point 2):
 /// over every recorded session, at every level, as recorded, with the static findings gone (so
 /// the stack and generic fallbacks pick the concepts) and with a failed command of each
@@ -689,19 +673,17 @@ fn the_validator_drops_no_offline_question_of_any_recorded_session() {
         let mut per_session = (0, 0);
         for variant in VARIANTS {
             let (files, patterns, citable, concepts) = replay_variant(&name, variant);
-            let names: Vec<String> = concepts.iter().map(|c| c.name.clone()).collect();
+            // The quiz job's own check (structure, grounding, the precision rules, one question
+            // of a type per place), on each level's batch as the job gets it.
+            let targets: Vec<QuestionTarget<'_>> =
+                concepts.iter().map(|c| QuestionTarget { id: &c.name, name: &c.name }).collect();
             for level in Level::ALL {
                 let pairs: Vec<(Concept, Level)> = concepts.iter().map(|c| (c.clone(), level)).collect();
-                for mut q in offline_questions(&pairs, &files, &patterns).questions {
-                    per_session.0 += 1;
-                    if let Some(why) = drop_reason(&mut q, &names, &citable) {
-                        per_session.1 += 1;
-                        reasons.push(format!(
-                            "{name} {variant} {level:?} {} about {:?}: {why}",
-                            q.question_type, q.concept
-                        ));
-                    }
-                }
+                let questions = offline_questions(&pairs, &files, &patterns).questions;
+                per_session.0 += questions.len();
+                let checked = keep_valid(questions, &targets, &citable, CannedCode::Allowed);
+                per_session.1 += checked.dropped.len();
+                reasons.extend(checked.dropped.iter().map(|why| format!("{name} {variant} {level:?}: {why}")));
             }
         }
         println!("{name}: {} questions, {} dropped", per_session.0, per_session.1);

@@ -357,7 +357,7 @@ impl Config {
 
     /// The local hour (0–23) the learner's day begins.
     pub fn day_starts_at(&self) -> u8 {
-        self.number("VIBELEARN_DAY_STARTS_AT", 4u8).min(23)
+        self.number("VIBELEARN_DAY_STARTS_AT", crate::learn::day::DEFAULT_STARTS_AT).min(23)
     }
 
     /// The learner's days (SPEC §7) in the system time zone: `jiff` reads it itself (`TZ`,

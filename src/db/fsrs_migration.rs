@@ -6,7 +6,9 @@
 //! A card with an SM-2 schedule but no answer on record (its attempts were deleted by hand)
 //! is converted from its ease and interval instead (`memory_from_sm2`, as Anki does for cards
 //! with an incomplete history). Runs inside the migration's exclusive transaction, with the
-//! default parameters and settings: the user's own exist only after this step.
+//! default parameters and settings: the user's own exist only after this step. The days are
+//! the learner's at the default rollover (the system zone, 04:00), as the quiz counts them, not
+//! UTC days: a migration has no settings to read, and a review is due from a day's start.
 
 use rusqlite::{Connection, params};
 
@@ -17,7 +19,8 @@ pub const LEECH_TAG: &str = "leech";
 
 /// Replays every card's history; returns how many cards it rescheduled.
 pub fn replay_history(conn: &Connection) -> rusqlite::Result<usize> {
-    let scheduler = Scheduler::default();
+    use crate::learn::day::{DEFAULT_STARTS_AT, LearnerDay};
+    let scheduler = Scheduler::default().with_day(LearnerDay::new(jiff::tz::TimeZone::system(), DEFAULT_STARTS_AT));
     let ids: Vec<String> = conn
         .prepare("SELECT DISTINCT question_id FROM quiz_attempts ORDER BY question_id")?
         .query_map([], |r| r.get(0))?
@@ -164,6 +167,7 @@ mod tests {
         question("answered", 2.36, 6, Some(T0 + 6 * DAY_MS));
         question("sm2-only", 2.5, 10, Some(T0 + 3 * DAY_MS));
         question("new", 2.5, 0, None);
+        question("reviewed", 2.5, 1, Some(T0 + DAY_MS));
         let attempt = |quality: i64, at: i64| {
             conn.execute(
                 "INSERT INTO quiz_attempts (question_id, answer, correct, quality, created_at) VALUES ('answered', 'x', ?1, ?2, ?3)",
@@ -174,6 +178,11 @@ mod tests {
         attempt(4, T0 - 3 * DAY_MS);
         attempt(1, T0);
         attempt(4, T0 + MINUTE_MS);
+        conn.execute(
+            "INSERT INTO quiz_attempts (question_id, answer, correct, quality, created_at) VALUES ('reviewed', 'x', 1, 4, ?1)",
+            [T0],
+        )
+        .unwrap();
         crate::db::migrate(&mut conn).unwrap();
         let row = |id: &str| -> (String, i64, Option<f64>, i64, Option<i64>) {
             conn.query_row(
@@ -199,6 +208,12 @@ mod tests {
         assert!((stability.unwrap() - 10.0).abs() < 0.05, "{stability:?}");
         assert_eq!(last, Some(T0 - 7 * DAY_MS));
         assert_eq!(row("new").0, "new");
+        // A replayed review is due from the start of a learner day (04:00 in the system zone),
+        // as a review the quiz schedules is, not from UTC midnight.
+        let due: i64 = conn.query_row("SELECT due_at FROM questions WHERE id = 'reviewed'", [], |r| r.get(0)).unwrap();
+        let day = crate::learn::day::LearnerDay::new(jiff::tz::TimeZone::system(), 4);
+        assert_eq!((row("reviewed").0.as_str(), due), ("review", day.start_of(day.day_of(due))));
+        assert!(due > T0 + DAY_MS / 2, "a day or more on: {due}");
         // Migrating again changes nothing (the step ran once, with its SQL).
         assert_eq!(crate::db::migrate(&mut conn).unwrap(), 0);
     }

@@ -116,15 +116,21 @@ fn a_named_command_that_is_not_logged_in_pauses_like_a_401_with_its_stdout_in_th
 /// every prompt with `answer`; each run appends a line to `tries`. Returns its directory.
 fn claude_logging_in_later(answer: &serde_json::Value) -> TempDir {
     let bin = TempDir::new();
-    let (tries, marker, reply) =
-        (bin.path().join("tries"), bin.path().join("logged-in"), bin.path().join("answer.json"));
+    let (tries, marker, reply, refused) = (
+        bin.path().join("tries"),
+        bin.path().join("logged-in"),
+        bin.path().join("answer.json"),
+        bin.path().join("refused"),
+    );
     std::fs::write(&reply, answer.to_string()).unwrap();
+    // `tries` counts the runs, `refused` the runs that have decided to refuse.
     let script = format!(
         "#!/bin/sh\ncat > /dev/null\necho try >> '{}'\nif [ -e '{}' ]; then cat '{}'; exit 0; fi\n\
-         echo 'Not logged in · Please run /login'\nexit 1\n",
+         echo refused >> '{}'\necho 'Not logged in · Please run /login'\nexit 1\n",
         tries.display(),
         marker.display(),
-        reply.display()
+        reply.display(),
+        refused.display()
     );
     let claude = bin.path().join("claude");
     std::fs::write(&claude, script).unwrap();
@@ -179,13 +185,18 @@ fn a_provider_paused_for_its_login_is_probed_on_a_back_off_and_resumes_when_it_a
 
     clock.advance(5 * 60_000);
     wait_for("the first probe, 5 min after the pause", Duration::from_secs(15), || runs() == 2);
-    wait_for("the first probe to be told", Duration::from_secs(5), || {
-        notice(&http)[0].as_str().is_some_and(|n| n.starts_with("command paused"))
-    });
+    // It has refused (the CLI logs in only after that), and the gate stays paused.
+    let refused = || std::fs::read_to_string(bin.path().join("refused")).map_or(0, |t| t.lines().count());
+    wait_for("the first probe's refusal", Duration::from_secs(15), || refused() == 2);
+    assert!(notice(&http)[0].as_str().is_some_and(|n| n.starts_with("command paused")), "still paused");
     assert_eq!(step(&pipeline(&http, &session), "analyze_concepts")["state"], "dead", "still refused");
 
     std::fs::write(bin.path().join("logged-in"), "").unwrap();
-    clock.advance(10 * 60_000);
+    // Not probed again before its back-off, 10 min after the first probe.
+    clock.advance(9 * 60_000);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(runs(), 2, "no probe 9 min on");
+    clock.advance(60_000);
     wait_step(&http, &session, "analyze_concepts", "succeeded", Duration::from_secs(20));
     assert!(runs() >= 4, "the probe, then the replayed step: {}", runs());
     assert_eq!(notice(&http), serde_json::json!([]), "the notice is cleared");

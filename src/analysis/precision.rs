@@ -91,7 +91,9 @@ fn step_problems(
         && let Some(entry) = catalogue::find(&q.concept)
         && !lines.iter().any(|&i| carries(code, i, entry, findings))
     {
-        let shown: Vec<String> = entry.tokens.iter().take(4).map(|t| format!("`{t}`")).collect();
+        // The entry's words for this language (a Python session is not asked for `=>`).
+        let shown: Vec<String> =
+            entry.tokens.iter().filter(|t| is_evidence_in(t, code.lang)).take(4).map(|t| format!("`{t}`")).collect();
         out.push(format!(
             "none of the steps is the statement that carries {} (a step showing {}, or the block holding one)",
             entry.name,
@@ -248,6 +250,40 @@ pub fn repeated_sentence(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An ordering question over `code` (in `path`) with `steps`, grounded as the job grounds it.
+    fn ordering_over(path: &str, code: &str, snippet: &str, steps: &[&str]) -> (GeneratedQuestion, Vec<SourceFile>) {
+        use crate::analysis::grounding_check::{CannedCode, verify_grounding};
+        let files = vec![SourceFile::new(path, code)];
+        let mut q: GeneratedQuestion = serde_json::from_value(serde_json::json!({
+            "concept": "Closures", "question_type": "ordering", "difficulty": "mid", "snippet": snippet,
+            "question": "Put these in the order they run.", "options": steps, "correct": "1,2,3",
+            "explanation": "In the order of the code."
+        }))
+        .expect("a question");
+        q.grounding = verify_grounding(&q, &files, CannedCode::Allowed).expect("grounded");
+        (q, files)
+    }
+
+    #[test]
+    fn a_python_closure_is_carried_by_its_nonlocal_and_a_refusal_names_python_words() {
+        let counter = "def make_counter():\n    count = 0\n\n    def inc():\n        nonlocal count\n        count += 1\n        return count\n\n    return inc\n";
+        let (q, files) =
+            ordering_over("counter.py", counter, counter.trim_end(), &["count = 0", "def inc():", "return inc"]);
+        assert_eq!(precision_problems(&q, &files), Vec::<String>::new());
+        // Steps none of which carries it: refused, asking for this language's words only.
+        let sum =
+            "def total(rows):\n    values = [r.amount for r in rows]\n    result = sum(values)\n    return result\n";
+        let (q, files) = ordering_over(
+            "total.py",
+            sum,
+            sum.trim_end(),
+            &["values = [r.amount for r in rows]", "result = sum(values)", "return result"],
+        );
+        let problems = precision_problems(&q, &files);
+        assert!(problems.iter().any(|p| p.contains("carries Closures")), "{problems:?}");
+        assert!(problems.iter().all(|p| !p.contains("`=>`")), "{problems:?}");
+    }
 
     #[test]
     fn dotted_names_are_apis_not_files() {

@@ -144,7 +144,7 @@ pub const ENTRIES: &[Entry] = &[
         description: "A closure is a function that remembers variables from the scope where it was created. Callbacks, handlers and factories all rely on it, and so do some of the subtlest stale-value bugs.",
         signals: &[sig("closure", &[], &[], 4)],
         stack_hints: &["javascript", "typescript", "python", "rust", "go", "ruby"],
-        tokens: &["=>", "move", "lambda", "func", "let"],
+        tokens: &["=>", "move", "lambda", "nonlocal", "func", "let"],
         example: "function makeCounter() {\n  let count = 0;\n  return () => {\n    count += 1;\n    return count;\n  };\n}",
         facts: [
             "A closure keeps access to variables from the scope where it was created, even after that scope has returned.",

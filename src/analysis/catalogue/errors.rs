@@ -59,7 +59,7 @@ pub const ENTRIES: &[Entry] = &[
         description: "A failing test reports which expectation broke, what it expected and what it received. Either the code or the test is wrong; reading expected versus received, then the code path that produced the value, tells which, before anything is changed.",
         signals: &[],
         stack_hints: &[],
-        tokens: &["expect", "toBe", "test"],
+        tokens: &["expect", "toBe", "test", "assert"],
         example: "test(\"cartTotal multiplies quantity by price\", () => {\n  const items = [{ quantity: 2, unitPrice: 300 }];\n  expect(cartTotal(items)).toBe(600);\n});",
         facts: [
             "A failing assertion reports the expected value and the value the code actually produced.",

@@ -474,7 +474,7 @@ fn a_right_junior_answer_inserts_its_follow_up_and_asks_it_next() {
     let parent_explanation: String =
         db(&dir).query_row("SELECT explanation FROM questions WHERE id = ?1", [&q.id], |r| r.get(0)).unwrap();
     assert_eq!(out[asked..].matches(parent_explanation.trim()).count(), 0, "{out}");
-    assert!(out.contains("Done: 2 answers saved (0 again, 1 correct)"), "{out}");
+    assert!(out.contains("Done: 2 answers saved (0 again, 1 correct, 1 reflection)"), "{out}");
 
     // Answered once, it is not asked again after the next right answer.
     only_due(&dir, &q.id);
@@ -604,9 +604,15 @@ fn a_whole_quiz_runs_through_a_pipe_and_end_of_input_keeps_what_was_answered() {
         )),
         "{out}"
     );
+    // The follow-ups earned are reflection prompts: kept, neither right nor wrong.
+    let reflections = match follow_ups {
+        0 => String::new(),
+        1 => ", 1 reflection".to_owned(),
+        n => format!(", {n} reflections"),
+    };
     assert!(
         out.contains(&format!(
-            "Done: {total} answers saved (0 again, {} correct) · 0 left · streak 1 day",
+            "Done: {total} answers saved (0 again, {} correct{reflections}) · 0 left · streak 1 day",
             order.len()
         )),
         "{out}"

@@ -115,6 +115,8 @@ pub struct Summary {
     /// Answers rated Again.
     pub again: u32,
     pub correct: u32,
+    /// Answers to reflection prompts: kept, neither right nor wrong.
+    pub reflections: u32,
     pub streak: Streak,
     /// Questions selected but not answered when the sitting ended.
     pub left: u32,
@@ -382,6 +384,7 @@ impl Sitting<'_> {
         self.summary.answered += 1;
         self.summary.again += u32::from(judged.rating == Rating::Again && !recorded.reflection);
         self.summary.correct += u32::from(answer.correct);
+        self.summary.reflections += u32::from(recorded.reflection);
         if !reask {
             self.summary.left = self.summary.left.saturating_sub(1);
         }
@@ -454,11 +457,15 @@ fn print_end(
     let plural = |n: u32, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     writeln!(
         out,
-        "\n{} {} saved ({} again, {} correct) · {} left · streak {} (longest {})",
+        "\n{} {} saved ({} again, {} correct{}) · {} left · streak {} (longest {})",
         s.bold("Done:"),
         plural(summary.answered, "answer"),
         summary.again,
         summary.correct,
+        match summary.reflections {
+            0 => String::new(),
+            n => format!(", {}", plural(n, "reflection")),
+        },
         summary.left,
         term::days(summary.streak.current),
         term::days(summary.streak.longest),

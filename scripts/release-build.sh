@@ -13,7 +13,9 @@
 # target: the binary is also copied to npm-bin/NPM_KEY/ for `scripts/npm-pack.sh --from
 # npm-bin`), CARGO_FLAGS (more flags for cargo, e.g. -Zbuild-std for the Windows build under
 # wine), GLIBC_FLOOR, BINARY_RUNNER (what runs the built binary for its --version and demo on a
-# machine of another CPU, e.g. qemu-aarch64; wine64 is taken for a Windows target on Linux).
+# machine of another CPU, e.g. qemu-aarch64; wine64 is taken for a Windows target on Linux),
+# RETRY_FAILED_ALONE=1 (a failed test is run again alone and counts only if it fails alone too:
+# for the run under wine here).
 # scripts/release-jobs-here.sh runs the workflow's build jobs with it here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,7 +67,32 @@ if [ "${SKIP_TESTS:-}" != 1 ]; then
         esac
     done <scripts/release-test-skips.txt
     step "tests, less those left to CI: ${skips[*]}"
-    cargo test --locked --target "$target" "${extra[@]}" -- "${skips[@]}"
+    if [ "${RETRY_FAILED_ALONE:-}" != 1 ]; then
+        cargo test --locked --target "$target" "${extra[@]}" -- "${skips[@]}"
+    else
+        # Under wine (scripts/release-jobs-here.sh windows only): a process start costs ~0.15 s
+        # and, with tests running at once, can fail outright (CreateProcess's "Internal error",
+        # 1359, seen here). As in windows-check.sh, a failed test is run again alone and counts
+        # only if it fails alone too; a run that reports no result, or fewer names than
+        # failures, fails.
+        log=$(mktemp)
+        cargo test --locked --no-fail-fast --target "$target" "${extra[@]}" -- "${skips[@]}" 2>&1 | tee "$log" || true
+        # Every test binary started reports a result (one that crashed does not).
+        started=$(grep -cE '^ +(Running|Doc-tests) ' "$log" || true)
+        reported=$(grep -c '^test result: ' "$log" || true)
+        [ "$started" -gt 0 ] && [ "$started" -eq "$reported" ] \
+            || { echo "$started test binaries started, $reported reported a result" >&2; exit 1; }
+        mapfile -t failed < <(sed -n '/^failures:$/,/^test result/p' "$log" | grep -E '^    [a-z0-9_]+(::[a-z0-9_]+)+$' | sed 's/^ *//' | sort -u)
+        count=$(awk '/^test result: / { for (i = 1; i < NF; i++) if ($(i + 1) == "failed;") n += $i } END { print n + 0 }' "$log")
+        [ "${#failed[@]}" -eq "$count" ] || { echo "$count tests failed but ${#failed[@]} names were read" >&2; exit 1; }
+        rm -f "$log"
+        for name in "${failed[@]}"; do
+            step "running $name again, alone"
+            alone=$(cargo test --locked --target "$target" "${extra[@]}" -- --exact "$name" --test-threads 1 2>&1) || true
+            echo "$alone"
+            grep -q '^test result: ok. 1 passed' <<<"$alone" || { echo "$name fails alone too" >&2; exit 1; }
+        done
+    fi
 fi
 scripts/release-archive.sh "$target" "$binary"
 if [ -n "${NPM_KEY:-}" ]; then

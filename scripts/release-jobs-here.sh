@@ -10,7 +10,8 @@
 # linux: the x86_64-unknown-linux-gnu entry, with the machine's toolchain.
 # windows: the windows entry, built for x86_64-pc-windows-gnu with Debian's toolchain and its
 # tests run under wine (cargo's target runner), in the wine prefix and the build dir
-# (target/windows) scripts/windows-check.sh sets up: run it first, as .ci/run does. Only the
+# (target/windows) scripts/windows-check.sh sets up: run it first, as .ci/run does. A test that
+# fails under wine is run again alone (RETRY_FAILED_ALONE, as windows-check does). Only the
 # crate itself is compiled again (the clone is another path), and the dist profile's
 # dependencies the first time. MSVC itself cannot be had here.
 # linux-arm64: the aarch64-unknown-linux-gnu entry, with Debian's rustc-web and std rebuilt
@@ -59,7 +60,7 @@ for job in "${jobs[@]}"; do
             RUSTC=/usr/bin/rustc CARGO=/usr/bin/cargo PATH="/usr/bin:$PATH" RUSTC_BOOTSTRAP=1 \
                 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
                 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine64 CARGO_FLAGS="-Zbuild-std=std,panic_abort" \
-                CARGO_TARGET_DIR=$ROOT/target/windows RUST_TEST_THREADS=2 \
+                CARGO_TARGET_DIR=$ROOT/target/windows RUST_TEST_THREADS=2 RETRY_FAILED_ALONE=1 \
                 python3 scripts/release-jobs/run.py windows "$WORK/windows-src"
             ;;
         linux-arm64)

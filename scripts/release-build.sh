@@ -82,9 +82,9 @@ if [ "${SKIP_TESTS:-}" != 1 ]; then
         reported=$(grep -c '^test result: ' "$log" || true)
         [ "$started" -gt 0 ] && [ "$started" -eq "$reported" ] \
             || { echo "$started test binaries started, $reported reported a result" >&2; exit 1; }
-        mapfile -t failed < <(sed -n '/^failures:$/,/^test result/p' "$log" | grep -E '^    [a-z0-9_]+(::[a-z0-9_]+)+$' | sed 's/^ *//' | sort -u)
-        count=$(awk '/^test result: / { for (i = 1; i < NF; i++) if ($(i + 1) == "failed;") n += $i } END { print n + 0 }' "$log")
-        [ "${#failed[@]}" -eq "$count" ] || { echo "$count tests failed but ${#failed[@]} names were read" >&2; exit 1; }
+        source scripts/failed-tests.sh
+        names=$(failed_tests "$log") || exit 1
+        mapfile -t failed < <(printf '%s' "$names")
         rm -f "$log"
         for name in "${failed[@]}"; do
             step "running $name again, alone"

@@ -96,9 +96,9 @@ step "integration tests under wine"
 log=$(mktemp)
 wine64 "$INTEGRATION_TESTS" --test-threads 2 "${SKIPS[@]}" >"$log" 2>&1 || true
 grep -E '^test result: ' "$log" || { echo "the integration tests did not finish" >&2; tail -50 "$log" >&2; exit 1; }
-mapfile -t FAILED < <(sed -n '/^failures:$/,/^test result/p' "$log" | grep -E '^    [a-z0-9_]+(::[a-z0-9_]+)+$' | sed 's/^ *//' | sort -u)
-failed=$(sed -n 's/^test result: .* \([0-9]*\) failed;.*/\1/p' "$log")
-[ "${#FAILED[@]}" -eq "$failed" ] || { echo "$failed failed but ${#FAILED[@]} names were read" >&2; exit 1; }
+source scripts/failed-tests.sh
+names=$(failed_tests "$log") || exit 1
+mapfile -t FAILED < <(printf '%s' "$names")
 for name in "${FAILED[@]}"; do
     step "running $name again, alone"
     wine64 "$INTEGRATION_TESTS" --exact "$name" --test-threads 1 || { echo "$name fails under wine" >&2; exit 1; }

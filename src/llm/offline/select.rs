@@ -240,13 +240,16 @@ fn token_evidence(entry: &Entry, files: &[SourceFile]) -> Option<(String, String
             use crate::analysis::lexer::{LiteralKind, lang_for_path, literals, mask};
             let lang = lang_for_path(&f.path);
             let found = lang.map(|l| literals(&f.content, l)).unwrap_or_default();
-            let comments: Vec<_> = found.iter().filter(|l| l.kind == LiteralKind::Comment).cloned().collect();
-            let (code, code_and_strings) = (mask(&f.content, &found), mask(&f.content, &comments));
-            let at = entry
-                .tokens
-                .iter()
-                .filter(|t| is_evidence_in(t, lang))
-                .find_map(|t| find_token(if lives_in_strings(t) { &code_and_strings } else { &code }, t))?;
+            let code = mask(&f.content, &found);
+            // Comments alone masked, only for an entry that has such a token.
+            let code_and_strings = entry.tokens.iter().any(|t| lives_in_strings(t)).then(|| {
+                let comments: Vec<_> = found.iter().filter(|l| l.kind == LiteralKind::Comment).cloned().collect();
+                mask(&f.content, &comments)
+            });
+            let at = entry.tokens.iter().filter(|t| is_evidence_in(t, lang)).find_map(|t| {
+                let text = if lives_in_strings(t) { code_and_strings.as_deref().unwrap_or(&code) } else { &code };
+                find_token(text, t)
+            })?;
             let line = f.content[..at].matches('\n').count();
             Some((f.path.clone(), lines_around(&f.content, line)?))
         },

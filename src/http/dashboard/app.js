@@ -343,7 +343,7 @@
       $('paused').hidden = paused.length === 0;
       $('paused').replaceChildren(...paused.map((g) => el('div', { class: 'paused-gate', 'data-gate': g.name },
         el('span', {}, `${g.name} is paused: ${g.reason || 'refused'} — ${g.held} job${g.held === 1 ? '' : 's'} held. ` +
-          `They resume ${g.resumes || 'when its credentials change'}.`),
+          `They resume ${g.resumes}.`),
         el('button', { type: 'button', 'data-testid': 'resume', 'data-resume': g.name, onclick: () => resume(g.name) },
           `Resume ${g.name}`))));
     });

@@ -260,7 +260,7 @@ pub fn question(code: &SessionCode<'_>, sites: &[Site], first: usize, ask: &Ask<
             let line = u32::try_from(site.line + 1).unwrap_or(u32::MAX);
             g.line_start <= line && line <= g.line_end
         });
-        shows_site.then_some(q)
+        shows_site.then(|| builders::fit_follow_up(ask, q))
     })
 }
 

@@ -11,11 +11,12 @@
 //!    (`try/catch` in a Python-only session, `package.json` where there is no JavaScript);
 //! 5. the premise holds: "look at `X`" only where `X` is in the snippet and the right answer is
 //!    about `X`; a right answer naming an API (`functools.wraps`) only where the snippet shows
-//!    it; no sentence twice in an answer or explanation.
+//!    it; a follow-up that names the concept's tokens (`reduce`) only where the snippet shows one
+//!    of them; no sentence twice in an answer or explanation.
 //!
 //! Pure: a question and the session's files in, the problems out.
 
-use crate::analysis::catalogue::{self, tokens::find_token, tokens::is_evidence_in};
+use crate::analysis::catalogue::{self, tokens::find_token, tokens::is_evidence_in, tokens::named_but_not_shown};
 use crate::analysis::grounded::flow_is_bare_string;
 use crate::analysis::grounded::{CodeFile, units::check_whole, units::unit_of};
 use crate::analysis::grounding::GroundingKind;
@@ -152,12 +153,15 @@ fn said(q: &GeneratedQuestion) -> String {
     text
 }
 
-/// Rule 5: "look at `X`" holds in the snippet and the answer; named APIs are shown; no
-/// sentence is said twice.
+/// Rule 5: "look at `X`" holds in the snippet and the answer; named APIs are shown; the
+/// follow-up asks about code the snippet shows; no sentence is said twice.
 fn premise_problems(q: &GeneratedQuestion) -> Vec<String> {
     let mut out = Vec::new();
     let snippet = q.snippet.as_deref().unwrap_or("");
     let right = right_answer(q);
+    if let Some(token) = follow_up_off_snippet(q) {
+        out.push(format!("the follow-up asks about `{token}`, which the snippet does not show"));
+    }
     if let Some(x) = looked_at(&q.question) {
         if !snippet.contains(x) {
             out.push(format!("it says to look at `{x}`, which the snippet does not show"));
@@ -180,6 +184,14 @@ fn premise_problems(q: &GeneratedQuestion) -> Vec<String> {
         }
     }
     out
+}
+
+/// The token the follow-up asks about when the question's code shows none it names
+/// (`tokens::named_but_not_shown`), for a concept the catalogue knows.
+fn follow_up_off_snippet(q: &GeneratedQuestion) -> Option<&'static str> {
+    let shown = q.shown_code();
+    (!shown.is_empty()).then_some(())?;
+    named_but_not_shown(catalogue::find(&q.concept)?.tokens, q.follow_up.as_deref()?, &shown)
 }
 
 /// The text the right answer states: the correct option of a multiple-choice question, the
@@ -283,6 +295,25 @@ mod tests {
         let problems = precision_problems(&q, &files);
         assert!(problems.iter().any(|p| p.contains("carries Closures")), "{problems:?}");
         assert!(problems.iter().all(|p| !p.contains("`=>`")), "{problems:?}");
+    }
+
+    #[test]
+    fn a_follow_up_about_code_the_snippet_does_not_show_is_refused() {
+        let question = |follow_up: &str| -> GeneratedQuestion {
+            serde_json::from_value(serde_json::json!({
+                "concept": "Higher-order functions", "question_type": "true_false", "difficulty": "junior",
+                "snippet": "const amounts = orders.map((o) => o.amount);",
+                "question": "True or false: map returns a new array.", "correct": "true",
+                "explanation": "map builds a new array and leaves orders as it was.", "follow_up": follow_up,
+            }))
+            .unwrap()
+        };
+        let off = question("Why does reduce need an initial value?");
+        assert_eq!(
+            precision_problems(&off, &[]),
+            ["the follow-up asks about `reduce`, which the snippet does not show"]
+        );
+        assert_eq!(precision_problems(&question("Why does map not change orders?"), &[]), Vec::<String>::new());
     }
 
     #[test]

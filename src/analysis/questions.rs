@@ -93,6 +93,18 @@ pub struct GeneratedQuestion {
     pub grounding: Option<Grounding>,
 }
 
+impl GeneratedQuestion {
+    /// The code the learner is shown with the question: its snippet and, after answering,
+    /// its answer (a fill-in-blank's blanked token, a bug's fixed line). Empty without a
+    /// snippet.
+    pub fn shown_code(&self) -> String {
+        match self.snippet.as_deref().filter(|s| !s.trim().is_empty()) {
+            Some(snippet) => format!("{snippet}\n{}", self.correct.as_deref().unwrap_or("")),
+            None => String::new(),
+        }
+    }
+}
+
 /// The whole questions answer (Appendix A.6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QuestionsAnswer {

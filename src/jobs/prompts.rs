@@ -160,7 +160,7 @@ pub fn questions_request(concepts: &[(Concept, Level)], files: &[SourceFile]) ->
          missing text); ordering (4-6 steps in options, shuffled, correct is the right order as 1-based positions like \
          \"2,4,1,3\"); code_reading and spot_the_bug (a snippet, correct is a model answer); open_ended (senior only, \
          correct is a model answer, tags include {}). Every question has an explanation; junior questions have a \
-         mid-level follow_up question.\n\
+         mid-level follow_up question about the code their snippet shows.\n\
          Ask about the developer's own code above, not textbook examples. A snippet is whole lines copied from one file \
          above (without the line numbers), and its grounding names that file and the first and last line it covers: \
          kind \"quote\" for lines copied as they are; for fill_in_blank, kind \"blank\": one token of those lines \

@@ -43,6 +43,26 @@ pub fn find_token(text: &str, token: &str) -> Option<usize> {
     token_positions(text, token).next()
 }
 
+/// Of `tokens`, the first that `prose` names as a word when `shown` shows none of those it
+/// names; `None` when it names none, or `shown` shows one. Only tokens prose can name count
+/// (`reduce`, `useEffect`, `Promise.all`; not `?` or `%w`). A follow-up about `reduce` over
+/// code of `.map` asks about code the learner is not shown; one about `Promise.allSettled`
+/// over code of `Promise.all` names both, and holds.
+pub fn named_but_not_shown(tokens: &[&'static str], prose: &str, shown: &str) -> Option<&'static str> {
+    let mut named = tokens.iter().copied().filter(|t| is_word(t) && find_token(prose, t).is_some());
+    let first = named.next()?;
+    let shows = |t: &str| find_token(shown, t).is_some();
+    (!shows(first) && !named.any(shows)).then_some(first)
+}
+
+/// A token prose can name: it starts with a letter, is at least three long, and holds only
+/// identifier characters and dots.
+fn is_word(token: &str) -> bool {
+    token.len() >= 3
+        && token.starts_with(char::is_alphabetic)
+        && token.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+}
+
 fn token_positions<'a>(text: &'a str, token: &'a str) -> impl Iterator<Item = usize> + 'a {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
     let starts_ident = token.chars().next().is_some_and(ident);
@@ -57,6 +77,19 @@ fn token_positions<'a>(text: &'a str, token: &'a str) -> impl Iterator<Item = us
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prose_names_a_token_the_code_does_not_show_only_when_it_shows_none_it_names() {
+        let tokens = &["reduce", "filter", "map", "Promise.allSettled", "Promise.all", "?", "%w"];
+        let map_chain = "const a = xs.map((x) => x.n);";
+        assert_eq!(named_but_not_shown(tokens, "Why does reduce need an initial value?", map_chain), Some("reduce"));
+        assert_eq!(named_but_not_shown(tokens, "Why does reduce need an initial value?", "xs.reduce(f, 0)"), None);
+        // Naming two, the code showing one of them: it holds.
+        let all = "await Promise.all(jobs);";
+        assert_eq!(named_but_not_shown(tokens, "When is Promise.allSettled better than Promise.all?", all), None);
+        // Neither a word inside another (`mapping`) nor a token prose cannot name (`?`, `%w`).
+        assert_eq!(named_but_not_shown(tokens, "What is a mapping? Why %w?", "let x = 1;"), None);
+    }
 
     #[test]
     fn tokens_match_whole_words_only() {

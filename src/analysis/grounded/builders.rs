@@ -10,7 +10,7 @@ use super::{Ask, CodeFile, one_based, quote_grounding, quote_window, token_in};
 use crate::analysis::catalogue::render::{
     fact_among_myths, fact_or_myth, open_explanation, reading_answer, reading_question, shuffled_steps,
 };
-use crate::analysis::catalogue::tokens::find_token;
+use crate::analysis::catalogue::tokens::{find_token, named_but_not_shown};
 use crate::analysis::concepts::{Level, normalize_name};
 use crate::analysis::grounding::{GroundingKind, LineEdit};
 use crate::analysis::questions::{
@@ -47,6 +47,25 @@ fn base(ask: &Ask<'_>, question: String, explanation: String) -> GeneratedQuesti
         ],
         grounding: None,
     }
+}
+
+/// `q` with a follow-up true to the code it shows: the entry's own asks about a token the code
+/// does not show (`tokens::named_but_not_shown`: about `reduce` over a chain of `.map`), so it
+/// becomes one about a token the code shows (`map`), or about the concept where it shows none.
+pub fn fit_follow_up(ask: &Ask<'_>, mut q: GeneratedQuestion) -> GeneratedQuestion {
+    let shown = q.shown_code();
+    let Some(follow_up) = q.follow_up.as_deref() else { return q };
+    if shown.is_empty() || named_but_not_shown(ask.entry.tokens, follow_up, &shown).is_none() {
+        return q;
+    }
+    let token = ask.entry.tokens.iter().find(|t| t.len() > 1 && find_token(&shown, t).is_some());
+    q.follow_up = Some(match token {
+        Some(token) => format!("Why does this code use `{token}` here, and what would change without it?"),
+        None => {
+            format!("When would you leave {} out of code like this, and what would you write instead?", ask.entry.name)
+        }
+    });
+    q
 }
 
 fn seed(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> u64 {

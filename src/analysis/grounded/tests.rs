@@ -325,3 +325,26 @@ fn docstrings_are_no_ordering_steps() {
         ]
     );
 }
+
+#[test]
+fn a_junior_follow_up_asks_about_code_the_question_shows() {
+    let chain =
+        "export function totals(orders) {\n  const amounts = orders.map((o) => o.amount);\n  return amounts;\n}\n";
+    let both = "export function total(orders) {\n  return orders.map((o) => o.amount).reduce((s, a) => s + a, 0);\n}\n";
+    let entry = catalogue::find("Higher-order functions").expect("catalogue entry");
+    assert!(entry.follow_up.contains("reduce"), "the entry's own follow-up is about reduce: {}", entry.follow_up);
+    let follow_up = |source: &str| {
+        let files = [SourceFile::new("src/orders.js", source)];
+        let code = SessionCode::new(&files);
+        let q =
+            question(&code, &[Site { file: 0, line: 1 }], 0, &ask(entry, QuestionType::MultipleChoice, Level::Junior))
+                .expect("a question");
+        assert_eq!(validate_question(&q, &[entry.name.to_string()]), Ok(()), "{q:#?}");
+        assert!(crate::analysis::precision::precision_problems(&q, &files).is_empty(), "{q:#?}");
+        q.follow_up.expect("a junior question has a follow-up")
+    };
+    // Only `.map` shown: a follow-up about `map`, not about the `reduce` the learner cannot see.
+    assert_eq!(follow_up(chain), "Why does this code use `map` here, and what would change without it?");
+    // `reduce` shown: the entry's own.
+    assert_eq!(follow_up(both), entry.follow_up);
+}

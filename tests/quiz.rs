@@ -535,9 +535,14 @@ fn the_daily_streak_counts_consecutive_days() {
     assert!(out.contains("streak 1 day (longest 4 days)"), "{out}");
 }
 
-/// A concept's (level, correct streak) as the quiz moves it: three right in a row promote
-/// and restart the streak.
-type Progress = std::collections::HashMap<String, (String, i64)>;
+/// What the quiz has moved so far, as the test models it: each concept's (level, correct
+/// streak), where three right in a row promote and restart the streak; and the follow-ups
+/// asked, by (concept, text), since a concept's follow-up of one text is asked once.
+#[derive(Default)]
+struct Progress {
+    levels: std::collections::HashMap<String, (String, i64)>,
+    follow_ups: std::collections::HashSet<(String, String)>,
+}
 
 fn answered_right(progress: &mut (String, i64)) {
     progress.1 += 1;
@@ -550,10 +555,12 @@ fn answered_right(progress: &mut (String, i64)) {
     }
 }
 
-/// The lines that answer `q` right, given the concept's level as the run so far moved it (a
-/// follow-up comes next for a junior question of a concept still junior after the answer).
+/// The lines that answer `q` right, given the run so far: a follow-up comes next for a junior
+/// question of a concept that was junior when it was answered (the answer that promotes it
+/// still earns one), unless that concept's follow-up of the same text was asked already. The
+/// follow-up is a reflection: its answer moves no level.
 fn script_for(dir: &TempDir, q: &Q, progress: &mut Progress) -> String {
-    let concept = progress.entry(q.concept.clone()).or_insert_with(|| {
+    let concept = progress.levels.entry(q.concept.clone()).or_insert_with(|| {
         let (level, _, _, streak, _) = profile(dir, &q.concept);
         (level, streak)
     });
@@ -561,11 +568,13 @@ fn script_for(dir: &TempDir, q: &Q, progress: &mut Progress) -> String {
     if !lines.contains('\n') {
         lines.push('\n'); // Enter accepts the suggested rating.
     }
+    let was_junior = concept.0 == "junior";
     answered_right(concept);
-    if q.difficulty == "junior" && concept.0 == "junior" && q.follow_up.is_some() {
+    if let Some(follow_up) = q.follow_up.as_ref().filter(|_| q.difficulty == "junior" && was_junior)
+        && progress.follow_ups.insert((q.concept.clone(), follow_up.clone()))
+    {
         // A reflection prompt: the answer, and no rating (it is never scheduled).
         lines.push_str("\nmy follow-up answer");
-        answered_right(concept);
     }
     lines + "\n"
 }
@@ -581,7 +590,7 @@ fn a_whole_quiz_runs_through_a_pipe_and_end_of_input_keeps_what_was_answered() {
         .map(|q| q["id"].as_str().unwrap().to_owned())
         .collect();
     let all = questions(&dir);
-    let mut progress = Progress::new();
+    let mut progress = Progress::default();
     let scripts: Vec<String> =
         order.iter().map(|id| script_for(&dir, all.iter().find(|q| &q.id == id).unwrap(), &mut progress)).collect();
     let follow_ups = scripts.iter().filter(|s| s.contains("my follow-up answer")).count();

@@ -17,15 +17,22 @@
 /// SQL: session `s` is in the project directory bound to `$dir` (a placeholder such as `"?1"`,
 /// given without a trailing separator: [`project_dir`]): its cwd is the directory or below it,
 /// by `/` or by Windows' `\`, so a session started in a subfolder belongs to the project and a
-/// sibling with a longer name does not. One spelling for every scoped read.
+/// sibling with a longer name does not. Where the OS's file systems ignore case
+/// (`platform::PATHS_IGNORE_CASE`: Windows, macOS) so does the comparison (SQLite's NOCASE,
+/// ASCII letters): Cursor reports `c:\w\app` where Claude Code reports `C:\w\app`. One
+/// spelling for every scoped read.
 macro_rules! in_project_dir {
     ($dir:literal) => {
         concat!(
-            "(s.cwd = ",
+            "(s.cwd",
+            $crate::learning::path_collation!(),
+            " = ",
             $dir,
             " OR substr(s.cwd, 1, length(",
             $dir,
-            ") + 1) IN (",
+            ") + 1)",
+            $crate::learning::path_collation!(),
+            " IN (",
             $dir,
             " || '/', ",
             $dir,
@@ -33,7 +40,21 @@ macro_rules! in_project_dir {
         )
     };
 }
+/// The collation [`in_project_dir!`] compares paths with (see `platform::PATHS_IGNORE_CASE`).
+#[cfg(any(windows, target_os = "macos"))]
+macro_rules! path_collation {
+    () => {
+        " COLLATE NOCASE"
+    };
+}
+#[cfg(not(any(windows, target_os = "macos")))]
+macro_rules! path_collation {
+    () => {
+        ""
+    };
+}
 pub(crate) use in_project_dir;
+pub(crate) use path_collation;
 
 /// A project directory as [`in_project_dir!`] takes it: without trailing `/` or `\`.
 pub fn project_dir(cwd: &str) -> &str {
@@ -73,5 +94,9 @@ mod tests {
         assert_eq!(in_dir("/w/app/"), ["unix", "unix-sub"]);
         assert_eq!(in_dir(r"C:\w\app\"), ["win", "win-sub"]);
         assert_eq!(in_dir(r"C:\w\app"), ["win", "win-sub"]);
+        // Another case: the same directory where the file systems ignore case, another on Linux.
+        let folded: &[&str] = if crate::platform::PATHS_IGNORE_CASE { &["win", "win-sub"] } else { &[] };
+        assert_eq!(in_dir(r"c:\W\App"), folded);
+        assert_eq!(crate::platform::PATHS_IGNORE_CASE, cfg!(any(windows, target_os = "macos")));
     }
 }

@@ -326,6 +326,12 @@ pub fn stop_process_command(pid: u64) -> String {
     imp::stop_process_command(pid)
 }
 
+/// Whether this OS's file systems take `C:\Work` and `c:\work` for one directory: Windows
+/// (NTFS) and macOS (APFS and HFS+ by default) do, Linux does not. Project directories and
+/// excluded-project patterns are compared accordingly (`learning::in_project_dir!`,
+/// `policy::exclude`).
+pub const PATHS_IGNORE_CASE: bool = cfg!(any(windows, target_os = "macos"));
+
 /// Whether the OS keeps a per-user PATH of its own (Windows: `HKCU\Environment\Path`), which
 /// `vl install --add-to-path` edits instead of shell profile files.
 pub const HAS_USER_PATH: bool = imp::HAS_USER_PATH;

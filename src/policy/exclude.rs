@@ -7,8 +7,10 @@
 //!   literal: there are no escapes and no `[...]` classes, because a path like
 //!   `C:\work\[old]` must match itself.
 //! - `\` is read as `/` in both the pattern and the path, so Windows paths work either way.
-//! - The pattern must match the whole path, and matching is case-sensitive (as the file
-//!   systems of Linux and, by default, macOS for paths typed by the user).
+//! - The pattern must match the whole path. Case counts where the file systems make it count
+//!   (Linux) and not where they do not (Windows, macOS: `platform::PATHS_IGNORE_CASE`), so
+//!   excluding `C:\Work\Secret\**` also keeps out a session an agent reports in
+//!   `c:\work\secret`.
 //! - Two conveniences from `.gitignore`, where the spec is silent: a trailing `/**` also
 //!   matches the directory itself (`~/work/**` excludes `~/work` and everything under it), and
 //!   `**/` at the start or after a `/` may match no directory at all (`a/**/b` matches `a/b`).
@@ -33,7 +35,13 @@ pub fn glob_match(pattern: &str, path: &str) -> bool {
 /// unknown such an entry is skipped, since it cannot name an absolute directory. Trailing
 /// slashes of `cwd` are ignored (but `/` stays `/`).
 pub fn is_excluded(cwd: &str, patterns_csv: &str, home: Option<&str>) -> bool {
-    let cwd: String = cwd.chars().map(slash).collect();
+    is_excluded_folding(cwd, patterns_csv, home, crate::platform::PATHS_IGNORE_CASE)
+}
+
+/// [`is_excluded`], with case folded (`ignore_case`) or not.
+fn is_excluded_folding(cwd: &str, patterns_csv: &str, home: Option<&str>, ignore_case: bool) -> bool {
+    let fold = |s: &str| if ignore_case { s.to_lowercase() } else { s.to_owned() };
+    let cwd: String = fold(cwd).chars().map(slash).collect();
     let trimmed = cwd.trim_end_matches('/');
     let cwd = if trimmed.is_empty() && !cwd.is_empty() { "/" } else { trimmed };
     patterns_csv
@@ -41,7 +49,7 @@ pub fn is_excluded(cwd: &str, patterns_csv: &str, home: Option<&str>) -> bool {
         .map(str::trim)
         .filter(|p| !p.is_empty())
         .filter_map(|p| expand_home(p, home))
-        .any(|p| glob_match(&p, cwd))
+        .any(|p| glob_match(&fold(&p), cwd))
 }
 
 /// `~` or `~/…` with `home` substituted; other patterns unchanged (`~user` is not expanded).
@@ -298,6 +306,22 @@ mod tests {
         // `~user` and a `~` elsewhere are literal.
         assert!(!is_excluded("/home/u/x", "~u/x", Some("/home/u")));
         assert!(is_excluded("/a/~/b", "/a/~/b", Some("/home/u")));
+    }
+
+    #[test]
+    fn case_counts_only_where_the_file_systems_make_it_count() {
+        let list = r"C:\Work\Secret\**, /Users/u/Private";
+        for (cwd, excluded_where_case_is_ignored) in [
+            (r"C:\Work\Secret", true),
+            (r"c:\work\secret\api", true),
+            ("/users/u/private", true),
+            (r"c:\work\public", false),
+        ] {
+            assert_eq!(is_excluded_folding(cwd, list, None, true), excluded_where_case_is_ignored, "{cwd}");
+            assert_eq!(is_excluded_folding(cwd, list, None, false), cwd == r"C:\Work\Secret", "{cwd}");
+        }
+        // The product's own: folded on Windows and macOS, exact on Linux.
+        assert_eq!(is_excluded(r"c:\work\secret", list, None), cfg!(any(windows, target_os = "macos")));
     }
 
     #[test]

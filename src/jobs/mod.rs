@@ -284,15 +284,16 @@ pub fn describe_provider(choice: &Result<crate::llm::Selected, crate::llm::Selec
 }
 
 /// Why the worker's `auto` did not use the `claude` CLI it found, in the CLI's own words and
-/// with what to do, once its one try has failed (SPEC §6.5); `None` before the try ends or
-/// when it succeeded. Never waits.
+/// with what to do, while its last try failed (SPEC §6.5); `None` before the first try ends
+/// or once one succeeded. Never waits (it may start a try again, `llm::probe`).
 pub fn cli_notice(choice: &Result<crate::llm::Selected, crate::llm::SelectError>) -> Option<String> {
     let Ok(crate::llm::Selected::Remote(provider)) = choice else { return None };
     let why = provider.known_unavailable()?;
     Some(format!(
         "auto did not choose the claude CLI, so questions come from the offline catalogue: it answered \
-         \"{why}\"; to use it, log it in (run `claude`, then /login) and restart the worker (`vl worker \
-         stop`, then `vl worker start`), or name a provider with VIBELEARN_PROVIDER in settings.json"
+         \"{why}\"; to use it, log it in (run `claude`, then /login): the worker tries it again on its own \
+         within the hour, or at once when restarted (`vl worker stop`, then `vl worker start`); or name a \
+         provider with VIBELEARN_PROVIDER in settings.json"
     ))
 }
 

@@ -102,10 +102,12 @@ impl CommandProvider {
         self
     }
 
-    /// The same, tried once (on first need, or by [`Provider::start_check`]) before it is
-    /// relied on: `auto`'s `claude` CLI, which falls back to offline when the try fails.
+    /// The same, tried (on first need, or by [`Provider::start_check`]) before it is relied on,
+    /// and again on a back-off while it fails (`probe`): `auto`'s `claude` CLI, which falls
+    /// back to offline while the try fails.
     pub fn tried_first(mut self) -> Self {
-        self.probe = Some(std::sync::Arc::new(super::probe::CliProbe::new(self.clone())));
+        let tried = super::probe::CliProbe::new(Box::new(self.clone()), crate::clock::system());
+        self.probe = Some(std::sync::Arc::new(tried));
         self
     }
 
@@ -142,11 +144,11 @@ impl Provider for CommandProvider {
     }
 
     fn unavailable(&self) -> Option<String> {
-        self.probe.as_ref().and_then(|probe| probe.outcome().as_ref().err().cloned())
+        self.probe.as_ref().and_then(|probe| probe.outcome().err())
     }
 
     fn known_unavailable(&self) -> Option<String> {
-        self.probe.as_ref().and_then(|probe| probe.known()).and_then(|outcome| outcome.as_ref().err().cloned())
+        self.probe.as_ref().and_then(|probe| probe.known()).and_then(Result::err)
     }
 
     fn start_check(&self) {

@@ -7,7 +7,8 @@
 //!   file per wire format: build the request body, read the answer's text.
 //! - `command` — a shell command (or the `claude` CLI) as the model; killed at the timeout.
 //! - `select` — settings → the provider to use (`auto` order, missing keys).
-//! - `probe` — the one try of the `claude` CLI that `auto` makes before relying on it.
+//! - `probe` — the try of the `claude` CLI that `auto` makes before relying on it, and again
+//!   on a back-off while it fails.
 //!
 //! Providers only return text: asking for and validating the JSON of Appendix A.6 (and
 //! stripping a Markdown fence) is the caller's job, so nothing here knows about concepts or

@@ -357,6 +357,15 @@ fn four_ratings_a_re_ask_in_the_sitting_and_the_override() {
     assert!(out.contains("4 Easy (8 days)"), "{out}");
     assert!(out.contains("Easy — next review in 7 days, not 8 days: that day has more reviews due."), "{out}");
     db(&dir).execute("UPDATE questions SET due_at = ?2 WHERE id = ?1", params![other.id, FAR_FUTURE]).unwrap();
+    // The JSON API says the same of a third (day 8 still holds the first): the day it got,
+    // and the interval it was offered.
+    let third = of_kind(&dir, "fill_in_blank").unwrap();
+    db(&dir).execute("UPDATE questions SET due_at = 1, follow_up = NULL WHERE id = ?1", [&third.id]).unwrap();
+    let answered =
+        run(dir.path(), &["quiz", "answer", &third.id, &right_answer(&third), "--rating", "4", "--json"], "");
+    let answered: serde_json::Value = serde_json::from_str(answered.1.trim()).unwrap();
+    assert_eq!((answered["next_due_in"].as_str(), answered["moved_from_days"].as_u64()), (Some("7 days"), Some(8)));
+    db(&dir).execute("UPDATE questions SET due_at = ?2 WHERE id = ?1", params![third.id, FAR_FUTURE]).unwrap();
     // Due again; wrong: Again, a lapse, re-asked in the same sitting (after 1 minute, or at
     // once when nothing else is left), right twice through the 1 and 10 minute steps.
     time_passes(&dir, &q.id);
@@ -954,6 +963,7 @@ fn the_json_api_gives_the_next_card_without_its_answer_and_records_an_answer() {
         (Some(false), Some(3), Some(1))
     );
     assert_eq!(graded["card_state"], "review");
+    assert_eq!(graded["moved_from_days"], serde_json::Value::Null, "no other review to balance against: {graded}");
     let option = &mc.options[usize::from(right.as_bytes()[0] - b'a')];
     assert_eq!(graded["expected"].as_str(), Some(format!("{}) {option}", right.to_uppercase()).as_str()));
     // A review's wait is its whole-day interval, as the terminal says it ("8 days", not the

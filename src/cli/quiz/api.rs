@@ -194,6 +194,9 @@ pub fn answer(
         "card_state": card.state.as_str(),
         "next_due_at": card.due_at,
         "next_due_in": card.due_at.map(|at| due_in(scheduler.day(), now, at)),
+        // The interval the rating offered, in days, when the load balancer moved the review to
+        // a quieter day of its range (`next_due_in` is the day it got); null otherwise.
+        "moved_from_days": recorded.balanced_from,
         "lapses": card.lapses,
         "leech": recorded.reviewed.leech.map(|l| match l { Leech::Reached => "reached", Leech::Again => "again" }),
         "follow_up": recorded.follow_up,

@@ -761,15 +761,18 @@ fn a_timed_out_job_whose_timeout_cannot_be_written_is_given_back_once_writes_wor
         registry.register("step", spec(200, 10), move |_: &ClaimedJob, _: &_| {
             // The first run hangs well past its 200 ms timeout; later runs are quick.
             if runs.fetch_add(1, Ordering::SeqCst) == 0 {
-                std::thread::sleep(Duration::from_secs(3));
+                std::thread::sleep(Duration::from_secs(4));
             }
             Outcome::done(json!({}))
         });
     }
     let id = queue.enqueue(NewJob::new("step", json!({}), 10).lane("s")).unwrap().id;
     let _runner = queue.start_runner(runner_config(1), registry).unwrap();
-    // The watchdog notices the timeout within a tick (1 s) and cannot record it.
-    std::thread::sleep(Duration::from_millis(1800));
+    // The watchdog notices the timeout within a tick (1 s) of its 200 ms, and cannot record
+    // it. Counted from the run's start, not the test's (a loaded machine claims late), with
+    // the hang's 4 s leaving room on both sides.
+    wait_for("the first run to start", WAIT, || runs.load(Ordering::SeqCst) == 1);
+    std::thread::sleep(Duration::from_millis(1600));
     let attempts = queue.get(id).unwrap().unwrap().attempts.unwrap();
     assert_eq!((state_of(&queue, id), attempts[0].outcome), (JobState::Running, None), "the timeout was refused");
     allow_writes(&queue);

@@ -55,6 +55,20 @@ pub fn named_but_not_shown(tokens: &[&'static str], prose: &str, shown: &str) ->
     (!shows(first) && !named.any(shows)).then_some(first)
 }
 
+/// Tokens too general to ask a follow-up about (`Why does this code use `return``) unless they
+/// are the concept's first, its own word (Async/await's `await`).
+const STRUCTURAL: [&str; 9] = ["return", "if", "def", "fn", "func", "function", "app", "where", "await"];
+
+/// Of `tokens` (preferred first), the first that `shown` shows and a follow-up can ask about:
+/// one prose can name, and not a structural word unless it is the first.
+pub fn shown_word(tokens: &[&'static str], shown: &str) -> Option<&'static str> {
+    tokens
+        .iter()
+        .enumerate()
+        .find(|&(i, t)| is_word(t) && (i == 0 || !STRUCTURAL.contains(t)) && find_token(shown, t).is_some())
+        .map(|(_, t)| *t)
+}
+
 /// A token prose can name: it starts with a letter, is at least three long, and holds only
 /// identifier characters and dots.
 fn is_word(token: &str) -> bool {
@@ -89,6 +103,11 @@ mod tests {
         assert_eq!(named_but_not_shown(tokens, "When is Promise.allSettled better than Promise.all?", all), None);
         // Neither a word inside another (`mapping`) nor a token prose cannot name (`?`, `%w`).
         assert_eq!(named_but_not_shown(tokens, "What is a mapping? Why %w?", "let x = 1;"), None);
+        // What a follow-up asks about instead: the first shown, never a structural word
+        // unless it is the concept's own first one.
+        assert_eq!(shown_word(tokens, map_chain), Some("map"));
+        assert_eq!(shown_word(&["findMany", "where", "await"], "await db.q().where(x)"), None);
+        assert_eq!(shown_word(&["await", "async"], "await db.q().where(x)"), Some("await"));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::{Ask, CodeFile, one_based, quote_grounding, quote_window, token_in};
 use crate::analysis::catalogue::render::{
     fact_among_myths, fact_or_myth, open_explanation, reading_answer, reading_question, shuffled_steps,
 };
-use crate::analysis::catalogue::tokens::{find_token, named_but_not_shown};
+use crate::analysis::catalogue::tokens::{find_token, named_but_not_shown, shown_word};
 use crate::analysis::concepts::{Level, normalize_name};
 use crate::analysis::grounding::{GroundingKind, LineEdit};
 use crate::analysis::questions::{
@@ -58,12 +58,10 @@ pub fn fit_follow_up(ask: &Ask<'_>, mut q: GeneratedQuestion) -> GeneratedQuesti
     if shown.is_empty() || named_but_not_shown(ask.entry.tokens, follow_up, &shown).is_none() {
         return q;
     }
-    let token = ask.entry.tokens.iter().find(|t| t.len() > 1 && find_token(&shown, t).is_some());
-    q.follow_up = Some(match token {
+    q.follow_up = Some(match shown_word(ask.entry.tokens, &shown) {
         Some(token) => format!("Why does this code use `{token}` here, and what would change without it?"),
-        None => {
-            format!("When would you leave {} out of code like this, and what would you write instead?", ask.entry.name)
-        }
+        // The quiz names the concept above the question.
+        None => "When would you do without this concept here, and what would you write instead?".to_owned(),
     });
     q
 }

@@ -1,9 +1,9 @@
 //! The job queue against a real SQLite file: ordering, retries, timeouts, rescue, replay,
 //! dedup, concurrency, migrations and pruning.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 use vibelearn::clock::ManualClock;
@@ -753,32 +753,44 @@ fn a_job_whose_outcome_cannot_be_written_is_given_back_once_writes_work_not_a_le
 fn a_timed_out_job_whose_timeout_cannot_be_written_is_given_back_once_writes_work() {
     let dir = TempDir::new();
     let (queue, _thread) = start_queue(&dir);
-    refuse_writes(&queue, "BEFORE UPDATE OF outcome ON job_attempts WHEN NEW.outcome = 'timed_out'");
+    // Neither the timeout nor the give-back (a `lost` attempt) can be written until allowed.
+    refuse_writes(&queue, "BEFORE UPDATE OF outcome ON job_attempts WHEN NEW.outcome IN ('timed_out', 'lost')");
     let runs = Arc::new(AtomicUsize::new(0));
+    let hang_ends = Arc::new(AtomicBool::new(false));
     let mut registry = Registry::default();
     {
-        let runs = runs.clone();
+        let (runs, hang_ends) = (runs.clone(), hang_ends.clone());
         registry.register("step", spec(200, 10), move |_: &ClaimedJob, _: &_| {
-            // The first run hangs well past its 200 ms timeout; later runs are quick.
+            // The first run hangs past its 200 ms timeout until the test ends it; later runs
+            // are quick.
             if runs.fetch_add(1, Ordering::SeqCst) == 0 {
-                std::thread::sleep(Duration::from_secs(4));
+                let deadline = Instant::now() + Duration::from_secs(30);
+                while !hang_ends.load(Ordering::SeqCst) && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
             }
             Outcome::done(json!({}))
         });
     }
     let id = queue.enqueue(NewJob::new("step", json!({}), 10).lane("s")).unwrap().id;
     let _runner = queue.start_runner(runner_config(1), registry).unwrap();
-    // The watchdog notices the timeout within a tick (1 s) of its 200 ms, and cannot record
-    // it. Counted from the run's start, not the test's (a loaded machine claims late), with
-    // the hang's 4 s leaving room on both sides.
-    wait_for("the first run to start", WAIT, || runs.load(Ordering::SeqCst) == 1);
-    std::thread::sleep(Duration::from_millis(1600));
+    // The watchdog times the run out (within its 1 s tick) and cannot record it; the give-back
+    // it then tries every second is refused too: the job stays running, its attempt open.
+    wait_for("the watchdog to time the run out", WAIT, || {
+        queue.metrics().snapshot().get("step").is_some_and(|k| k.timed_out == 1)
+    });
+    std::thread::sleep(Duration::from_millis(1500));
     let attempts = queue.get(id).unwrap().unwrap().attempts.unwrap();
     assert_eq!((state_of(&queue, id), attempts[0].outcome), (JobState::Running, None), "the timeout was refused");
     allow_writes(&queue);
-    // The default lease is 60 s; the job must not wait for it.
+    // Given back within a second of writes working; the default lease is 60 s, and the job
+    // must not wait for it.
     wait_for("the job to succeed", WAIT, || state_of(&queue, id) == JobState::Succeeded);
-    assert!(runs.load(Ordering::SeqCst) >= 2);
+    hang_ends.store(true, Ordering::SeqCst);
+    let attempts = queue.get(id).unwrap().unwrap().attempts.unwrap();
+    assert_eq!(attempts[0].outcome, Some(vibelearn::queue::job::AttemptOutcome::Lost), "{attempts:?}");
+    assert!(attempts[0].error.as_deref().is_some_and(|e| e.contains("could not be written")), "{attempts:?}");
+    assert_eq!(runs.load(Ordering::SeqCst), 2);
 }
 
 #[test]

@@ -308,12 +308,15 @@ mod tests {
             }))
             .unwrap()
         };
-        let off = question("Why does reduce need an initial value?");
+        let off = question("Why does `reduce` need an initial value?");
         assert_eq!(
             precision_problems(&off, &[]),
             ["the follow-up asks about `reduce`, which the snippet does not show"]
         );
-        assert_eq!(precision_problems(&question("Why does map not change orders?"), &[]), Vec::<String>::new());
+        assert_eq!(precision_problems(&question("Why does `map` not change orders?"), &[]), Vec::<String>::new());
+        // An English word a token spells is no code: "Why reduce" asks about no `reduce`.
+        let prose = question("Why reduce the orders to amounts before summing them?");
+        assert_eq!(precision_problems(&prose, &[]), Vec::<String>::new());
     }
 
     #[test]

@@ -94,14 +94,17 @@ pub struct GeneratedQuestion {
 }
 
 impl GeneratedQuestion {
-    /// The code the learner is shown with the question: its snippet and, after answering,
-    /// its answer (a fill-in-blank's blanked token, a bug's fixed line). Empty without a
-    /// snippet.
+    /// The code the learner is shown with the question and its follow-up: the snippet, with a
+    /// fill-in-blank's blanked token (its answer) and a bug's repaired line (the follow-up
+    /// quotes the code repaired). Empty without a snippet.
     pub fn shown_code(&self) -> String {
-        match self.snippet.as_deref().filter(|s| !s.trim().is_empty()) {
-            Some(snippet) => format!("{snippet}\n{}", self.correct.as_deref().unwrap_or("")),
-            None => String::new(),
-        }
+        let Some(snippet) = self.snippet.as_deref().filter(|s| !s.trim().is_empty()) else { return String::new() };
+        let completed = match self.question_type.as_str() {
+            "fill_in_blank" => self.correct.as_deref(),
+            "spot_the_bug" => self.grounding.as_ref().and_then(|g| g.mutation.as_ref()).map(|m| m.original.as_str()),
+            _ => None,
+        };
+        format!("{snippet}\n{}", completed.unwrap_or(""))
     }
 }
 

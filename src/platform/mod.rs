@@ -329,7 +329,8 @@ pub fn stop_process_command(pid: u64) -> String {
 /// Whether this OS's file systems take `C:\Work` and `c:\work` for one directory: Windows
 /// (NTFS) and macOS (APFS and HFS+ by default) do, Linux does not. Project directories and
 /// excluded-project patterns are compared accordingly (`learning::in_project_dir!`,
-/// `policy::exclude`).
+/// `policy::exclude`). SQL text is built at compile time, so `learning::path_collation!` states
+/// the same `cfg` again; `learning`'s tests keep the two in step.
 pub const PATHS_IGNORE_CASE: bool = cfg!(any(windows, target_os = "macos"));
 
 /// Whether the OS keeps a per-user PATH of its own (Windows: `HKCU\Environment\Path`), which

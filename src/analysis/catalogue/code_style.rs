@@ -219,7 +219,7 @@ pub const ENTRIES: &[Entry] = &[
             "When does a chain of map/filter/reduce make code clearer than a loop, and when does it not?",
             "Clearer when each step is a simple, named transformation and there are no side effects: the pipeline reads as intent. Worse when the reducer carries complex state, when early exit matters (a loop or find/some stops sooner), when performance in a hot path suffers from intermediate arrays, or when callbacks mutate outside state. Readability for the team decides; a well-named loop beats a clever reduce.",
         ],
-        follow_up: "Why does reduce need an initial value, and what happens on an empty array without one?",
+        follow_up: "Why does `reduce` need an initial value, and what happens on an empty array without one?",
         generic: false,
     },
     Entry {

@@ -106,7 +106,7 @@ pub const ENTRIES: &[Entry] = &[
             "Decorators make cross-cutting concerns easy to add. When do they hurt, and how do you keep them maintainable?",
             "They hurt when behaviour becomes invisible at the call site (retries, caching or auth nobody notices), when stacking order changes semantics, when they swallow errors or change signatures and types, and when they make testing the undecorated logic hard. Keep them small and single-purpose, preserve metadata with wraps, document order dependencies, type them with ParamSpec, and expose the undecorated function for tests.",
         ],
-        follow_up: "Why do decorators usually use functools.wraps, and what breaks without it?",
+        follow_up: "Why should a decorator copy the wrapped function's name and docstring onto its wrapper, and what breaks without that?",
         generic: false,
     },
     Entry {

@@ -77,7 +77,7 @@ pub const ENTRIES: &[Entry] = &[
             "How do you decide where a piece of state should live in a React application?",
             "As close as possible to where it is used: local useState first; lift to the nearest common parent when siblings need it; context for rarely changing values many components read (theme, user); a store with selectors for frequently changing shared client state; a server-state library (React Query, SWR, server components) for data that lives on the server; the URL for state that should survive reloads and be shareable. Derive instead of duplicating.",
         ],
-        follow_up: "Why should you use the functional form setCount(c => c + 1) when the new value depends on the old one?",
+        follow_up: "Why should you pass the state setter a function of the old value, rather than the new value, when the new value depends on the old one?",
         generic: false,
     },
     Entry {

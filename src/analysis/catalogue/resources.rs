@@ -132,7 +132,7 @@ pub const ENTRIES: &[Entry] = &[
             "What makes a class a good candidate for AutoCloseable, and what should its close() do?",
             "Anything that holds a resource beyond memory (a file, socket, connection, lock) should implement AutoCloseable so callers can scope it with try-with-resources. close() should release what the object owns, be safe to call twice, throw narrow exceptions (or none, via Closeable's contract) and never hide the block's own failure; document ownership so only one party closes it.",
         ],
-        follow_up: "Why does try-with-resources keep a close() failure as a suppressed exception?",
+        follow_up: "Why does try-with-resources keep a failure of the implicit close as a suppressed exception?",
         generic: false,
     },
     Entry {

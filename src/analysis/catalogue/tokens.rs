@@ -43,21 +43,35 @@ pub fn find_token(text: &str, token: &str) -> Option<usize> {
     token_positions(text, token).next()
 }
 
-/// Of `tokens`, the first that `prose` names as a word when `shown` shows none of those it
-/// names; `None` when it names none, or `shown` shows one. Only tokens prose can name count
-/// (`reduce`, `useEffect`, `Promise.all`; not `?` or `%w`). A follow-up about `reduce` over
-/// code of `.map` asks about code the learner is not shown; one about `Promise.allSettled`
-/// over code of `Promise.all` names both, and holds.
+/// Of `tokens`, the first that `prose` names as code when `shown` shows none of those it so
+/// names; `None` when it names none, or `shown` shows one. A follow-up about `` `reduce` `` over
+/// code of `.map` asks about code the learner is not shown; one about `Promise.allSettled` over
+/// code of `Promise.all` names both, and holds. Only code counts, not a word of prose that a
+/// token happens to spell ("what context would you add" names no `context`): see
+/// [`names_as_code`].
 pub fn named_but_not_shown(tokens: &[&'static str], prose: &str, shown: &str) -> Option<&'static str> {
-    let mut named = tokens.iter().copied().filter(|t| is_word(t) && find_token(prose, t).is_some());
+    let mut named = tokens.iter().copied().filter(|t| is_word(t) && names_as_code(prose, t));
     let first = named.next()?;
     let shows = |t: &str| find_token(shown, t).is_some();
     (!shows(first) && !named.any(shows)).then_some(first)
 }
 
+/// Whether `prose` writes `token` as code somewhere: inside backticks, after `.` or `:`
+/// (`xs.reduce`, `tokio::spawn`), called (`reduce(`), or in a shape only code has: dotted
+/// (`Promise.all`), snake_case, or camelCase (`useEffect`).
+fn names_as_code(prose: &str, token: &str) -> bool {
+    let shaped = token.contains(['.', '_'])
+        || token.chars().zip(token.chars().skip(1)).any(|(a, b)| a.is_lowercase() && b.is_uppercase());
+    token_positions(prose, token).any(|i| {
+        let before = prose[..i].chars().next_back();
+        let after = prose[i + token.len()..].chars().next();
+        shaped || prose[..i].matches('`').count() % 2 == 1 || matches!(before, Some('.' | ':')) || after == Some('(')
+    })
+}
+
 /// Tokens too general to ask a follow-up about (`Why does this code use `return``) unless they
 /// are the concept's first, its own word (Async/await's `await`).
-const STRUCTURAL: [&str; 9] = ["return", "if", "def", "fn", "func", "function", "app", "where", "await"];
+const STRUCTURAL: [&str; 7] = ["return", "def", "func", "function", "app", "where", "await"];
 
 /// Of `tokens` (preferred first), the first that `shown` shows and a follow-up can ask about:
 /// one prose can name, and not a structural word unless it is the first.
@@ -94,15 +108,21 @@ mod tests {
 
     #[test]
     fn prose_names_a_token_the_code_does_not_show_only_when_it_shows_none_it_names() {
-        let tokens = &["reduce", "filter", "map", "Promise.allSettled", "Promise.all", "?", "%w"];
+        let tokens = &["reduce", "filter", "map", "Promise.allSettled", "Promise.all", "spawn", "context", "?", "%w"];
         let map_chain = "const a = xs.map((x) => x.n);";
-        assert_eq!(named_but_not_shown(tokens, "Why does reduce need an initial value?", map_chain), Some("reduce"));
-        assert_eq!(named_but_not_shown(tokens, "Why does reduce need an initial value?", "xs.reduce(f, 0)"), None);
+        let off = Some("reduce");
+        assert_eq!(named_but_not_shown(tokens, "Why does `reduce` need an initial value?", map_chain), off);
+        assert_eq!(named_but_not_shown(tokens, "What does `xs.reduce(f)` do on []?", map_chain), off);
+        assert_eq!(named_but_not_shown(tokens, "What does reduce() do on []?", map_chain), off);
+        assert_eq!(named_but_not_shown(tokens, "Why does `reduce` need an initial value?", "xs.reduce(f, 0)"), None);
         // Naming two, the code showing one of them: it holds.
         let all = "await Promise.all(jobs);";
         assert_eq!(named_but_not_shown(tokens, "When is Promise.allSettled better than Promise.all?", all), None);
-        // Neither a word inside another (`mapping`) nor a token prose cannot name (`?`, `%w`).
-        assert_eq!(named_but_not_shown(tokens, "What is a mapping? Why %w?", "let x = 1;"), None);
+        assert_eq!(named_but_not_shown(tokens, "Why does tokio::spawn need `move`?", "thread::spawn(f)"), None);
+        // Prose is no code: an English word a token spells, a word inside another (`mapping`),
+        // a token prose cannot name (`?`, `%w`).
+        let prose = "What context would you add? Why reduce the mapping? Why %w?";
+        assert_eq!(named_but_not_shown(tokens, prose, "let x = 1;"), None);
         // What a follow-up asks about instead: the first shown, never a structural word
         // unless it is the concept's own first one.
         assert_eq!(shown_word(tokens, map_chain), Some("map"));

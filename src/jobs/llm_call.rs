@@ -11,7 +11,7 @@ use crate::queue::{CancelToken, ClaimedJob, Outcome};
 /// The provider an LLM step uses and the session it is for, or the outcome when either is
 /// missing: a missing key is a refusal (the provider's gate pauses until credentials appear),
 /// any other setting mistake is dead. A `claude` CLI that `auto` found but that failed its
-/// one try gives offline instead.
+/// last try gives offline instead (tried again on a back-off: `llm::probe`).
 pub fn provider_and_session<'a>(
     choice: &'a Result<Selected, SelectError>,
     job: &ClaimedJob,

@@ -157,7 +157,7 @@ pub fn pipeline_steps(auto_sync: bool) -> impl Iterator<Item = &'static str> {
 }
 
 /// The provider the worker's jobs use, chosen once at start; a `claude` CLI that `auto` found
-/// starts its one try in the background here (SPEC §6.5).
+/// starts its first try in the background here (SPEC §6.5, `llm::probe`).
 pub fn choose_provider(config: &Config) -> concepts::ProviderChoice {
     let choice = crate::llm::select(&provider_settings(config));
     if let Ok(crate::llm::Selected::Remote(provider)) = &choice {
@@ -291,9 +291,9 @@ pub fn cli_notice(choice: &Result<crate::llm::Selected, crate::llm::SelectError>
     let why = provider.known_unavailable()?;
     Some(format!(
         "auto did not choose the claude CLI, so questions come from the offline catalogue: it answered \
-         \"{why}\"; to use it, log it in (run `claude`, then /login): the worker tries it again on its own \
-         within the hour, or at once when restarted (`vl worker stop`, then `vl worker start`); or name a \
-         provider with VIBELEARN_PROVIDER in settings.json"
+         \"{why}\"; to use it, log it in (run `claude`, then /login): the worker tries it again before its \
+         next job, at most an hour after the last try, or at once when restarted (`vl worker stop`, then \
+         `vl worker start`); or name a provider with VIBELEARN_PROVIDER in settings.json"
     ))
 }
 

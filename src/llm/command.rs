@@ -60,7 +60,8 @@ pub struct CommandProvider {
     label: &'static str,
     /// Environment variables the child does not get (the API keys `auto` left alone).
     withheld: Vec<&'static str>,
-    /// The one try `auto` makes before relying on the `claude` CLI (SPEC §6.5).
+    /// The try `auto` makes before relying on the `claude` CLI, and again while it fails
+    /// (SPEC §6.5, `probe`).
     probe: Option<std::sync::Arc<super::probe::CliProbe>>,
 }
 
@@ -106,7 +107,8 @@ impl CommandProvider {
     /// and again on a back-off while it fails (`probe`): `auto`'s `claude` CLI, which falls
     /// back to offline while the try fails.
     pub fn tried_first(mut self) -> Self {
-        let tried = super::probe::CliProbe::new(Box::new(self.clone()), crate::clock::system());
+        let tried =
+            super::probe::CliProbe::new(Box::new(self.clone()), std::sync::Arc::new(crate::clock::SystemMonotonic));
         self.probe = Some(std::sync::Arc::new(tried));
         self
     }

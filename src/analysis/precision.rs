@@ -11,8 +11,8 @@
 //!    (`try/catch` in a Python-only session, `package.json` where there is no JavaScript);
 //! 5. the premise holds: "look at `X`" only where `X` is in the snippet and the right answer is
 //!    about `X`; a right answer naming an API (`functools.wraps`) only where the snippet shows
-//!    it; a follow-up that names the concept's tokens (`reduce`) only where the snippet shows one
-//!    of them; no sentence twice in an answer or explanation.
+//!    it; a follow-up that names the concept's tokens as code (`` `reduce` ``) only where the
+//!    code shown holds one of them; no sentence twice in an answer or explanation.
 //!
 //! Pure: a question and the session's files in, the problems out.
 
@@ -190,7 +190,9 @@ fn premise_problems(q: &GeneratedQuestion) -> Vec<String> {
 /// (`tokens::named_but_not_shown`), for a concept the catalogue knows.
 fn follow_up_off_snippet(q: &GeneratedQuestion) -> Option<&'static str> {
     let shown = q.shown_code();
-    (!shown.is_empty()).then_some(())?;
+    if shown.is_empty() {
+        return None;
+    }
     named_but_not_shown(catalogue::find(&q.concept)?.tokens, q.follow_up.as_deref()?, &shown)
 }
 

@@ -222,6 +222,10 @@ fn after_install_vl_runs_from_a_new_login_shell_with_add_to_path_and_uninstall_t
     assert_ok(&out);
     let line = format!("export PATH=\"{}:$PATH\"", bin.display());
     assert!(said(&out).contains("is not on your PATH") && said(&out).contains(&line), "{}", said(&out));
+    // A login bash (macOS Terminal, `bash -lc`) reads no ~/.bashrc: its file is named too, and
+    // the flag that does it all comes first.
+    assert!(said(&out).contains("add this line to ~/.bashrc and ~/.profile"), "{}", said(&out));
+    assert!(said(&out).find("--add-to-path") < said(&out).find(&line), "{}", said(&out));
     assert!(!home.path().join(".profile").exists());
     let fish =
         vl(home.path(), free_port()).env("SHELL", "/usr/bin/fish").args(["install", "claude-code"]).output().unwrap();

@@ -250,3 +250,16 @@ fn installs_at_once_keep_every_hook_runnable_and_uninstalls_keep_the_copy_the_ot
         assert!(!home.path().join("installed-settings.json").exists(), "round {round}");
     }
 }
+
+#[test]
+fn status_reads_each_agents_file_as_that_agent_does() {
+    let home = TempDir::new();
+    let path = home.path().join(".gemini/settings.json");
+    // Gemini CLI takes comments in its settings, and install keeps them.
+    write(&path, "{\n  // my theme\n  \"theme\": \"dark\",\n}\n");
+    assert_ok(&run(home.path(), &["install", "gemini"]));
+    assert!(read(&path).contains("// my theme"), "{}", read(&path));
+    let status = run(home.path(), &["status"]);
+    let agents = said(&status).lines().find(|l| l.trim_start().starts_with("agents")).unwrap_or("").to_owned();
+    assert!(agents.ends_with("Gemini CLI"), "{}", said(&status));
+}

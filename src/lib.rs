@@ -32,6 +32,8 @@
 //! - [`sample`]: recorded sample sessions (the demo and the tests replay them)
 //! - [`worker`]: the worker process: lock, startup, shutdown
 //! - [`worker_client`]: the HTTP client hooks and the CLI use to reach the worker
+//! - [`worker_protocol`]: what the worker and its clients share: the proof, the end of an HTTP
+//!   head, who holds the port
 //! - [`worker_spawn`]: starting a detached worker (`vl worker start`, hooks)
 //! - [`logging`]: the rotating log file
 //! - [`platform`]: everything that differs between operating systems: detached processes and
@@ -62,4 +64,5 @@ pub mod remote;
 pub mod sample;
 pub mod worker;
 pub mod worker_client;
+pub mod worker_protocol;
 pub mod worker_spawn;

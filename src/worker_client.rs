@@ -6,7 +6,7 @@
 //! Nothing of the user's — the key, the admin token, an event — is written to a connection
 //! before the listener has proved it is the user's worker: a fresh nonce goes out on a new
 //! connection, the answer must be the HMAC of it under the user key and the port
-//! ([`crate::http::routes::proof`]), checked in constant time, and the real requests follow on
+//! ([`crate::worker_protocol`]), checked in constant time, and the real requests follow on
 //! that same connection (kept alive for the client's life: a hook run or a CLI command). A
 //! listener that fails is [`Unreachable::NotOurWorker`], with who holds the port when the OS
 //! tells ([`port_held`]). Without a key file there is nothing to check a proof against, so the
@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::config::Config;
-use crate::http::routes::proof;
+use crate::worker_protocol::{self as proof, port_held, port_of};
 
 /// A response from the worker: status and parsed body (`Null` when not JSON).
 #[derive(Debug, Clone)]
@@ -300,29 +300,6 @@ fn round_trip(mut stream: &TcpStream, request: &[u8], deadline: Instant) -> Resu
     }
 }
 
-/// The port of `host:port` (0 when there is none).
-fn port_of(addr: &str) -> u16 {
-    addr.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or(0)
-}
-
-/// What to tell a person when the worker's port at `addr` is held by a process that is not
-/// the user's worker: who holds it (pid and program, where the OS tells), and how to choose
-/// another port.
-pub fn port_held(addr: &str) -> String {
-    let port = port_of(addr);
-    let holder = match crate::platform::port_holder(port) {
-        Some((pid, Some(name))) => format!(" (pid {pid}, {name})"),
-        Some((pid, None)) => format!(" (pid {pid})"),
-        None => String::new(),
-    };
-    format!(
-        "port {port} is held by another process{holder}, not your VibeLearn worker; choose another port: set \
-         \"VIBELEARN_WORKER_PORT\" to a free one (e.g. {}) in settings.json in the data dir or in the \
-         environment, then run `vl worker start`",
-        port.wrapping_add(1)
-    )
-}
-
 /// Largest response read: the biggest the worker sends is a page of `GET /api/jobs` (at most
 /// 1,000 jobs with their payloads; a typical page of 50 is ~60 KiB). A bound that no real
 /// answer meets, so a wrong program on the port cannot make a hook or the CLI buffer without
@@ -402,7 +379,7 @@ impl ResponseReader {
             }
             if self.framing.is_none() {
                 let raw = &self.raw[..self.len];
-                let Some(end) = crate::http::head::find_end(raw, self.scanned) else {
+                let Some(end) = crate::worker_protocol::find_end(raw, self.scanned) else {
                     if self.len > MAX_RESPONSE_HEAD {
                         return Err(format!("the response head is over {MAX_RESPONSE_HEAD} bytes"));
                     }

@@ -460,8 +460,55 @@ fn a_marker_that_cannot_be_written_keeps_the_turn_unrecorded() {
     // Where the markers go is a file: no marker can be made there, nor checked.
     std::fs::write(dir.path().join("private"), "").unwrap();
     private_turn(dir.path(), worker.port, "s-fail-closed");
+    // The turn's end quotes it: whether the turn is private cannot be told, so its last word
+    // is dropped (the analysis is still asked for, without it).
+    end_of_turn(dir.path(), worker.port, "s-fail-closed");
+    wait_for("the concepts step queued", Duration::from_secs(10), || {
+        db_rows(dir.path(), "SELECT COUNT(*) FROM jobs WHERE kind = 'analyze_concepts'")[0][0] == 1
+    });
     drop(worker);
     nothing_of_the_turn_stored(dir.path());
     let log = std::fs::read_to_string(dir.path().join("logs/vibelearn.log")).unwrap();
     assert!(log.contains("cannot mark a private turn"), "{log}");
+    assert!(log.contains("cannot tell whether the turn that ended is private"), "{log}");
+    assert!(!log.contains("salary"), "the log names the failure, not the text: {log}");
+}
+
+/// The Stop hook of session `id`, whose last message quotes the private prompt.
+fn end_of_turn(data: &Path, port: u16, id: &str) {
+    let stop = json!({"session_id": id, "cwd": "/tmp/p", "hook_event_name": "Stop", "stop_hook_active": false,
+                      "last_assistant_message": "Drafted the email saying your salary is 1"});
+    hook(data, port, "claude-code", "summarize", stop.to_string().as_bytes(), &[]);
+}
+
+#[test]
+fn a_marker_of_the_old_naming_keeps_its_turn_private_after_an_upgrade() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    // What a version before the digests left for a turn that was private at the upgrade: a
+    // marker named by the hex of the session id.
+    let id = "s-upgraded";
+    std::fs::create_dir_all(dir.path().join("private")).unwrap();
+    let old = dir.path().join("private").join(hex::encode(id));
+    std::fs::write(&old, "").unwrap();
+    let observation = json!({"session_id": id, "cwd": "/tmp/p", "hook_event_name": "PostToolUse",
+        "tool_name": "Bash", "tool_use_id": "tp", "tool_input": {"command": "cat salary"}, "tool_response": TOOL_OUTPUT});
+    hook(dir.path(), worker.port, "claude-code", "observation", observation.to_string().as_bytes(), &[]);
+    end_of_turn(dir.path(), worker.port, id);
+    wait_for("the concepts step queued", Duration::from_secs(10), || {
+        db_rows(dir.path(), "SELECT COUNT(*) FROM jobs WHERE kind = 'analyze_concepts'")[0][0] == 1
+    });
+    assert_eq!(db_rows(dir.path(), "SELECT COUNT(*) FROM observations")[0][0], 0);
+    // The next prompt that is not private ends the turn, and the old marker with it.
+    let init = json!({"session_id": id, "cwd": "/tmp/p", "hook_event_name": "UserPromptSubmit", "prompt": "public"});
+    hook(dir.path(), worker.port, "claude-code", "session-init", init.to_string().as_bytes(), &[]);
+    assert!(!old.exists(), "the old marker is gone");
+    let public = json!({"session_id": id, "cwd": "/tmp/p", "hook_event_name": "PostToolUse",
+        "tool_name": "Bash", "tool_use_id": "tq", "tool_input": {"command": "ls"}, "tool_response": "a.ts"});
+    hook(dir.path(), worker.port, "claude-code", "observation", public.to_string().as_bytes(), &[]);
+    wait_for("the public tool call", Duration::from_secs(10), || {
+        db_rows(dir.path(), "SELECT COUNT(*) FROM observations")[0][0] == 1
+    });
+    drop(worker);
+    nothing_of_the_turn_stored(dir.path());
 }

@@ -338,3 +338,41 @@ fn copilots_private_turn_keeps_its_transcripts_last_message() {
     let turns = recorded_turns("copilot", COPILOT, ("prompt", None, "transcriptPath"), &transcript);
     the_private_turns_last_word_goes_nowhere(home.path(), turns);
 }
+
+/// Shell calls whose output quotes exit codes, and real failures, in each CLI's recorded shape
+/// (`tests/fixtures/hooks/exit-codes.jsonl`), through real `vl hook <agent> observation`
+/// processes: a call is stored as failed only when its CLI's own status line says so.
+#[test]
+fn a_command_that_succeeded_is_stored_as_succeeded_whatever_its_output_quotes() {
+    let home = TempDir::new();
+    let worker = WorkerProcess::start(home.path());
+    let transcript = home.path().join("rollout.jsonl");
+    std::fs::write(&transcript, include_str!("fixtures/hooks/codex-transcript.jsonl")).unwrap();
+    let cases: Vec<Value> =
+        include_str!("fixtures/hooks/exit-codes.jsonl").lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for case in &cases {
+        let mut payload = case["payload"].clone();
+        if case["transcript"] == true {
+            payload["transcript_path"] = json!(transcript);
+        }
+        let agent = case["agent"].as_str().unwrap();
+        hook(home.path(), worker.port, agent, "observation", payload.to_string().as_bytes(), &[]);
+    }
+    wait_for("every call stored", Duration::from_secs(20), || observations(home.path()) == cases.len() as i64);
+    let stored = db_rows(home.path(), "SELECT command, file_path, outcome FROM observations");
+    for case in &cases {
+        let (column, wanted) = match case.get("command") {
+            Some(command) => (0, command),
+            None => (1, &case["file_path"]),
+        };
+        let rows: Vec<_> = stored.iter().filter(|row| row[column] == *wanted).collect();
+        let outcomes: Vec<&Value> = rows.iter().map(|row| &row[2]).collect();
+        let agent = &case["agent"];
+        // Several agents ran `npm run build` or `cat CHANGELOG.md`: each row of it counts.
+        assert!(
+            !outcomes.is_empty() && outcomes.iter().all(|o| **o == case["expect"]),
+            "{agent} {}: {outcomes:?}",
+            case["why"]
+        );
+    }
+}

@@ -192,18 +192,6 @@ pub fn derived_key(prefix: &str, session: Option<&str>, tool: Option<&str>, inpu
     format!("{prefix}-{}", hex::encode(&digest[..12]))
 }
 
-/// The first non-zero exit status written as `marker` followed by a number (`Exit Code: 1`,
-/// `exit code 2`), case-insensitive.
-pub fn exit_status(text: &str, marker: &str) -> Option<i64> {
-    let lower = text.to_ascii_lowercase();
-    let marker = marker.to_ascii_lowercase();
-    lower.match_indices(&marker).find_map(|(at, _)| {
-        let rest = lower[at + marker.len()..].trim_start();
-        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();
-        digits.parse::<i64>().ok().filter(|code| *code != 0)
-    })
-}
-
 /// `raw`: the Claude Code fields in snake_case or camelCase.
 fn from_raw(raw: &Value) -> HookInput {
     let snake = from_claude_code(raw, &|n| n);

@@ -5,7 +5,8 @@
 //!
 //! - [`stdin`]: the first complete JSON value, 5 s limit, 8 MiB cap
 //! - [`adapters`]: Claude Code / Cursor / raw input → [`adapters::HookInput`]; [`gemini`],
-//!   [`codex`], [`copilot`]: those agents' inputs (SPEC §3.4)
+//!   [`codex`], [`copilot`]: those agents' inputs (SPEC §3.4); [`exit_status`]: a shell
+//!   call's status from where each agent's CLI writes it
 //! - [`output`]: the one line each agent accepts on stdout
 //! - [`cursor`]: whether Cursor's own VibeLearn hooks record an event (Cursor also runs Claude
 //!   Code's hooks)
@@ -18,6 +19,7 @@ pub mod adapters;
 pub mod codex;
 pub mod copilot;
 pub mod cursor;
+pub mod exit_status;
 #[cfg(test)]
 pub(crate) mod fixtures;
 pub mod gemini;

@@ -13,7 +13,7 @@ use std::io::{Read, Seek, SeekFrom};
 
 use serde_json::{Value, json};
 
-use super::adapters::{HookInput, any, text};
+use super::input::{HookInput, any, text};
 use super::exit_status::codex_header;
 
 /// Only the tail of a transcript is read: the call that just ended is near the end.

@@ -14,7 +14,7 @@
 
 use serde_json::{Value, json};
 
-use super::adapters::{HookInput, any, derived_key, json_or_text, text};
+use super::input::{HookInput, any, derived_key, json_or_text, text};
 use super::exit_status::copilot_trailer;
 
 pub fn normalize(raw: &Value) -> HookInput {

@@ -13,7 +13,7 @@
 
 use serde_json::{Value, json};
 
-use super::adapters::{HookInput, any, derived_key, text};
+use super::input::{HookInput, any, derived_key, text};
 use super::exit_status::gemini_trailer;
 
 pub fn normalize(raw: &Value) -> HookInput {

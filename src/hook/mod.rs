@@ -4,7 +4,8 @@
 //! the log file. A hook never blocks or slows the IDE because of VibeLearn's own trouble.
 //!
 //! - [`stdin`]: the first complete JSON value, 5 s limit, 8 MiB cap
-//! - [`adapters`]: Claude Code / Cursor / raw input → [`adapters::HookInput`]; [`gemini`],
+//! - [`input`]: the one [`input::HookInput`] every adapter fills, and their shared readers
+//! - [`adapters`]: Claude Code / Cursor / raw input → [`input::HookInput`]; [`gemini`],
 //!   [`codex`], [`copilot`]: those agents' inputs (SPEC §3.4); [`exit_status`]: a shell
 //!   call's status from where each agent's CLI writes it
 //! - [`output`]: the one line each agent accepts on stdout
@@ -23,6 +24,7 @@ pub mod exit_status;
 #[cfg(test)]
 pub(crate) mod fixtures;
 pub mod gemini;
+pub mod input;
 pub mod output;
 pub mod stdin;
 pub mod transcript;

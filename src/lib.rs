@@ -38,7 +38,8 @@
 //! - [`logging`]: the rotating log file
 //! - [`platform`]: everything that differs between operating systems: detached processes and
 //!   process trees, the shell, PATH, the home folder, owner-only files, the URL opener
-//! - [`policy`]: privacy stripping and project exclusion, shared by hooks and the worker
+//! - [`policy`]: privacy stripping, private-turn markers and project exclusion, shared by hooks
+//!   and the worker
 //! - [`cli`]: the `vl` commands
 
 pub mod analysis;

@@ -13,8 +13,8 @@ use std::io::{Read, Seek, SeekFrom};
 
 use serde_json::{Value, json};
 
-use super::input::{HookInput, any, text};
 use super::exit_status::codex_header;
+use super::input::{HookInput, any, text};
 
 /// Only the tail of a transcript is read: the call that just ended is near the end.
 /// (Codex writes the call's end before it runs the hook: its `item_completed` line, then the

@@ -14,8 +14,8 @@
 
 use serde_json::{Value, json};
 
-use super::input::{HookInput, any, derived_key, json_or_text, text};
 use super::exit_status::copilot_trailer;
+use super::input::{HookInput, any, derived_key, json_or_text, text};
 
 pub fn normalize(raw: &Value) -> HookInput {
     let session_id = text(raw, &["sessionId", "session_id"]);

@@ -13,8 +13,8 @@
 
 use serde_json::{Value, json};
 
-use super::input::{HookInput, any, derived_key, text};
 use super::exit_status::gemini_trailer;
+use super::input::{HookInput, any, derived_key, text};
 
 pub fn normalize(raw: &Value) -> HookInput {
     let session_id = text(raw, &["session_id"]);

@@ -2,14 +2,15 @@
 //! and analysis requests. The worker's HTTP routes and the hooks' direct-enqueue fallback call
 //! the same functions, so an event is treated the same whichever way it arrives.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
 use crate::event::{EventKind, InvalidEvent, WireEvent};
 use crate::jobs;
 use crate::policy::exclude::is_excluded;
-use crate::policy::privacy::{is_entirely_private, redact_secrets_json, strip_private_json};
+use crate::policy::privacy::{redact_secrets_json, strip_private_json};
+use crate::policy::turns::{Privacy, PrivateTurns};
 use crate::queue::{NewJob, Queue, QueueError, UniqueScope};
 
 /// The settings intake needs, taken from the resolved config once.
@@ -90,81 +91,6 @@ pub enum IntakeError {
 impl From<InvalidEvent> for IntakeError {
     fn from(e: InvalidEvent) -> Self {
         IntakeError::Invalid(e.0)
-    }
-}
-
-/// Private-turn markers: a session is "private" from an entirely private prompt until the next
-/// prompt that is not, and nothing of it is recorded meanwhile. One file per session in the
-/// data dir, so every hook process sees it before it writes anything (SPEC §3.3).
-///
-/// A marker is named by the SHA-256 of the session id, as hex: 64 characters whatever the id
-/// (the IDE chooses it; a name made of the whole id failed past ~127 bytes with ENAMETOOLONG,
-/// and that private turn was recorded). Every doubt counts as private (fail closed): a marker
-/// that cannot be written leaves the prompt unrecorded and is logged as an error; one whose
-/// presence cannot be checked, or that cannot be removed, keeps the turn private.
-pub struct PrivateTurns<'a> {
-    dir: &'a Path,
-}
-
-impl<'a> PrivateTurns<'a> {
-    pub fn new(dir: &'a Path) -> PrivateTurns<'a> {
-        PrivateTurns { dir }
-    }
-
-    /// `<dir>/<sha256(session id) as hex>`.
-    pub fn marker(&self, session_id: &str) -> PathBuf {
-        use sha2::Digest;
-        self.dir.join(hex::encode(sha2::Sha256::digest(session_id.as_bytes())))
-    }
-
-    /// A prompt opens a turn: private (and marked so) when the prompt is entirely private,
-    /// else the marker goes. Returns whether the turn is private: also when the marker of a
-    /// private turn could not be removed.
-    pub fn open_turn(&self, session_id: &str, prompt: &str) -> bool {
-        let private = is_entirely_private(prompt);
-        self.set(session_id, private) || private
-    }
-
-    /// Whether the session is in a private turn: its marker exists, or whether it does cannot
-    /// be told (fail closed).
-    pub fn is_private(&self, session_id: &str) -> bool {
-        match std::fs::symlink_metadata(self.marker(session_id)) {
-            Ok(_) => true,
-            // No marker, in a marker dir that is a usable dir (or none yet). Windows says "not
-            // found" also when the dir is a file (Unix says ENOTDIR), so the dir is checked too.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => match std::fs::metadata(self.dir) {
-                Ok(meta) => !meta.is_dir(),
-                Err(e) => e.kind() != std::io::ErrorKind::NotFound,
-            },
-            Err(e) => {
-                log::error!(target: "intake", "cannot tell whether a turn is private ({e}); recording nothing of it");
-                true
-            }
-        }
-    }
-
-    /// Marks the session's turn private, or ends a private turn. Returns whether the turn is
-    /// still private afterwards because its marker could not be removed.
-    pub fn set(&self, session_id: &str, private: bool) -> bool {
-        let marker = self.marker(session_id);
-        if private {
-            let written = crate::platform::create_private_dir(self.dir)
-                .and_then(|()| std::fs::OpenOptions::new().create(true).truncate(true).write(true).open(&marker));
-            if let Err(e) = written {
-                // The prompt itself is not recorded either way; the turn's tool calls are kept
-                // out by `is_private` failing closed where the error persists (an unusable dir).
-                log::error!(target: "intake", "cannot mark a private turn ({e}); this prompt is not recorded");
-            }
-            return false;
-        }
-        match std::fs::remove_file(&marker) {
-            Ok(()) => false,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-            Err(e) => {
-                log::error!(target: "intake", "cannot end a private turn ({e}); it stays private");
-                true
-            }
-        }
     }
 }
 
@@ -287,6 +213,22 @@ struct AnalysisRequest {
     last_assistant_message: Option<String>,
 }
 
+/// Whether a Stop's last message may be stored: not when the session's turn is private or its
+/// privacy cannot be told (the hooks drop it first; this holds for any other client too).
+fn may_keep_last_word(settings: &IntakeSettings, session_id: &str) -> bool {
+    match PrivateTurns::new(&settings.private_dir).privacy(session_id) {
+        Privacy::Public => true,
+        Privacy::Private => {
+            log::info!(target: "intake", "a private turn ended; its last message is not stored");
+            false
+        }
+        Privacy::Unknown(why) => {
+            log::error!(target: "intake", "cannot tell whether the turn that ended is private ({why}); its last message is dropped");
+            false
+        }
+    }
+}
+
 /// Enqueues one analysis step for a session (SPEC §4.3).
 pub fn submit_analysis(
     queue: &Queue,
@@ -307,6 +249,7 @@ pub fn submit_analysis(
     let mut payload = json!({ "contentSessionId": session_id });
     if kind == jobs::ANALYZE_CONCEPTS
         && let Some(message) = request.last_assistant_message
+        && may_keep_last_word(settings, &session_id)
     {
         payload["last_assistant_message"] = json!(message);
     }

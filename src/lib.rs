@@ -32,11 +32,14 @@
 //! - [`sample`]: recorded sample sessions (the demo and the tests replay them)
 //! - [`worker`]: the worker process: lock, startup, shutdown
 //! - [`worker_client`]: the HTTP client hooks and the CLI use to reach the worker
+//! - [`worker_protocol`]: what the worker and its clients share: the proof, the end of an HTTP
+//!   head, who holds the port
 //! - [`worker_spawn`]: starting a detached worker (`vl worker start`, hooks)
 //! - [`logging`]: the rotating log file
 //! - [`platform`]: everything that differs between operating systems: detached processes and
 //!   process trees, the shell, PATH, the home folder, owner-only files, the URL opener
-//! - [`policy`]: privacy stripping and project exclusion, shared by hooks and the worker
+//! - [`policy`]: privacy stripping, private-turn markers and project exclusion, shared by hooks
+//!   and the worker
 //! - [`cli`]: the `vl` commands
 
 pub mod analysis;
@@ -62,4 +65,5 @@ pub mod remote;
 pub mod sample;
 pub mod worker;
 pub mod worker_client;
+pub mod worker_protocol;
 pub mod worker_spawn;

@@ -6,7 +6,7 @@
 //! Nothing of the user's — the key, the admin token, an event — is written to a connection
 //! before the listener has proved it is the user's worker: a fresh nonce goes out on a new
 //! connection, the answer must be the HMAC of it under the user key and the port
-//! ([`crate::http::routes::proof`]), checked in constant time, and the real requests follow on
+//! ([`crate::worker_protocol`]), checked in constant time, and the real requests follow on
 //! that same connection (kept alive for the client's life: a hook run or a CLI command). A
 //! listener that fails is [`Unreachable::NotOurWorker`], with who holds the port when the OS
 //! tells ([`port_held`]). Without a key file there is nothing to check a proof against, so the
@@ -14,7 +14,8 @@
 //!
 //! Responses are read by [`ResponseReader`]: the head is found by scanning each byte once and
 //! parsed once by `httparse`, the body is framed by its one `Content-Length`, and nothing past
-//! [`MAX_RESPONSE_BYTES`] is buffered, whatever answers on the worker's port.
+//! [`MAX_RESPONSE_BYTES`] is buffered. The proof's answer, which comes from whatever holds the
+//! port, is read with its own cap of [`MAX_PROOF_RESPONSE_BYTES`] within [`PROOF_TIMEOUT`].
 
 use std::cell::RefCell;
 use std::io::{Read, Write};
@@ -24,7 +25,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::config::Config;
-use crate::http::routes::proof;
+use crate::worker_protocol::{self as proof, port_held, port_of};
 
 /// A response from the worker: status and parsed body (`Null` when not JSON).
 #[derive(Debug, Clone)]
@@ -163,7 +164,7 @@ impl WorkerClient {
         let request = self.request(method, path, body.as_deref().unwrap_or_default());
         let reused = self.conn.borrow().is_some();
         let stream = self.connection(deadline)?;
-        match round_trip(&stream, request.as_bytes(), deadline) {
+        match round_trip(&stream, request.as_bytes(), deadline, MAX_RESPONSE_BYTES) {
             Ok((response, keep)) => {
                 if keep {
                     *self.conn.borrow_mut() = Some(stream);
@@ -174,7 +175,8 @@ impl WorkerClient {
             // proved one. Nothing came back, so the request was not answered.
             Err(RoundTrip::Silent(_)) if reused => {
                 let stream = self.connection(deadline)?;
-                let (response, keep) = round_trip(&stream, request.as_bytes(), deadline).map_err(Unreachable::from)?;
+                let (response, keep) =
+                    round_trip(&stream, request.as_bytes(), deadline, MAX_RESPONSE_BYTES).map_err(Unreachable::from)?;
                 if keep {
                     *self.conn.borrow_mut() = Some(stream);
                 }
@@ -226,15 +228,18 @@ impl WorkerClient {
         Ok(stream)
     }
 
-    /// Sends a fresh nonce (and nothing else) and checks the answer.
+    /// Sends a fresh nonce (and nothing else) and checks the answer, read with its own small
+    /// cap and short deadline: whatever holds the port chooses what it answers.
     fn prove(&self, stream: &TcpStream, key: &str, deadline: Instant) -> Result<(), Unreachable> {
         let mut nonce = [0u8; proof::NONCE_BYTES];
         getrandom::fill(&mut nonce).map_err(|e| Unreachable::Io(std::io::Error::other(e)))?;
         let path = format!("/api/proof?nonce={}", hex::encode(nonce));
         let not_ours = |why: &str| Unreachable::NotOurWorker(format!("{why}: {}", port_held(&self.addr)));
+        let deadline = deadline.min(Instant::now() + PROOF_TIMEOUT);
         // The one request sent before the proof: a nonce, no token.
-        let (response, _) = round_trip(stream, self.request_with("GET", &path, "", None).as_bytes(), deadline)
-            .map_err(|e| match e {
+        let request = self.request_with("GET", &path, "", None);
+        let (response, _) =
+            round_trip(stream, request.as_bytes(), deadline, MAX_PROOF_RESPONSE_BYTES).map_err(|e| match e {
                 RoundTrip::Fatal(Unreachable::BadResponse(why)) => not_ours(&why),
                 other => other.into(),
             })?;
@@ -267,12 +272,18 @@ fn remaining(deadline: Instant) -> Duration {
     deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1))
 }
 
-/// Writes one request and reads its response; whether the connection may carry another.
-fn round_trip(mut stream: &TcpStream, request: &[u8], deadline: Instant) -> Result<(WorkerResponse, bool), RoundTrip> {
+/// Writes one request and reads its response, buffering at most `max` bytes of it; whether the
+/// connection may carry another.
+fn round_trip(
+    mut stream: &TcpStream,
+    request: &[u8],
+    deadline: Instant,
+    max: usize,
+) -> Result<(WorkerResponse, bool), RoundTrip> {
     let silent = |e: std::io::Error| RoundTrip::Silent(e);
     stream.set_write_timeout(Some(remaining(deadline))).map_err(silent)?;
     stream.write_all(request).map_err(silent)?;
-    let mut response = ResponseReader::new(MAX_RESPONSE_BYTES);
+    let mut response = ResponseReader::new(max);
     loop {
         match response.progress() {
             Ok(Some(done)) => return Ok((done, !response.close)),
@@ -300,34 +311,21 @@ fn round_trip(mut stream: &TcpStream, request: &[u8], deadline: Instant) -> Resu
     }
 }
 
-/// The port of `host:port` (0 when there is none).
-fn port_of(addr: &str) -> u16 {
-    addr.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or(0)
-}
-
-/// What to tell a person when the worker's port at `addr` is held by a process that is not
-/// the user's worker: who holds it (pid and program, where the OS tells), and how to choose
-/// another port.
-pub fn port_held(addr: &str) -> String {
-    let port = port_of(addr);
-    let holder = match crate::platform::port_holder(port) {
-        Some((pid, Some(name))) => format!(" (pid {pid}, {name})"),
-        Some((pid, None)) => format!(" (pid {pid})"),
-        None => String::new(),
-    };
-    format!(
-        "port {port} is held by another process{holder}, not your VibeLearn worker; choose another port: set \
-         \"VIBELEARN_WORKER_PORT\" to a free one (e.g. {}) in settings.json in the data dir or in the \
-         environment, then run `vl worker start`",
-        port.wrapping_add(1)
-    )
-}
-
 /// Largest response read: the biggest the worker sends is a page of `GET /api/jobs` (at most
 /// 1,000 jobs with their payloads; a typical page of 50 is ~60 KiB). A bound that no real
 /// answer meets, so a wrong program on the port cannot make a hook or the CLI buffer without
 /// limit.
 pub const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+
+/// Largest answer to the proof request, head and body: the worker's is 191 bytes (a head of
+/// five headers and `{"proof":"<64 hex>"}`; `tests/trust_boundary.rs` measures it and keeps it
+/// under a quarter of this). Before the proof the listener is anyone; with the general cap a
+/// listener answering 60 MB pushed each hook to a 77 MB peak (19 MB with this cap).
+pub const MAX_PROOF_RESPONSE_BYTES: usize = 1024;
+
+/// Most time the proof's answer may take, within the call's own deadline: the worker answers
+/// in about a millisecond, so this only bounds what a listener that is not the worker costs.
+pub const PROOF_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// Largest response head (status line and headers); the worker's are under 1 KiB.
 const MAX_RESPONSE_HEAD: usize = 64 * 1024;
@@ -402,7 +400,7 @@ impl ResponseReader {
             }
             if self.framing.is_none() {
                 let raw = &self.raw[..self.len];
-                let Some(end) = crate::http::head::find_end(raw, self.scanned) else {
+                let Some(end) = crate::worker_protocol::find_end(raw, self.scanned) else {
                     if self.len > MAX_RESPONSE_HEAD {
                         return Err(format!("the response head is over {MAX_RESPONSE_HEAD} bytes"));
                     }
@@ -531,6 +529,33 @@ mod tests {
     fn a_body_without_a_length_runs_to_the_close() {
         let raw = b"HTTP/1.1 200 OK\r\n\r\n{\"a\":1}";
         assert_eq!(read_in_pieces(raw, 4, MAX_RESPONSE_BYTES).0.unwrap().body["a"], 1);
+    }
+
+    #[test]
+    fn a_huge_answer_to_the_proof_is_refused_having_buffered_no_more_than_its_cap() {
+        // A listener's 60 MB answer, announced or running to the close, fed in the 64 KiB
+        // pieces a socket hands over.
+        for head in [&b"HTTP/1.1 200 OK\r\nContent-Length: 62914560\r\n\r\n"[..], b"HTTP/1.1 200 OK\r\n\r\n"] {
+            let mut raw = head.to_vec();
+            raw.resize(60 * 1024 * 1024, b'0');
+            let mut reader = ResponseReader::new(MAX_PROOF_RESPONSE_BYTES);
+            let mut fed = 0;
+            let error = loop {
+                match reader.progress() {
+                    Err(e) => break e,
+                    Ok(done) => assert!(done.is_none(), "a 60 MB answer is never taken"),
+                }
+                let spare = reader.spare();
+                assert!(spare.len() <= MAX_PROOF_RESPONSE_BYTES + 1, "a read asks for {} bytes", spare.len());
+                let n = spare.len().min(64 * 1024).min(raw.len() - fed);
+                spare[..n].copy_from_slice(&raw[fed..fed + n]);
+                fed += n;
+                reader.filled(n);
+            };
+            assert!(error.contains("over 1024 bytes"), "{error}");
+            assert!(fed <= MAX_PROOF_RESPONSE_BYTES + 1, "{fed} bytes read");
+            assert!(reader.raw.capacity() <= 2 * (MAX_PROOF_RESPONSE_BYTES + 1), "{}", reader.raw.capacity());
+        }
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! logs; a data dir left loose by an older version, tightened by the next start; a listener on
 //! the worker's port that answers like a worker, against a real hook, `vl status`, `vl worker
 //! status`, `vl worker start`, `vl jobs replay` and `vl dashboard`, with every byte it received
-//! searched for the key, the admin token (raw and base64) and the prompt; and a 300-character
+//! searched for the key, the admin token (raw and base64) and the prompt; a listener answering
+//! the proof with 60 MB, against a hook's peak memory; and a 300-character
 //! session id whose private turn must stay private.
 
 use std::io::{Read, Write};
@@ -300,6 +301,110 @@ fn a_listener_that_cannot_prove_it_is_the_worker_gets_nothing_of_the_users() {
     }
 }
 
+/// Bytes the real worker's answer to the proof request takes, head and body, read off a raw
+/// connection.
+fn proof_answer_bytes(port: u16) -> usize {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let nonce = "ab".repeat(32);
+    write!(stream, "GET /api/proof?nonce={nonce} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).unwrap();
+    assert!(answer.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&answer));
+    answer.len()
+}
+
+/// A listener on the worker's port that answers every request with a 60 MB body.
+fn huge_answers() -> (u16, Arc<Mutex<Vec<u8>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&received);
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let seen = Arc::clone(&seen);
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                let n = stream.read(&mut buf).unwrap_or(0);
+                seen.lock().unwrap().extend_from_slice(&buf[..n]);
+                let size = 60 * 1024 * 1024;
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {size}\r\n\r\n"
+                );
+                let chunk = vec![b'0'; 1024 * 1024];
+                for _ in 0..60 {
+                    if stream.write_all(&chunk).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (port, received)
+}
+
+/// `command` run under GNU time, which writes the peak memory (KiB) to `out`.
+fn under_gnu_time(command: &std::process::Command, out: &Path) -> std::process::Command {
+    let mut timed = std::process::Command::new("/usr/bin/time");
+    timed.args(["-f", "%M", "-o"]).arg(out).arg(command.get_program()).args(command.get_args());
+    timed.env_clear();
+    for (name, value) in command.get_envs() {
+        if let Some(value) = value {
+            timed.env(name, value);
+        }
+    }
+    timed
+}
+
+#[test]
+fn a_listener_answering_the_proof_with_60_mb_costs_a_hook_no_memory_and_loses_no_event() {
+    let dir = TempDir::new();
+    let data = dir.path();
+    let mut worker = WorkerProcess::start(data);
+    let real = proof_answer_bytes(worker.port);
+    assert!(
+        real * 4 <= vibelearn::worker_client::MAX_PROOF_RESPONSE_BYTES,
+        "the real proof answer ({real} bytes) fits the cap with margin"
+    );
+    worker.terminate();
+    let (port, received) = huge_answers();
+    let observation = json!({"session_id": "s3", "cwd": "/tmp/p", "hook_event_name": "PostToolUse",
+        "tool_name": "Bash", "tool_use_id": "t-huge", "tool_input": {"command": "ls"}, "tool_response": TOOL_OUTPUT});
+    // GNU time gives the hook's peak memory where it is installed; the reader's own bound is
+    // the unit test `a_huge_answer_to_the_proof_is_refused_having_buffered_no_more_than_its_cap`.
+    let gnu_time = Path::new("/usr/bin/time").exists();
+    let rss_file = dir.path().join("max-rss-kb");
+    let mut command = vl(data, port);
+    if gnu_time {
+        command = under_gnu_time(&command, &rss_file);
+    }
+    let started = std::time::Instant::now();
+    let mut child = command
+        .args(["hook", "claude-code", "observation"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(observation.to_string().as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let took = started.elapsed();
+    assert!(output.status.success() && output.stderr.is_empty(), "{output:?}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), r#"{"continue":true}"#);
+    assert!(took < Duration::from_secs(3), "the hook took {took:?}");
+    assert!(db_text(data).contains(TOOL_OUTPUT), "the event was stored directly");
+    let log = std::fs::read_to_string(data.join("logs/vibelearn.log")).unwrap();
+    assert!(log.contains(&format!("port {port} is held by another process")), "{log}");
+    let got = String::from_utf8_lossy(&received.lock().unwrap()).into_owned();
+    assert!(got.starts_with("GET /api/proof?nonce=") && !got.contains(TOOL_OUTPUT), "{got}");
+    if gnu_time {
+        let kb: u64 = std::fs::read_to_string(&rss_file).unwrap().trim().parse().unwrap();
+        assert!(kb < 32 * 1024, "the hook's peak memory was {kb} KiB");
+    } else {
+        crate::util::skip_unless_ci("the hook's peak memory", "no /usr/bin/time here to measure it");
+    }
+}
+
 /// A prompt that is entirely private, and a tool call after it, for session `id`.
 fn private_turn(data: &Path, port: u16, id: &str) {
     let init = json!({"session_id": id, "cwd": "/tmp/p", "hook_event_name": "UserPromptSubmit",
@@ -355,8 +460,55 @@ fn a_marker_that_cannot_be_written_keeps_the_turn_unrecorded() {
     // Where the markers go is a file: no marker can be made there, nor checked.
     std::fs::write(dir.path().join("private"), "").unwrap();
     private_turn(dir.path(), worker.port, "s-fail-closed");
+    // The turn's end quotes it: whether the turn is private cannot be told, so its last word
+    // is dropped (the analysis is still asked for, without it).
+    end_of_turn(dir.path(), worker.port, "s-fail-closed");
+    wait_for("the concepts step queued", Duration::from_secs(10), || {
+        db_rows(dir.path(), "SELECT COUNT(*) FROM jobs WHERE kind = 'analyze_concepts'")[0][0] == 1
+    });
     drop(worker);
     nothing_of_the_turn_stored(dir.path());
     let log = std::fs::read_to_string(dir.path().join("logs/vibelearn.log")).unwrap();
     assert!(log.contains("cannot mark a private turn"), "{log}");
+    assert!(log.contains("cannot tell whether the turn that ended is private"), "{log}");
+    assert!(!log.contains("salary"), "the log names the failure, not the text: {log}");
+}
+
+/// The Stop hook of session `id`, whose last message quotes the private prompt.
+fn end_of_turn(data: &Path, port: u16, id: &str) {
+    let stop = json!({"session_id": id, "cwd": "/tmp/p", "hook_event_name": "Stop", "stop_hook_active": false,
+                      "last_assistant_message": "Drafted the email saying your salary is 1"});
+    hook(data, port, "claude-code", "summarize", stop.to_string().as_bytes(), &[]);
+}
+
+#[test]
+fn a_marker_of_the_old_naming_keeps_its_turn_private_after_an_upgrade() {
+    let dir = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    // What a version before the digests left for a turn that was private at the upgrade: a
+    // marker named by the hex of the session id.
+    let id = "s-upgraded";
+    std::fs::create_dir_all(dir.path().join("private")).unwrap();
+    let old = dir.path().join("private").join(hex::encode(id));
+    std::fs::write(&old, "").unwrap();
+    let observation = json!({"session_id": id, "cwd": "/tmp/p", "hook_event_name": "PostToolUse",
+        "tool_name": "Bash", "tool_use_id": "tp", "tool_input": {"command": "cat salary"}, "tool_response": TOOL_OUTPUT});
+    hook(dir.path(), worker.port, "claude-code", "observation", observation.to_string().as_bytes(), &[]);
+    end_of_turn(dir.path(), worker.port, id);
+    wait_for("the concepts step queued", Duration::from_secs(10), || {
+        db_rows(dir.path(), "SELECT COUNT(*) FROM jobs WHERE kind = 'analyze_concepts'")[0][0] == 1
+    });
+    assert_eq!(db_rows(dir.path(), "SELECT COUNT(*) FROM observations")[0][0], 0);
+    // The next prompt that is not private ends the turn, and the old marker with it.
+    let init = json!({"session_id": id, "cwd": "/tmp/p", "hook_event_name": "UserPromptSubmit", "prompt": "public"});
+    hook(dir.path(), worker.port, "claude-code", "session-init", init.to_string().as_bytes(), &[]);
+    assert!(!old.exists(), "the old marker is gone");
+    let public = json!({"session_id": id, "cwd": "/tmp/p", "hook_event_name": "PostToolUse",
+        "tool_name": "Bash", "tool_use_id": "tq", "tool_input": {"command": "ls"}, "tool_response": "a.ts"});
+    hook(dir.path(), worker.port, "claude-code", "observation", public.to_string().as_bytes(), &[]);
+    wait_for("the public tool call", Duration::from_secs(10), || {
+        db_rows(dir.path(), "SELECT COUNT(*) FROM observations")[0][0] == 1
+    });
+    drop(worker);
+    nothing_of_the_turn_stored(dir.path());
 }

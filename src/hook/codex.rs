@@ -13,7 +13,8 @@ use std::io::{Read, Seek, SeekFrom};
 
 use serde_json::{Value, json};
 
-use super::adapters::{HookInput, any, exit_status, text};
+use super::exit_status::codex_header;
+use super::input::{HookInput, any, text};
 
 /// Only the tail of a transcript is read: the call that just ended is near the end.
 /// (Codex writes the call's end before it runs the hook: its `item_completed` line, then the
@@ -37,7 +38,7 @@ pub fn normalize(raw: &Value) -> HookInput {
     };
     if input.tool_name.as_deref() == Some("apply_patch") {
         let response = input.tool_response.as_str().unwrap_or_default();
-        if let Some(code) = exit_status(response, "Exit code:") {
+        if let Some(code) = codex_header(response).filter(|code| *code != 0) {
             input.failed = true;
             input.error = Some(format!("{response}\nExit code: {code}"));
         }
@@ -183,7 +184,7 @@ fn exit_status_in(text: &str, call_id: &str) -> Option<i64> {
                 }
                 "function_call_output" if payload.get("call_id").and_then(Value::as_str) == Some(call_id) => {
                     let output = payload.get("output").and_then(Value::as_str)?;
-                    Some(exit_status(output, "Process exited with code").unwrap_or(0))
+                    Some(codex_header(output).unwrap_or(0))
                 }
                 _ => None,
             }
@@ -270,6 +271,7 @@ mod tests {
         assert_eq!(exit_status_in(TRANSCRIPT, "call_3"), Some(1), "the failed build");
         assert_eq!(exit_status_in(TRANSCRIPT, "call_2"), None, "the install succeeded");
         assert_eq!(exit_status_in(TRANSCRIPT, "call_9"), None);
+        assert_eq!(exit_status_in(TRANSCRIPT, "call_4"), None, "its output quotes a code; its header says 0");
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("rollout.jsonl");
         std::fs::write(&path, format!("not json\n{TRANSCRIPT}")).unwrap();
@@ -282,5 +284,23 @@ mod tests {
         let mut missing = normalize(by_event(&events, "PostToolUse", 3));
         mark_failed_shell(&mut missing);
         assert!(!missing.failed, "no transcript: not known to have failed");
+    }
+
+    #[test]
+    fn a_status_is_read_from_the_clis_own_framing_never_from_the_output() {
+        let cases =
+            crate::hook::fixtures::exit_cases(include_str!("../../tests/fixtures/hooks/exit-codes.jsonl"), "codex");
+        assert!(cases.len() >= 2);
+        for (payload, failed, why) in cases {
+            let mut input = normalize(&payload);
+            if input.tool_name.as_deref() == Some("Bash") {
+                let dir = tempfile::tempdir().unwrap();
+                let path = dir.path().join("rollout.jsonl");
+                std::fs::write(&path, TRANSCRIPT).unwrap();
+                input.transcript_path = Some(path.to_string_lossy().into_owned());
+                mark_failed_shell(&mut input);
+            }
+            assert_eq!(input.failed, failed, "{why}: {input:?}");
+        }
     }
 }

@@ -9,11 +9,13 @@
 //!
 //! Tools are recorded under Claude Code's names: `create {path, file_text}` as `Write` (the
 //! whole file), `edit {path, old_str, new_str}` as `Edit` (the hook reads the file after the
-//! edit), `bash` as `Bash`, failed when its result says `exit code N` with N ≠ 0.
+//! edit), `bash` as `Bash`, failed when its result's trailer `<shellId: N completed with exit
+//! code M>` has M ≠ 0 ([`copilot_trailer`]).
 
 use serde_json::{Value, json};
 
-use super::adapters::{HookInput, any, derived_key, exit_status, json_or_text, text};
+use super::exit_status::copilot_trailer;
+use super::input::{HookInput, any, derived_key, json_or_text, text};
 
 pub fn normalize(raw: &Value) -> HookInput {
     let session_id = text(raw, &["sessionId", "session_id"]);
@@ -53,9 +55,7 @@ pub fn normalize(raw: &Value) -> HookInput {
         } else {
             result_text.clone()
         });
-    } else if name == "Bash"
-        && let Some(_code) = exit_status(&result_text, "exit code")
-    {
+    } else if name == "Bash" && copilot_trailer(&result_text).is_some_and(|code| code != 0) {
         input.failed = true;
         input.error = Some(result_text.clone());
     }
@@ -119,5 +119,16 @@ mod tests {
             "toolResult": {"resultType": "success", "textResultForLlm": "a\n<shellId: 0 completed with exit code 0>"}});
         let input = normalize(&raw);
         assert_eq!((input.tool_input["command"].as_str(), input.failed), (Some("ls"), false));
+    }
+
+    #[test]
+    fn a_status_is_read_from_the_clis_own_framing_never_from_the_output() {
+        let cases =
+            crate::hook::fixtures::exit_cases(include_str!("../../tests/fixtures/hooks/exit-codes.jsonl"), "copilot");
+        assert!(cases.len() >= 2);
+        for (payload, failed, why) in cases {
+            let input = normalize(&payload);
+            assert_eq!(input.failed, failed, "{why}: {input:?}");
+        }
     }
 }

@@ -7,12 +7,14 @@
 //!
 //! Tools are recorded under Claude Code's names where ingest types them: `write_file` as
 //! `Write` (its `content` is the whole file), `replace` as `Edit` (the hook then reads the file
-//! after the edit), `run_shell_command` as `Bash`, failed when `llmContent` says
-//! `Exit Code: N` with N ≠ 0 or the response carries an `error`.
+//! after the edit), `run_shell_command` as `Bash`, failed when Gemini's own closing
+//! `Exit Code: N` line after the output has N ≠ 0 ([`gemini_trailer`]) or the response carries
+//! an `error`.
 
 use serde_json::{Value, json};
 
-use super::adapters::{HookInput, any, derived_key, exit_status, text};
+use super::exit_status::gemini_trailer;
+use super::input::{HookInput, any, derived_key, text};
 
 pub fn normalize(raw: &Value) -> HookInput {
     let session_id = text(raw, &["session_id"]);
@@ -42,10 +44,11 @@ pub fn normalize(raw: &Value) -> HookInput {
         input.failed = true;
         input.error = Some(error.as_str().map_or_else(|| error.to_string(), str::to_owned));
     } else if name == "Bash"
-        && let Some(code) = exit_status(&llm_content, "Exit Code:")
+        && let display = response.get("returnDisplay").and_then(Value::as_str)
+        && let Some(code) = gemini_trailer(&llm_content, display).filter(|code| *code != 0)
     {
         input.failed = true;
-        let shown = response.get("returnDisplay").and_then(Value::as_str).filter(|s| !s.trim().is_empty());
+        let shown = display.filter(|s| !s.trim().is_empty());
         input.error = Some(format!("{}\nExit Code: {code}", shown.unwrap_or(&llm_content)));
     }
     input.set_tool(tool, name);
@@ -137,5 +140,16 @@ mod tests {
             (input.tool_name.as_deref(), input.failed, input.error.as_deref()),
             (Some("read_file"), true, Some("File not found"))
         );
+    }
+
+    #[test]
+    fn a_status_is_read_from_the_clis_own_framing_never_from_the_output() {
+        let cases =
+            crate::hook::fixtures::exit_cases(include_str!("../../tests/fixtures/hooks/exit-codes.jsonl"), "gemini");
+        assert!(cases.len() >= 2);
+        for (payload, failed, why) in cases {
+            let input = normalize(&payload);
+            assert_eq!(input.failed, failed, "{why}: {input:?}");
+        }
     }
 }

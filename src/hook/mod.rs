@@ -4,12 +4,15 @@
 //! the log file. A hook never blocks or slows the IDE because of VibeLearn's own trouble.
 //!
 //! - [`stdin`]: the first complete JSON value, 5 s limit, 8 MiB cap
-//! - [`adapters`]: Claude Code / Cursor / raw input → [`adapters::HookInput`]; [`gemini`],
-//!   [`codex`], [`copilot`]: those agents' inputs (SPEC §3.4)
+//! - [`input`]: the one [`input::HookInput`] every adapter fills, and their shared readers
+//! - [`adapters`]: Claude Code / Cursor / raw input → [`input::HookInput`]; [`gemini`],
+//!   [`codex`], [`copilot`]: those agents' inputs (SPEC §3.4); [`exit_status`]: a shell
+//!   call's status from where each agent's CLI writes it
 //! - [`output`]: the one line each agent accepts on stdout
 //! - [`cursor`]: whether Cursor's own VibeLearn hooks record an event (Cursor also runs Claude
 //!   Code's hooks)
-//! - [`privacy`]: private-tag stripping (pure); [`exclude`]: project globs (pure)
+//! - [`privacy`]: private-tag stripping (pure); [`exclude`]: project globs (pure);
+//!   [`PrivateTurns`]: a private turn records nothing, its last message included
 //! - [`transcript`]: the last assistant message from a transcript
 //! - [`transport`]: POST to the worker or enqueue directly
 
@@ -17,9 +20,11 @@ pub mod adapters;
 pub mod codex;
 pub mod copilot;
 pub mod cursor;
+pub mod exit_status;
 #[cfg(test)]
 pub(crate) mod fixtures;
 pub mod gemini;
+pub mod input;
 pub mod output;
 pub mod stdin;
 pub mod transcript;
@@ -29,7 +34,7 @@ use serde_json::{Value, json};
 
 use crate::config::Config;
 use crate::event::{EventKind, MAX_CAPTURE_BYTES, truncate_capture};
-use crate::intake::PrivateTurns;
+use crate::policy::turns::{Privacy, PrivateTurns};
 use crate::policy::{exclude, privacy};
 use adapters::{HookEvent, HookInput, Platform};
 use transport::{Route, Transport};
@@ -111,7 +116,8 @@ fn record(platform: Platform, event: HookEvent, raw: &Value, config: &Config) ->
         }
         HookEvent::Summarize => {
             if !input.stop_hook_active {
-                request_analysis(&mut transport, &input, &session_id, config);
+                let message = last_word(&turns, &input, &session_id);
+                request_analysis(&mut transport, message.as_deref(), &session_id, config);
             }
         }
         HookEvent::SessionComplete => {
@@ -160,18 +166,40 @@ fn send_observations(
     }
 }
 
-/// The agent stopped: asks for the session's analysis steps, the concepts step with the
-/// agent's last message (from the event, or else from its transcript).
-fn request_analysis(transport: &mut Transport<'_>, input: &HookInput, session_id: &str, config: &Config) {
-    let message = input
+/// The agent's last message of the turn that ended (from the event, or else from its
+/// transcript), stripped; `None` when the turn is private or its privacy cannot be told
+/// (fail closed): then the message is not even read from the transcript, and the log says
+/// why without a word of it. The same for every agent: Claude Code's and Codex's
+/// `last_assistant_message`, Gemini's `prompt_response`, Copilot's and Cursor's transcripts.
+fn last_word(turns: &PrivateTurns<'_>, input: &HookInput, session_id: &str) -> Option<String> {
+    if input.last_assistant_message.is_none() && input.transcript_path.is_none() {
+        return None;
+    }
+    match turns.privacy(session_id) {
+        Privacy::Public => {}
+        Privacy::Private => {
+            log::info!(target: "hook", "a private turn ended; its last message is not recorded");
+            return None;
+        }
+        Privacy::Unknown(why) => {
+            log::error!(target: "hook", "cannot tell whether the turn that ended is private ({why}); its last message is dropped");
+            return None;
+        }
+    }
+    input
         .last_assistant_message
         .clone()
         .or_else(|| input.transcript_path.as_deref().and_then(transcript::last_assistant_message))
-        .map(|m| privacy::strip_private(&m).into_owned());
+        .map(|m| privacy::strip_private(&m).into_owned())
+}
+
+/// The agent stopped: asks for the session's analysis steps, the concepts step with the
+/// agent's last message when it may be recorded ([`last_word`]).
+fn request_analysis(transport: &mut Transport<'_>, message: Option<&str>, session_id: &str, config: &Config) {
     for kind in crate::jobs::pipeline_steps(config.flag("VIBELEARN_AUTO_SYNC")) {
         let mut body = json!({ "contentSessionId": session_id });
         if kind == crate::jobs::ANALYZE_CONCEPTS
-            && let Some(message) = &message
+            && let Some(message) = message
         {
             body["last_assistant_message"] = json!(truncate_capture(message).0);
         }

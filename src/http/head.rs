@@ -180,24 +180,6 @@ fn trim(bytes: &[u8]) -> &[u8] {
     &bytes[start..end.max(start)]
 }
 
-/// Where the head that starts at `buf[0]` ends, looking only at bytes from `from` on (minus the
-/// three a terminator can straddle), so a caller that reads in pieces scans each byte once.
-/// The head ends at the first empty line: `\r\n\r\n` or `\n\n` (a bare `\n` is a line end too,
-/// RFC 9112 §2.2). Header lines cannot contain a newline, so the first one is the end.
-pub fn find_end(buf: &[u8], from: usize) -> Option<usize> {
-    let start = from.saturating_sub(3);
-    let mut i = start;
-    while let Some(offset) = buf.get(i..)?.iter().position(|b| *b == b'\n') {
-        let at = i + offset;
-        match buf.get(at + 1) {
-            Some(b'\n') => return Some(at + 2),
-            Some(b'\r') if buf.get(at + 2) == Some(&b'\n') => return Some(at + 3),
-            _ => i = at + 1,
-        }
-    }
-    None
-}
-
 /// How many bytes of blank lines (`\r\n` or `\n`) open `buf`: RFC 9112 §2.2 lets a server skip
 /// them before a request line. A lone `\r` at the end is left until its `\n` arrives.
 pub fn leading_blank_lines(buf: &[u8]) -> usize {
@@ -344,20 +326,6 @@ mod tests {
         assert_eq!(head(&long_but_complete), Err(HeadError::TooLarge));
         assert_eq!((HeadError::TooLarge.status(), HeadError::TooManyHeaders.status()), (431, 431));
         assert_eq!(HeadError::TransferEncoding.status(), 400);
-    }
-
-    #[test]
-    fn the_end_of_a_head_is_found_once_across_pieces() {
-        let raw = b"GET / HTTP/1.1\r\nHost: h\r\n\r\nBODY";
-        assert_eq!(find_end(raw, 0), Some(raw.len() - 4));
-        // Fed in pieces, the terminator straddling two reads is still found.
-        for split in 1..raw.len() {
-            let first = find_end(&raw[..split], 0);
-            let end = first.or_else(|| find_end(raw, split));
-            assert_eq!(end, Some(raw.len() - 4), "split at {split}");
-        }
-        assert_eq!(find_end(b"GET / HTTP/1.1\nHost: h\n\nrest", 0), Some(24));
-        assert_eq!(find_end(b"GET / HTTP/1.1\r\nHost: h\r\n", 0), None);
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! [`BODY_TIMEOUT`](super::connection::BODY_TIMEOUT), however the bytes trickle.
 //!
 //! # Cost
-//! Each byte is scanned once for the end of the head (`head::find_end` resumes where it
+//! Each byte is scanned once for the end of the head (`worker_protocol::find_end` resumes where it
 //! stopped) and the head is parsed once, when its blank line has arrived: a head trickled one
 //! byte at a time costs no more parsing than one sent whole.
 
@@ -95,7 +95,7 @@ impl RequestReader {
             let pending = &self.buf[self.start..self.end];
             // The end first, then the size: whether a head fits must not depend on how much
             // beyond it one read happened to bring.
-            if let Some(end) = head::find_end(pending, scanned) {
+            if let Some(end) = crate::worker_protocol::find_end(pending, scanned) {
                 if skipped + end > MAX_HEAD_BYTES {
                     return Err(ReadError::Head(HeadError::TooLarge));
                 }

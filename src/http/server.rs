@@ -187,7 +187,7 @@ impl HttpServer {
     pub fn start(addr: &str, ctx: Arc<AppContext>) -> Result<HttpServer, String> {
         let listener = TcpListener::bind(addr).map_err(|e| {
             if e.kind() == std::io::ErrorKind::AddrInUse {
-                format!("cannot listen on {addr}: {}", crate::worker_client::port_held(addr))
+                format!("cannot listen on {addr}: {}", crate::worker_protocol::port_held(addr))
             } else {
                 format!("cannot listen on {addr}: {e}")
             }

@@ -7,7 +7,7 @@
 //! admin token or an event, it sends `GET /api/proof?nonce=<hex>` — a fresh random nonce and
 //! nothing secret — and the worker answers `{"proof": hex(HMAC-SHA256(key, CONTEXT || nonce ||
 //! port))}` under the user key. The client computes the same and compares in constant time
-//! ([`verify`]). Then it sends its real requests on the *same* TCP connection (keep-alive), so
+//! ([`crate::worker_protocol::verify`]). Then it sends its real requests on the *same* TCP connection (keep-alive), so
 //! what it proved is the listener it is talking to. The port is inside the MAC: a squatter on
 //! port P that relays the nonce to the real worker on port Q gets a proof for Q, which a
 //! client of P refuses. The route is public (it has to be: the client has not yet decided to
@@ -23,19 +23,12 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use hmac::{Hmac, KeyInit, Mac};
 use serde_json::json;
-use sha2::Sha256;
 
 use crate::http::error::{ApiError, json_response};
 use crate::http::server::{ApiRequest, AppContext, ok};
 use crate::http::wire::Response;
-
-/// What the MAC is about, so it can never be mistaken for another use of the key.
-pub const CONTEXT: &[u8] = b"vibelearn worker proof v1\0";
-
-/// Nonce bytes a client sends (hex on the wire); the route takes 16 to 64.
-pub const NONCE_BYTES: usize = 32;
+use crate::worker_protocol::prove;
 
 /// How long a dashboard code stays valid.
 pub const CODE_TTL: Duration = Duration::from_secs(60);
@@ -43,28 +36,6 @@ pub const CODE_TTL: Duration = Duration::from_secs(60);
 /// Most codes outstanding at once; the oldest goes first (a user opening the dashboard twice
 /// in a minute is the common case, a thousand times is not).
 const MAX_CODES: usize = 16;
-
-fn mac_of(key: &str, nonce: &[u8], port: u16) -> Hmac<Sha256> {
-    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(key.as_bytes()).expect("HMAC takes keys of any length");
-    mac.update(CONTEXT);
-    mac.update(nonce);
-    mac.update(&port.to_be_bytes());
-    mac
-}
-
-/// The proof a worker holding `key` and listening on `port` gives for `nonce`, as hex.
-pub fn prove(key: &str, nonce: &[u8], port: u16) -> String {
-    hex::encode(mac_of(key, nonce, port).finalize().into_bytes())
-}
-
-/// Whether `proof` (hex) is what the user's worker on `port` answers to `nonce`, compared in
-/// constant time.
-pub fn verify(key: &str, nonce: &[u8], port: u16, proof: &str) -> bool {
-    match hex::decode(proof) {
-        Ok(tag) => mac_of(key, nonce, port).verify_slice(&tag).is_ok(),
-        Err(_) => false,
-    }
-}
 
 /// `GET /api/proof?nonce=<hex>`.
 pub fn answer(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response, ApiError> {
@@ -136,17 +107,6 @@ pub fn exchange_code(ctx: &AppContext, req: &ApiRequest<'_>) -> Result<Response,
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_proof_verifies_only_for_its_key_nonce_and_port() {
-        let proof = prove("key", b"0123456789abcdef", 37778);
-        assert!(verify("key", b"0123456789abcdef", 37778, &proof));
-        assert!(!verify("other", b"0123456789abcdef", 37778, &proof), "another key");
-        assert!(!verify("key", b"0123456789abcdeF", 37778, &proof), "another nonce");
-        assert!(!verify("key", b"0123456789abcdef", 37779, &proof), "relayed from another port");
-        assert!(!verify("key", b"0123456789abcdef", 37778, "zz"), "not hex");
-        assert!(!verify("key", b"0123456789abcdef", 37778, &proof[..62]), "cut short");
-    }
 
     #[test]
     fn a_code_opens_once_and_only_within_its_minute() {

@@ -391,7 +391,13 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
     let learning = &loaded["learning"];
     assert!(learning["due"].as_str().unwrap().starts_with(&format!("{} question", overview["due"])), "{learning}");
     assert!(learning["streak"].as_str().unwrap().starts_with("streak 2 days"), "today and yesterday: {learning}");
-    assert!(learning["mastered"].as_str().unwrap().ends_with("concepts mastered"), "{learning}");
+    // Where the concepts stand, the questions and the answers, in `vl status`'s words.
+    assert_eq!(
+        learning["concepts"],
+        format!("{} concepts ({})", overview["concepts"], overview["standings"].as_str().unwrap())
+    );
+    assert_eq!(learning["questions"], overview["questions"]["words"], "{learning}");
+    assert_eq!(learning["answers"], overview["answers"]["words"], "{learning}");
     assert_eq!(loaded["key_kept"], true, "the key is kept in the tab's sessionStorage");
     assert_counts_match(&loaded["counts"], &stats);
     assert_eq!(loaded["status"], "ok");

@@ -56,6 +56,7 @@ use crate::learn::answer::{AnswerError, Verdict, check_answer_in};
 use crate::learn::day::LearnerDay;
 use crate::learn::schedule::{DAY_MS, Leech, Rating, Scheduler};
 use crate::learning::cards::{self, DueFilter, Question};
+use crate::learning::counts::Answers;
 pub use crate::learning::days::sitting_filter;
 use crate::learning::days::{self, Streak};
 use crate::learning::record::{self, Answer, Recorded};
@@ -512,17 +513,19 @@ fn print_end(
     summary: &Summary,
 ) -> io::Result<()> {
     let plural = |n: u32, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    // In the words `vl status` uses (`learning::counts`): reflections are neither right nor wrong.
+    let answers = Answers {
+        answers: i64::from(summary.answered),
+        correct: i64::from(summary.correct),
+        reflections: i64::from(summary.reflections),
+        again: Some(i64::from(summary.again)),
+    };
     writeln!(
         out,
-        "\n{} {} saved ({} again, {} correct{}) · {} left · streak {} (longest {})",
+        "\n{} {} saved ({}) · {} left · streak {} (longest {})",
         s.bold("Done:"),
         plural(summary.answered, "answer"),
-        summary.again,
-        summary.correct,
-        match summary.reflections {
-            0 => String::new(),
-            n => format!(", {}", plural(n, "reflection")),
-        },
+        answers.detail(),
         summary.left,
         term::days(summary.streak.current),
         term::days(summary.streak.longest),

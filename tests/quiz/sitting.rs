@@ -170,3 +170,57 @@ fn every_prompt_says_what_follows_the_answer() {
     // Every card says how to say "I don't know".
     assert!(out.contains("; ? if you don't know)"), "{out}");
 }
+
+#[test]
+fn every_surface_counts_answers_questions_and_concepts_alike() {
+    let dir = analysed();
+    // A sitting with a right junior answer and its follow-up (a reflection prompt), then a
+    // wrong answer: 3 answers, 1 correct of 2 graded, 1 reflection.
+    let q = junior_of_kind(&dir, "fill_in_blank").unwrap();
+    only_due(&dir, &q.id);
+    let out = quiz(&dir, &[], &format!("{}\n\nit maps each item\n", q.correct));
+    assert!(out.contains("Done: 2 answers saved (1 correct of 1 graded, 0 again, 1 reflection)"), "{out}");
+    let mc = of_kind(&dir, "multiple_choice").unwrap();
+    only_due(&dir, &mc.id);
+    quiz(&dir, &[], &format!("{}\n", letters(&mc).1));
+    let questions: i64 = db(&dir).query_row("SELECT COUNT(*) FROM questions", [], |r| r.get(0)).unwrap();
+    let answers = "3 answers: 1 correct of 2 graded, 1 reflection";
+    let written = format!("{questions} questions ({} cards, 1 reflection prompt)", questions - 1);
+
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let (_, overview) = http.get("/api/vibelearn/overview").unwrap();
+    assert_eq!(overview["answers"]["words"], answers, "{overview}");
+    assert_eq!(overview["questions"]["words"], written.as_str(), "{overview}");
+    let standings = overview["standings"].as_str().unwrap().to_owned();
+    let concepts = overview["concepts"].as_i64().unwrap();
+    let named: i64 = ["mastered", "reviewing", "learning", "gaps"].iter().map(|k| overview[k].as_i64().unwrap()).sum();
+    assert_eq!(named, concepts, "every concept has one standing: {overview}");
+    // `vl status`: the same numbers in the same words, reflections neither right nor wrong.
+    let (_, status, _) = run(dir.path(), &["status"], "");
+    assert!(status.contains("answers         3 (1 correct of 2 graded, 1 reflection)"), "{status}");
+    assert!(status.contains(&format!("questions       {questions} ({} cards, 1 reflection prompt)", questions - 1)));
+    assert!(status.contains(&format!("concepts        {concepts} ({standings})")), "{status}");
+    assert!(!status.contains("% correct"), "{status}");
+    // The statusline and `vl gaps` name the standings as status does.
+    let (_, line, _) = run(dir.path(), &["statusline"], "");
+    assert!(line.contains(&format!("{concepts} concepts ({standings})")), "{line}");
+    let (_, gaps, _) = run(dir.path(), &["gaps"], "");
+    assert!(gaps.contains(&format!("Of {concepts} concepts: {standings}.")), "{gaps}");
+    // The export counts what the dashboard's sessions list counts.
+    let file = dir.path().join("cards.txt");
+    let (_, exported, _) = run(dir.path(), &["export", "anki", "--out", file.to_str().unwrap()], "");
+    assert!(exported.starts_with(&format!("Wrote {written} to ")), "{exported}");
+    let (_, sessions) = http.get("/api/sessions").unwrap();
+    let session = &sessions["sessions"][0];
+    assert_eq!(
+        (session["questions"].as_i64(), session["cards"].as_i64(), session["reflections"].as_i64()),
+        (Some(questions), Some(questions - 1), Some(1)),
+        "{session}"
+    );
+    // The dashboard's day: the reflection is no wrong answer.
+    let (_, activity) = http.get("/api/vibelearn/activity?days=1").unwrap();
+    let today = &activity["days"][0];
+    assert_eq!((today["answers"].as_i64(), today["reflections"].as_i64()), (Some(3), Some(1)), "{activity}");
+    assert_eq!(today["words"], answers);
+}

@@ -605,8 +605,7 @@ fn answer_hint(q: &Question) -> String {
         "true_false" => "true or false (t/f, yes/no, y/n)".to_owned(),
         "fill_in_blank" => "the missing text".to_owned(),
         _ if q.is_reflection() => {
-            return "your thoughts on one line — a reflection prompt: no model answer follows; your answer is \
-                    kept, neither right nor wrong, and not scheduled"
+            return "your thoughts on one line — a reflection prompt: no model answer follows; it is kept, not graded"
                 .to_owned();
         }
         _ if q.model_answer().is_some() => {

@@ -159,7 +159,7 @@ fn every_prompt_says_what_follows_the_answer() {
     let out = quiz(&dir, &[], &format!("{}\n\nit maps each item\n", q.correct));
     let asked = out.find("· follow-up · open ended").expect("the follow-up is asked");
     let follow_up = &out[asked..];
-    assert!(follow_up.contains("(your thoughts on one line — a reflection prompt: no model answer follows;"), "{out}");
+    assert!(follow_up.contains("(your thoughts on one line — a reflection prompt: no model answer follows"), "{out}");
     assert!(!follow_up.contains("Model answer") && !out.contains("the model answer follows"), "{out}");
     // A free-text card with a model answer: the prompt says it is shown next, and it is.
     let code = of_kind(&dir, "code_reading").unwrap();

@@ -224,3 +224,42 @@ fn every_surface_counts_answers_questions_and_concepts_alike() {
     assert_eq!((today["answers"].as_i64(), today["reflections"].as_i64()), (Some(3), Some(1)), "{activity}");
     assert_eq!(today["words"], answers);
 }
+
+#[test]
+fn a_card_due_at_the_rollover_two_minutes_away_is_due_in_2_minutes_not_1_day() {
+    const HOUR_MS: i64 = 3_600_000;
+    // 04:00 on 2 December in Los Angeles, the learner day's start (2026-12-02T12:00:00Z).
+    let rollover: i64 = 1_796_194_800_000 + 5 * HOUR_MS;
+    let dir = analysed();
+    let review = of_kind(&dir, "multiple_choice").unwrap();
+    db(&dir)
+        .execute(
+            "UPDATE questions SET due_at = CASE id WHEN ?1 THEN ?2 ELSE ?3 END, \
+             card_state = CASE id WHEN ?1 THEN 'review' ELSE card_state END, \
+             suspended = CASE id WHEN ?1 THEN 0 ELSE 1 END",
+            params![review.id, rollover, FAR_FUTURE],
+        )
+        .unwrap();
+    let next_at = |now: i64| -> serde_json::Value {
+        let output = vl(dir.path(), free_port())
+            .args(["quiz", "next", "--json"])
+            .env("TZ", "America/Los_Angeles")
+            .env("VIBELEARN_DAY_STARTS_AT", "4")
+            .env("VIBELEARN_DEBUG_NOW_MS", now.to_string())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let at_0358 = next_at(rollover - 2 * MINUTE_MS);
+    assert_eq!(
+        (at_0358["question"].is_null(), at_0358["next_due_in"].as_str()),
+        (true, Some("2 minutes")),
+        "{at_0358}"
+    );
+    // The evening before, 5 hours away: hours, still not "1 day".
+    assert_eq!(next_at(rollover - 5 * HOUR_MS)["next_due_in"], "5 hours");
+    // 23:00 on 29 November: a day or more away, so whole learner days, as the rating buttons
+    // count them (29 November to 2 December), not the 2.2 days until the rollover.
+    assert_eq!(next_at(rollover - 2 * 24 * HOUR_MS - 5 * HOUR_MS)["next_due_in"], "3 days");
+}

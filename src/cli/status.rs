@@ -2,7 +2,9 @@
 //! a bar each. Both read the one definition in `learning::mastery`: a concept is mastered when
 //! its cards (at least two) are all answered and mature with no leech; recall-now (FSRS
 //! retrievability, the bar) is shown beside it and is never called mastery; a gap is a concept
-//! under 70 % recall-now or with a leech, and leeches come first. Both only read: the database is opened read-only (migrated first if this
+//! under 70 % recall-now or with a leech, and leeches come first. The counts (concepts by
+//! standing, questions, answers) and their words are `learning::counts`', which the quiz, the
+//! statusline, the export and the dashboard print too. Both only read: the database is opened read-only (migrated first if this
 //! binary's schema is newer), and the worker is asked for its health notices with a short
 //! timeout (it may well be down).
 

@@ -608,7 +608,7 @@
   function questionsCell(s) {
     const reflections = s.reflections || 0;
     const title = reflections ? `${s.cards} cards, ${reflections} reflection prompt${reflections === 1 ? '' : 's'}` : '';
-    return el('td', { class: 'n', 'data-questions-of': s.id, title }, s.questions);
+    return el('td', { class: 'n', 'data-questions-of': s.id, title: title || null }, s.questions);
   }
 
   async function renderSessions(list) {

@@ -153,7 +153,10 @@ pub fn sessions(conn: &Connection, limit: usize) -> rusqlite::Result<Value> {
            (SELECT group_concat(j.kind, ',' ORDER BY j.id) FROM jobs j WHERE j.lane = 'session:' || s.id \
               AND j.kind != 'ingest' AND j.state = 'held' AND j.gate IS NOT NULL \
               AND j.id = (SELECT MAX(k.id) FROM jobs k WHERE k.lane = j.lane AND k.kind = j.kind)), \
-           s.platform \
+           s.platform, \
+           (SELECT COUNT(*) FROM questions q WHERE q.session_id = s.id AND ",
+        crate::learning::reflection!(),
+        ") \
          FROM sessions s ORDER BY s.started_at DESC, s.id LIMIT ?1"
     ))?;
     let rows = stmt
@@ -186,7 +189,11 @@ pub fn sessions(conn: &Connection, limit: usize) -> rusqlite::Result<Value> {
                 "prompts": r.get::<_, i64>(6)?,
                 "observations": r.get::<_, i64>(7)?,
                 "concepts": r.get::<_, i64>(8)?,
+                // Questions = cards + reflection prompts, as `vl status` and `vl export` count
+                // them (`learning::counts::Questions`).
                 "questions": r.get::<_, i64>(9)?,
+                "cards": r.get::<_, i64>(9)? - r.get::<_, i64>(16)?,
+                "reflections": r.get::<_, i64>(16)?,
                 "grounded_questions": r.get::<_, i64>(10)?,
             }))
         })?
@@ -234,10 +241,13 @@ pub fn throughput(conn: &Connection, now: Millis, minutes: usize) -> rusqlite::R
 /// Largest `days` window `GET /api/vibelearn/activity` answers.
 pub const MAX_ACTIVITY_DAYS: usize = 366;
 
-/// `GET /api/vibelearn/activity?days=N`: quiz answers (and how many were right) on each of the
-/// last `days` learner days (`learn::day`), today included, oldest first, zero-filled. Read from `daily_streaks`,
-/// which `vl quiz` keeps per day in the same transaction as each answer, rather than grouping
-/// every `quiz_attempts` row by day on each refresh.
+/// `GET /api/vibelearn/activity?days=N`: quiz answers on each of the last `days` learner days
+/// (`learn::day`), today included, oldest first, zero-filled: `answers`, `correct`,
+/// `reflections` (answers to reflection prompts, neither right nor wrong) and `words`, the day
+/// in `vl status`'s words (`learning::counts::Answers`). Answers and correct are read from
+/// `daily_streaks`, which `vl quiz` keeps per day in the same transaction as each answer,
+/// rather than grouping every `quiz_attempts` row by day on each refresh; the reflections of
+/// the window from the reflection prompts' own attempts.
 pub fn activity(conn: &Connection, day: &LearnerDay, now: Millis, days: usize) -> rusqlite::Result<Value> {
     let days = days.clamp(1, MAX_ACTIVITY_DAYS) as i64;
     let today = day.day_of(now);
@@ -251,11 +261,16 @@ pub fn activity(conn: &Connection, day: &LearnerDay, now: Millis, days: usize) -
         let (day, answers) = row?;
         counts.insert(day, answers);
     }
+    let reflections = crate::learning::counts::reflections_by_day(conn, day, day.start_of(first))?;
     let rows: Vec<Value> = (first..=today)
-        .map(|day| {
-            let (answers, correct) = counts.get(&day).copied().unwrap_or((0, 0));
-            let (y, m, d) = crate::clock::civil_from_days(day);
-            json!({ "day": format!("{y:04}-{m:02}-{d:02}"), "answers": answers, "correct": correct })
+        .map(|n| {
+            let (answers, correct) = counts.get(&n).copied().unwrap_or((0, 0));
+            // A reflection is stored as an answer that was not correct; never more than the day's answers.
+            let reflections = reflections.get(&n).copied().unwrap_or(0).min(answers - correct).max(0);
+            let tally = crate::learning::counts::Answers { answers, correct, reflections, again: None };
+            let (y, m, d) = crate::clock::civil_from_days(n);
+            json!({ "day": format!("{y:04}-{m:02}-{d:02}"), "answers": answers, "correct": correct,
+                    "reflections": reflections, "words": tally.words() })
         })
         .collect();
     let total: i64 = rows.iter().filter_map(|r| r["answers"].as_i64()).sum();
@@ -367,12 +382,34 @@ mod tests {
             params![today, today - 2, today - 30],
         )
         .unwrap();
+        // One of today's four answers went to a reflection prompt: neither right nor wrong.
+        conn.execute_batch(crate::db::testing::SESSION_AND_CONCEPT).unwrap();
+        conn.execute(
+            "INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, question, explanation, \
+             tags, text_hash, created_at, parent_question_id) VALUES ('p', 'c', 's', 'true_false', 'mid', 'q', 'e', \
+             '[]', 'p', 1, NULL), ('r', 'c', 's', 'open_ended', 'mid', 'why?', '', '[]', 'r', 1, 'p')",
+            [],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO quiz_attempts (question_id, answer, correct, quality, created_at) VALUES ('r', 'x', 0, 4, ?1)",
+            [NOW - 60_000],
+        )
+        .unwrap();
         let body = activity(&conn, &LearnerDay::default(), NOW, 3).unwrap();
         let days = body["days"].as_array().unwrap();
         assert_eq!(days.len(), 3);
-        assert_eq!(days[0], json!({"day": "2024-10-02", "answers": 2, "correct": 0}));
+        assert_eq!(
+            days[0],
+            json!({"day": "2024-10-02", "answers": 2, "correct": 0, "reflections": 0,
+                   "words": "2 answers: 0 correct of 2 graded"})
+        );
         assert_eq!(days[1]["answers"], 0);
-        assert_eq!(days[2], json!({"day": "2024-10-04", "answers": 4, "correct": 3}));
+        assert_eq!(
+            days[2],
+            json!({"day": "2024-10-04", "answers": 4, "correct": 3, "reflections": 1,
+                   "words": "4 answers: 3 correct of 3 graded, 1 reflection"})
+        );
         assert_eq!(body["total_answers"], 6);
     }
 }

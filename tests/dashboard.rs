@@ -391,7 +391,13 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
     let learning = &loaded["learning"];
     assert!(learning["due"].as_str().unwrap().starts_with(&format!("{} question", overview["due"])), "{learning}");
     assert!(learning["streak"].as_str().unwrap().starts_with("streak 2 days"), "today and yesterday: {learning}");
-    assert!(learning["mastered"].as_str().unwrap().ends_with("concepts mastered"), "{learning}");
+    // Where the concepts stand, the questions and the answers, in `vl status`'s words.
+    assert_eq!(
+        learning["concepts"],
+        format!("{} concepts ({})", overview["concepts"], overview["standings"].as_str().unwrap())
+    );
+    assert_eq!(learning["questions"], overview["questions"]["words"], "{learning}");
+    assert_eq!(learning["answers"], overview["answers"]["words"], "{learning}");
     assert_eq!(loaded["key_kept"], true, "the key is kept in the tab's sessionStorage");
     assert_counts_match(&loaded["counts"], &stats);
     assert_eq!(loaded["status"], "ok");
@@ -512,4 +518,31 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
         let size = std::fs::metadata(out.join(shot)).map(|m| m.len()).unwrap_or(0);
         assert!(size > 10_000, "the screenshot {shot} was not saved in {}", out.display());
     }
+}
+
+/// `vl dashboard --help`, the README and what the command does say the same (issue 41): a
+/// one-time code goes to the page, the key is in no URL.
+#[test]
+fn dashboard_help_and_readme_say_what_the_command_does() {
+    let output =
+        crate::util::vl(Path::new("/nonexistent"), free_port()).args(["dashboard", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{help}");
+    assert!(help.contains("one-time code") && help.contains("the key itself is in no URL"), "{help}");
+    assert!(!help.contains("URL fragment"), "the key is not handed over in the URL: {help}");
+    let readme = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let said: Vec<&str> = readme.lines().filter(|l| l.contains("vl dashboard")).collect();
+    assert!(!said.is_empty() && said.iter().all(|l| !l.contains("with your key")), "{said:?}");
+    assert!(said.iter().any(|l| l.contains("one-time code")), "{said:?}");
+    // And the command: what it opens holds no key.
+    let dir = TempDir::new();
+    let port = free_port();
+    let mut worker = offline_worker(dir.path(), port);
+    let opened = dashboard_url(dir.path(), port);
+    let key = crate::util::user_key(dir.path());
+    assert!(!opened.contains(&key), "{opened}");
+    if let Ok(file) = std::fs::read_to_string(&opened) {
+        assert!(!file.contains(&key) && file.contains("code="), "a one-time code, not the key: {file}");
+    }
+    worker.terminate();
 }

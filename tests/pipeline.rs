@@ -557,3 +557,34 @@ mod sync {
         assert!(String::from_utf8_lossy(&requests[1].body).contains(new_line));
     }
 }
+
+/// The stack names the test framework a session ran (issue 41): a Python project with no
+/// manifest, `test_backoff.py` written and run by `python -m unittest`, is a unittest project.
+#[test]
+fn the_stack_names_the_test_framework_from_the_commands_run_and_the_files() {
+    let dir = TempDir::new();
+    let project = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let (session, cwd) = ("s-unittest", project.path().to_string_lossy().into_owned());
+    let init = json!({"contentSessionId": session, "cwd": cwd, "prompt": "add a retry back-off with tests"});
+    assert_eq!(http.post("/api/sessions/init", &init).unwrap().0, 202);
+    let test = "import unittest\n\nfrom backoff import delay\n\n\nclass BackoffTest(unittest.TestCase):\n    \
+                def test_doubles(self):\n        self.assertEqual(delay(2), 4)\n";
+    let observations = [
+        json!({"tool_name": "Write", "tool_input": {"file_path": format!("{cwd}/test_backoff.py"), "content": test}}),
+        json!({"tool_name": "Bash", "tool_input": {"command": "python3 -m unittest -v"},
+               "tool_response": {"stdout": "Ran 1 test in 0.001s\n\nOK", "stderr": "", "interrupted": false}}),
+    ];
+    for (i, mut observation) in observations.into_iter().enumerate() {
+        observation["contentSessionId"] = json!(session);
+        observation["cwd"] = json!(cwd);
+        observation["tool_use_id"] = json!(format!("{session}-{i}"));
+        assert_eq!(http.post("/api/sessions/observations", &observation).unwrap().0, 202);
+    }
+    request_steps(&http, session, &["stack"]);
+    wait_step(&http, session, "analyze_stack", "succeeded", Duration::from_secs(20));
+    let (_, summary) = http.get(&format!("/api/vibelearn/sessions/{session}/summary")).unwrap();
+    assert_eq!(summary["stack"]["testing"], json!(["unittest"]), "{summary}");
+    assert_eq!(summary["stack"]["languages"], json!(["Python"]), "{summary}");
+}

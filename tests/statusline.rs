@@ -89,7 +89,7 @@ fn the_statusline_shows_what_is_due_for_the_project_and_never_fails() {
         format!("📚 5 questions due · vl quiz · {concepts} concepts here (1 mastered, {learning} learning)")
     );
     let status = String::from_utf8(vl(dir.path(), worker.port).arg("status").output().unwrap().stdout).unwrap();
-    assert!(status.contains(&format!("1 of {concepts} concepts ({learning} still learning)")), "{status}");
+    assert!(status.contains(&format!("{concepts} (1 mastered, {learning} learning)")), "{status}");
     // A prefix of the project's name is another project.
     let sibling = format!("{}-other", project.path().display());
     let sibling_line = statusline(dir.path(), json!({"cwd": sibling}).to_string().as_bytes(), &[]);

@@ -29,7 +29,7 @@ pub mod stack;
 pub mod static_rules;
 
 pub use lexer::{Lang, lang_for_path, mask_comments_and_strings};
-pub use stack::{detect_stack, is_manifest};
+pub use stack::{SessionEvidence, detect_stack, detect_stack_with, is_manifest};
 pub use static_rules::analyze_files;
 
 #[cfg(test)]

@@ -22,6 +22,7 @@
 mod catalog;
 pub use catalog::language_of_extension;
 pub mod manifest;
+pub mod testing;
 
 use super::model::{SourceFile, StackProfile};
 use catalog::{CATALOG, Category, IMPLIED, META_OVER_BASE, PATH_HINTS};
@@ -80,6 +81,25 @@ pub fn is_manifest(file_name_or_path: &str) -> bool {
 /// The stack profile of a project from its manifests (paths relative to the project root) and
 /// the paths the session touched. Empty input gives an empty profile.
 pub fn detect_stack(manifests: &[SourceFile], touched_paths: &[String]) -> StackProfile {
+    detect_stack_with(manifests, touched_paths, &SessionEvidence::default())
+}
+
+/// What a session did besides touching paths, as stack detection reads it: the shell commands
+/// it ran (failed ones too: a failing test run still names its framework) and the files it
+/// wrote, with their content.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SessionEvidence<'a> {
+    pub commands: &'a [String],
+    pub files: &'a [SourceFile],
+}
+
+/// [`detect_stack`] with the session's commands and written files, from which the test
+/// frameworks are read too (`testing`).
+pub fn detect_stack_with(
+    manifests: &[SourceFile],
+    touched_paths: &[String],
+    session: &SessionEvidence<'_>,
+) -> StackProfile {
     let mut ev = Evidence::default();
     let mut profile = StackProfile::default();
     for file in manifests.iter().filter(|f| is_manifest(&f.path)) {
@@ -115,6 +135,9 @@ pub fn detect_stack(manifests: &[SourceFile], touched_paths: &[String]) -> Stack
                 ev.item(*category, item, *conf);
             }
         }
+    }
+    for (name, confidence) in testing::test_frameworks(session.commands, touched_paths, session.files) {
+        ev.item(Category::Testing, name, confidence);
     }
     for (framework, category, item) in IMPLIED {
         if ev.has(Category::Framework, framework) {

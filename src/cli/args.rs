@@ -126,9 +126,11 @@ pub enum Command {
                             Example:\n  echo '{\"cwd\":\"'$PWD'\"}' | vl statusline")]
     Statusline,
     /// Open the worker's dashboard in your browser (starting the worker if needed).
-    #[command(after_help = "The page needs your key (<data>/worker.key); this command hands it to the page in the \
-                            URL fragment, which no request or log carries. Without a desktop browser, open the \
-                            printed address and paste the key into the page.\n\nExample:\n  vl dashboard")]
+    #[command(after_help = "The page needs your key (<data>/worker.key). This command asks the worker for a \
+                            one-time code (good once, for a minute) and hands the page that code, which the page \
+                            trades for the key: the key itself is in no URL, no command line and no log. Without \
+                            a desktop browser, open the printed address and paste the key from <data>/worker.key \
+                            into the page.\n\nExample:\n  vl dashboard")]
     Dashboard,
 }
 

@@ -1,7 +1,9 @@
 //! `vl export anki` and `vl export markdown` (SPEC §7): reads every question (read-only) and
-//! writes the file(s) `learn::export` formats. Follow-ups without their own answer are
-//! exported too (the back says there is no model answer), suspended leeches as well, with
-//! their `leech` tag, so Anki shows what VibeLearn found hard.
+//! writes the file(s) `learn::export` formats. Reflection prompts (follow-ups without their
+//! own answer) are exported too (the back says there is no model answer), suspended leeches
+//! as well, with their `leech` tag, so Anki shows what VibeLearn found hard. What was written
+//! is counted as `vl status` and the dashboard count it: "16 questions (13 cards, 3 reflection
+//! prompts)".
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,6 +15,7 @@ use crate::cli::args::ExportTarget;
 use crate::cli::quiz::NO_SESSIONS;
 use crate::config::Config;
 use crate::learn::export::{self, ExportCard};
+use crate::learning::counts::Questions;
 
 pub fn run(target: ExportTarget, config: &Config) -> ExitCode {
     let path = config.db_path();
@@ -30,15 +33,15 @@ pub fn run(target: ExportTarget, config: &Config) -> ExitCode {
     let result = match target {
         ExportTarget::Anki { out, deck, project } => {
             let out = out.unwrap_or_else(|| PathBuf::from("vibelearn-anki.txt"));
-            cards(&conn, project.as_deref()).map_err(|e| e.to_string()).and_then(|cards| {
+            read(&conn, project.as_deref()).and_then(|(cards, counted)| {
                 std::fs::write(&out, export::anki(&cards, &deck))
-                    .map(|()| format!("Wrote {} cards to {} — in Anki: File › Import.", cards.len(), out.display()))
+                    .map(|()| format!("Wrote {} to {} — in Anki: File › Import.", counted.words(), out.display()))
                     .map_err(|e| format!("cannot write {}: {e}", out.display()))
             })
         }
         ExportTarget::Markdown { out } => {
             let dir = out.unwrap_or_else(|| PathBuf::from("vibelearn-markdown"));
-            cards(&conn, None).map_err(|e| e.to_string()).and_then(|cards| write_markdown(&dir, &cards))
+            read(&conn, None).and_then(|(cards, counted)| write_markdown(&dir, &cards, counted))
         }
     };
     match result {
@@ -53,7 +56,15 @@ pub fn run(target: ExportTarget, config: &Config) -> ExitCode {
     }
 }
 
-fn write_markdown(dir: &Path, cards: &[ExportCard]) -> Result<String, String> {
+/// The questions to export, and their count in the words `vl status` and the dashboard use
+/// (`learning::counts::Questions`: cards and reflection prompts; the same rows).
+fn read(conn: &Connection, project: Option<&str>) -> Result<(Vec<ExportCard>, Questions), String> {
+    let listed = cards(conn, project).map_err(|e| e.to_string())?;
+    let counted = crate::learning::counts::questions(conn, project).map_err(|e| e.to_string())?;
+    Ok((listed, counted))
+}
+
+fn write_markdown(dir: &Path, cards: &[ExportCard], counted: Questions) -> Result<String, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut by_project: BTreeMap<&str, Vec<ExportCard>> = BTreeMap::new();
     for card in cards {
@@ -64,7 +75,7 @@ fn write_markdown(dir: &Path, cards: &[ExportCard]) -> Result<String, String> {
         std::fs::write(&file, export::markdown(project, list))
             .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     }
-    Ok(format!("Wrote {} cards in {} file(s) to {}.", cards.len(), by_project.len(), dir.display()))
+    Ok(format!("Wrote {} in {} file(s) to {}.", counted.words(), by_project.len(), dir.display()))
 }
 
 /// Every question, by project, concept and creation.

@@ -13,6 +13,18 @@
 //! model answer and ask for 1–4, suggested by the LLM rubric when a provider grades.
 //! An empty line re-asks without using one of the [`MAX_TRIES`].
 //!
+//! # Saying "I don't know"
+//! "no idea", "idk", "?", "skip", "I don't know" (`learn::answer::is_dont_know`) on any card,
+//! and at a terminal a second empty line in a row, are a miss: recorded, rated Again without
+//! a rating prompt, the answer shown, and the card comes back through its learning steps. A
+//! reflection prompt keeps such an answer like any other. In a pipe empty lines only re-ask.
+//!
+//! # Asking the database again
+//! The queue is selected at the start; when it runs out, the sitting asks `cards::due` again
+//! (`Sitting::refill`, within `--limit`), so a card that fell due meanwhile — a learning step
+//! now within the 20-minute learn-ahead limit — is asked here as `vl quiz next --json` offers
+//! it, instead of the sitting ending with "the first in 8 minutes".
+//!
 //! # Learning steps within the sitting
 //! A card answered Again (or still in its 1 min / 10 min steps) is queued again: it is asked
 //! as soon as its step is due, and after the other cards even if its time has not come, so a
@@ -44,6 +56,7 @@ use crate::learn::answer::{AnswerError, Verdict, check_answer_in};
 use crate::learn::day::LearnerDay;
 use crate::learn::schedule::{DAY_MS, Leech, Rating, Scheduler};
 use crate::learning::cards::{self, DueFilter, Question};
+use crate::learning::counts::Answers;
 pub use crate::learning::days::sitting_filter;
 use crate::learning::days::{self, Streak};
 use crate::learning::record::{self, Answer, Recorded};
@@ -275,12 +288,21 @@ pub fn run_quiz(
     let mut sitting = Sitting {
         summary: Summary { left: queue.len() as u32, ..Summary::default() },
         shared,
+        selected: queue.len(),
         queue,
         learning: Vec::new(),
         asked: HashSet::new(),
         number: 0,
     };
-    while let Some((q, reask)) = next_card(&mut sitting.queue, &mut sitting.learning, clock.now_ms()) {
+    loop {
+        let Some((q, reask)) = next_card(&mut sitting.queue, &mut sitting.learning, clock.now_ms()) else {
+            // The queue was built at the start: what fell due since (a learning step within
+            // the learn-ahead limit, as `vl quiz next --json` offers it) is asked too.
+            if sitting.refill(conn, out, clock.now_ms(), opts)? {
+                continue;
+            }
+            break;
+        };
         if !sitting.ask_one(conn, input, out, clock, opts, q, reask)? {
             break;
         }
@@ -331,6 +353,8 @@ fn print_start(out: &mut dyn Write, opts: &QuizOptions, queue: &VecDeque<Questio
 /// soon as an answer is saved).
 struct Sitting<'a> {
     queue: VecDeque<Question>,
+    /// Questions selected so far, at the start and by [`Sitting::refill`]: at most `--limit`.
+    selected: usize,
     learning: Vec<(Millis, Question)>,
     asked: HashSet<String>,
     summary: Summary,
@@ -339,6 +363,40 @@ struct Sitting<'a> {
 }
 
 impl Sitting<'_> {
+    /// When the sitting has asked everything it selected, asks the database again (the same
+    /// selection as at the start, `cards::due`, the day's new-card cap recounted): a card
+    /// that fell due meanwhile, or a learning step now within the learn-ahead limit, is asked
+    /// in this sitting. Cards already asked are not selected again (`--leeches` selects
+    /// leeches whether due or not). `Ok(false)`: nothing more, or `--limit` reached.
+    fn refill(
+        &mut self,
+        conn: &Connection,
+        out: &mut dyn Write,
+        now: Millis,
+        opts: &QuizOptions,
+    ) -> Result<bool, QuizError> {
+        let room = opts.limit.saturating_sub(self.selected);
+        if room == 0 {
+            return Ok(false);
+        }
+        let filter = sitting_filter(conn, opts.scheduler.day(), now, &opts.filter, opts.new_per_day)?;
+        let fresh: VecDeque<Question> = cards::due(conn, now, &filter, room + self.asked.len())?
+            .into_iter()
+            .filter(|q| !self.asked.contains(&q.id))
+            .take(room)
+            .collect();
+        if fresh.is_empty() {
+            return Ok(false);
+        }
+        let n = fresh.len();
+        let what = if n == 1 { "1 more question is".to_owned() } else { format!("{n} more questions are") };
+        writeln!(out, "\n{}", opts.style.cyan(&format!("{what} due now — asking on.")))?;
+        self.selected += n;
+        self.summary.left += n as u32;
+        self.queue = fresh;
+        Ok(true)
+    }
+
     /// Asks `q`, records the answer and queues what it earned (a re-ask, a follow-up).
     /// `Ok(false)`: input ended, the sitting stops.
     #[allow(clippy::too_many_arguments)]
@@ -455,17 +513,19 @@ fn print_end(
     summary: &Summary,
 ) -> io::Result<()> {
     let plural = |n: u32, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    // In the words `vl status` uses (`learning::counts`): reflections are neither right nor wrong.
+    let answers = Answers {
+        answers: i64::from(summary.answered),
+        correct: i64::from(summary.correct),
+        reflections: i64::from(summary.reflections),
+        again: Some(i64::from(summary.again)),
+    };
     writeln!(
         out,
-        "\n{} {} saved ({} again, {} correct{}) · {} left · streak {} (longest {})",
+        "\n{} {} saved ({}) · {} left · streak {} (longest {})",
         s.bold("Done:"),
         plural(summary.answered, "answer"),
-        summary.again,
-        summary.correct,
-        match summary.reflections {
-            0 => String::new(),
-            n => format!(", {}", plural(n, "reflection")),
-        },
+        answers.detail(),
         summary.left,
         term::days(summary.streak.current),
         term::days(summary.streak.longest),
@@ -497,7 +557,8 @@ fn malformed(q: &Question) -> Option<String> {
     }
 }
 
-fn is_free_text(q: &Question) -> bool {
+/// A code_reading, spot_the_bug or open_ended question: answered in prose, rated by the learner.
+pub(crate) fn is_free_text(q: &Question) -> bool {
     matches!(check_answer_in(&q.question_type, None, "", "", None), Ok(Verdict::NeedsSelfGrade))
 }
 
@@ -528,25 +589,50 @@ fn show_question(out: &mut dyn Write, s: Style, q: &Question, number: usize, rea
             writeln!(out, "    {} …", s.dim("│"))?;
         }
     }
+    show_choices(out, q)?;
+    writeln!(out, "{}", s.dim(&format!("({})", answer_hint(q))))
+}
+
+/// How to answer `q`, shown under it: the forms its type takes, what follows the answer, and
+/// how to say "I don't know" (`learn::answer`), which a reflection prompt does not need.
+fn answer_hint(q: &Question) -> String {
     let options = q.options.as_deref().unwrap_or_default();
-    let hint = match q.question_type.as_str() {
+    let how = match q.question_type.as_str() {
+        "multiple_choice" => {
+            format!("a letter A–{}, its number, or the option's text", letter(options.len().saturating_sub(1)))
+        }
+        "ordering" => "the step numbers in the right order, e.g. 2 4 1 3".to_owned(),
+        "true_false" => "true or false (t/f, yes/no, y/n)".to_owned(),
+        "fill_in_blank" => "the missing text".to_owned(),
+        _ if q.is_reflection() => {
+            return "your thoughts on one line — a reflection prompt: no model answer follows; it is kept, not graded"
+                .to_owned();
+        }
+        _ if q.model_answer().is_some() => {
+            "your answer on one line; the model answer is shown next, then you rate yourself 1–4".to_owned()
+        }
+        _ => "your answer on one line; there is no model answer, so you rate yourself 1–4".to_owned(),
+    };
+    format!("{how}; ? if you don't know")
+}
+
+/// The options or steps of `q`, numbered as its answer names them.
+fn show_choices(out: &mut dyn Write, q: &Question) -> io::Result<()> {
+    let options = q.options.as_deref().unwrap_or_default();
+    match q.question_type.as_str() {
         "multiple_choice" => {
             for (i, option) in options.iter().enumerate() {
                 writeln!(out, "  {}) {option}", letter(i))?;
             }
-            format!("a letter A–{}, its number, or the option's text", letter(options.len().saturating_sub(1)))
         }
         "ordering" => {
             for (i, step) in options.iter().enumerate() {
                 writeln!(out, "  {}. {step}", i + 1)?;
             }
-            "the step numbers in the right order, e.g. 2 4 1 3".to_owned()
         }
-        "true_false" => "true or false (t/f, yes/no, y/n)".to_owned(),
-        "fill_in_blank" => "the missing text".to_owned(),
-        _ => "your answer on one line; the model answer follows".to_owned(),
-    };
-    writeln!(out, "{}", s.dim(&format!("({hint})")))
+        _ => {}
+    }
+    Ok(())
 }
 
 fn feedback(
@@ -611,10 +697,11 @@ fn feedback(
 /// How long until `at`, as the learner counts it (the terminal and the JSON API alike): a
 /// review is due from the start of a learner day, so one due then is "in N days", the days
 /// between as the rating buttons count them, not the "1.9 days" until that rollover; anything
-/// else (a learning step) is its time from now.
+/// else (a learning step) is its time from now, and so is anything under a day away: at 03:58
+/// a card due at the 04:00 rollover is "in 2 minutes", not "in 1 day".
 pub fn due_in(day: &LearnerDay, now: Millis, at: Millis) -> String {
     let days = day.day_of(at) - day.day_of(now);
-    if days >= 1 && at == day.start_of(day.day_of(at)) {
+    if days >= 1 && at == day.start_of(day.day_of(at)) && at.saturating_sub(now) >= DAY_MS {
         term::days(u32::try_from(days).unwrap_or(u32::MAX))
     } else {
         when(at.saturating_sub(now))
@@ -700,7 +787,12 @@ mod tests {
         let review = day.start_of(20_002);
         assert_eq!(when(review - now), "1.3 days", "the time until the rollover");
         assert_eq!(due_in(&day, now, review), "2 days", "as the buttons count it");
-        assert_eq!(due_in(&day, now, day.start_of(20_001)), "1 day");
+        // Under a day away, the hours or minutes, even at a rollover (7 h 50 min here).
+        assert_eq!(due_in(&day, now, day.start_of(20_001)), "8 hours");
+        let before_rollover = day.start_of(20_001) - 2 * 60_000;
+        assert_eq!(due_in(&day, before_rollover, day.start_of(20_001)), "2 minutes");
+        // A day and two minutes away, but two learner days on: as the buttons count it.
+        assert_eq!(due_in(&day, before_rollover, day.start_of(20_002)), "2 days");
         // Anything else is its time from now: a learning step, or a due time past the rollover.
         assert_eq!(due_in(&day, now, now + 10 * 60_000), "10 minutes");
         assert_eq!(due_in(&day, now, review + 1), "1.3 days");

@@ -2,7 +2,9 @@
 //! a bar each. Both read the one definition in `learning::mastery`: a concept is mastered when
 //! its cards (at least two) are all answered and mature with no leech; recall-now (FSRS
 //! retrievability, the bar) is shown beside it and is never called mastery; a gap is a concept
-//! under 70 % recall-now or with a leech, and leeches come first. Both only read: the database is opened read-only (migrated first if this
+//! under 70 % recall-now or with a leech, and leeches come first. The counts (concepts by
+//! standing, questions, answers) and their words are `learning::counts`', which the quiz, the
+//! statusline, the export and the dashboard print too. Both only read: the database is opened read-only (migrated first if this
 //! binary's schema is newer), and the worker is asked for its health notices with a short
 //! timeout (it may well be down).
 
@@ -19,6 +21,7 @@ use crate::config::Config;
 use crate::db;
 use crate::learn::schedule::Scheduler;
 use crate::learning::cards;
+use crate::learning::counts::{self, Answers, Questions, Standings};
 use crate::learning::days::{self, Streak};
 use crate::worker_client::WorkerClient;
 
@@ -46,13 +49,14 @@ pub struct StatusReport {
     pub reviews_due: i64,
     pub learning_due: i64,
     pub new_questions: i64,
-    pub mastered: i64,
-    /// Concepts with cards not yet answered or still in their learning steps.
-    pub learning: i64,
+    /// The concepts by standing (`learning::counts`: mastered, reviewing, learning, gaps).
+    pub standings: Standings,
+    /// Questions written: cards and reflection prompts.
+    pub questions: Questions,
     /// Suspended leech cards (`vl quiz --leeches` drills them).
     pub leeches: i64,
-    pub answers: i64,
-    pub correct_answers: i64,
+    /// Answers given: graded (correct or not) and reflections.
+    pub answers: Answers,
     pub streak: Streak,
     /// (category, distinct concepts), most first.
     pub top_categories: Vec<(String, i64)>,
@@ -71,8 +75,7 @@ pub fn report(
     let one = |sql: &str| -> rusqlite::Result<i64> { conn.prepare_cached(sql)?.query_row([], |r| r.get(0)) };
     let sitting = days::sitting_filter(conn, scheduler.day(), now, &cards::DueFilter::default(), new_per_day)?;
     let due = cards::due_now(conn, now, &sitting)?;
-    let standings = concept_mastery(conn, scheduler, now)?;
-    let (mastered, learning) = crate::learning::mastery::tally(&standings);
+    let standings = Standings::of(&concept_mastery(conn, scheduler, now)?);
     let pairs = |sql: &str| -> rusqlite::Result<Vec<(String, i64)>> {
         conn.prepare_cached(sql)?.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
     };
@@ -86,13 +89,12 @@ pub fn report(
         reviews_due: due.reviews as i64,
         learning_due: due.learning as i64,
         new_questions: due.new as i64,
-        mastered,
-        learning,
+        standings,
+        questions: counts::questions(conn, None)?,
         leeches: one(
             "SELECT COUNT(*) FROM questions q WHERE EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech')",
         )?,
-        answers: one("SELECT COUNT(*) FROM quiz_attempts")?,
-        correct_answers: one("SELECT COUNT(*) FROM quiz_attempts WHERE correct")?,
+        answers: counts::answers(conn)?,
         streak: days::streak(conn, scheduler.day(), now)?,
         top_categories: pairs(&format!(
             "SELECT category, COUNT(DISTINCT normalized_name) AS n FROM concepts GROUP BY category \
@@ -109,8 +111,7 @@ pub fn report(
 /// than never asked), then by name.
 pub fn gaps(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Gaps> {
     let all = concept_mastery(conn, scheduler, now)?;
-    let total = all.len();
-    let learning = all.iter().filter(|c| c.standing == crate::learn::mastery::Standing::Learning).count();
+    let standings = Standings::of(&all);
     let mut list: Vec<Gap> = all.into_iter().filter(Gap::is_gap).collect();
     list.sort_by(|a, b| {
         (b.leeches > 0)
@@ -120,15 +121,14 @@ pub fn gaps(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::
             .then(b.answered.cmp(&a.answered))
             .then(a.name.cmp(&b.name))
     });
-    Ok(Gaps { concepts: total, learning, list })
+    Ok(Gaps { standings, list })
 }
 
-/// What `vl gaps` shows: the gaps, out of how many concepts, and how many are still learning
-/// (cards unanswered or in their steps: neither mastered nor a gap yet).
+/// What `vl gaps` shows: the gaps, and where every concept stands (`learning::counts`), so
+/// the gaps are seen out of all the concepts in `vl status`'s words.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Gaps {
-    pub concepts: usize,
-    pub learning: usize,
+    pub standings: Standings,
     pub list: Vec<Gap>,
 }
 
@@ -313,23 +313,23 @@ pub fn print_status(out: &mut dyn Write, s: Style, r: &StatusReport, provider: &
     let agents =
         if r.agents.is_empty() { "none installed — vl install <agent>".to_owned() } else { r.agents.join(", ") };
     row(out, "agents", agents)?;
-    row(out, "concepts", r.concepts.to_string())?;
+    // Where the concepts stand, all four standings named (issue 41: "reviewing" was left out).
+    let standings = if r.concepts > 0 { format!(" ({})", r.standings.words()) } else { String::new() };
+    row(out, "concepts", format!("{}{standings}", r.concepts))?;
+    let questions = r.questions.detail().map(|d| format!(" ({d})")).unwrap_or_default();
+    row(out, "questions", format!("{}{questions}", r.questions.total()))?;
     row(out, "due now", {
         let steps = if r.learning_due > 0 { format!(", {} in learning steps", r.learning_due) } else { String::new() };
         let total = r.reviews_due + r.learning_due + r.new_questions;
         format!("{total} questions ({} reviews{steps}, {} new)", r.reviews_due, r.new_questions)
     })?;
-    row(out, "mastered", format!("{} of {} concepts ({} still learning)", r.mastered, r.concepts, r.learning))?;
     if r.leeches > 0 {
         let plural = if r.leeches == 1 { "" } else { "s" };
         row(out, "leeches", s.yellow(&format!("{} card{plural} suspended — vl quiz --leeches", r.leeches)))?;
     }
-    let accuracy = if r.answers > 0 {
-        format!(" ({} % correct)", (r.correct_answers * 100 + r.answers / 2) / r.answers)
-    } else {
-        String::new()
-    };
-    row(out, "answers", format!("{}{accuracy}", r.answers))?;
+    // Reflections are neither right nor wrong: "correct of graded", as the quiz says it.
+    let detail = if r.answers.answers > 0 { format!(" ({})", r.answers.detail()) } else { String::new() };
+    row(out, "answers", format!("{}{detail}", r.answers.answers))?;
     row(out, "streak", format!("{} (longest {})", days(r.streak.current), days(r.streak.longest)))?;
     let categories: Vec<String> = r.top_categories.iter().map(|(c, n)| format!("{c} {n}")).collect();
     row(out, "top categories", if categories.is_empty() { "—".to_owned() } else { categories.join(", ") })?;
@@ -351,12 +351,11 @@ pub fn print_status(out: &mut dyn Write, s: Style, r: &StatusReport, provider: &
 }
 
 pub fn print_gaps(out: &mut dyn Write, s: Style, sessions: i64, found: &Gaps) -> std::io::Result<()> {
-    let Gaps { concepts, learning, list: gaps } = found;
-    let (concepts, learning) = (*concepts, *learning);
-    let learning_line = |out: &mut dyn Write| match learning {
-        0 => Ok(()),
-        1 => writeln!(out, "1 concept is still being learned (cards not yet answered or in their steps)."),
-        n => writeln!(out, "{n} concepts are still being learned (cards not yet answered or in their steps)."),
+    let Gaps { standings, list: gaps } = found;
+    let concepts = standings.concepts();
+    // Every concept in `vl status`'s words, so the gaps are seen among the rest.
+    let standing_line = |out: &mut dyn Write| {
+        writeln!(out, "Of {concepts} concept{}: {}.", if concepts == 1 { "" } else { "s" }, standings.words())
     };
     if sessions == 0 {
         return writeln!(out, "{NO_SESSIONS}");
@@ -373,7 +372,7 @@ pub fn print_gaps(out: &mut dyn Write, s: Style, sessions: i64, found: &Gaps) ->
             "No gaps: no concept answered is under {} % recall now, and none has a leech.",
             percent(GAP_SCORE)
         )?;
-        return learning_line(out);
+        return standing_line(out);
     }
     let plural = if gaps.len() == 1 { "" } else { "s" };
     let leeches = gaps.iter().filter(|g| g.leeches > 0).count();
@@ -404,10 +403,8 @@ pub fn print_gaps(out: &mut dyn Write, s: Style, sessions: i64, found: &Gaps) ->
             s.dim(&format!("{} · {} · {record}{leech}", g.category, g.level)),
         )?;
     }
-    if learning > 0 {
-        writeln!(out)?;
-        learning_line(out)?;
-    }
+    writeln!(out)?;
+    standing_line(out)?;
     if leeches > 0 {
         writeln!(out, "\nLeeches are suspended; drill them with: vl quiz --leeches")?;
     }

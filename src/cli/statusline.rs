@@ -1,8 +1,9 @@
 //! `vl statusline`: one short line for Claude Code's `statusLine` setting (SPEC §1), e.g.
-//! `📚 3 questions due · vl quiz · 🔥 4-day streak · 12 concepts here (2 mastered, 5
-//! learning)`. The counts are `learning::summary::due_counts`, whose due count the SessionStart
-//! hook's message shares: "due" is what `vl quiz` will ask now (the new-card cap applied), mastered
-//! and learning are `learning::mastery::concept_mastery`'s standings, as `vl status` says them.
+//! `📚 3 questions due · vl quiz · 🔥 4-day streak · 12 concepts here (2 mastered, 3
+//! reviewing, 5 learning)`. The counts are `learning::summary::due_counts`, whose due count the
+//! SessionStart hook's message shares: "due" is what `vl quiz` will ask now (the new-card cap
+//! applied), and the concepts' standings are `learning::mastery::concept_mastery`'s, in the
+//! words `vl status` says them in (`learning::counts`).
 //!
 //! Claude Code runs the command on every status refresh (several times a minute) with a JSON
 //! object on stdin (`cwd`, `workspace.current_dir`, `workspace.project_dir`, `session_id`,
@@ -112,8 +113,8 @@ pub fn render(c: &DueCounts) -> String {
         parts.push(format!("🔥 {}-day streak", c.streak.current));
     }
     let here = if c.project { " here" } else { "" };
-    // Mastered and learning as `vl status` says them (`learning::mastery`'s standings).
-    let standing = format!("{} mastered, {} learning", c.mastered, c.learning);
+    // The standings in `vl status`'s words (`learning::counts::Standings::words`).
+    let standing = c.standings.words();
     match c.concepts {
         0 => {}
         1 => parts.push(format!("1 concept{here} ({standing})")),
@@ -125,25 +126,22 @@ pub fn render(c: &DueCounts) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::learning::counts::Standings;
     use crate::learning::days::Streak;
     use serde_json::json;
 
     #[test]
     fn the_line_puts_what_is_due_first_and_leaves_out_zeros() {
-        let full = DueCounts {
-            due: 3,
-            streak: Streak { current: 4, longest: 6 },
-            concepts: 12,
-            mastered: 2,
-            learning: 5,
-            project: true,
-        };
+        let standings = Standings { mastered: 2, reviewing: 3, learning: 5, gaps: 2 };
+        let full =
+            DueCounts { due: 3, streak: Streak { current: 4, longest: 6 }, concepts: 12, standings, project: true };
         assert_eq!(
             render(&full),
-            "📚 3 questions due · vl quiz · 🔥 4-day streak · 12 concepts here (2 mastered, 5 learning)"
+            "📚 3 questions due · vl quiz · 🔥 4-day streak · 12 concepts here (2 mastered, 3 reviewing, 5 learning, 2 gaps)"
         );
+        let one = Standings { learning: 1, ..Standings::default() };
         assert_eq!(
-            render(&DueCounts { due: 1, concepts: 1, learning: 1, ..DueCounts::default() }),
+            render(&DueCounts { due: 1, concepts: 1, standings: one, ..DueCounts::default() }),
             "📚 1 question due · vl quiz · 1 concept (0 mastered, 1 learning)"
         );
         assert_eq!(render(&DueCounts::default()), "📚 nothing due");

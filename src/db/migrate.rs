@@ -30,6 +30,7 @@ pub const MIGRATIONS: &[(u32, &str, &str)] = &[
     (14, "0014_fsrs_review_log", include_str!("../../migrations/0014_fsrs_review_log.sql")),
     (15, "0015_scheduler_fit_attempts", include_str!("../../migrations/0015_scheduler_fit_attempts.sql")),
     (16, "0016_review_log_new_cards", include_str!("../../migrations/0016_review_log_new_cards.sql")),
+    (17, "0017_attempts_by_question", include_str!("../../migrations/0017_attempts_by_question.sql")),
 ];
 
 /// A migration whose work SQL cannot do, run right after that migration's SQL in the same

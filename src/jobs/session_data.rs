@@ -75,6 +75,21 @@ pub fn captured_files(conn: &Connection, session_id: &str) -> rusqlite::Result<V
     Ok(latest.into_values().collect())
 }
 
+/// Most shell commands stack detection reads: the test runs of a session are among its first
+/// hundreds of commands, and a long session's later ones add nothing.
+pub const MAX_COMMANDS: usize = 500;
+
+/// The shell commands the session ran, oldest first, failed ones too (a failing test run
+/// still names its framework).
+pub fn commands(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<String>> {
+    conn.prepare_cached(
+        "SELECT command FROM observations WHERE session_id = ?1 AND obs_type = 'bash_command' \
+         AND command IS NOT NULL ORDER BY id LIMIT ?2",
+    )?
+    .query_map(params![session_id, MAX_COMMANDS as i64], |r| r.get(0))?
+    .collect()
+}
+
 /// What a concept or question may cite: the captured files, and the errors the developer met
 /// (a failed call's label as the file, its error as the text).
 pub fn citable(files: &[SourceFile], failures: &[FailedCall]) -> Vec<SourceFile> {

@@ -9,7 +9,7 @@ use serde_json::json;
 use super::session_data::{self, hash_of};
 use super::{missing_session, session_id_of};
 use crate::analysis::model::SourceFile;
-use crate::analysis::{detect_stack, is_manifest};
+use crate::analysis::{SessionEvidence, detect_stack_with, is_manifest};
 use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome, Queue};
 
 /// Directories never searched for manifests: dependencies and build output.
@@ -51,10 +51,11 @@ impl Handler for StackHandler {
         let inputs = self.queue.read().and_then(|conn| {
             let session = session_data::session(&conn, &session_id)?;
             let files = session_data::captured_files(&conn, &session_id)?;
+            let commands = session_data::commands(&conn, &session_id)?;
             let last = session_data::last_input_hash(&conn, &session_id, super::ANALYZE_STACK)?;
-            Ok((session, files, last))
+            Ok((session, files, commands, last))
         });
-        let (session, captured, last_hash) = match inputs {
+        let (session, captured, commands, last_hash) = match inputs {
             Ok(inputs) => inputs,
             Err(e) => return Outcome::retry(e.to_string()),
         };
@@ -72,11 +73,14 @@ impl Handler for StackHandler {
             }
         }
         manifests.sort_by(|a, b| a.path.cmp(&b.path));
-        let hash = hash_of(&(&manifests, &touched));
+        // The commands and the files' contents name the test frameworks (`analysis::stack::testing`).
+        let contents: Vec<&str> = captured.iter().map(|f| f.content.as_str()).collect();
+        let hash = hash_of(&(&manifests, &touched, &commands, &contents));
         if last_hash.as_deref() == Some(hash.as_str()) {
             return Outcome::unchanged(json!({ "skipped": "unchanged" }));
         }
-        let profile = detect_stack(&manifests, &touched);
+        let profile =
+            detect_stack_with(&manifests, &touched, &SessionEvidence { commands: &commands, files: &captured });
         let result = json!({
             "languages": profile.languages, "framework": profile.framework, "orm": profile.orm,
             "manifests": profile.manifests.len(),

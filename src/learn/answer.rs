@@ -18,6 +18,14 @@
 //!   `@`, `#`, `$`, `&` or `*` that the blank's line already shows just before the blank
 //!   (`@___` with the key `@dataclass` takes `dataclass`, and `@dataclass` too).
 //! - `code_reading`, `spot_the_bug`, `open_ended`: always [`Verdict::NeedsSelfGrade`].
+//!
+//! # Saying "I don't know"
+//! On every type, an explicit don't-know ([`is_dont_know`]: "no idea", "idk", "?", "skip",
+//! "I don't know", …) is [`Verdict::DontKnow`]: a miss, rated Again, with the answer shown,
+//! rather than an unreadable answer asked again or a free-text answer to grade. The words only
+//! count when they are not the right answer themselves: Rust's `?` operator may be a blank's
+//! answer, and `skip` an iterator method's. (An empty line is not one of them here: the
+//! terminal decides what an empty line means.)
 
 use std::fmt;
 
@@ -27,6 +35,8 @@ pub enum Verdict {
     Wrong,
     /// A free-text type: show the model answer and ask for a self-grade 0–5.
     NeedsSelfGrade,
+    /// The developer said they do not know (module doc): a miss, rated Again.
+    DontKnow,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,8 +70,52 @@ pub fn check_answer(
 }
 
 /// [`check_answer`] with the question's snippet, whose blank line tells which sigil the
-/// developer already sees.
+/// developer already sees. A don't-know (module doc) that is not the right answer itself is
+/// [`Verdict::DontKnow`]; a malformed question is reported as such whatever the answer.
 pub fn check_answer_in(
+    question_type: &str,
+    options: Option<&[String]>,
+    correct: &str,
+    given: &str,
+    snippet: Option<&str>,
+) -> Result<Verdict, AnswerError> {
+    match judge_answer(question_type, options, correct, given, snippet) {
+        Ok(Verdict::Correct) => Ok(Verdict::Correct),
+        Err(AnswerError::BadQuestion(why)) => Err(AnswerError::BadQuestion(why)),
+        _ if is_dont_know(given) => Ok(Verdict::DontKnow),
+        other => other,
+    }
+}
+
+/// What a learner types to say they do not know, after [`normalize`] (which drops the
+/// apostrophe of "don't") and without a trailing `.` or `!`.
+const DONT_KNOW: [&str; 15] = [
+    "?",
+    "??",
+    "???",
+    "idk",
+    "no idea",
+    "skip",
+    "pass",
+    "dunno",
+    "no clue",
+    "not sure",
+    "dont know",
+    "i dont know",
+    "i do not know",
+    "i have no idea",
+    "no idea at all",
+];
+
+/// Whether `given` says "I don't know" (module doc). An empty answer does not.
+pub fn is_dont_know(given: &str) -> bool {
+    let text = normalize(given);
+    let text = text.trim_end_matches(['.', '!']).trim_end();
+    !text.is_empty() && DONT_KNOW.contains(&text)
+}
+
+/// The verdict by the answer alone (module doc's accepted forms).
+fn judge_answer(
     question_type: &str,
     options: Option<&[String]>,
     correct: &str,
@@ -458,6 +512,30 @@ mod tests {
             assert_eq!(check_answer(t, None, "model answer", "anything"), Ok(Verdict::NeedsSelfGrade));
             assert_eq!(check_answer(t, None, "model answer", ""), Ok(Verdict::NeedsSelfGrade));
         }
+    }
+
+    #[test]
+    fn saying_i_do_not_know_is_a_miss_on_every_type_unless_it_is_the_answer() {
+        let o = opts(&["A) Box", "B) Rc", "C) Arc", "D) Cell"]);
+        let steps = opts(&["a", "b", "c"]);
+        for given in ["no idea", "IDK", "?", "skip", "I don't know", "i dont know.", "Not sure!", " pass "] {
+            assert_eq!(mc(&o, "B", given), Ok(Verdict::DontKnow), "{given}");
+            assert_eq!(check_answer("true_false", None, "true", given), Ok(Verdict::DontKnow), "{given}");
+            assert_eq!(check_answer("ordering", Some(&steps), "2,1,3", given), Ok(Verdict::DontKnow), "{given}");
+            assert_eq!(check_answer("fill_in_blank", None, "await", given), Ok(Verdict::DontKnow), "{given}");
+            for free in ["code_reading", "spot_the_bug", "open_ended"] {
+                assert_eq!(check_answer(free, None, "model", given), Ok(Verdict::DontKnow), "{free} {given}");
+            }
+        }
+        // The words are an answer where they are the answer: Rust's `?`, an iterator's `skip`.
+        assert_eq!(check_answer("fill_in_blank", None, "?", "?"), Ok(Verdict::Correct));
+        assert_eq!(check_answer("fill_in_blank", None, "skip", "Skip"), Ok(Verdict::Correct));
+        assert_eq!(mc(&opts(&["pass", "skip", "?", "idk"]), "C", "?"), Ok(Verdict::Correct));
+        // Neither an empty answer nor "no" (false) is a don't-know; a malformed question stays one.
+        assert!(is_unreadable(mc(&o, "B", "")));
+        assert_eq!(check_answer("true_false", None, "true", "no"), Ok(Verdict::Wrong));
+        assert!(matches!(mc(&o, "Q", "no idea"), Err(AnswerError::BadQuestion(_))));
+        assert!(!is_dont_know("no idea how the closure captures it, but it moves the value"));
     }
 
     #[test]

@@ -70,9 +70,9 @@ pub fn concept_mastery_in(
                 q.card_state, q.learning_step, q.stability, q.fsrs_difficulty, q.due_at, q.last_review_at, q.reps, \
                 q.lapses, instr(q.tags, 'leech') > 0 AND EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech'), \
                 q.id \
-         FROM concepts c LEFT JOIN questions q ON q.concept_id = c.id \
-           AND NOT (q.parent_question_id IS NOT NULL AND TRIM(COALESCE(q.correct, '')) = '') \
-         LEFT JOIN concept_profiles p ON p.normalized_name = c.normalized_name \
+         FROM concepts c LEFT JOIN questions q ON q.concept_id = c.id AND NOT ",
+        crate::learning::reflection!(),
+        " LEFT JOIN concept_profiles p ON p.normalized_name = c.normalized_name \
          WHERE ?1 IS NULL OR c.normalized_name IN (SELECT c2.normalized_name FROM concepts c2 \
            JOIN sessions s ON s.id = c2.session_id \
            WHERE ",
@@ -132,14 +132,6 @@ pub fn concept_mastery_in(
             }
         })
         .collect())
-}
-
-/// How many of `standings` are mastered and how many still learning (`vl status`, the
-/// statusline, the dashboard).
-pub fn tally<'a>(standings: impl IntoIterator<Item = &'a ConceptMastery>) -> (i64, i64) {
-    standings.into_iter().fold((0, 0), |(mastered, learning), c| {
-        (mastered + i64::from(c.standing == Standing::Mastered), learning + i64::from(c.standing == Standing::Learning))
-    })
 }
 
 /// `GET /api/vibelearn/profile`: `{profile: [{concept_name, category, level, standing,
@@ -259,6 +251,9 @@ mod tests {
         let body = profile_at(&conn, &Scheduler::default(), NOW + 10 * DAY_MS).unwrap();
         let closures = body["profile"].as_array().unwrap().iter().find(|r| r["concept_name"] == "Closures").unwrap();
         assert_eq!((closures["standing"].as_str(), closures["mastered"].as_bool()), (Some("mastered"), Some(true)));
-        assert_eq!(tally(&concept_mastery(&conn, &Scheduler::default(), NOW + 10 * DAY_MS).unwrap()).0, 1);
+        let standings = crate::learning::counts::Standings::of(
+            &concept_mastery(&conn, &Scheduler::default(), NOW + 10 * DAY_MS).unwrap(),
+        );
+        assert_eq!(standings.mastered, 1);
     }
 }

@@ -10,6 +10,8 @@
 //! - `mastery` — every concept's standing (mastered / gap / learning) from the live FSRS state.
 //! - `days` — the learner's days: the streak, the new cards introduced today, the forecast.
 //! - `summary` — what is due and met, for the statusline, SessionStart and the dashboard.
+//! - `counts` — the loop's counts (concepts by standing, questions, answers) and the one
+//!   wording every surface prints them in.
 //!
 //! The quiz process writes here beside the worker's writer (see `record`'s doc for why
 //! that is safe); every other function only reads.
@@ -56,12 +58,24 @@ macro_rules! path_collation {
 pub(crate) use in_project_dir;
 pub(crate) use path_collation;
 
+/// SQL over `questions q`: the question is a reflection prompt, a follow-up without its own
+/// model answer — asked once, never scheduled, neither right nor wrong (SPEC §7). The one
+/// spelling of `cards::Question::is_reflection` for every read that counts cards, questions
+/// or answers (`counts`, `mastery`, the sessions list).
+macro_rules! reflection {
+    () => {
+        "(q.parent_question_id IS NOT NULL AND TRIM(COALESCE(q.correct, '')) = '')"
+    };
+}
+pub(crate) use reflection;
+
 /// A project directory as [`in_project_dir!`] takes it: without trailing `/` or `\`.
 pub fn project_dir(cwd: &str) -> &str {
     cwd.trim_end_matches(['/', '\\'])
 }
 
 pub mod cards;
+pub mod counts;
 pub mod days;
 pub mod mastery;
 pub mod record;

@@ -304,6 +304,27 @@ fn repaired(code: &str, mutation: Option<&str>) -> String {
     }
 }
 
+/// Tags that say what happened to one card, not what it is about: a follow-up is a new card
+/// and starts without them (a leech's follow-up is no leech, and no re-teaching question).
+const STATE_TAGS: [&str; 2] = [crate::db::fsrs_migration::LEECH_TAG, crate::llm::offline::RETEACH_TAG];
+
+/// A follow-up's tags: its parent's topic tags, without [`STATE_TAGS`], and `follow-up`.
+fn follow_up_tags(parent_tags: &str) -> Vec<String> {
+    let mut tags: Vec<String> = serde_json::from_str::<Vec<String>>(parent_tags)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|t| !STATE_TAGS.contains(&t.as_str()) && t != FOLLOW_UP_TAG)
+        .collect();
+    tags.push(FOLLOW_UP_TAG.to_owned());
+    tags
+}
+
+/// The follow-up with this text, and whether it was ever answered: looked up inside the
+/// answer's write transaction, so its attempts are found by migration 0017's index on
+/// `quiz_attempts (question_id)`, not by reading every answer ever given.
+const FOLLOW_UP_ANSWERED: &str = "SELECT q.id, EXISTS (SELECT 1 FROM quiz_attempts a WHERE a.question_id = q.id) FROM questions q \
+     WHERE q.concept_id = ?1 AND q.question_type = 'open_ended' AND q.text_hash = ?2";
+
 /// Inserts (or finds) the follow-up of `parent_id`; returns its id when it was never
 /// answered, so it is asked now. A follow-up already answered keeps its own schedule.
 fn insert_follow_up(
@@ -314,10 +335,7 @@ fn insert_follow_up(
     now: Millis,
 ) -> rusqlite::Result<Option<String>> {
     let text_hash = normalized_text_hash(text);
-    let mut tags: Vec<String> = serde_json::from_str(&row.tags).unwrap_or_default();
-    if !tags.iter().any(|t| t == FOLLOW_UP_TAG) {
-        tags.push(FOLLOW_UP_TAG.to_owned());
-    }
+    let tags = follow_up_tags(&row.tags);
     // The parent's code gives the follow-up its context; a fill-in-the-blank snippet is shown
     // completed, since its blank was the parent's question, not this one's.
     // A spot_the_bug snippet is shown repaired: the bug was the parent's question, and a
@@ -345,10 +363,7 @@ fn insert_follow_up(
     ])?;
     // The row may predate this answer (inserted by an earlier run, or the same text exists).
     let found: Option<(String, bool)> = conn
-        .prepare_cached(
-            "SELECT q.id, EXISTS (SELECT 1 FROM quiz_attempts a WHERE a.question_id = q.id) FROM questions q \
-             WHERE q.concept_id = ?1 AND q.question_type = 'open_ended' AND q.text_hash = ?2",
-        )?
+        .prepare_cached(FOLLOW_UP_ANSWERED)?
         .query_row(params![row.concept_id, text_hash], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
     match found {
@@ -401,6 +416,68 @@ mod tests {
             .map(Result::unwrap)
             .collect();
         assert_eq!(logged, [8.0, 7.0, 9.0, 6.0, 10.0, 8.0], "the review log keeps the day chosen");
+    }
+
+    #[test]
+    fn a_leech_s_follow_up_starts_without_its_parent_s_state_tags() {
+        let (_dir, mut conn) = crate::db::testing::with(crate::db::testing::SESSION_AND_CONCEPT);
+        conn.execute_batch(
+            "UPDATE concepts SET difficulty = 'junior';
+             INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, question, correct, \
+               explanation, follow_up, tags, text_hash, created_at, card_state, lapses) \
+             VALUES ('p', 'c', 's', 'true_false', 'junior', 'p', 'true', 'e', 'Why does it hold?', \
+               '[\"hooks\",\"leech\",\"reteach\"]', 'p', 1, 'review', 8);",
+        )
+        .unwrap();
+        let answer = Answer { question_id: "p", text: "t", correct: true, rating: Rating::Good, duration_ms: None };
+        let recorded = record_answer(&mut conn, &answer, &Scheduler::default(), 1_780_000_000_000).unwrap().unwrap();
+        let id = recorded.follow_up.expect("a right junior answer earns the follow-up");
+        let tags: String = conn.query_row("SELECT tags FROM questions WHERE id = ?1", [&id], |r| r.get(0)).unwrap();
+        assert_eq!(tags, r#"["hooks","follow-up"]"#, "the topic stays, the parent's state does not");
+    }
+
+    #[test]
+    fn migration_17_takes_the_copied_leech_tag_off_old_follow_ups() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = Connection::open(dir.path().join("t.db")).unwrap();
+        for (version, _, sql) in crate::db::migrate::MIGRATIONS.iter().filter(|(v, _, _)| *v <= 16) {
+            conn.execute_batch(sql).unwrap();
+            conn.pragma_update(None, "user_version", version).unwrap();
+        }
+        conn.execute_batch(crate::db::testing::SESSION_AND_CONCEPT).unwrap();
+        let insert = |id: &str, parent: Option<&str>, lapses: i64| {
+            conn.execute(
+                "INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, question, explanation, \
+                 tags, text_hash, created_at, parent_question_id, lapses) \
+                 VALUES (?1, 'c', 's', 'open_ended', 'mid', ?1, '', '[\"hooks\",\"leech\",\"follow-up\"]', ?1, 1, ?2, ?3)",
+                params![id, parent, lapses],
+            )
+            .unwrap();
+        };
+        insert("leech", None, 8);
+        insert("copied", Some("leech"), 0);
+        insert("own-lapses", Some("leech"), 8);
+        crate::db::migrate(&mut conn).unwrap();
+        let tags = |id: &str| -> String {
+            conn.query_row("SELECT tags FROM questions WHERE id = ?1", [id], |r| r.get(0)).unwrap()
+        };
+        assert_eq!(tags("copied"), r#"["hooks","follow-up"]"#);
+        assert_eq!(tags("leech"), r#"["hooks","leech","follow-up"]"#, "a leech keeps its tag");
+        assert_eq!(tags("own-lapses"), r#"["hooks","leech","follow-up"]"#, "a follow-up that lapsed itself too");
+    }
+
+    #[test]
+    fn a_follow_up_s_answers_are_found_by_an_index() {
+        let (_dir, conn) = crate::db::testing::fresh();
+        let plan: Vec<String> = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {FOLLOW_UP_ANSWERED}"))
+            .unwrap()
+            .query_map(params!["c", "h"], |r| r.get(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(plan.iter().any(|step| step.contains("INDEX quiz_attempts_question")), "{plan:?}");
+        assert!(!plan.iter().any(|step| step.starts_with("SCAN a")), "{plan:?}");
     }
 
     #[test]

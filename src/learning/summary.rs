@@ -2,8 +2,9 @@
 //! due now, the streak, and how many concepts are met, mastered and still learning. Reads only.
 //!
 //! "Due" is what `vl quiz` will ask now (`learning::cards::due_now` through the sitting's
-//! new-card cap, `learning::days::sitting_filter`), and mastered / learning are
-//! `learning::mastery::concept_mastery`'s standings: no count of its own here.
+//! new-card cap, `learning::days::sitting_filter`), and the concepts' standings are
+//! `learning::mastery::concept_mastery`'s, counted and worded by `learning::counts`: no count
+//! of its own here.
 
 use std::collections::HashSet;
 
@@ -13,19 +14,33 @@ use serde_json::{Value, json};
 use crate::clock::Millis;
 use crate::learn::schedule::Scheduler;
 use crate::learning::cards::{DueFilter, due_now};
+use crate::learning::counts;
 use crate::learning::days::{Streak, sitting_filter, streak};
-use crate::learning::mastery::{concept_mastery_in, tally};
+use crate::learning::mastery::concept_mastery_in;
 
 /// `GET /api/vibelearn/overview`: what the dashboard leads with — the questions due now, the
-/// streak, and how many concepts are met and mastered (as `vl status` counts them).
+/// streak, the concepts by standing, the questions and the answers, with the words `vl status`
+/// says them in (`learning::counts`): `{due, streak: {current, longest}, concepts, mastered,
+/// reviewing, learning, gaps, standings (words), questions: {total, cards, reflections, words},
+/// answers: {total, graded, correct, reflections, words}}`.
 pub fn overview(conn: &Connection, scheduler: &Scheduler, now: Millis, new_per_day: usize) -> rusqlite::Result<Value> {
     let counts = due_counts(conn, scheduler, now, None, new_per_day, Standings::Count)?;
+    let s = counts.standings;
+    let questions = counts::questions(conn, None)?;
+    let answers = counts::answers(conn)?;
     Ok(json!({
         "due": counts.due,
         "streak": {"current": counts.streak.current, "longest": counts.streak.longest},
         "concepts": counts.concepts,
-        "mastered": counts.mastered,
-        "learning": counts.learning,
+        "mastered": s.mastered,
+        "reviewing": s.reviewing,
+        "learning": s.learning,
+        "gaps": s.gaps,
+        "standings": s.words(),
+        "questions": {"total": questions.total(), "cards": questions.cards, "reflections": questions.reflections,
+                      "words": questions.words()},
+        "answers": {"total": answers.answers, "graded": answers.graded(), "correct": answers.correct,
+                    "reflections": answers.reflections, "words": answers.words()},
     }))
 }
 
@@ -40,17 +55,15 @@ pub struct DueCounts {
     pub streak: Streak,
     /// Distinct concepts met.
     pub concepts: i64,
-    /// Of them, mastered and still learning (`learn::mastery::Standing`); 0 unless asked for
-    /// ([`Standings::Count`]).
-    pub mastered: i64,
-    pub learning: i64,
+    /// Where they stand (`learning::counts`); all 0 unless asked for ([`Standings::Count`]).
+    pub standings: counts::Standings,
     /// Whether the counts are for the IDE's project (else for all projects).
     pub project: bool,
 }
 
-/// Whether [`due_counts`] also judges the concepts (mastered / learning): the statusline and
-/// the dashboard show them; the SessionStart message says only what is due, and the mastery
-/// read is most of the cost.
+/// Whether [`due_counts`] also judges the concepts (their standings): the statusline and the
+/// dashboard show them; the SessionStart message says only what is due, and the mastery read
+/// is most of the cost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Standings {
     Skip,
@@ -65,7 +78,7 @@ pub fn due_counts(
     now: Millis,
     project: Option<&str>,
     new_per_day: usize,
-    standings: Standings,
+    judge: Standings,
 ) -> rusqlite::Result<DueCounts> {
     let streak = streak(conn, scheduler.day(), now)?;
     let count = |directory: Option<&str>| -> rusqlite::Result<(i64, HashSet<String>)> {
@@ -82,13 +95,14 @@ pub fn due_counts(
     if !scoped {
         (due, keys) = count(None)?;
     }
-    let (mut mastered, mut learning) = (0, 0);
-    if standings == Standings::Count && !keys.is_empty() {
+    let mut standings = counts::Standings::default();
+    if judge == Standings::Count && !keys.is_empty() {
         let directory = project.filter(|_| scoped);
-        (mastered, learning) =
-            tally(concept_mastery_in(conn, scheduler, now, directory)?.iter().filter(|c| keys.contains(&c.key)));
+        standings = counts::Standings::of(
+            concept_mastery_in(conn, scheduler, now, directory)?.iter().filter(|c| keys.contains(&c.key)),
+        );
     }
-    Ok(DueCounts { due, streak, concepts: keys.len() as i64, mastered, learning, project: scoped })
+    Ok(DueCounts { due, streak, concepts: keys.len() as i64, standings, project: scoped })
 }
 
 /// The normalised names of the concepts met in sessions under `directory` (all when `None`).

@@ -226,8 +226,6 @@ pub enum PathHint {
     FileStem(&'static str),
     /// The path ends with this (`.module.css`, `config/routes.rb`).
     Suffix(&'static str),
-    /// The file name starts with this (`test_` for pytest).
-    FilePrefix(&'static str),
 }
 
 /// Path hints: (hint, category, item, confidence). Confidences stay at 0.5–0.6: a file name is
@@ -248,7 +246,8 @@ pub static PATH_HINTS: &[(PathHint, Category, &str, f64)] = &[
     (PathHint::FileStem("playwright.config"), Testing, "Playwright", 0.6),
     (PathHint::FileStem("cypress.config"), Testing, "Cypress", 0.6),
     (PathHint::FileStem("conftest.py"), Testing, "pytest", 0.55),
-    (PathHint::FilePrefix("test_"), Testing, "pytest", 0.5),
+    // `test_*.py` is no sure sign of pytest (unittest names its files the same): `testing`
+    // reads it, with the commands run and the files' imports.
     (PathHint::Suffix("_spec.rb"), Testing, "RSpec", 0.5),
     (PathHint::FileStem("tailwind.config"), Styling, "Tailwind CSS", 0.6),
     (PathHint::Suffix(".module.css"), Styling, "CSS Modules", 0.6),
@@ -264,7 +263,6 @@ impl PathHint {
                 file_name == s || (file_name.starts_with(s) && file_name.as_bytes().get(s.len()) == Some(&b'.'))
             }
             PathHint::Suffix(s) => path.ends_with(s),
-            PathHint::FilePrefix(s) => file_name.starts_with(s) && file_name.ends_with(".py"),
         }
     }
 }
@@ -335,7 +333,5 @@ mod tests {
     fn path_hints() {
         assert!(PathHint::FileStem("next.config").matches("apps/web/next.config.mjs", "next.config.mjs"));
         assert!(!PathHint::FileStem("next.config").matches("next.configure.js", "next.configure.js"));
-        assert!(PathHint::FilePrefix("test_").matches("tests/test_api.py", "test_api.py"));
-        assert!(!PathHint::FilePrefix("test_").matches("test_data.json", "test_data.json"));
     }
 }

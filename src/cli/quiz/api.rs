@@ -9,8 +9,11 @@
 //!   "next_due_in", "leech", "due_now"}`. A free-text answer without `--rating` records
 //!   nothing and prints `{"recorded": false, "needs_rating": true, "model_answer", "rubric"}`,
 //!   so the front end (the model, in Claude Code) grades it by the rubric and answers again
-//!   with `--rating`. An unreadable answer prints `{"error": "unreadable", "message"}` and
-//!   exits 1, as does an unknown id (`"not_found"`).
+//!   with `--rating`. An explicit don't-know ("no idea", "?", "skip", …:
+//!   `learn::answer::is_dont_know`) on any card is recorded at once as a miss rated Again,
+//!   whatever `--rating` says, with `"dont_know": true` and the answer in `expected`. An
+//!   unreadable answer prints `{"error": "unreadable", "message"}` and exits 1, as does an
+//!   unknown id (`"not_found"`).
 //!
 //! When nothing is due now, `next` still offers a learning card due within the learn-ahead
 //! limit (20 min, `learning::cards`), so its steps finish in the same sitting; when nothing is
@@ -118,8 +121,10 @@ fn public(q: &Question) -> Value {
             "true_false" => "true or false",
             "ordering" => "the step numbers in order, e.g. 2,4,1,3",
             "fill_in_blank" => "the missing text",
-            _ => "free text; then a rating 1-4 graded by the rubric",
+            _ if q.is_reflection() => "free text; a reflection prompt: kept, not graded, and no model answer follows",
+            _ => "free text; the reply gives the model answer and the rubric, then answer again with --rating 1-4",
         },
+        "dont_know": "answer \"?\" or \"no idea\": recorded as a miss (Again) and the answer is shown",
     })
 }
 
@@ -134,7 +139,7 @@ pub fn answer(
     new_per_day: usize,
 ) -> rusqlite::Result<Result<Value, Value>> {
     let Some(q) = cards::question(conn, id)? else {
-        return Ok(Err(json!({"error": "not_found", "message": format!("no question {id:?}")})));
+        return Ok(Err(not_found(id)));
     };
     let correct = q.correct.as_deref().unwrap_or("");
     let verdict = match check_answer_in(&q.question_type, q.options.as_deref(), correct, text, q.snippet.as_deref()) {
@@ -146,50 +151,98 @@ pub fn answer(
             return Ok(Err(json!({"error": "malformed_question", "message": why})));
         }
     };
-    let suggested = match verdict {
-        Verdict::Correct => Some(Rating::Good),
-        Verdict::Wrong => Some(Rating::Again),
-        Verdict::NeedsSelfGrade => None,
+    let Some(graded) = Graded::of(&q, verdict, rating) else {
+        return Ok(Ok(needs_rating(&q)));
     };
-    // A reflection prompt is kept, not graded or scheduled: it needs no rating.
-    let reflection = q.is_reflection().then_some(Rating::Good);
-    let Some(rating) = rating.or(suggested).or(reflection) else {
-        return Ok(Ok(json!({
-            "recorded": false,
-            "needs_rating": true,
-            "question_id": q.id,
-            "model_answer": q.model_answer(),
-            "explanation": q.explanation(),
-            "rubric": crate::learn::rubric::DIMENSIONS.iter()
-                .map(|(name, weight)| json!({"dimension": name, "weight": weight})).collect::<Vec<_>>(),
-            "message": "grade the answer against the model answer with the rubric (0-5 per dimension, \
-                        correctness weighs most), then call again with --rating 1-4 \
-                        (1 wrong, 2 right with gaps, 3 right, 4 right and complete)",
-        })));
-    };
-    // "Correct" is the answer's, not the rating's: a wrong answer rated Hard is still wrong;
-    // rated Good or Easy it is the learner's "I was right".
-    let correct = match verdict {
-        Verdict::Correct => true,
-        Verdict::Wrong => rating >= Rating::Good,
-        Verdict::NeedsSelfGrade => rating.passed() && !q.is_reflection(),
-    };
-    let record = Answer { question_id: &q.id, text, correct, rating, duration_ms: None };
+    let record = Answer { question_id: &q.id, text, correct: graded.correct, rating: graded.rating, duration_ms: None };
     let Some(recorded) = record::record_answer(conn, &record, scheduler, now)? else {
-        return Ok(Err(json!({"error": "not_found", "message": format!("no question {id:?}")})));
+        return Ok(Err(not_found(id)));
     };
-    let card = recorded.reviewed.card;
     let filter = sitting_filter(conn, scheduler.day(), now, &DueFilter::default(), new_per_day)?;
     let due_now = cards::due_now(conn, now, &filter)?.total();
-    Ok(Ok(json!({
+    Ok(Ok(recorded_reply(&q, &graded, &recorded, scheduler, now, due_now)))
+}
+
+fn not_found(id: &str) -> Value {
+    json!({"error": "not_found", "message": format!("no question {id:?}")})
+}
+
+/// An answer's verdict, the rating it suggests and the rating it gets.
+struct Graded {
+    verdict: Verdict,
+    suggested: Option<Rating>,
+    rating: Rating,
+    /// The answer's, not the rating's: a wrong answer rated Hard is still wrong; rated Good or
+    /// Easy it is the learner's "I was right". A don't-know is a miss whatever the rating.
+    correct: bool,
+}
+
+impl Graded {
+    /// `None`: a free-text answer without `--rating`, for the front end to grade.
+    fn of(q: &Question, verdict: Verdict, given: Option<Rating>) -> Option<Graded> {
+        // A reflection prompt is kept, not graded or scheduled: it needs no rating, and a
+        // don't-know is kept like any other answer to it.
+        if q.is_reflection() {
+            return Some(Graded { verdict, suggested: None, rating: Rating::Good, correct: false });
+        }
+        let suggested = match verdict {
+            Verdict::Correct => Some(Rating::Good),
+            Verdict::Wrong | Verdict::DontKnow => Some(Rating::Again),
+            Verdict::NeedsSelfGrade => None,
+        };
+        // "I don't know" is rated Again, even with another --rating (SPEC §7, issue 41).
+        let rating = if verdict == Verdict::DontKnow { Rating::Again } else { given.or(suggested)? };
+        let correct = match verdict {
+            Verdict::Correct => true,
+            Verdict::Wrong => rating >= Rating::Good,
+            Verdict::NeedsSelfGrade => rating.passed(),
+            Verdict::DontKnow => false,
+        };
+        Some(Graded { verdict, suggested, rating, correct })
+    }
+}
+
+/// A free-text answer not yet rated: the model answer and the rubric to grade it by.
+fn needs_rating(q: &Question) -> Value {
+    json!({
+        "recorded": false,
+        "needs_rating": true,
+        "question_id": q.id,
+        "model_answer": q.model_answer(),
+        "explanation": q.explanation(),
+        "rubric": crate::learn::rubric::DIMENSIONS.iter()
+            .map(|(name, weight)| json!({"dimension": name, "weight": weight})).collect::<Vec<_>>(),
+        "message": "grade the answer against the model answer with the rubric (0-5 per dimension, \
+                    correctness weighs most), then call again with --rating 1-4 \
+                    (1 wrong, 2 right with gaps, 3 right, 4 right and complete)",
+    })
+}
+
+/// What `vl quiz answer --json` prints once the answer is recorded.
+fn recorded_reply(
+    q: &Question,
+    graded: &Graded,
+    recorded: &record::Recorded,
+    scheduler: &Scheduler,
+    now: Millis,
+    due_now: usize,
+) -> Value {
+    let card = recorded.reviewed.card;
+    let dont_know = graded.verdict == Verdict::DontKnow && !recorded.reflection;
+    json!({
         "recorded": true,
         "question_id": q.id,
-        "correct": match verdict { Verdict::Correct => Some(true), Verdict::Wrong => Some(false), _ => None },
+        "correct": match graded.verdict {
+            Verdict::Correct => Some(true),
+            Verdict::Wrong | Verdict::DontKnow if !recorded.reflection => Some(false),
+            _ => None,
+        },
+        "dont_know": dont_know,
         "reflection": recorded.reflection,
-        "rating": rating.number(),
-        "rating_name": rating.name(),
-        "suggested_rating": suggested.map(Rating::number),
-        "expected": q.model_answer().map(|_| super::expected(&q)),
+        "rating": graded.rating.number(),
+        "rating_name": graded.rating.name(),
+        "suggested_rating": graded.suggested.map(Rating::number),
+        "expected": q.model_answer().map(|_| super::expected(q)),
         "explanation": q.explanation(),
         "card_state": card.state.as_str(),
         "next_due_at": card.due_at,
@@ -201,5 +254,5 @@ pub fn answer(
         "leech": recorded.reviewed.leech.map(|l| match l { Leech::Reached => "reached", Leech::Again => "again" }),
         "follow_up": recorded.follow_up,
         "due_now": due_now,
-    })))
+    })
 }

@@ -7,7 +7,7 @@ use std::io::{self, BufRead, Write};
 use rusqlite::Connection;
 
 use super::term::{Style, letter, read_line};
-use super::{MAX_TRIES, QuizError, QuizOptions, when};
+use super::{MAX_TRIES, QuizError, QuizOptions, is_free_text, when};
 use crate::clock::{Clock, Millis};
 use crate::learn::answer::{AnswerError, Verdict, check_answer_in};
 use crate::learn::schedule::Rating;
@@ -45,16 +45,25 @@ fn prompt(
     Ok(line)
 }
 
-/// Reads an answer line; an empty one re-asks and costs no try. `None` at end of input.
+/// Reads an answer line; an empty one re-asks and costs no try. At a terminal a second empty
+/// line in a row is an answer too, the empty "I don't know" (`learn::answer`'s don't-know
+/// words are the typed one); a pipe's empty lines only re-ask. `None` at end of input.
 fn answer_line(out: &mut dyn Write, input: &mut dyn BufRead, opts: &QuizOptions) -> io::Result<Option<String>> {
+    let mut empty_before = false;
     loop {
         let Some(line) = prompt(out, input, opts.style, ">", !opts.interactive)? else {
             return Ok(None);
         };
-        if !line.trim().is_empty() {
+        if !line.trim().is_empty() || (opts.interactive && empty_before) {
             return Ok(Some(line));
         }
-        writeln!(out, "{}", opts.style.dim("(type your answer — an empty line does not count)"))?;
+        empty_before = true;
+        let hint = if opts.interactive {
+            "(type your answer — or press Enter again if you don't know: the answer is shown, the card comes back)"
+        } else {
+            "(type your answer — an empty line does not count; ? if you don't know)"
+        };
+        writeln!(out, "{}", opts.style.dim(hint))?;
     }
 }
 
@@ -77,8 +86,18 @@ pub(super) fn ask(
         let Some(line) = answer_line(out, input, opts)? else {
             return Ok(None);
         };
-        match check_answer_in(&q.question_type, q.options.as_deref(), correct, &line, q.snippet.as_deref()) {
+        let judged = if line.trim().is_empty() {
+            Ok(Verdict::DontKnow) // the terminal's second empty line
+        } else {
+            check_answer_in(&q.question_type, q.options.as_deref(), correct, &line, q.snippet.as_deref())
+        };
+        match judged {
+            // A reflection prompt is neither right nor wrong: "no idea" is kept like any answer.
+            Ok(Verdict::NeedsSelfGrade | Verdict::DontKnow) if q.is_reflection() => {
+                return self_grade(conn, q, line, input, out, clock, opts);
+            }
             Ok(Verdict::NeedsSelfGrade) => return self_grade(conn, q, line, input, out, clock, opts),
+            Ok(Verdict::DontKnow) => return Ok(Some(dont_know(q, line, out, clock, opts)?)),
             Ok(v) => {
                 verdict = Some(v == Verdict::Correct);
                 last = line;
@@ -94,6 +113,29 @@ pub(super) fn ask(
         }
         last = line;
     }
+    objective(conn, q, input, out, clock, opts, Objective { text: last, verdict, shown_at })
+}
+
+/// An objective answer, judged (`verdict`: right or wrong; `None` after three unreadable
+/// tries).
+struct Objective {
+    text: String,
+    verdict: Option<bool>,
+    shown_at: Millis,
+}
+
+/// Shows the verdict, the answer when missed and the explanation, then reads the rating.
+fn objective(
+    conn: &Connection,
+    q: &Question,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+    clock: &dyn Clock,
+    opts: &QuizOptions,
+    answer: Objective,
+) -> Result<Option<Judged>, QuizError> {
+    let s = opts.style;
+    let Objective { text, verdict, shown_at } = answer;
     let answered_at = clock.now_ms();
     let right = verdict.unwrap_or(false);
     match verdict {
@@ -116,7 +158,34 @@ pub(super) fn ask(
     let rating =
         rate(conn, q, input, out, clock, opts, Suggestion { rating: Some(suggested), offer_override: !right })?
             .unwrap_or(suggested);
-    Ok(Some(Judged { text: last, rating, correct: right || rating >= Rating::Good, answered_at }))
+    Ok(Some(Judged { text, rating, correct: right || rating >= Rating::Good, answered_at }))
+}
+
+/// "I don't know" (`learn::answer::is_dont_know`, or a second empty line at the terminal): a
+/// miss, rated Again without asking (the card comes back through its learning steps), with
+/// the answer and its explanation shown.
+fn dont_know(
+    q: &Question,
+    text: String,
+    out: &mut dyn Write,
+    clock: &dyn Clock,
+    opts: &QuizOptions,
+) -> io::Result<Judged> {
+    let s = opts.style;
+    let answered_at = clock.now_ms();
+    writeln!(out, "{}", s.red("✗ Not known — that counts as a miss, rated Again."))?;
+    match q.model_answer() {
+        Some(_) if is_free_text(q) => {
+            writeln!(out, "{}", s.bold("Model answer:"))?;
+            writeln!(out, "  {}", expected(q).replace('\n', "\n  "))?;
+        }
+        Some(_) => writeln!(out, "  {} {}", s.bold("Answer:"), expected(q))?,
+        None => writeln!(out, "  {}", s.dim("There is no model answer for this one."))?,
+    }
+    if let Some(explanation) = q.explanation().filter(|e| Some(*e) != q.model_answer()) {
+        writeln!(out, "  {}", s.dim(explanation))?;
+    }
+    Ok(Judged { text, rating: Rating::Again, correct: false, answered_at })
 }
 
 /// The rating prompt, with what each rating would schedule. `suggested`: Enter accepts it (and

@@ -603,6 +603,14 @@
     }, text);
   }
 
+  // A session's questions, cards and reflection prompts told apart as `vl status` and
+  // `vl export` tell them (`learning::counts::Questions`).
+  function questionsCell(s) {
+    const reflections = s.reflections || 0;
+    const title = reflections ? `${s.cards} cards, ${reflections} reflection prompt${reflections === 1 ? '' : 's'}` : '';
+    return el('td', { class: 'n', 'data-questions-of': s.id, title: title || null }, s.questions);
+  }
+
   async function renderSessions(list) {
     const sessions = list.sessions.slice(0, SESSIONS_SHOWN);
     const pipelines = await Promise.all(sessions.map((s) =>
@@ -636,7 +644,7 @@
           el('td', { 'data-session-state': s.state, title: s.stuck_on ? `stopped at ${s.stuck_on.join(', ')}` : '' },
             s.state, s.ended ? el('span', { class: 'muted' }, ' · ended') : null),
           el('td', {}, when(s.started_at)), el('td', { class: 'n' }, s.prompts), el('td', { class: 'n' }, s.observations),
-          el('td', { class: 'n' }, s.concepts), el('td', { class: 'n' }, s.questions), groundedCell(s), el('td', {}, steps));
+          el('td', { class: 'n' }, s.concepts), questionsCell(s), groundedCell(s), el('td', {}, steps));
       });
       $('sessions').replaceChildren(el('table', { class: 'num' }, el('thead', {}, head), el('tbody', {}, rows)));
     });
@@ -652,15 +660,16 @@
       }
       // The bar is recall now (FSRS retrievability averaged over the answered cards), never
       // mastery; the standing beside it is the read model's one definition (SPEC §7): mastered
-      // (two or more cards, all answered and mature, no leech), gap (under 70 % or a leech),
-      // learning (cards unanswered or in their steps), as `vl gaps` and `vl status` say.
+      // (two or more cards, all answered and mature, no leech), reviewing (every card answered
+      // and recalled, not all mature yet), learning (cards unanswered or in their steps), gap
+      // (under 70 % or a leech), as `vl gaps` and `vl status` say; answers as "correct of graded".
       const items = profile.slice(0, CONCEPTS_SHOWN).map((c) => {
         const answered = c.answered_cards;
         const score = Math.max(0, Math.min(1, c.recall_now ?? c.mastery_score));
         const fillBar = el('span', { class: c.gap ? 'low' : score < 0.85 ? 'mid' : '' });
         fillBar.style.width = `${answered ? Math.round(score * 100) : 0}%`;
         const meta = `${c.standing ?? (c.gap ? 'gap' : 'learning')} · ${c.category} · ${c.level} · ` +
-          (answered ? `${c.correct_answers} right, ${c.incorrect_answers} wrong` : 'not quizzed yet') +
+          (answered ? `${c.correct_answers} correct of ${c.correct_answers + c.incorrect_answers} graded` : 'not quizzed yet') +
           (c.leeches ? ` · ${c.leeches} leech${c.leeches === 1 ? '' : 'es'} (suspended)` : '') +
           ` · met ${c.encounter_count}×`;
         return el('div', { class: 'concept', 'data-concept': c.concept_name, 'data-standing': c.standing },
@@ -674,32 +683,43 @@
     });
   }
 
-  /** What the page leads with: what is due now, the streak, how many concepts are mastered. */
+  /**
+   * What the page leads with: what is due now, the streak, where the concepts stand, the
+   * questions and the answers, in the words `vl status` uses (the overview sends them:
+   * `learning::counts`, one wording for every surface).
+   */
   function renderLearning(data) {
     draw('learning', data, () => {
       const due = data.due === 1 ? '1 question due' : `${data.due} questions due`;
       const days = (n) => (n === 1 ? '1 day' : `${n} days`);
+      const concepts = data.concepts === 1 ? '1 concept' : `${data.concepts} concepts`;
       $('learning').replaceChildren(
         el('div', { class: 'fact', 'data-fact': 'due' }, el('strong', {}, due),
           data.due > 0 ? el('span', { class: 'muted' }, ' — run vl quiz') : null),
         el('div', { class: 'fact', 'data-fact': 'streak' }, el('strong', {}, `streak ${days(data.streak.current)}`),
           el('span', { class: 'muted' }, ` (longest ${days(data.streak.longest)})`)),
-        el('div', { class: 'fact', 'data-fact': 'mastered' },
-          el('strong', {}, `${data.mastered} of ${data.concepts} concepts mastered`)));
+        el('div', { class: 'fact', 'data-fact': 'concepts' }, el('strong', {}, concepts),
+          data.concepts ? el('span', { class: 'muted' }, ` (${data.standings})`) : null),
+        el('div', { class: 'fact', 'data-fact': 'questions' }, data.questions.words),
+        el('div', { class: 'fact', 'data-fact': 'answers' }, data.answers.words));
     });
   }
 
   function renderActivity(data) {
     const days = data.days;
-    $('activity-total').textContent = `· ${data.total_answers} in ${days.length} days`;
+    $('activity-total').textContent = `· ${data.total_answers} answer${data.total_answers === 1 ? '' : 's'} in ${days.length} days`;
     const container = $('activity-chart');
     draw('activity-chart', [days, container.clientWidth], () => {
-      const bars = days.map((d) => ({
-        values: [d.correct, d.answers - d.correct],
-        tip: `${d.day}: ${d.answers} answer${d.answers === 1 ? '' : 's'}, ${d.correct} correct`,
-      }));
+      // Correct, not correct, and reflections (neither right nor wrong), as `vl status` counts them.
+      const bars = days.map((d) => {
+        const reflections = d.reflections || 0;
+        return {
+          values: [d.correct, d.answers - d.correct - reflections, reflections],
+          tip: `${d.day}: ${d.words || `${d.answers} answers`}`,
+        };
+      });
       const last = days.length - 1;
-      barChart(container, bars, ['var(--ok)', '#f0a3a3'], [[0, days[0].day.slice(5), 'start'], [last, 'today', 'end']]);
+      barChart(container, bars, ['var(--ok)', '#f0a3a3', '#b8c4d6'], [[0, days[0].day.slice(5), 'start'], [last, 'today', 'end']]);
     });
   }
 

@@ -339,17 +339,18 @@ pub fn card_from_row_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Ca
     let difficulty: Option<f64> = r.get(at + 3)?;
     Ok(Card {
         state: CardState::parse(state.as_deref().unwrap_or("new")),
-        step: card_count(r.get::<_, Option<i64>>(at + 1)?.unwrap_or(0)),
+        step: stored_count(r.get::<_, Option<i64>>(at + 1)?.unwrap_or(0)),
         memory: stability.zip(difficulty).map(|(stability, difficulty)| Memory { stability, difficulty }),
         due_at: r.get(at + 4)?,
         last_review_at: r.get(at + 5)?,
-        reps: card_count(r.get::<_, Option<i64>>(at + 6)?.unwrap_or(0)),
-        lapses: card_count(r.get::<_, Option<i64>>(at + 7)?.unwrap_or(0)),
+        reps: stored_count(r.get::<_, Option<i64>>(at + 6)?.unwrap_or(0)),
+        lapses: stored_count(r.get::<_, Option<i64>>(at + 7)?.unwrap_or(0)),
     })
 }
 
-/// A stored counter as `u32`: negative (a corrupt row) reads as 0, huge saturates.
-fn card_count(n: i64) -> u32 {
+/// A stored counter as `u32`: negative (a corrupt row) reads as 0, huge saturates (for this
+/// module's card rows and [`super::record`]'s concept rows alike).
+pub(super) fn stored_count(n: i64) -> u32 {
     u32::try_from(n.max(0)).unwrap_or(u32::MAX)
 }
 

@@ -53,7 +53,7 @@ use crate::db::fsrs_migration::save_card;
 use crate::learn::balance::least_loaded;
 use crate::learn::mastery::{self, Level, Mastery};
 use crate::learn::schedule::{Card, Rating, Reviewed, Scheduler};
-use crate::learning::cards::{FOLLOW_UP_TAG, card_from_row};
+use crate::learning::cards::{FOLLOW_UP_TAG, card_from_row, stored_count};
 
 /// What the developer answered, judged.
 #[derive(Debug, Clone)]
@@ -237,11 +237,6 @@ fn load_row(conn: &Connection, question_id: &str) -> rusqlite::Result<Option<Row
     .optional()
 }
 
-/// A stored counter as `u32`: negative (a corrupt row) reads as 0, huge saturates.
-fn count(n: i64) -> u32 {
-    u32::try_from(n.max(0)).unwrap_or(u32::MAX)
-}
-
 /// The concept's record before this answer; a concept without a profile row (created by an
 /// older version, or removed) starts at its own difficulty, capped at mid by `Mastery::new`.
 fn load_mastery(conn: &Connection, row: &Row) -> rusqlite::Result<Mastery> {
@@ -252,11 +247,11 @@ fn load_mastery(conn: &Connection, row: &Row) -> rusqlite::Result<Mastery> {
         )?
         .query_row([&row.normalized_name], |r| {
             let level: String = r.get(0)?;
-            let correct = count(r.get(1)?);
+            let correct = stored_count(r.get(1)?);
             Ok(Mastery {
-                attempts: correct.saturating_add(count(r.get(2)?)),
+                attempts: correct.saturating_add(stored_count(r.get(2)?)),
                 correct,
-                streak: count(r.get(3)?),
+                streak: stored_count(r.get(3)?),
                 level: level.parse().unwrap_or(seed),
             })
         })

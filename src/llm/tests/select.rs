@@ -41,11 +41,16 @@ fn chosen(s: &ProviderSettings) -> &'static str {
 }
 
 #[test]
-fn auto_takes_the_first_key_in_order() {
-    assert_eq!(chosen(&with_keys("auto", &["openrouter", "gemini", "openai", "anthropic"])), "anthropic");
-    assert_eq!(chosen(&with_keys("auto", &["openrouter", "gemini", "openai"])), "openai");
-    assert_eq!(chosen(&with_keys("auto", &["openrouter", "gemini"])), "gemini");
-    assert_eq!(chosen(&with_keys("", &["openrouter"])), "openrouter");
+fn auto_spends_no_key_and_names_the_ones_it_leaves() {
+    let all = with_keys("auto", &["openrouter", "gemini", "openai", "anthropic"]);
+    assert_eq!(chosen(&all), "offline", "keys alone choose nothing (issue 42)");
+    let unused: Vec<&str> = all.unused_keys().into_iter().map(|(setting, _)| setting).collect();
+    assert_eq!(unused, ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"]);
+    assert_eq!(with_keys("", &["gemini"]).unused_keys(), [("GEMINI_API_KEY", "gemini")]);
+    // Named: that provider spends its key, and nothing is left "unused".
+    let named = with_keys("gemini", &["gemini", "openai"]);
+    assert_eq!(chosen(&named), "gemini");
+    assert!(named.unused_keys().is_empty());
 }
 
 #[test]

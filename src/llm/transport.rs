@@ -18,7 +18,8 @@
 //! - Transport: a host that cannot be reached at all — its name does not resolve, the
 //!   connection is refused, the network is down, TLS cannot be set up — is **Unreachable**: the
 //!   provider pauses and is probed on the back-off (issue 42; six retries used to burn out in
-//!   13 seconds, and the dead job said nothing `vl status` showed). Timeouts and connections
+//!   13 seconds, and the dead job said nothing `vl status` showed). So is a connection or a name
+//!   lookup that does not complete within [`CONNECT_TIMEOUT`]. Other timeouts and connections
 //!   cut mid-way are Transient (the host is there, a retry may well pass); a bad URL or header
 //!   is Permanent (a configuration mistake no retry fixes).
 //!
@@ -156,7 +157,7 @@ fn error_detail(body: &[u8]) -> String {
 fn transport_error(caller: Caller, error: &ureq::Error, timeout: Duration) -> LlmError {
     let name = caller.name;
     match error {
-        ureq::Error::Timeout(_) => {
+        ureq::Error::Timeout(_) if !unreachable(error) => {
             LlmError::transient(format!("{name}: no complete answer within {:.1} s (timeout)", timeout.as_secs_f64()))
         }
         ureq::Error::Io(e) if e.kind() == std::io::ErrorKind::TimedOut => {
@@ -184,6 +185,8 @@ fn transport_error(caller: Caller, error: &ureq::Error, timeout: Duration) -> Ll
 fn unreachable(error: &ureq::Error) -> bool {
     use std::io::ErrorKind::{AddrNotAvailable, ConnectionRefused, HostUnreachable, NetworkDown, NetworkUnreachable};
     match error {
+        // No TCP connection within CONNECT_TIMEOUT, or no name within it: a host that is down.
+        ureq::Error::Timeout(ureq::Timeout::Connect | ureq::Timeout::Resolve) => true,
         ureq::Error::HostNotFound
         | ureq::Error::ConnectionFailed
         | ureq::Error::ConnectProxyFailed(_)

@@ -163,6 +163,12 @@ pub fn choose_provider(config: &Config) -> concepts::ProviderChoice {
     if let Ok(crate::llm::Selected::Remote(provider)) = &choice {
         provider.start_check();
     }
+    // What the worker runs on and what made the choice, in the log as in `/api/health`.
+    let (described, source) = (describe_provider(&choice), provider_source(config, &choice));
+    log::info!(target: "llm", "provider: {described} (chosen by {source})");
+    if let Some(note) = provider_note(config) {
+        log::info!(target: "llm", "{note}");
+    }
     std::sync::Arc::new(choice)
 }
 

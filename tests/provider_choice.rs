@@ -286,3 +286,56 @@ fn a_provider_that_cannot_be_reached_pauses_with_a_notice_instead_of_burning_its
     let line = String::from_utf8_lossy(&line.stdout);
     assert!(line.contains("⚠ anthropic paused (cannot be reached) — vl status"), "{line}");
 }
+
+/// Once the network is back the paused provider resumes on its own: probed on the back-off of
+/// a paused gate (the queue's clock, a manual one here), 5 minutes after the pause, and the
+/// refused step is replayed and succeeds.
+#[test]
+fn an_unreachable_provider_is_probed_on_the_back_off_and_resumes_when_it_answers() {
+    use std::collections::BTreeMap;
+    let (home, project, port) = (TempDir::new(), TempDir::new(), free_port());
+    let llm_port = free_port();
+    let env: BTreeMap<String, String> = [
+        ("VIBELEARN_DATA_DIR", home.path().to_string_lossy().into_owned()),
+        ("VIBELEARN_WORKER_PORT", port.to_string()),
+        ("VIBELEARN_PROVIDER", "anthropic".to_owned()),
+        ("ANTHROPIC_API_KEY", KEY.to_owned()),
+        ("VIBELEARN_ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{llm_port}")),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    let config = vibelearn::config::Config::resolve(&env);
+    // Within one learner day for the next hour (the gate's version holds the day).
+    let day = config.learner_day();
+    let mut start = vibelearn::clock::system().now_ms();
+    while day.day_of(start) != day.day_of(start + 3_600_000) {
+        start += 600_000;
+    }
+    let clock = vibelearn::clock::ManualClock::new(start);
+    let worker = vibelearn::worker::Worker::start_with_clock(config, clock.clone()).expect("worker starts");
+    let http = Http::new(port).with_token(home.path());
+    let session = seed_session(&http, "network-back", project.path());
+    request_steps(&http, &session, &STEPS);
+    wait_step(&http, &session, "analyze_concepts", "dead", Duration::from_secs(15));
+
+    // The network comes back: the provider answers where nothing listened.
+    let answers = [
+        crate::pipeline::anthropic(&json!("OK")),
+        crate::pipeline::anthropic(&crate::pipeline::concepts_answer("src/cart.ts")),
+    ];
+    let llm = FakeServer::start_on(
+        llm_port,
+        answers.to_vec(),
+        crate::pipeline::anthropic(&crate::pipeline::questions_answer()),
+    );
+    clock.advance(4 * 60_000);
+    // A probe that must not happen has no event to wait for: a window of a few watchdog turns.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(llm.requests().is_empty(), "not probed before its back-off");
+    clock.advance(60_000);
+    wait_step(&http, &session, "analyze_concepts", "succeeded", Duration::from_secs(20));
+    wait_step(&http, &session, "analyze_quiz", "succeeded", Duration::from_secs(20));
+    assert_eq!(http.get("/api/health").unwrap().1["notices"], json!([]), "the notice is cleared");
+    worker.stop();
+}

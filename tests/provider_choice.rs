@@ -144,7 +144,8 @@ fn every_agents_hooks_start_a_worker_on_the_announced_provider_that_spends_none_
         let shell = [("VIBELEARN_PROVIDER", "auto"), ("PATH", path.as_str())];
         let announced = vl_stdout(home.path(), port, &shell, &["provider"]);
         assert!(
-            announced.starts_with("LLM provider: offline (no LLM, free) — nothing leaves this machine (chosen by auto"),
+            announced
+                .starts_with("LLM provider: offline (no LLM, free) — nothing leaves this machine (chosen by default)"),
             "{agent}: {announced}"
         );
 
@@ -161,10 +162,10 @@ fn every_agents_hooks_start_a_worker_on_the_announced_provider_that_spends_none_
 
         let health = health(home.path(), port);
         assert_eq!(health["llm"]["description"], "offline (no LLM, free)", "{agent}: {health}");
-        assert_eq!(health["llm"]["source"], "auto (nothing chosen)", "{agent}");
+        assert_eq!(health["llm"]["source"], "default", "{agent}");
         assert_eq!(health["llm"]["note"], Value::Null, "{agent}: the worker saw no key at all");
         let status = vl_stdout(home.path(), port, &shell, &["status"]);
-        assert!(status.contains("offline (no LLM, free) (the worker's; chosen by auto (nothing chosen))"), "{status}");
+        assert!(status.contains("offline (no LLM, free) (the worker's; chosen by default)"), "{status}");
         let provider =
             db_rows(home.path(), "SELECT json_extract(result, '$.provider') FROM jobs WHERE kind = 'analyze_concepts'");
         assert_eq!(provider[0][0], "offline", "{agent}");

@@ -351,8 +351,8 @@ pub fn decide(config: &Config) -> Result<crate::llm::Selected, crate::llm::Selec
     crate::llm::select(&provider_settings(config))
 }
 
-/// What made the decision (`VIBELEARN_PROVIDER`, `settings.json`, `claude CLI`, or `auto
-/// (nothing chosen)`), for `/api/health`, `vl status` and `vl install`.
+/// What made the decision (`VIBELEARN_PROVIDER`, `settings.json`, `claude CLI`, or `default`:
+/// nothing named and no `claude` CLI answering), for `/api/health`, `vl status` and `vl install`.
 pub fn provider_source(
     config: &Config,
     choice: &Result<crate::llm::Selected, crate::llm::SelectError>,

@@ -53,8 +53,8 @@ pub const CHOSEN_IN_ENV: &str = "VIBELEARN_PROVIDER";
 pub const CHOSEN_IN_FILE: &str = "settings.json";
 /// What chose the `claude` CLI (`auto` found it, and it answered or its try is under way).
 pub const CHOSEN_BY_CLI: &str = "claude CLI";
-/// What chose offline when nothing was named and no `claude` CLI answered.
-pub const CHOSEN_BY_DEFAULT: &str = "auto (nothing chosen)";
+/// What chose offline when nothing was named and no `claude` CLI answered: `auto`'s default.
+pub const CHOSEN_BY_DEFAULT: &str = "default";
 
 /// The API key settings, in the order the notes name them.
 const KEY_SETTINGS: [&str; 4] = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"];
@@ -87,7 +87,8 @@ impl ProviderSettings {
     pub fn chosen_by(&self, choice: &Result<Selected, SelectError>) -> &'static str {
         match choice {
             _ if !self.is_auto() => self.chosen_in,
-            Ok(Selected::Remote(_)) => CHOSEN_BY_CLI,
+            // A CLI whose last try failed is not used: offline is, by default. Never waits.
+            Ok(Selected::Remote(cli)) if cli.known_unavailable().is_none() => CHOSEN_BY_CLI,
             _ => CHOSEN_BY_DEFAULT,
         }
     }

@@ -59,7 +59,7 @@ pub struct CommandProvider {
     invocation: Invocation,
     /// Names the command in messages without quoting it: a command line may hold secrets.
     label: &'static str,
-    /// Environment variables the child does not get (the API keys `auto` left alone).
+    /// Environment variables the child does not get (the API keys `auto` leaves alone).
     withheld: Vec<&'static str>,
     /// The try `auto` makes before relying on the `claude` CLI, and again while it fails
     /// (SPEC §6.5, `probe`).
@@ -97,8 +97,9 @@ impl CommandProvider {
         }
     }
 
-    /// The same, run without `names` in its environment: the `claude` CLI would otherwise spend
-    /// an `ANTHROPIC_API_KEY` the worker inherited from Claude Code instead of its own login.
+    /// The same, run without `names` in its environment: the `claude` CLI that `auto` runs would
+    /// otherwise bill an `ANTHROPIC_API_KEY` in the worker's environment instead of the user's
+    /// Claude login (`auto` spends no key: `select`).
     pub fn without_env(mut self, names: &[&'static str]) -> Self {
         self.withheld = names.to_vec();
         self

@@ -165,7 +165,9 @@ fn an_invalid_file_is_refused_before_anything_changes() {
 }
 
 /// A `claude` that saves the settings file while install asks its version: what Claude Code
-/// does when the user changes a setting in that second.
+/// does when the user changes a setting in that second. Install reads the file again after
+/// asking (under its lock), and the editor's re-read before the rename covers a write later
+/// still (its unit test).
 fn claude_that_writes(dir: &Path, settings: &Path) -> PathBuf {
     let bin = dir.join("fake-bin");
     std::fs::create_dir_all(&bin).unwrap();
@@ -194,7 +196,6 @@ fn a_write_to_the_file_while_install_runs_is_kept() {
     let path_var = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path_var))).unwrap();
     let out = run(home.path(), &["install", "claude-code"], Some(path_var.to_str().unwrap()));
     assert_ok(&out);
-    assert!(said(&out).contains("changed while vl was installing"), "{}", said(&out));
     let now = std::fs::read_to_string(&path).unwrap();
     let value: Value = serde_json::from_str(&now).unwrap();
     assert_eq!(value["theme"], "dark", "the write made during install is kept:\n{now}");
@@ -221,6 +222,10 @@ fn after_install_vl_runs_from_a_new_login_shell_with_add_to_path_and_uninstall_t
     assert_ok(&out);
     let line = format!("export PATH=\"{}:$PATH\"", bin.display());
     assert!(said(&out).contains("is not on your PATH") && said(&out).contains(&line), "{}", said(&out));
+    // A login bash (macOS Terminal, `bash -lc`) reads no ~/.bashrc: its file is named too, and
+    // the flag that does it all comes first.
+    assert!(said(&out).contains("add this line to ~/.bashrc and ~/.profile"), "{}", said(&out));
+    assert!(said(&out).find("--add-to-path") < said(&out).find(&line), "{}", said(&out));
     assert!(!home.path().join(".profile").exists());
     let fish =
         vl(home.path(), free_port()).env("SHELL", "/usr/bin/fish").args(["install", "claude-code"]).output().unwrap();

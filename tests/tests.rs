@@ -24,6 +24,7 @@ mod hooks;
 mod http_raw;
 mod install;
 mod install_script;
+mod install_state;
 mod jobs_cli;
 mod npm_package;
 mod pipeline;

@@ -120,9 +120,11 @@ pub enum Command {
         target: InstallTarget,
     },
     /// Remove exactly what `vl install` added, keeping your other settings.
-    #[command(after_help = "A file unchanged since install gets your own bytes back (kept in \
-                            <file>.vibelearn.bak); one you changed loses only the hooks. A status line that \
-                            `--statusline` replaced is put back.\n\nExamples:\n  vl uninstall claude-code\n  \
+    #[command(after_help = "A file nobody but install changed gets your own bytes back exactly; \
+                            from any other, only what install added comes out, every other byte kept. A file \
+                            install created goes only when nothing else is in it. A status line that \
+                            `--statusline` replaced is put back. The copy of vl goes when no agent's hooks \
+                            run it any more.\n\nExamples:\n  vl uninstall claude-code\n  \
                             vl uninstall cursor --project .")]
     Uninstall {
         #[command(subcommand)]

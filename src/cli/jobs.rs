@@ -30,6 +30,7 @@ pub fn run(action: JobsAction, config: &Config) -> ExitCode {
     }
 }
 
+/// Runs one subcommand: the dispatch, each arm a line or a function of its own.
 fn execute(action: JobsAction, config: &Config) -> Result<ExitCode, CliError> {
     let now = crate::clock::system().now_ms();
     let width = config.columns.unwrap_or(DEFAULT_WIDTH);
@@ -61,30 +62,7 @@ fn execute(action: JobsAction, config: &Config) -> Result<ExitCode, CliError> {
             explain_unmoved(&backend, &ids, &moved, "only dead, cancelled or succeeded jobs can be replayed")
         }
         JobsAction::Replay { state: Some(state), kind, since, json, .. } => {
-            let state = parse_state(&state)?;
-            if !matches!(state, JobState::Dead | JobState::Cancelled | JobState::Succeeded) {
-                return Err(CliError::Usage(format!(
-                    "{} jobs cannot be replayed; use --state dead, cancelled or succeeded",
-                    state.as_str()
-                )));
-            }
-            let kind = kind.as_deref().map(parse_kind).transpose()?;
-            let since = since.as_deref().map(|s| parse_since(s, now).map_err(CliError::Usage)).transpose()?;
-            let backend = Backend::connect(config);
-            let moved = backend.replay_matching(state, kind.as_deref(), since)?;
-            if json {
-                println!("{}", serde_json::json!({ "replayed": moved }));
-            } else if moved.is_empty() {
-                println!(
-                    "no {} {}jobs to replay",
-                    state.as_str(),
-                    kind.as_deref().map(|k| format!("{k} ")).unwrap_or_default()
-                );
-            } else {
-                print_moved(false, "replayed", &moved);
-            }
-            direct_note(&backend, &moved);
-            Ok(ExitCode::SUCCESS)
+            replay_matching(config, &state, kind.as_deref(), since.as_deref(), json, now)
         }
         JobsAction::Cancel { ids, json } => {
             let ids: Vec<JobId> = ids.into_iter().map(JobId).collect();
@@ -98,68 +76,107 @@ fn execute(action: JobsAction, config: &Config) -> Result<ExitCode, CliError> {
                 "only available, retryable, running, held or dead jobs can be cancelled",
             )
         }
-        JobsAction::Resume { provider, json } => {
-            let backend = Backend::connect(config);
-            let reply = backend.resume(provider.as_deref())?;
-            if json {
-                println!("{reply}");
-                return Ok(ExitCode::SUCCESS);
-            }
-            let resumed = &reply["resumed"];
-            let gates: Vec<&str> =
-                resumed["gates"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-            if gates.is_empty() {
-                let paused = backend.gates()?;
-                let paused: Vec<&str> = paused["gates"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter(|g| g["state"] == "paused")
-                    .filter_map(|g| g["name"].as_str())
-                    .collect();
-                match (&provider, paused.is_empty()) {
-                    (_, true) => println!("nothing is paused"),
-                    (Some(name), false) => {
-                        return Err(CliError::NotFound(format!("{name} is not paused; paused: {}", paused.join(", "))));
-                    }
-                    (None, false) => println!("nothing was resumed"),
-                }
-                return Ok(ExitCode::SUCCESS);
-            }
-            let replayed = resumed["replayed"].as_array().map_or(0, Vec::len);
-            println!(
-                "resumed {}: {} held job{} released, {replayed} refused job{} replayed",
-                gates.join(", "),
-                resumed["released"].as_i64().unwrap_or(0),
-                if resumed["released"].as_i64() == Some(1) { "" } else { "s" },
-                if replayed == 1 { "" } else { "s" },
-            );
-            if !backend.is_worker() {
-                eprintln!("note: the worker is not running; the jobs will run when it starts (`vl worker start`)");
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        JobsAction::Resume { provider, json } => resume(config, provider.as_deref(), json),
         JobsAction::Stats { json } => {
             let stats = Backend::connect(config).stats()?;
             print_or(json, &stats, || print_stats(&stats, width));
             Ok(ExitCode::SUCCESS)
         }
-        JobsAction::Prune { json } => {
-            let backend = Backend::connect(config);
-            let pruned = backend.prune()?;
-            if json {
-                println!("{}", serde_json::json!({ "pruned": pruned }));
-            } else {
-                println!(
-                    "pruned {pruned} finished job{} (succeeded and cancelled after {} h, dead after {} d)",
-                    if pruned == 1 { "" } else { "s" },
-                    config.retention_succeeded().as_secs() / 3600,
-                    config.retention_dead().as_secs() / 86_400,
-                );
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        JobsAction::Prune { json } => prune(config, json),
     }
+}
+
+/// `vl jobs replay --state S [--kind K] [--since T]`.
+fn replay_matching(
+    config: &Config,
+    state: &str,
+    kind: Option<&str>,
+    since: Option<&str>,
+    json: bool,
+    now: Millis,
+) -> Result<ExitCode, CliError> {
+    let state = parse_state(state)?;
+    if !matches!(state, JobState::Dead | JobState::Cancelled | JobState::Succeeded) {
+        return Err(CliError::Usage(format!(
+            "{} jobs cannot be replayed; use --state dead, cancelled or succeeded",
+            state.as_str()
+        )));
+    }
+    let kind = kind.map(parse_kind).transpose()?;
+    let since = since.map(|s| parse_since(s, now).map_err(CliError::Usage)).transpose()?;
+    let backend = Backend::connect(config);
+    let moved = backend.replay_matching(state, kind.as_deref(), since)?;
+    if json {
+        println!("{}", serde_json::json!({ "replayed": moved }));
+    } else if moved.is_empty() {
+        println!(
+            "no {} {}jobs to replay",
+            state.as_str(),
+            kind.as_deref().map(|k| format!("{k} ")).unwrap_or_default()
+        );
+    } else {
+        print_moved(false, "replayed", &moved);
+    }
+    direct_note(&backend, &moved);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `vl jobs resume [--provider P]`: what was resumed, or why nothing was.
+fn resume(config: &Config, provider: Option<&str>, json: bool) -> Result<ExitCode, CliError> {
+    let backend = Backend::connect(config);
+    let reply = backend.resume(provider)?;
+    if json {
+        println!("{reply}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let resumed = &reply["resumed"];
+    let gates: Vec<&str> = resumed["gates"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    if gates.is_empty() {
+        let paused = backend.gates()?;
+        let paused: Vec<&str> = paused["gates"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|g| g["state"] == "paused")
+            .filter_map(|g| g["name"].as_str())
+            .collect();
+        match (provider, paused.is_empty()) {
+            (_, true) => println!("nothing is paused"),
+            (Some(name), false) => {
+                return Err(CliError::NotFound(format!("{name} is not paused; paused: {}", paused.join(", "))));
+            }
+            (None, false) => println!("nothing was resumed"),
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let replayed = resumed["replayed"].as_array().map_or(0, Vec::len);
+    println!(
+        "resumed {}: {} held job{} released, {replayed} refused job{} replayed",
+        gates.join(", "),
+        resumed["released"].as_i64().unwrap_or(0),
+        if resumed["released"].as_i64() == Some(1) { "" } else { "s" },
+        if replayed == 1 { "" } else { "s" },
+    );
+    if !backend.is_worker() {
+        eprintln!("note: the worker is not running; the jobs will run when it starts (`vl worker start`)");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `vl jobs prune`: retention applied now.
+fn prune(config: &Config, json: bool) -> Result<ExitCode, CliError> {
+    let pruned = Backend::connect(config).prune()?;
+    if json {
+        println!("{}", serde_json::json!({ "pruned": pruned }));
+    } else {
+        println!(
+            "pruned {pruned} finished job{} (succeeded and cancelled after {} h, dead after {} d)",
+            if pruned == 1 { "" } else { "s" },
+            config.retention_succeeded().as_secs() / 3600,
+            config.retention_dead().as_secs() / 86_400,
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A job state named on the command line.

@@ -193,13 +193,16 @@ pub fn run_status(config: &Config) -> ExitCode {
     let style = Style { color: std::io::stdout().is_terminal() };
     if !config.db_path().exists() {
         // No database yet: which provider would spend money is worth knowing already.
-        let empty = StatusReport { agents: super::install::agents::installed_names(config), ..StatusReport::default() };
+        let empty = StatusReport {
+            agents: super::install::agents::installed(config).iter().map(|a| a.name().to_owned()).collect(),
+            ..StatusReport::default()
+        };
         let _ = print_status(&mut std::io::stdout().lock(), style, &empty, &provider_lines(config));
         return ExitCode::SUCCESS;
     }
     with_db("status", config, |conn, out| {
         let mut report = report(conn, &scheduler(conn, config)?, config.now_ms(), config.new_per_day() as usize)?;
-        report.agents = super::install::agents::installed_names(config);
+        report.agents = super::install::agents::installed(config).iter().map(|a| a.name().to_owned()).collect();
         // A write error on stdout (a closed pipe) leaves nobody to tell.
         let _ = print_status(out, style, &report, &provider_lines(config));
         Ok(())

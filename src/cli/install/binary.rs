@@ -1,11 +1,24 @@
 //! The stable copy of `vl` (SPEC §10): install copies the running binary to
 //! `<data>/bin/vl[.exe]` and registers that copy, so hooks keep working when the `vl` that ran
 //! the install lives in a temporary or versioned place (`npx`, a plugin cache, a download
-//! folder). `<data>/bin/installs.txt` lists the settings files that point at it; uninstalling
-//! the last one removes the copy.
+//! folder).
+//!
+//! Every change here happens under the install lock ([`super::lock`]). The copy is made under a
+//! name of this process's own (`vl.new-<pid>`) and renamed over the target, so a hook starting
+//! at that moment runs the old binary or the new one, never half a file, and two installs never
+//! share (or delete) one half-made copy.
+//!
+//! Whether the copy is still used is read from the settings files themselves — every agent's
+//! user file, and every file the ledger (or an older version's `installs.txt`) names — not from
+//! a list that could have lost an entry: uninstall removes the copy only when no file still
+//! runs it.
 
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
+use super::agents::Agent;
+use super::ledger::Ledger;
 use crate::cli::backend::CliError;
 use crate::config::Config;
 
@@ -14,53 +27,96 @@ pub fn installed_binary(config: &Config) -> PathBuf {
     config.data_dir.join("bin").join(format!("vl{}", std::env::consts::EXE_SUFFIX))
 }
 
-/// Copies the running `vl` to [`installed_binary`] (beside it, then renamed over it, so a hook
-/// starting at that moment runs the old or the new one, never half a file) and records that
-/// `settings` uses it. Returns the copy's path.
-pub(super) fn install_binary(config: &Config, settings: &Path) -> Result<PathBuf, CliError> {
+/// The list an older version kept of the settings files that use the copy: read for what it
+/// names, never written, removed with the copy.
+const LEGACY_INSTALLS_FILE: &str = "installs.txt";
+
+/// Copies the running `vl` to [`installed_binary`]. The caller holds the install lock.
+pub(super) fn install_binary(config: &Config) -> Result<PathBuf, CliError> {
     let exe = std::env::current_exe().map_err(|e| CliError::caused("cannot find the vl executable", e))?;
     let target = installed_binary(config);
     let dir = target.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| CliError::caused(format!("cannot create {}", dir.display()), e))?;
+    crate::platform::create_private_dir(dir)
+        .map_err(|e| CliError::caused(format!("cannot create {}", dir.display()), e))?;
+    // Under the lock no other install is copying: anything half-made here is a crashed one's.
     remove_stale_copies(dir);
     let same = |a: &Path, b: &Path| {
         std::fs::canonicalize(a).ok().zip(std::fs::canonicalize(b).ok()).is_some_and(|(a, b)| a == b)
     };
-    if !same(&exe, &target) {
-        let fresh = dir.join(format!("vl.new{}", std::env::consts::EXE_SUFFIX));
-        std::fs::copy(&exe, &fresh)
-            .map_err(|e| CliError::caused(format!("cannot copy {} to {}", exe.display(), fresh.display()), e))?;
-        if std::fs::rename(&fresh, &target).is_err() {
-            // Windows will not replace a program that is running (a hook, the worker), but
-            // lets it be renamed: move it aside, then put the new one in its place.
-            let aside = dir.join(format!("vl.old-{}{}", std::process::id(), std::env::consts::EXE_SUFFIX));
-            let _ = std::fs::rename(&target, &aside);
-            std::fs::rename(&fresh, &target)
-                .map_err(|e| CliError::caused(format!("cannot put the new vl at {}", target.display()), e))?;
-        }
+    if same(&exe, &target) {
+        return Ok(target);
     }
-    let mut users = read_installs(dir);
-    let settings = settings.to_string_lossy().into_owned();
-    if !users.contains(&settings) {
-        users.push(settings);
-        write_installs(dir, &users)?;
+    let fresh = dir.join(format!("vl.new-{}{}", std::process::id(), std::env::consts::EXE_SUFFIX));
+    copy_synced(&exe, &fresh)
+        .map_err(|e| CliError::caused(format!("cannot copy {} to {}", exe.display(), fresh.display()), e))?;
+    if std::fs::rename(&fresh, &target).is_err() {
+        // Windows will not replace a program that is running (a hook, the worker), but lets it
+        // be renamed: move it aside, then put the new one in its place.
+        let aside = dir.join(format!("vl.old-{}{}", std::process::id(), std::env::consts::EXE_SUFFIX));
+        let _ = std::fs::rename(&target, &aside);
+        std::fs::rename(&fresh, &target).map_err(|e| {
+            let _ = std::fs::remove_file(&fresh);
+            CliError::caused(format!("cannot put the new vl at {}", target.display()), e)
+        })?;
     }
     Ok(target)
 }
 
-/// Forgets that `settings` uses the copy; removes the copy when nothing uses it any more.
-/// Returns the removed copy's path.
-pub(super) fn uninstall_binary(config: &Config, settings: &Path) -> Result<Option<PathBuf>, CliError> {
+/// `std::fs::copy` (which keeps the mode), then the copy flushed to disk before it is renamed
+/// into place: a crash right after the rename must not leave an empty binary the hooks run.
+fn copy_synced(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::copy(from, to)?;
+    std::fs::OpenOptions::new().write(true).open(to)?.sync_all()
+}
+
+/// Whether a settings file still runs the copy: every agent's user file and every file the
+/// ledger or the legacy list names, read now. A file that cannot be read or parsed counts as
+/// using it (keeping a binary costs little; removing one a hook runs breaks the agent).
+pub(super) fn still_used(config: &Config, ledger: &Ledger) -> bool {
+    let copy = installed_binary(config);
+    let mut files: Vec<PathBuf> = ledger.files().collect();
+    if let Some(home) = &config.home {
+        files.extend(Agent::ALL.iter().map(|agent| agent.file(home)));
+    }
+    files.extend(legacy_installs(&copy).into_iter().map(PathBuf::from));
+    files.sort();
+    files.dedup();
+    files.iter().any(|file| runs(file, &copy))
+}
+
+/// Whether the file at `path` holds a command that runs `copy` (in any of the spellings
+/// install writes: the path as is, with forward slashes, with backslashes).
+fn runs(path: &Path, copy: &Path) -> bool {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return false,
+        Err(_) => return true,
+    };
+    let raw = copy.to_string_lossy();
+    let spellings = [raw.to_string(), raw.replace('\\', "/"), raw.replace('/', "\\")];
+    let Ok(document) = super::settings_file::parse_json(path, Some(&text), super::settings_file::JsonSyntax::Jsonc)
+    else {
+        return true;
+    };
+    mentions(&document, &spellings)
+}
+
+/// Whether any string in `value` contains one of `needles`.
+fn mentions(value: &Value, needles: &[String]) -> bool {
+    match value {
+        Value::String(s) => needles.iter().any(|n| s.contains(n.as_str())),
+        Value::Array(items) => items.iter().any(|v| mentions(v, needles)),
+        Value::Object(map) => map.values().any(|v| mentions(v, needles)),
+        _ => false,
+    }
+}
+
+/// Removes the copy (the caller checked that nothing runs it, and holds the lock); returns its
+/// path when there was one.
+pub(super) fn uninstall_binary(config: &Config) -> Result<Option<PathBuf>, CliError> {
     let target = installed_binary(config);
     let dir = target.parent().unwrap_or(Path::new("."));
-    let mut users = read_installs(dir);
-    let settings = settings.to_string_lossy();
-    users.retain(|u| *u != settings);
-    if !users.is_empty() {
-        write_installs(dir, &users)?;
-        return Ok(None);
-    }
-    let _ = std::fs::remove_file(dir.join(INSTALLS_FILE));
+    let _ = std::fs::remove_file(dir.join(LEGACY_INSTALLS_FILE));
     if !target.exists() {
         return Ok(None);
     }
@@ -75,36 +131,38 @@ pub(super) fn uninstall_binary(config: &Config, settings: &Path) -> Result<Optio
     Ok(Some(target))
 }
 
-/// Whether uninstalling `settings` removes the copy (it is the last file using it, and the copy
-/// is there): a worker running from it is stopped first.
-pub(super) fn removes_copy(config: &Config, settings: &Path) -> bool {
-    let target = installed_binary(config);
-    let dir = target.parent().unwrap_or(Path::new("."));
-    let settings = settings.to_string_lossy();
-    target.exists() && read_installs(dir).iter().all(|u| *u == settings)
-}
-
-/// The settings files that use the copy, one per line.
-const INSTALLS_FILE: &str = "installs.txt";
-
-fn read_installs(dir: &Path) -> Vec<String> {
-    std::fs::read_to_string(dir.join(INSTALLS_FILE))
+/// The settings files an older version's `installs.txt` lists.
+fn legacy_installs(copy: &Path) -> Vec<String> {
+    let dir = copy.parent().unwrap_or(Path::new("."));
+    std::fs::read_to_string(dir.join(LEGACY_INSTALLS_FILE))
         .map(|text| text.lines().filter(|l| !l.trim().is_empty()).map(str::to_owned).collect())
         .unwrap_or_default()
 }
 
-fn write_installs(dir: &Path, users: &[String]) -> Result<(), CliError> {
-    let path = dir.join(INSTALLS_FILE);
-    std::fs::write(&path, users.join("\n") + "\n")
-        .map_err(|e| CliError::caused(format!("cannot write {}", path.display()), e))
-}
-
-/// Copies moved aside while they ran, and a copy left half-made: gone once nothing runs them.
+/// Copies moved aside while they ran, and copies a crashed install left half-made: gone once
+/// nothing runs them.
 fn remove_stale_copies(dir: &Path) {
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         if name.starts_with("vl.old-") || name.starts_with("vl.new") {
             let _ = std::fs::remove_file(entry.path());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_runs_the_copy_in_any_spelling_install_writes() {
+        let needles = |p: &str| [p.to_owned(), p.replace('\\', "/"), p.replace('/', "\\")];
+        let copy = r"C:\Users\Ann\.vibelearn\bin\vl.exe";
+        let exec = serde_json::json!({"hooks": {"Stop": [{"hooks": [{"command": copy, "args": ["hook"]}]}]}});
+        assert!(mentions(&exec, &needles(copy)));
+        let shell = serde_json::json!({"x": [{"bash": "C:/Users/Ann/.vibelearn/bin/vl.exe hook copilot x"}]});
+        assert!(mentions(&shell, &needles(copy)));
+        let other = serde_json::json!({"hooks": {"Stop": [{"command": "/usr/bin/vl hook claude-code summarize"}]}});
+        assert!(!mentions(&other, &needles("/home/ann/.vibelearn/bin/vl")));
     }
 }

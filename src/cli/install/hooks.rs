@@ -66,39 +66,74 @@ pub fn find_hook(entries: &mut [Value], layout: Layout, ours: impl Fn(&Value) ->
     }
 }
 
-/// Removes every hook that `ours` picks from a document's `hooks.<event>` lists, then the
-/// groups, event lists and `hooks` object that held only those; returns how many it removed.
-pub fn remove_hooks(document: &mut Value, layout: Layout, ours: impl Fn(&Value) -> bool) -> Result<usize, String> {
+/// Removes every hook that `ours` picks from a document's `hooks.<event>` lists; returns how
+/// many it removed. Then the containers our removal emptied go, but only ours: a group that
+/// held only our hooks (install puts ours in groups of their own), and an event list, the
+/// `hooks` object or Cursor's `version` when `created` (the ledger's record of what install
+/// created, [`containers`]'s paths) names it. With no record (an install by an older
+/// version), what our removal emptied goes; a container the user had left empty stays.
+pub fn remove_hooks(
+    document: &mut Value,
+    layout: Layout,
+    ours: impl Fn(&Value) -> bool,
+    created: Option<&[String]>,
+) -> Result<usize, String> {
     let Some(hooks) = document.get_mut("hooks") else { return Ok(0) };
     let hooks = hooks.as_object_mut().ok_or("\"hooks\" is not an object")?;
+    let ours_made = |path: &str| created.is_none_or(|c| c.iter().any(|p| p == path));
     let mut removed = 0;
-    let mut drop_ours = |list: &mut Vec<Value>| {
-        let before = list.len();
-        list.retain(|h| !ours(h));
-        removed += before - list.len();
-    };
-    for entries in hooks.values_mut() {
+    let mut emptied_lists = Vec::new();
+    for (event, entries) in hooks.iter_mut() {
         let Some(entries) = entries.as_array_mut() else { continue };
+        let before = removed;
         match layout {
             Layout::Grouped => {
                 // Drop ours inside each group, then the groups we emptied.
-                entries
-                    .iter_mut()
-                    .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
-                    .for_each(&mut drop_ours);
-                entries.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|l| !l.is_empty()));
+                entries.retain_mut(|group| {
+                    let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) else { return true };
+                    let had = list.len();
+                    list.retain(|h| !ours(h));
+                    removed += had - list.len();
+                    !(list.is_empty() && had > 0)
+                });
             }
-            Layout::Flat => drop_ours(entries),
+            Layout::Flat => {
+                let had = entries.len();
+                entries.retain(|h| !ours(h));
+                removed += had - entries.len();
+            }
+        }
+        if removed > before && entries.is_empty() && ours_made(&format!("hooks/{event}")) {
+            emptied_lists.push(event.clone());
         }
     }
-    if removed > 0 {
-        // Event lists that only held ours, and then an emptied `hooks`, go too.
-        hooks.retain(|_, entries| entries.as_array().is_none_or(|e| !e.is_empty()));
-        if hooks.is_empty() {
-            document.as_object_mut().map(|o| o.remove("hooks"));
+    for event in emptied_lists {
+        hooks.remove(&event);
+    }
+    if removed > 0 && hooks.is_empty() && ours_made("hooks") {
+        let object = document.as_object_mut().expect("it held \"hooks\", so it is an object");
+        object.remove("hooks");
+        // Cursor's `"version": 1`, when install wrote it for our hooks alone.
+        if created.is_some_and(|c| c.iter().any(|p| p == "version")) {
+            object.remove("version");
         }
     }
     Ok(removed)
+}
+
+/// The containers of a hooks document install may create, as `/`-joined paths: `hooks`,
+/// `hooks/<event>`, and a top-level `version`. Install records those present after its merge
+/// and absent before ([`super::ledger::Written::added`]).
+pub fn containers(document: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    if document.get("version").is_some() {
+        found.push("version".to_owned());
+    }
+    if let Some(hooks) = document.get("hooks").and_then(Value::as_object) {
+        found.push("hooks".to_owned());
+        found.extend(hooks.keys().map(|event| format!("hooks/{event}")));
+    }
+    found
 }
 
 /// The layout of a platform's file: Claude Code's groups, Cursor's flat list.
@@ -109,7 +144,7 @@ fn layout_of(platform: &str) -> Layout {
 /// Removes every hook of ours from a Claude Code settings or Cursor hooks document, and the
 /// containers that held only ours; returns how many hooks it removed.
 pub fn remove_ours(document: &mut Value, platform: &str) -> Result<usize, String> {
-    remove_hooks(document, layout_of(platform), |hook| our_target(hook).is_some_and(|(p, _)| p == platform))
+    remove_hooks(document, layout_of(platform), |hook| our_target(hook).is_some_and(|(p, _)| p == platform), None)
 }
 
 pub fn plugin(text: &str) -> Value {

@@ -9,10 +9,13 @@
 //! they exist or are the user's shell's — and for fish a `conf.d/vibelearn.fish`. On Windows
 //! the folder goes into the user's PATH (the registry, [`crate::platform::user_path`]).
 //! The profile files are edited through [`super::settings_file`] (a symlinked `~/.bashrc`
-//! stays a link; a concurrent write is not lost).
+//! stays a link; a concurrent write is not lost). What was changed is recorded in the ledger
+//! ([`PathAdded`]), and uninstall takes out only that: a profile file that existed before
+//! (even empty) stays, and a folder the user had put on their Windows PATH stays there.
 
 use std::path::{Path, PathBuf};
 
+use super::ledger::{Ledger, PathAdded};
 use super::settings_file::{EditError, SettingsFile};
 use crate::config::Config;
 
@@ -42,15 +45,25 @@ pub fn user_shell(config: &Config) -> Shell {
     }
 }
 
-/// The line that puts `dir` first on PATH in `shell`, and the file it belongs in.
-pub fn path_line(shell: Shell, dir: &Path) -> (String, &'static str) {
+/// The line that puts `dir` first on PATH in `shell`, and the files it belongs in: those the
+/// shell reads both as a login shell (macOS Terminal, `bash -l`, an agent running `bash -lc`)
+/// and as an interactive one. bash reads `~/.bashrc` only when interactive and not a login
+/// shell, and a login shell reads the first of `~/.bash_profile`, `~/.bash_login` and
+/// `~/.profile`; every zsh reads `~/.zshenv`; sh and dash read `~/.profile` as login shells.
+pub fn path_line(shell: Shell, dir: &Path, home: Option<&Path>) -> (String, Vec<&'static str>) {
     let dir = dir.display();
     match shell {
-        Shell::Posix("zsh") => (format!("export PATH=\"{dir}:$PATH\""), "~/.zshrc"),
-        Shell::Posix("bash") => (format!("export PATH=\"{dir}:$PATH\""), "~/.bashrc"),
-        Shell::Posix(_) => (format!("export PATH=\"{dir}:$PATH\""), "~/.profile"),
-        Shell::Fish => (format!("fish_add_path \"{dir}\""), "~/.config/fish/config.fish"),
-        Shell::PowerShell => (format!("$env:Path = \"{dir};$env:Path\""), "$PROFILE"),
+        Shell::Posix("zsh") => (format!("export PATH=\"{dir}:$PATH\""), vec!["~/.zshenv"]),
+        Shell::Posix("bash") => {
+            let login = [(".bash_profile", "~/.bash_profile"), (".bash_login", "~/.bash_login")]
+                .into_iter()
+                .find(|(name, _)| home.is_some_and(|h| h.join(name).exists()))
+                .map_or("~/.profile", |(_, shown)| shown);
+            (format!("export PATH=\"{dir}:$PATH\""), vec!["~/.bashrc", login])
+        }
+        Shell::Posix(_) => (format!("export PATH=\"{dir}:$PATH\""), vec!["~/.profile"]),
+        Shell::Fish => (format!("fish_add_path \"{dir}\""), vec!["~/.config/fish/config.fish"]),
+        Shell::PowerShell => (format!("$env:Path = \"{dir};$env:Path\""), vec!["$PROFILE"]),
     }
 }
 
@@ -63,10 +76,12 @@ pub fn on_path(config: &Config, dir: &Path) -> bool {
     std::env::split_paths(path).any(|p| same(&p))
 }
 
-/// What install says about PATH, and does with `--add-to-path`.
-pub fn after_install(config: &Config, dir: &Path, add: bool) -> Result<(), EditError> {
+/// What install says about PATH, and does with `--add-to-path` (recording what it changed in
+/// `ledger`).
+pub fn after_install(config: &Config, dir: &Path, add: bool, ledger: &mut Ledger) -> Result<(), EditError> {
     if add {
-        let changed = add_to_path(config, dir)?;
+        let (changed, record) = add_to_path(config, dir)?;
+        ledger.add_path(record);
         if changed.is_empty() {
             println!("{} is already added to your PATH", dir.display());
         } else {
@@ -78,10 +93,11 @@ pub fn after_install(config: &Config, dir: &Path, add: bool) -> Result<(), EditE
     if on_path(config, dir) {
         return Ok(());
     }
-    let (line, file) = path_line(user_shell(config), dir);
-    println!("{} is not on your PATH, so `vl` alone will not run there yet. Add this line to {file}:", dir.display());
+    let (line, files) = path_line(user_shell(config), dir, config.home.as_deref());
+    println!("{} is not on your PATH, so `vl` alone will not run there yet.", dir.display());
+    println!("Run the install again with --add-to-path to have it added (and taken out by `vl uninstall`),");
+    println!("or add this line to {}:", files.join(" and "));
     println!("  {line}");
-    println!("or run the install again with --add-to-path to have it done (and undone by `vl uninstall`)");
     Ok(())
 }
 
@@ -116,14 +132,17 @@ fn fish_file(config: &Config) -> Option<PathBuf> {
     (fish.exists() || user_shell(config) == Shell::Fish).then(|| fish.join("conf.d").join("vibelearn.fish"))
 }
 
-/// Adds `dir` to PATH for future shells; returns the files (or stores) it changed.
-fn add_to_path(config: &Config, dir: &Path) -> Result<Vec<String>, EditError> {
+/// Adds `dir` to PATH for future shells; returns the files (or stores) it changed, and the
+/// record of it for the ledger.
+fn add_to_path(config: &Config, dir: &Path) -> Result<(Vec<String>, PathAdded), EditError> {
     let mut changed = Vec::new();
+    let mut record = PathAdded::default();
     if crate::platform::HAS_USER_PATH {
         if crate::platform::user_path(dir, true).map_err(|e| io("add to the user PATH", dir, e))? {
             changed.push("your user PATH".to_owned());
+            record.user_path = true;
         }
-        return Ok(changed);
+        return Ok((changed, record));
     }
     let script = env_script(config);
     let text = format!(
@@ -135,9 +154,15 @@ fn add_to_path(config: &Config, dir: &Path) -> Result<Vec<String>, EditError> {
     let line = source_line(config);
     for file in profile_files(config) {
         let mut profile = SettingsFile::open(&file)?;
+        let existed = profile.text().is_some();
         let written = profile.commit(|now| Ok(with_line(now.unwrap_or(""), &line)))?;
         if written != super::settings_file::Committed::Unchanged {
-            changed.push(file.display().to_string());
+            let shown = file.display().to_string();
+            if !existed {
+                record.created.push(shown.clone());
+            }
+            record.lines.push(shown.clone());
+            changed.push(shown);
         }
     }
     if let Some(fish) = fish_file(config) {
@@ -152,14 +177,18 @@ fn add_to_path(config: &Config, dir: &Path) -> Result<Vec<String>, EditError> {
             changed.push(fish.display().to_string());
         }
     }
-    Ok(changed)
+    Ok((changed, record))
 }
 
-/// Takes out what [`add_to_path`] added; returns what it changed.
-pub fn remove_from_path(config: &Config, dir: &Path) -> Result<Vec<String>, EditError> {
+/// Takes out what [`add_to_path`] added, as `added` records it; returns what it changed. With
+/// no record (an install by an older version), our own line comes out of the profiles it is in
+/// and no file is removed; a Windows user PATH entry stays, since it may be the user's.
+pub fn remove_from_path(config: &Config, dir: &Path, added: Option<&PathAdded>) -> Result<Vec<String>, EditError> {
     let mut changed = Vec::new();
     if crate::platform::HAS_USER_PATH {
-        if crate::platform::user_path(dir, false).map_err(|e| io("remove from the user PATH", dir, e))? {
+        if added.is_some_and(|a| a.user_path)
+            && crate::platform::user_path(dir, false).map_err(|e| io("remove from the user PATH", dir, e))?
+        {
             changed.push("your user PATH".to_owned());
         }
         return Ok(changed);
@@ -168,14 +197,18 @@ pub fn remove_from_path(config: &Config, dir: &Path) -> Result<Vec<String>, Edit
     let Some(home) = &config.home else { return Ok(changed) };
     for name in [".profile", ".bashrc", ".bash_profile", ".zshenv"] {
         let path = home.join(name);
+        let shown = path.display().to_string();
+        if added.is_some_and(|a| !a.lines.contains(&shown)) {
+            continue;
+        }
         let mut profile = SettingsFile::open(&path)?;
         if profile.text().is_some_and(|t| t.lines().any(|l| l == line)) {
             profile.commit(|now| Ok(now.and_then(|t| without_line(t, &line))))?;
-            // A profile that held only our line was made by install: it goes.
-            if profile.text() == Some("") {
+            // A profile install created for its line alone goes; one the user had stays.
+            if profile.text() == Some("") && added.is_some_and(|a| a.created.contains(&shown)) {
                 profile.remove()?;
             }
-            changed.push(path.display().to_string());
+            changed.push(shown);
         }
     }
     for path in [env_script(config), home.join(".config/fish/conf.d/vibelearn.fish")] {
@@ -226,13 +259,25 @@ mod tests {
     }
 
     #[test]
+    fn bash_is_told_its_login_file_too() {
+        let home = tempfile::tempdir().unwrap();
+        let dir = Path::new("/h/.vibelearn/bin");
+        assert_eq!(path_line(Shell::Posix("bash"), dir, Some(home.path())).1, vec!["~/.bashrc", "~/.profile"]);
+        // A login bash reads ~/.bash_profile instead of ~/.profile when there is one.
+        std::fs::write(home.path().join(".bash_profile"), "").unwrap();
+        assert_eq!(path_line(Shell::Posix("bash"), dir, Some(home.path())).1, vec!["~/.bashrc", "~/.bash_profile"]);
+    }
+
+    #[test]
     fn each_shell_gets_its_own_line() {
         let dir = Path::new("/home/ann/.vibelearn/bin");
-        assert_eq!(path_line(Shell::Posix("bash"), dir).0, "export PATH=\"/home/ann/.vibelearn/bin:$PATH\"");
-        assert_eq!(path_line(Shell::Posix("zsh"), dir).1, "~/.zshrc");
-        assert_eq!(path_line(Shell::Fish, dir).0, "fish_add_path \"/home/ann/.vibelearn/bin\"");
+        assert_eq!(path_line(Shell::Posix("bash"), dir, None).0, "export PATH=\"/home/ann/.vibelearn/bin:$PATH\"");
+        // zsh -lc reads no ~/.zshrc; every zsh reads ~/.zshenv.
+        assert_eq!(path_line(Shell::Posix("zsh"), dir, None).1, vec!["~/.zshenv"]);
+        assert_eq!(path_line(Shell::Posix("dash"), dir, None).1, vec!["~/.profile"]);
+        assert_eq!(path_line(Shell::Fish, dir, None).0, "fish_add_path \"/home/ann/.vibelearn/bin\"");
         assert_eq!(
-            path_line(Shell::PowerShell, Path::new(r"C:\Users\Ann\.vibelearn\bin")).0,
+            path_line(Shell::PowerShell, Path::new(r"C:\Users\Ann\.vibelearn\bin"), None).0,
             r#"$env:Path = "C:\Users\Ann\.vibelearn\bin;$env:Path""#
         );
     }

@@ -1,5 +1,5 @@
 //! The format-preserving editor for the settings files install and uninstall touch (SPEC §10):
-//! Claude Code's and Cursor's JSON, the new agents' JSON, JSONC and TOML.
+//! the agents' JSON and JSONC, and the shell profiles `--add-to-path` appends a line to.
 //!
 //! A settings file is the user's: we change our entries and give back every other byte as it
 //! was — key order, indentation, comments, number spellings (`1.10`, a 23-digit integer),
@@ -7,8 +7,9 @@
 //!
 //! - [`SettingsFile::open`] follows a symlink chain to the file it names (stow, chezmoi and
 //!   home-manager keep settings as links into a dotfiles folder) and reads the target.
-//! - [`edit_json`] / [`edit_toml`] turn the text into new text. TOML is edited with
-//!   `toml_edit`, which keeps formatting by design. JSON is parsed into a concrete syntax tree
+//! - [`edit_json`] turns the text into new text. (No TOML file is edited here: Codex's
+//!   `config.toml` is changed by Codex's own app-server, [`super::codex_trust`].) JSON is
+//!   parsed into a concrete syntax tree
 //!   (`jsonc-parser`'s CST, see docs/DECISIONS.md); the caller's change runs on a plain
 //!   `serde_json::Value`, and only the difference between the value before and after is
 //!   applied to the tree (a changed leaf replaced, a new key appended, an array element
@@ -130,6 +131,9 @@ impl SettingsFile {
                     remove_quietly(&temp);
                     io("replace", &self.target, e)
                 })?;
+                if let Some(dir) = self.target.parent() {
+                    sync_dir(dir);
+                }
                 self.base = Some(new.clone());
                 return Ok(Committed::Written { sha256: sha256_hex(new.as_bytes()), redone });
             }
@@ -177,11 +181,47 @@ impl SettingsFile {
         let mut name = self.target.file_name().unwrap_or_default().to_owned();
         name.push(format!(".vibelearn-{}.tmp", std::process::id()));
         let temp = dir.join(name);
-        std::fs::write(&temp, text).map_err(|e| io("write", &temp, e))?;
+        write_synced(&temp, text)?;
         if let Ok(meta) = std::fs::metadata(&self.target) {
             let _ = std::fs::set_permissions(&temp, meta.permissions());
         }
         Ok(temp)
+    }
+}
+
+/// Writes `text` to `path` as one step: a temp file beside it (named for this process, so two
+/// processes never share one), flushed to disk, then renamed over `path`. A reader sees the old
+/// bytes or the new ones, never a part; a crash leaves at most a stray temp file.
+pub fn write_atomically(path: &Path, text: &str) -> Result<(), EditError> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| io("create", dir, e))?;
+    let mut name = path.file_name().unwrap_or_default().to_owned();
+    name.push(format!(".{}.tmp", std::process::id()));
+    let temp = dir.join(name);
+    write_synced(&temp, text)?;
+    std::fs::rename(&temp, path).map_err(|e| {
+        remove_quietly(&temp);
+        io("replace", path, e)
+    })?;
+    sync_dir(dir);
+    Ok(())
+}
+
+/// Creates `path` with `text` and waits until it is on disk.
+fn write_synced(path: &Path, text: &str) -> Result<(), EditError> {
+    use std::io::Write;
+    let mut file = std::fs::File::create(path).map_err(|e| io("write", path, e))?;
+    file.write_all(text.as_bytes()).and_then(|()| file.sync_all()).map_err(|e| {
+        remove_quietly(path);
+        io("write", path, e)
+    })
+}
+
+/// Flushes a folder's entries (a rename into it) to disk where the OS allows opening a folder;
+/// Windows does not, and there the rename is already durable once it returns.
+fn sync_dir(dir: &Path) {
+    if let Ok(handle) = std::fs::File::open(dir) {
+        let _ = handle.sync_all();
     }
 }
 
@@ -242,22 +282,6 @@ pub fn edit_json(
         out.push('\n');
     }
     Ok(Some(out))
-}
-
-/// Applies `change` to the TOML document in `text` (`None`: empty) with `toml_edit`, which
-/// keeps comments, order and spelling. Returns the new text, or `None` when it is unchanged.
-pub fn edit_toml(
-    path: &Path,
-    text: Option<&str>,
-    change: impl FnOnce(&mut toml_edit::DocumentMut) -> Result<(), String>,
-) -> Result<Option<String>, EditError> {
-    let before = text.unwrap_or("");
-    let mut document: toml_edit::DocumentMut = before.parse().map_err(|e: toml_edit::TomlError| {
-        EditError::Invalid { path: path.to_path_buf(), kind: "TOML", detail: e.message().to_owned() }
-    })?;
-    change(&mut document).map_err(|detail| EditError::Shape { path: path.to_path_buf(), detail })?;
-    let after = document.to_string();
-    Ok((after != before).then_some(after))
 }
 
 fn is_blank(text: Option<&str>) -> bool {

@@ -140,32 +140,6 @@ fn a_changed_value_of_another_kind_is_replaced_where_it_was() {
 }
 
 #[test]
-fn toml_keeps_comments_and_order() {
-    let text = "# mine\nmodel = \"o3\"   # why\n\n[zeta]\nn = 1.10\n";
-    let out = edit_toml(Path::new("config.toml"), Some(text), |doc| {
-        let mut vl = toml_edit::Table::new();
-        vl["command"] = toml_edit::value("/vl");
-        let mut servers = toml_edit::Table::new();
-        servers.set_implicit(true);
-        servers["vl"] = toml_edit::Item::Table(vl);
-        doc["mcp_servers"] = toml_edit::Item::Table(servers);
-        Ok(())
-    })
-    .unwrap()
-    .unwrap();
-    assert!(out.starts_with(text) && out.ends_with("[mcp_servers.vl]\ncommand = \"/vl\"\n"), "{out}");
-    let back = edit_toml(Path::new("config.toml"), Some(&out), |doc| {
-        doc.remove("mcp_servers");
-        Ok(())
-    })
-    .unwrap()
-    .unwrap();
-    assert_eq!(back, text);
-    let bad = edit_toml(Path::new("/h/config.toml"), Some("a = "), |_| Ok(())).unwrap_err();
-    assert!(bad.to_string().contains("/h/config.toml is not valid TOML"), "{bad}");
-}
-
-#[test]
 fn a_symlinked_file_is_written_through_and_the_link_stays() {
     let dir = tempfile::tempdir().unwrap();
     let dotfiles = dir.path().join("dotfiles");

@@ -64,18 +64,17 @@ fn choose(name: &str, config: &Config) -> Result<Vec<String>, String> {
     let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let mut pairs = vec![("VIBELEARN_PROVIDER", name.to_owned())];
     let mut told = vec![format!("VIBELEARN_PROVIDER={name} written to {}", path.display())];
-    if let Some(setting) = crate::config::key_setting_of(name) {
-        match (config.origin(setting), config.optional(setting)) {
-            (Origin::Environment, Some(key)) => {
-                pairs.push((setting, key.to_owned()));
-                told.push(format!(
-                    "{setting} copied from this environment into settings.json (readable only by you), so \
-                     the worker finds it whichever agent starts it"
-                ));
-            }
-            (Origin::SettingsFile, Some(_)) => {}
-            _ => told.push(format!("{setting} is not set: add it to settings.json, or the {name} jobs wait for it")),
-        }
+    // A key in the file already, or nowhere, stays as it is: the decision printed next says
+    // which (a key is optional for an OpenAI-compatible server of your own).
+    let from_env = crate::config::key_setting_of(name)
+        .filter(|setting| config.origin(setting) == Origin::Environment)
+        .and_then(|setting| Some((setting, config.optional(setting)?)));
+    if let Some((setting, key)) = from_env {
+        pairs.push((setting, key.to_owned()));
+        told.push(format!(
+            "{setting} copied from this environment into settings.json (readable only by you), so the \
+             worker finds it whichever agent starts it"
+        ));
     }
     if config.origin("VIBELEARN_PROVIDER") == Origin::Environment {
         told.push(format!(

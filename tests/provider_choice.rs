@@ -231,6 +231,18 @@ fn the_command_a_note_names_chooses_the_provider_and_keeps_its_key_for_every_wor
         before.contains("GEMINI_API_KEY is set but not used") && before.contains("`vl provider gemini`"),
         "{before}"
     );
+    // `vl install` announces the same decision and names the same key and command.
+    let no_claude = TempDir::new();
+    let bare_path = no_claude.path().display().to_string();
+    let install_env = [shell[0], shell[1], ("PATH", bare_path.as_str())];
+    let installed = vl_stdout(home.path(), port, &install_env, &["install", "gemini"]);
+    assert!(
+        installed.contains("LLM provider: offline (no LLM, free) — nothing leaves this machine (chosen by default)")
+    );
+    assert!(
+        installed.contains("GEMINI_API_KEY is set but not used") && installed.contains("`vl provider gemini`"),
+        "{installed}"
+    );
 
     let mut chose = vl(home.path(), port);
     chose.env_remove("VIBELEARN_PROVIDER").env(key.0, key.1).args(["provider", "gemini"]);

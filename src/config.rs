@@ -73,6 +73,91 @@ pub const ACCEPT_UNKEYED_EVENTS: &str = "VIBELEARN_ACCEPT_UNKEYED_EVENTS";
 /// Keys read from the environment or settings but never written to the settings file.
 pub const SECRET_KEYS: &[&str] = &["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"];
 
+/// The setting holding the API key of `provider` (`anthropic` → `ANTHROPIC_API_KEY`); `None`
+/// for the providers without one (`command`, `offline`, `auto`).
+pub fn key_setting_of(provider: &str) -> Option<&'static str> {
+    match provider.trim().to_ascii_lowercase().as_str() {
+        "anthropic" => Some("ANTHROPIC_API_KEY"),
+        "openai" => Some("OPENAI_API_KEY"),
+        "gemini" => Some("GEMINI_API_KEY"),
+        "openrouter" => Some("OPENROUTER_API_KEY"),
+        _ => None,
+    }
+}
+
+/// What a worker started by this process may inherit of its environment (issue 42). An
+/// allowlist, not a list of what to drop: the agent whose hook starts the worker (Claude Code,
+/// Cursor, Gemini CLI, Codex, Copilot CLI) runs it with its own session variables and often
+/// with API keys it loaded for itself (Gemini CLI reads `~/.gemini/.env`), and the list of
+/// such variables grows with every agent release. What passes: what any program needs to run
+/// (paths, locale, time zone, temp folder, the Windows system folders), what a network call
+/// needs (proxies, extra CA certificates), the `claude` CLI's own config folder (its login),
+/// and VibeLearn's settings. Not its own nesting marker: a worker is never inside an LLM call.
+const WORKER_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "USERNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TMPDIR",
+    "TEMP",
+    "TMP",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_STATE_HOME",
+    "XDG_RUNTIME_DIR",
+    "HTTPS_PROXY",
+    "HTTP_PROXY",
+    "NO_PROXY",
+    "ALL_PROXY",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "CLAUDE_CONFIG_DIR",
+    "RUST_BACKTRACE",
+    "SYSTEMROOT",
+    "SYSTEMDRIVE",
+    "WINDIR",
+    "COMSPEC",
+    "PATHEXT",
+    "USERPROFILE",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "PROGRAMDATA",
+    "PROGRAMFILES",
+    "NUMBER_OF_PROCESSORS",
+    "PROCESSOR_ARCHITECTURE",
+];
+
+/// Name prefixes that pass the same way: VibeLearn's settings and the locale's categories.
+const WORKER_ENV_PREFIXES: &[&str] = &["VIBELEARN_", "LC_"];
+
+/// The environment a worker started by this process gets: [`WORKER_ENV`] and its prefixes
+/// (names compared without case, as Windows does), plus the API key of the provider the user
+/// named in `VIBELEARN_PROVIDER` (`provider`, after precedence): the one key the worker may
+/// use. Every other key stays behind, so a worker is on the same provider whichever process
+/// started it.
+fn worker_env(env: &dyn Env, provider: &str) -> Vec<(String, String)> {
+    let chosen_key = key_setting_of(provider);
+    let keep = |name: &str| {
+        let upper = name.to_ascii_uppercase();
+        upper != crate::llm::CHILD_MARKER_ENV
+            && (WORKER_ENV.contains(&upper.as_str())
+                || crate::platform::ESSENTIAL_ENV.iter().any(|e| e.eq_ignore_ascii_case(name))
+                || name.eq_ignore_ascii_case(crate::platform::HOME_ENV)
+                || WORKER_ENV_PREFIXES.iter().any(|p| upper.starts_with(p))
+                || chosen_key == Some(upper.as_str()))
+    };
+    env.vars_where(&keep)
+}
+
 /// Settings of the job kinds whose timeouts can be overridden (`VIBELEARN_TIMEOUT_<KIND>_SECS`).
 pub const TIMEOUT_PREFIX: &str = "VIBELEARN_TIMEOUT_";
 
@@ -94,10 +179,12 @@ pub struct Config {
     pub columns: Option<usize>,
     /// The user's login shell (`SHELL`), for the PATH line `vl install` prints.
     pub shell: Option<String>,
-    /// The API keys whose value came from the environment of a process Claude Code started
-    /// (`CLAUDECODE=1`: a hook, or a worker a hook started): `auto` does not spend them
-    /// (SPEC §6.5; the README's Configuration section says so).
-    pub keys_inherited_from_claude_code: Vec<&'static str>,
+    /// Where each setting's value came from (SPEC §2's precedence): what the provider
+    /// decision says it was chosen by (issue 42).
+    origins: BTreeMap<String, Origin>,
+    /// The environment a worker this process starts is given ([`worker_env`]): the user's,
+    /// without the session variables of the agent whose hook runs us.
+    pub worker_env: Vec<(String, String)>,
     /// The user key and the admin token, each read from its file at most once per process and
     /// shared by every clone ([`Config::user_key`], [`Config::admin_token`]).
     key_files: std::sync::Arc<KeyFiles>,
@@ -117,11 +204,24 @@ struct KeyFiles {
     admin: std::sync::OnceLock<String>,
 }
 
+/// Where a setting's value came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Nothing set it: the built-in default.
+    Default,
+    /// `settings.json` in the data dir.
+    SettingsFile,
+    /// The environment of this process.
+    Environment,
+}
+
 /// A source of environment variables: `std::env::var` in production, a map in tests.
 pub trait Env {
     fn get(&self, key: &str) -> Option<String>;
     /// The names of the set variables that start with `prefix`.
     fn keys_starting_with(&self, prefix: &str) -> Vec<String>;
+    /// Every set variable whose name `keep` accepts, with its value.
+    fn vars_where(&self, keep: &dyn Fn(&str) -> bool) -> Vec<(String, String)>;
 }
 
 /// The process environment. The only reader of `std::env` in the crate.
@@ -135,6 +235,14 @@ impl Env for ProcessEnv {
     fn keys_starting_with(&self, prefix: &str) -> Vec<String> {
         std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()).filter(|k| k.starts_with(prefix)).collect()
     }
+
+    fn vars_where(&self, keep: &dyn Fn(&str) -> bool) -> Vec<(String, String)> {
+        // A name or value that is not Unicode is left out: nothing VibeLearn passes on is.
+        std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .filter(|(k, _)| keep(k))
+            .collect()
+    }
 }
 
 impl Env for BTreeMap<String, String> {
@@ -144,6 +252,10 @@ impl Env for BTreeMap<String, String> {
 
     fn get(&self, key: &str) -> Option<String> {
         BTreeMap::get(self, key).cloned()
+    }
+
+    fn vars_where(&self, keep: &dyn Fn(&str) -> bool) -> Vec<(String, String)> {
+        self.iter().filter(|(k, _)| keep(k)).map(|(k, v)| (k.clone(), v.clone())).collect()
     }
 }
 
@@ -191,16 +303,12 @@ impl Config {
             .chain(env.keys_starting_with(TIMEOUT_PREFIX))
             .chain(debug_keys())
             .collect();
-        let under_claude_code = env.get("CLAUDECODE").is_some_and(|v| v == "1");
-        let keys_inherited_from_claude_code: Vec<&'static str> = SECRET_KEYS
-            .iter()
-            .copied()
-            .filter(|k| under_claude_code && env.get(k).is_some())
-            .filter(|k| !in_file.iter().any(|f| f == k))
-            .collect();
+        let mut origins: BTreeMap<String, Origin> =
+            in_file.into_iter().map(|key| (key, Origin::SettingsFile)).collect();
         for key in env_keys {
             if let Some(value) = env.get(&key) {
-                values.insert(key, value);
+                values.insert(key.clone(), value);
+                origins.insert(key, Origin::Environment);
             }
         }
         let clamped = clamp_numbers(&mut values);
@@ -211,6 +319,7 @@ impl Config {
         };
         let llm_child = env.get(crate::llm::CHILD_MARKER_ENV).is_some();
         let columns = env.get("COLUMNS").and_then(|c| c.trim().parse().ok()).filter(|c: &usize| *c >= 40);
+        let worker_env = worker_env(env, values.get("VIBELEARN_PROVIDER").map_or("", String::as_str));
         Config {
             data_dir,
             home,
@@ -220,7 +329,8 @@ impl Config {
             llm_child,
             columns,
             shell: env.get("SHELL"),
-            keys_inherited_from_claude_code,
+            origins,
+            worker_env,
             key_files: std::sync::Arc::default(),
         }
     }
@@ -264,6 +374,11 @@ impl Config {
     /// A setting's value after precedence ("" when unset).
     pub fn get(&self, key: &str) -> &str {
         self.values.get(key).map(String::as_str).unwrap_or("")
+    }
+
+    /// Where a setting's value came from.
+    pub fn origin(&self, key: &str) -> Origin {
+        self.origins.get(key).copied().unwrap_or(Origin::Default)
     }
 
     /// An optional setting: `None` when unset or empty.
@@ -623,6 +738,40 @@ mod tests {
         // Within range: no warning.
         let plain = Config::resolve(&env(&[("VIBELEARN_DATA_DIR", dir.path().to_str().unwrap())]));
         assert_eq!(plain.settings_warning, None);
+    }
+
+    #[test]
+    fn a_worker_gets_the_users_environment_without_the_agents_and_only_the_chosen_key() {
+        let agent = [
+            ("PATH", "/usr/bin"),
+            ("HOME", "/home/dev"),
+            ("LC_ALL", "C.UTF-8"),
+            ("HTTPS_PROXY", "http://proxy:3128"),
+            ("VIBELEARN_WORKER_PORT", "40001"),
+            ("VIBELEARN_LLM_CHILD", "1"),
+            // Session variables and keys of the agents whose hooks start workers.
+            ("CLAUDECODE", "1"),
+            ("CLAUDE_PROJECT_DIR", "/p"),
+            ("GEMINI_CLI", "1"),
+            ("CODEX_SANDBOX", "seatbelt"),
+            ("CURSOR_TRACE_ID", "t"),
+            ("ANTHROPIC_API_KEY", "sk-ant-agent-0123456789"),
+            ("OPENAI_API_KEY", "sk-openai-agent-0123456789"),
+            ("GEMINI_API_KEY", "gemini-agent-0123456789"),
+            ("GOOGLE_API_KEY", "google-agent-0123456789"),
+            ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9"),
+        ];
+        let names = |config: &Config| -> Vec<String> { config.worker_env.iter().map(|(k, _)| k.clone()).collect() };
+        let auto = Config::resolve(&env(&agent));
+        assert_eq!(names(&auto), ["HOME", "HTTPS_PROXY", "LC_ALL", "PATH", "VIBELEARN_WORKER_PORT"]);
+        // The one key of the provider the user named passes: the worker may spend it.
+        let mut named = agent.to_vec();
+        named.push(("VIBELEARN_PROVIDER", "gemini"));
+        let gemini = Config::resolve(&env(&named));
+        assert!(names(&gemini).contains(&"GEMINI_API_KEY".to_owned()), "{:?}", names(&gemini));
+        assert!(!names(&gemini).iter().any(|n| n == "GOOGLE_API_KEY" || n == "OPENAI_API_KEY"));
+        assert_eq!(gemini.origin("VIBELEARN_PROVIDER"), Origin::Environment);
+        assert_eq!(auto.origin("VIBELEARN_PROVIDER"), Origin::Default);
     }
 
     #[test]

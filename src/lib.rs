@@ -11,6 +11,7 @@
 //!
 //! # Layout
 //! - [`clock`]: time as an input (`Clock`, `ManualClock` for tests)
+//! - [`backoff`]: the probe back-off shared by the queue's re-probe and the LLM layer's CLI try
 //! - [`db`]: opening SQLite with checked pragmas; migrations in `PRAGMA user_version`
 //! - [`queue`]: the durable job queue as a library (knows nothing of VibeLearn)
 //! - [`config`]: data dir, settings.json + environment, secret redaction
@@ -43,6 +44,7 @@
 //! - [`cli`]: the `vl` commands
 
 pub mod analysis;
+pub mod backoff;
 pub mod capture;
 pub mod cli;
 pub mod clock;

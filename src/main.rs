@@ -32,6 +32,7 @@ fn main() -> ExitCode {
         Command::Jobs { action } => vibelearn::cli::jobs::run(action, &config),
         Command::Sync { session } => vibelearn::cli::sync::run(session, &config),
         Command::Login(args) => vibelearn::cli::login::run(args, &config),
+        Command::Provider { name } => vibelearn::cli::provider::run(name.as_deref(), &config),
         Command::Install { target, add_to_path } => vibelearn::cli::install::run(target, add_to_path, &config),
         Command::Uninstall { target } => vibelearn::cli::install::run_uninstall(target, &config),
         Command::Statusline => vibelearn::cli::statusline::run(&config),

@@ -218,13 +218,7 @@ impl Worker {
             admin_token,
             user_key,
             accept_unkeyed_events: config.flag(crate::config::ACCEPT_UNKEYED_EVENTS),
-            provider: {
-                let chosen = crate::jobs::describe_provider(&llm_choice);
-                match crate::jobs::provider_note(&config) {
-                    Some(note) => format!("{chosen} ({note})"),
-                    None => chosen,
-                }
-            },
+            provider: crate::jobs::describe_provider(&llm_choice),
             llm_choice: Arc::clone(&llm_choice),
             daily_tokens: config.llm_daily_tokens(),
             started: Instant::now(),

@@ -1,6 +1,13 @@
 //! Starting a detached worker: what `vl worker start`, the SessionStart hook and the hooks'
 //! fallback (worker unreachable) share. Below both `cli/` and `hook/`, so neither imports the
 //! other.
+//!
+//! # Environment
+//! The worker gets the user's environment without the agent's: [`Config::worker_env`], an
+//! allowlist (paths, locale, proxies, VibeLearn's settings, and the API key of the provider
+//! named in `VIBELEARN_PROVIDER` only). A hook runs inside an agent's process tree, with that
+//! agent's session variables and often the API keys it loaded for itself; a worker that
+//! inherited them chose its provider by whichever agent happened to start it (issue 42).
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -107,6 +114,8 @@ pub fn spawn_vl_detached(config: &Config, args: &[&str]) -> Result<(), String> {
     let mut command = Command::new(exe);
     command
         .args(args)
+        .env_clear()
+        .envs(config.worker_env.iter().map(|(k, v)| (k, v)))
         .env("VIBELEARN_DATA_DIR", &config.data_dir)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -53,7 +53,8 @@ fn the_daily_token_budget_pauses_the_provider_and_resume_lets_it_go_on() {
     assert!(notices.contains("anthropic paused") && notices.contains("when your next day begins"), "{notices}");
     let status = vl(dir.path(), worker.port).arg("status").output().unwrap();
     let status = String::from_utf8_lossy(&status.stdout);
-    assert!(status.contains("(the worker's)") && status.contains(&format!("{calls} calls")), "{status}");
+    assert!(status.contains("(the worker's; chosen by VIBELEARN_PROVIDER)"), "{status}");
+    assert!(status.contains(&format!("{calls} calls")), "{status}");
     assert!(status.contains("of 2500 tokens"), "{status}");
     let line = vl(dir.path(), worker.port).arg("statusline").stdin(std::process::Stdio::null()).output().unwrap();
     let line = String::from_utf8_lossy(&line.stdout);
@@ -104,7 +105,12 @@ fn a_worker_started_from_claude_code_does_not_spend_its_api_key() {
     let (_, health) = http.get("/api/health").unwrap();
     let provider = health["llm"]["description"].as_str().unwrap();
     assert!(provider.starts_with("command (the claude CLI"), "the key is left alone: {provider}");
-    assert!(provider.contains("ANTHROPIC_API_KEY from Claude Code's environment is not spent"), "{provider}");
+    assert_eq!(health["llm"]["source"], "claude CLI", "{health}");
+    let note = health["llm"]["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("ANTHROPIC_API_KEY is set but not used") && note.contains("`vl provider anthropic`"),
+        "{note}"
+    );
     let session = seed_session(&http, "cc-key", project.path());
     request_steps(&http, &session, &STEPS[..3]);
     wait_for("the claude CLI to be asked", Duration::from_secs(20), || seen.exists());

@@ -86,7 +86,12 @@ pub struct FakeServer {
 
 impl FakeServer {
     pub fn start(script: Vec<Reply>, default: Reply) -> FakeServer {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a fake server");
+        FakeServer::start_on(0, script, default)
+    }
+
+    /// The same on `port` (0: any free one): a host that comes up where nothing listened.
+    pub fn start_on(port: u16, script: Vec<Reply>, default: Reply) -> FakeServer {
+        let listener = TcpListener::bind(("127.0.0.1", port)).expect("bind a fake server");
         let url = format!("http://{}", listener.local_addr().expect("addr"));
         let state =
             Arc::new(Mutex::new(State { script: script.into(), default, responder: None, requests: Vec::new() }));

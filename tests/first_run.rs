@@ -60,7 +60,7 @@ fn a_claude_cli_that_is_not_logged_in_leaves_the_first_run_with_offline_question
     let notice = health["notices"][0].as_str().unwrap_or_default();
     assert!(notice.contains("auto did not choose the claude CLI"), "{health}");
     assert!(notice.contains("Not logged in · Please run /login"), "in the CLI's own words: {health}");
-    assert!(notice.contains("VIBELEARN_PROVIDER"), "and how to change it: {notice}");
+    assert!(notice.contains("`vl provider <name>`"), "and how to change it: {notice}");
     assert_eq!(health["provider_notice"].as_str(), Some(notice));
     assert!(health["llm"]["description"].as_str().unwrap().starts_with("offline"), "{health}");
 

@@ -29,6 +29,7 @@ mod jobs_cli;
 mod npm_package;
 mod pipeline;
 mod precision;
+mod provider_choice;
 mod queue;
 mod queue_deps;
 mod queue_stats;

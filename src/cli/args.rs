@@ -98,6 +98,16 @@ pub enum Command {
                             job uses it, no restart needed.\n\nExamples:\n  vl login vl_live_0123456789abcdef\n  \
                             echo \"$KEY\" | vl login -\n  vl login --status\n  vl login --logout")]
     Login(LoginArgs),
+    /// Show which LLM provider VibeLearn uses and why, or choose one (written to settings.json).
+    #[command(after_help = "An API key is used only for the provider you choose here (or in VIBELEARN_PROVIDER): \
+                            never because it is in some environment. auto = the claude CLI when it answers, else \
+                            offline. Choosing a provider whose key only this shell has copies the key into \
+                            settings.json (readable only by you), so every worker finds it.\n\nExamples:\n  \
+                            vl provider\n  vl provider gemini\n  vl provider offline")]
+    Provider {
+        /// auto, anthropic, openai, gemini, openrouter, command or offline; none: show the choice.
+        name: Option<String>,
+    },
     /// Register VibeLearn's hooks with an IDE (idempotent; keeps your other settings).
     #[command(after_help = "Examples:\n  vl install claude-code\n  vl install claude-code --statusline\n  \
                       vl install cursor --project .\n  vl install cursor\n  vl install claude-code --add-to-path")]

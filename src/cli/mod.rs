@@ -14,6 +14,7 @@
 //! - [`jobs`]: `vl jobs list | show | replay | cancel | stats | prune`
 //! - [`sync`]: `vl sync [SESSION]` with live progress
 //! - [`login`]: `vl login` — the upstream account key in `<data>/config.json`
+//! - [`provider`]: `vl provider [NAME]` — the LLM provider decision, shown and chosen
 //! - [`install`]: `vl install claude-code | cursor` and `vl uninstall` — hook registration, on a
 //!   format-preserving settings editor (`install::settings_file`)
 //! - [`statusline`]: `vl statusline` — one line for an IDE status bar, straight from SQLite
@@ -28,6 +29,7 @@ pub mod hook_cmd;
 pub mod install;
 pub mod jobs;
 pub mod login;
+pub mod provider;
 pub mod quiz;
 pub mod status;
 pub mod statusline;

@@ -104,14 +104,13 @@ impl std::fmt::Debug for Grader {
 }
 
 impl Grader {
-    /// The configured remote provider, if any (the offline provider cannot grade prose).
+    /// The remote provider of the one provider decision (`jobs::decide`, as the worker's), if
+    /// any: the offline provider cannot grade prose. Checked before use as a job checks it, so
+    /// a `claude` CLI that `auto` found but that is not logged in is tried once, not launched
+    /// for every free-text answer (issue 41, point 11).
     pub fn from_config(config: &Config) -> Option<Grader> {
-        match crate::llm::select(&crate::jobs::provider_settings(config)) {
-            Ok(crate::llm::Selected::Remote(provider)) => {
-                Some(Grader { provider: Arc::from(provider), timeout: config.llm_timeout() })
-            }
-            _ => None,
-        }
+        let provider = crate::jobs::decide(config).ok()?.into_checked()?;
+        Some(Grader { provider: Arc::from(provider), timeout: config.llm_timeout() })
     }
 
     fn grade(&self, q: &Question, model: &str, answer: &str) -> Result<crate::learn::rubric::RubricGrade, String> {

@@ -221,8 +221,9 @@ pub fn run_gaps(config: &Config) -> ExitCode {
 }
 
 /// The provider the worker uses, as the worker says (its environment decides, not this
-/// shell's), with today's calls and tokens; and the worker's notices, if it is up. With no
-/// worker, the provider this shell's settings would pick, said as such.
+/// shell's), what chose it, with today's calls and tokens; the keys left unused (the worker's
+/// and this shell's) with the command that turns one on; and the worker's notices, if it is
+/// up. With no worker, the one decision for this shell's settings (`jobs::decide`), said as such.
 fn provider_lines(config: &Config) -> Vec<String> {
     let client = WorkerClient::new(config, HEALTH_TIMEOUT);
     let health = client.get("/api/health");
@@ -238,17 +239,25 @@ fn provider_lines(config: &Config) -> Vec<String> {
                 calls: llm["calls_today"].as_u64().unwrap_or(0),
                 tokens: llm["tokens_today"].as_u64().unwrap_or(0),
             };
+            let source = llm["source"].as_str().map(|s| format!("; chosen by {s}")).unwrap_or_default();
             format!(
-                "{} (the worker's) · today {}",
+                "{} (the worker's{source}) · today {}",
                 llm["description"].as_str().unwrap_or("unknown"),
                 usage_line(usage, llm["daily_tokens"].as_u64().unwrap_or(0))
             )
         }
         None => {
-            let choice = crate::llm::select(&crate::jobs::provider_settings(config));
-            format!("{} (from this shell's settings; the worker may differ)", crate::jobs::describe_provider(&choice))
+            let choice = crate::jobs::decide(config);
+            format!(
+                "{} (chosen by {}, from this shell's settings; the worker may differ)",
+                crate::jobs::describe_provider(&choice),
+                crate::jobs::provider_source(config, &choice)
+            )
         }
     };
+    let worker_note = health.as_ref().and_then(|r| r.body["llm"]["note"].as_str().map(str::to_owned));
+    let mut notes: Vec<String> = worker_note.into_iter().chain(crate::jobs::provider_note(config)).collect();
+    notes.dedup();
     let worker = match health {
         Some(response) => {
             let notices: Vec<String> = response.body["notices"]
@@ -267,7 +276,7 @@ fn provider_lines(config: &Config) -> Vec<String> {
             // The pauses are in the database: say so even while no worker runs.
             let gates = super::backend::read(config, Vec::new(), crate::queue::gates::list).unwrap_or_default();
             // The worker the hooks start next probes the provider these settings choose.
-            let choice = crate::llm::select(&crate::jobs::provider_settings(config));
+            let choice = crate::jobs::decide(config);
             let down = match held {
                 Some(why) => format!("worker not running: {why}"),
                 None => format!("worker not running (expected at {})", config.worker_url()),
@@ -281,7 +290,7 @@ fn provider_lines(config: &Config) -> Vec<String> {
                 .collect()
         }
     };
-    std::iter::once(provider).chain(worker).collect()
+    std::iter::once(provider).chain(notes).chain(worker).collect()
 }
 
 /// Today's calls and tokens, against the budget when there is one.

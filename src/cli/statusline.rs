@@ -75,14 +75,35 @@ fn line(config: &Config) -> String {
     line
 }
 
-/// `⚠ anthropic paused (budget spent) — vl status`.
+/// `⚠ anthropic paused (daily budget spent) — vl status`: the pause's own reason in a few
+/// words ([`pause_words`]), the details in `vl status`.
 pub fn paused_note(provider: &str, reason: Option<&str>) -> String {
-    let why = match reason {
-        Some(r) if r.contains(crate::jobs::llm_usage::BUDGET_REASON_PREFIX) => "daily budget spent",
-        Some(r) if r.starts_with(crate::jobs::AUTH_ERROR_PREFIX) => "key refused",
-        _ => "refused",
-    };
-    format!("⚠ {provider} paused ({why}) — vl status")
+    format!("⚠ {provider} paused ({}) — vl status", pause_words(reason.unwrap_or_default()))
+}
+
+/// A pause's reason (the refused job's error, or the budget's) in the few words a status bar
+/// has room for. Read from the reason itself: a `claude` CLI that is only not logged in once
+/// showed "key refused" here, because every refusal of an account was called that.
+fn pause_words(reason: &str) -> &'static str {
+    let lower = reason.to_lowercase();
+    let says = |phrases: &[&str]| phrases.iter().any(|p| lower.contains(p));
+    if reason.contains(crate::jobs::llm_usage::BUDGET_REASON_PREFIX) {
+        "daily budget spent"
+    } else if reason.starts_with(crate::jobs::UNREACHABLE_ERROR_PREFIX) {
+        "cannot be reached"
+    } else if says(&["not logged in", "please run /login"]) {
+        "not logged in"
+    } else if says(&["is not set"]) {
+        "no key set"
+    } else if says(&["credit", "quota", "billing"]) {
+        "no credit left"
+    } else if says(&["model"]) {
+        "model unknown"
+    } else if says(&["rejected the credentials", "invalid api key", "http 401", "http 403"]) {
+        "key refused"
+    } else {
+        "refused"
+    }
 }
 
 /// The status JSON, unless stdin is a terminal (run by hand) or brings none in time.
@@ -151,8 +172,26 @@ mod tests {
     fn a_paused_provider_says_why_in_a_few_words() {
         let budget = format!("{} 210000 LLM tokens today", crate::jobs::llm_usage::BUDGET_REASON_PREFIX);
         assert_eq!(paused_note("anthropic", Some(&budget)), "⚠ anthropic paused (daily budget spent) — vl status");
-        let refused = format!("{}: anthropic: 401", crate::jobs::AUTH_ERROR_PREFIX);
+        let refused = format!(
+            "{}: anthropic rejected the credentials (HTTP 401): invalid x-api-key; check ANTHROPIC_API_KEY",
+            crate::jobs::AUTH_ERROR_PREFIX
+        );
         assert_eq!(paused_note("anthropic", Some(&refused)), "⚠ anthropic paused (key refused) — vl status");
+        // The reasons the worker stores, each in its own words (issue 41, point 14).
+        let cases = [
+            ("command: the claude CLI exited with 1: stdout: Not logged in · Please run /login", "not logged in"),
+            ("VIBELEARN_PROVIDER=gemini but GEMINI_API_KEY is not set", "no key set"),
+            ("anthropic refused this account's request (HTTP 400): Your credit balance is too low", "no credit left"),
+            ("openai refused this account's request (HTTP 404): The model `gpt-nope` does not exist", "model unknown"),
+        ];
+        for (reason, words) in cases {
+            let reason = format!("{}: {reason}", crate::jobs::AUTH_ERROR_PREFIX);
+            assert_eq!(paused_note("command", Some(&reason)), format!("⚠ command paused ({words}) — vl status"));
+        }
+        let unreachable =
+            format!("{}: gemini cannot be reached: failed to lookup address", crate::jobs::UNREACHABLE_ERROR_PREFIX);
+        assert_eq!(paused_note("gemini", Some(&unreachable)), "⚠ gemini paused (cannot be reached) — vl status");
+        assert_eq!(paused_note("x", None), "⚠ x paused (refused) — vl status");
     }
 
     #[test]

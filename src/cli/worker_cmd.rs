@@ -79,6 +79,10 @@ fn status(config: &Config) -> ExitCode {
                 "  queue   {} available, {} running, {} retryable, {} dead",
                 q["available"], q["running"], q["retryable"], q["dead"]
             );
+            if let Some(provider) = h["llm"]["description"].as_str() {
+                let source = h["llm"]["source"].as_str().unwrap_or("unknown");
+                println!("  llm     {provider} (chosen by {source})");
+            }
             for notice in h["notices"].as_array().into_iter().flatten() {
                 println!("  notice  {}", notice.as_str().unwrap_or_default());
             }

@@ -1,6 +1,8 @@
 //! One LLM exchange for a job: the call bounded by the job's remaining time, the answer parsed
 //! and validated by the caller's function, one repair round-trip on an invalid answer, and the
-//! provider's errors mapped onto the queue's outcomes (SPEC §5.3, §6.3).
+//! provider's errors mapped onto the queue's outcomes (SPEC §5.3, §6.3): a refused account and
+//! an unreachable host pause the provider's gate; a transient failure is retried; anything
+//! else is dead.
 
 use std::time::Duration;
 
@@ -91,6 +93,11 @@ fn complete(
         LlmError::Transient { message, retry_after } => Outcome::Retry { error: named(message), after: retry_after },
         LlmError::Auth(message) => {
             Outcome::Refused { error: format!("{}: {}", super::AUTH_ERROR_PREFIX, named(message)) }
+        }
+        // Not reachable at all: retries would fail within seconds and leave a dead job no one
+        // is told of; a refusal pauses the provider, which is probed on the back-off (issue 42).
+        LlmError::Unreachable(message) => {
+            Outcome::Refused { error: format!("{}: {}", super::UNREACHABLE_ERROR_PREFIX, named(message)) }
         }
         LlmError::Permanent(message) => Outcome::dead(named(message)),
     })?;

@@ -159,9 +159,15 @@ pub fn pipeline_steps(auto_sync: bool) -> impl Iterator<Item = &'static str> {
 /// The provider the worker's jobs use, chosen once at start; a `claude` CLI that `auto` found
 /// starts its first try in the background here (SPEC §6.5, `llm::probe`).
 pub fn choose_provider(config: &Config) -> concepts::ProviderChoice {
-    let choice = crate::llm::select(&provider_settings(config));
+    let choice = decide(config);
     if let Ok(crate::llm::Selected::Remote(provider)) = &choice {
         provider.start_check();
+    }
+    // What the worker runs on and what made the choice, in the log as in `/api/health`.
+    let (described, source) = (describe_provider(&choice), provider_source(config, &choice));
+    log::info!(target: "llm", "provider: {described} (chosen by {source})");
+    if let Some(note) = provider_note(config) {
+        log::info!(target: "llm", "{note}");
     }
     std::sync::Arc::new(choice)
 }
@@ -291,9 +297,10 @@ pub fn cli_notice(choice: &Result<crate::llm::Selected, crate::llm::SelectError>
     let why = provider.known_unavailable()?;
     Some(format!(
         "auto did not choose the claude CLI, so questions come from the offline catalogue: it answered \
-         \"{why}\"; to use it, log it in (run `claude`, then /login): the worker tries it again before its \
-         next job, at most an hour after the last try, or at once when restarted (`vl worker stop`, then \
-         `vl worker start`); or name a provider with VIBELEARN_PROVIDER in settings.json"
+         \"{why}\"; to use it, log it in (run `claude`, then /login; or, if it could not reach its API, check \
+         the network): the worker tries it again before its next job, at most an hour after the last try, \
+         or at once when restarted (`vl worker stop`, then `vl worker start`); or choose a provider with \
+         `vl provider <name>`"
     ))
 }
 
@@ -318,32 +325,49 @@ pub fn provider_cost(choice: &Result<crate::llm::Selected, crate::llm::SelectErr
     }
 }
 
-/// Whether `VIBELEARN_PROVIDER` is `auto`, the only choice that leaves inherited keys alone.
-fn provider_is_auto(config: &Config) -> bool {
-    config.get("VIBELEARN_PROVIDER").trim().eq_ignore_ascii_case("auto")
-}
-
-/// What `auto` left alone, for `vl status` and `vl install`: keys inherited from Claude Code.
+/// What `auto` left alone, for `vl status`, `vl install` and the worker's log: each API key
+/// that is set (in this process's environment or settings.json) but not used, because a key
+/// is used only for the provider named for VibeLearn (`llm::select`), with the one command
+/// that turns it on.
 pub fn provider_note(config: &Config) -> Option<String> {
-    let keys = &config.keys_inherited_from_claude_code;
-    (provider_is_auto(config) && !keys.is_empty()).then(|| {
-        format!(
-            "{} from Claude Code's environment is not spent by `auto`; to use it, set VIBELEARN_PROVIDER \
-             (e.g. anthropic) or put the key in settings.json",
-            keys.join(", ")
-        )
-    })
+    let unused = provider_settings(config).unused_keys();
+    if unused.is_empty() {
+        return None;
+    }
+    let names: Vec<&str> = unused.iter().map(|(setting, _)| *setting).collect();
+    let commands: Vec<String> = unused.iter().map(|(_, provider)| format!("`vl provider {provider}`")).collect();
+    let (is, it) = if unused.len() == 1 { ("is", "it") } else { ("are", "one") };
+    Some(format!(
+        "{} {is} set but not used: VibeLearn spends an API key only on the provider you choose for it; \
+         to use {it}, run {}",
+        names.join(", "),
+        commands.join(" or ")
+    ))
 }
 
-/// The provider settings from the resolved configuration.
+/// The one provider decision (SPEC §6.5): what install, status, the quiz's grader and the
+/// worker all ask, so each names the same provider for the same settings.
+pub fn decide(config: &Config) -> Result<crate::llm::Selected, crate::llm::SelectError> {
+    crate::llm::select(&provider_settings(config))
+}
+
+/// What made the decision (`VIBELEARN_PROVIDER`, `settings.json`, `claude CLI`, or `default`:
+/// nothing named and no `claude` CLI answering), for `/api/health`, `vl status` and `vl install`.
+pub fn provider_source(
+    config: &Config,
+    choice: &Result<crate::llm::Selected, crate::llm::SelectError>,
+) -> &'static str {
+    provider_settings(config).chosen_by(choice)
+}
+
+/// The provider settings from the resolved configuration. Every key is handed over: which
+/// one may be spent is `llm::select`'s rule, in one place.
 pub fn provider_settings(config: &Config) -> crate::llm::ProviderSettings {
-    // `auto` never spends a key it only inherited from Claude Code's environment (the worker a
-    // SessionStart hook starts has Claude Code's `ANTHROPIC_API_KEY`): a named provider, or
-    // the key in settings.json, says the user meant it.
-    let auto = provider_is_auto(config);
-    let owned = |key: &str| {
-        let inherited = auto && config.keys_inherited_from_claude_code.contains(&key);
-        config.optional(key).filter(|_| !inherited).map(str::to_owned)
+    let owned = |key: &str| config.optional(key).map(str::to_owned);
+    let chosen_in = match config.origin("VIBELEARN_PROVIDER") {
+        crate::config::Origin::Environment => crate::llm::CHOSEN_IN_ENV,
+        crate::config::Origin::SettingsFile => crate::llm::CHOSEN_IN_FILE,
+        crate::config::Origin::Default => "",
     };
     crate::llm::ProviderSettings {
         provider: config.get("VIBELEARN_PROVIDER").to_owned(),
@@ -361,12 +385,16 @@ pub fn provider_settings(config: &Config) -> crate::llm::ProviderSettings {
         gemini_base_url: config.get("VIBELEARN_GEMINI_BASE_URL").to_owned(),
         llm_command: owned("VIBELEARN_LLM_COMMAND"),
         path_var: config.path_var.clone(),
-        withheld_keys: if auto { config.keys_inherited_from_claude_code.clone() } else { Vec::new() },
+        chosen_in,
     }
 }
 
 /// Prefix of the error of a job that a remote refused for its credentials (its gate pauses).
 pub const AUTH_ERROR_PREFIX: &str = "not authorised";
+
+/// Prefix of the error of a job whose provider could not be reached at all (DNS, refused
+/// connection, network down, TLS): its gate pauses as for a refusal, and is probed.
+pub const UNREACHABLE_ERROR_PREFIX: &str = "unreachable";
 
 /// A short, one-way fingerprint of credentials: a paused gate compares it, never the secret.
 fn credentials_fingerprint(text: &str) -> String {
@@ -466,17 +494,32 @@ mod tests {
     }
 
     #[test]
-    fn auto_does_not_spend_a_key_inherited_from_claude_code() {
-        let key = ("ANTHROPIC_API_KEY", "sk-ant-from-claude-code");
-        let inherited = config(&[key, ("CLAUDECODE", "1")]);
-        assert_eq!(provider_settings(&inherited).anthropic_key, None);
-        assert!(provider_note(&inherited).unwrap().contains("ANTHROPIC_API_KEY"));
-        let named = config(&[key, ("CLAUDECODE", "1"), ("VIBELEARN_PROVIDER", "anthropic")]);
-        assert_eq!(provider_settings(&named).anthropic_key.as_deref(), Some(key.1), "named: the user meant it");
-        let shell = config(&[key]);
-        assert_eq!(provider_settings(&shell).anthropic_key.as_deref(), Some(key.1), "the user's own shell");
-        assert_eq!(provider_note(&shell), None);
-        let file = config_with_file(&[key, ("CLAUDECODE", "1")], Some(r#"{"ANTHROPIC_API_KEY": "sk-ant-in-file"}"#));
-        assert!(provider_settings(&file).anthropic_key.is_some(), "a key in settings.json is meant to be used");
+    fn a_key_is_spent_only_on_the_provider_named_for_vibelearn() {
+        let key = ("ANTHROPIC_API_KEY", "sk-ant-from-an-agent-0123456789");
+        // Wherever the key comes from — an agent's environment, the shell, settings.json —
+        // `auto` leaves it alone, names it, and says which command turns it on.
+        for unnamed in [
+            config(&[key, ("CLAUDECODE", "1")]),
+            config(&[key]),
+            config_with_file(&[], Some(r#"{"ANTHROPIC_API_KEY": "sk-ant-in-file-0123456789"}"#)),
+        ] {
+            let choice = decide(&unnamed);
+            assert_eq!(choice.as_ref().map(|c| c.name()).ok(), Some("offline"), "no claude CLI on this PATH");
+            assert_eq!(provider_source(&unnamed, &choice), crate::llm::CHOSEN_BY_DEFAULT);
+            let note = provider_note(&unnamed).expect("the unused key is named");
+            assert!(note.contains("ANTHROPIC_API_KEY is set but not used"), "{note}");
+            assert!(note.contains("`vl provider anthropic`"), "{note}");
+        }
+        // Named in the environment or in settings.json: that provider, with the key from either.
+        let named = config(&[key, ("VIBELEARN_PROVIDER", "anthropic")]);
+        let choice = decide(&named);
+        assert_eq!(choice.as_ref().map(|c| c.name()).ok(), Some("anthropic"));
+        assert_eq!(provider_source(&named, &choice), "VIBELEARN_PROVIDER");
+        assert_eq!(provider_note(&named), None);
+        let in_file =
+            config_with_file(&[("GEMINI_API_KEY", "g-key-0123456789")], Some(r#"{"VIBELEARN_PROVIDER": "gemini"}"#));
+        let choice = decide(&in_file);
+        assert_eq!(choice.as_ref().map(|c| c.name()).ok(), Some("gemini"), "the user's own key for it");
+        assert_eq!(provider_source(&in_file, &choice), "settings.json");
     }
 }

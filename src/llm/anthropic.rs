@@ -15,7 +15,8 @@ use super::{Completion, LlmError, LlmRequest, Provider};
 /// The API version pinned in every request; the response shape below is this version's.
 const API_VERSION: &str = "2023-06-01";
 
-const CALLER: Caller = Caller { name: "anthropic", key_setting: "ANTHROPIC_API_KEY" };
+const CALLER: Caller =
+    Caller { name: "anthropic", key_setting: "ANTHROPIC_API_KEY", base_url_setting: "VIBELEARN_ANTHROPIC_BASE_URL" };
 
 /// Calls Anthropic's Messages API with one API key and model.
 pub struct Anthropic {

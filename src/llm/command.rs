@@ -15,7 +15,8 @@
 //!   where the error usually is; the `claude` CLI prints "Not logged in · Please run /login" on
 //!   stdout). An exit whose output says the account cannot be used (not logged in, no credit,
 //!   an unknown model: [`account_problem`]) → Auth, so the provider pauses like after a 401
-//!   instead of burning its retries. The shell's own "not executable"/"not found" (126/127
+//!   instead of burning its retries; one whose output says the API could not be reached
+//!   ([`network_problem`]) → Unreachable, which pauses it the same way. The shell's own "not executable"/"not found" (126/127
 //!   from `sh`, 9009 from `cmd`) and a program that cannot be started: Permanent, as no retry
 //!   can fix a misspelt command.
 //! - Empty stdout with exit 0 → Permanent.
@@ -58,7 +59,7 @@ pub struct CommandProvider {
     invocation: Invocation,
     /// Names the command in messages without quoting it: a command line may hold secrets.
     label: &'static str,
-    /// Environment variables the child does not get (the API keys `auto` left alone).
+    /// Environment variables the child does not get (the API keys `auto` leaves alone).
     withheld: Vec<&'static str>,
     /// The try `auto` makes before relying on the `claude` CLI, and again while it fails
     /// (SPEC §6.5, `probe`).
@@ -96,8 +97,9 @@ impl CommandProvider {
         }
     }
 
-    /// The same, run without `names` in its environment: the `claude` CLI would otherwise spend
-    /// an `ANTHROPIC_API_KEY` the worker inherited from Claude Code instead of its own login.
+    /// The same, run without `names` in its environment: the `claude` CLI that `auto` runs would
+    /// otherwise bill an `ANTHROPIC_API_KEY` in the worker's environment instead of the user's
+    /// Claude login (`auto` spends no key: `select`).
     pub fn without_env(mut self, names: &[&'static str]) -> Self {
         self.withheld = names.to_vec();
         self
@@ -219,9 +221,13 @@ fn interpret(label: &str, status: ExitStatus, stdout: &[u8], stderr: &[u8]) -> R
         code => {
             let how = code.map_or("was killed by a signal".to_owned(), |code| format!("exited with {code}"));
             let message = format!("command: {label} {how}{}", output_tails(&stdout, &stderr));
-            match account_problem(&format!("{stdout}\n{stderr}")) {
-                true => Err(LlmError::Auth(message)),
-                false => Err(LlmError::transient(message)),
+            let said = format!("{stdout}\n{stderr}");
+            if account_problem(&said) {
+                Err(LlmError::Auth(message))
+            } else if network_problem(&said) {
+                Err(LlmError::Unreachable(message))
+            } else {
+                Err(LlmError::transient(message))
             }
         }
     }
@@ -249,6 +255,23 @@ pub(super) fn account_problem(output: &str) -> bool {
     let output = output.to_lowercase();
     PHRASES.iter().any(|phrase| output.contains(phrase))
         || (output.contains("model") && (output.contains("does not exist") || output.contains("not_found_error")))
+}
+
+/// Words with which a model's CLI says it could not reach its API at all (the `claude` CLI is
+/// a Node program: `getaddrinfo ENOTFOUND`, `ECONNREFUSED`, "Connection error."). Such a
+/// provider pauses and is probed on the back-off, as an HTTP provider's unreachable host is.
+pub(super) fn network_problem(output: &str) -> bool {
+    const PHRASES: [&str; 7] = [
+        "enotfound",
+        "econnrefused",
+        "enetunreach",
+        "eai_again",
+        "getaddrinfo",
+        "connection error",
+        "could not resolve host",
+    ];
+    let output = output.to_lowercase();
+    PHRASES.iter().any(|phrase| output.contains(phrase))
 }
 
 /// `": stdout: <tail> · stderr: <tail>"` with whichever of the two said anything.
@@ -359,6 +382,17 @@ mod tests {
         }
         for said in ["connection reset by peer", "API Error: 529 Overloaded", "Request timed out", ""] {
             assert!(!account_problem(said), "{said}");
+        }
+    }
+
+    #[test]
+    fn a_cli_that_cannot_reach_its_api_is_told_from_one_that_failed_otherwise() {
+        for said in ["API Error: Connection error.", "getaddrinfo ENOTFOUND api.anthropic.com", "connect ECONNREFUSED"]
+        {
+            assert!(network_problem(said), "{said}");
+        }
+        for said in ["API Error: 529 Overloaded", "Request timed out", "Not logged in · Please run /login", ""] {
+            assert!(!network_problem(said), "{said}");
         }
     }
 

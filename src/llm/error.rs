@@ -18,6 +18,11 @@ pub enum LlmError {
     /// HTTP 401/403. The message names the provider and the setting holding its key; the
     /// runner pauses that provider's jobs until a later success.
     Auth(String),
+    /// The provider's host could not be reached at all: its name did not resolve, the
+    /// connection was refused, the network is down, or TLS could not be set up. Not worth a
+    /// job's retries (they would all fail within seconds): the runner pauses the provider as
+    /// for [`LlmError::Auth`] and probes it on the back-off until it answers (SPEC §6.5).
+    Unreachable(String),
     /// Retrying cannot help: other 4xx (400/404/422…), an answer with no text, a body that is
     /// valid JSON but not the provider's shape, a misconfigured URL or command.
     Permanent(String),
@@ -40,6 +45,7 @@ impl LlmError {
                 LlmError::Transient { message: clean(message), retry_after }
             }
             LlmError::Auth(m) => LlmError::Auth(clean(m)),
+            LlmError::Unreachable(m) => LlmError::Unreachable(clean(m)),
             LlmError::Permanent(m) => LlmError::Permanent(clean(m)),
         }
     }
@@ -52,7 +58,7 @@ impl fmt::Display for LlmError {
                 write!(f, "{message} (retry after {} s)", wait.as_secs())
             }
             LlmError::Transient { message, retry_after: None } => f.write_str(message),
-            LlmError::Auth(m) | LlmError::Permanent(m) => f.write_str(m),
+            LlmError::Auth(m) | LlmError::Unreachable(m) | LlmError::Permanent(m) => f.write_str(m),
         }
     }
 }

@@ -13,7 +13,8 @@ use serde_json::json;
 use super::transport::{self, Caller};
 use super::{Completion, LlmError, LlmRequest, Provider};
 
-const CALLER: Caller = Caller { name: "gemini", key_setting: "GEMINI_API_KEY" };
+const CALLER: Caller =
+    Caller { name: "gemini", key_setting: "GEMINI_API_KEY", base_url_setting: "VIBELEARN_GEMINI_BASE_URL" };
 
 /// Calls Gemini's `generateContent` with one API key and model.
 pub struct Gemini {

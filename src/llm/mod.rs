@@ -6,7 +6,8 @@
 //! - `anthropic`, `openai` (also OpenRouter and local OpenAI-compatible servers), `gemini` — one
 //!   file per wire format: build the request body, read the answer's text.
 //! - `command` — a shell command (or the `claude` CLI) as the model; killed at the timeout.
-//! - `select` — settings → the provider to use (`auto` order, missing keys).
+//! - `select` — settings → the provider to use: the rule that a key is spent only on the
+//!   provider named for VibeLearn, `auto`'s `claude` CLI or offline, missing keys.
 //! - `probe` — the try of the `claude` CLI that `auto` makes before relying on it, and again
 //!   on a back-off while it fails.
 //!
@@ -36,7 +37,9 @@ pub use command::{CHILD_MARKER_ENV, CommandProvider};
 pub use error::LlmError;
 pub use gemini::Gemini;
 pub use openai::{OPENAI_DEFAULT_BASE_URL, OpenAiCompatible};
-pub use select::{ProviderSettings, SelectError, Selected, select};
+pub use select::{
+    CHOSEN_BY_CLI, CHOSEN_BY_DEFAULT, CHOSEN_IN_ENV, CHOSEN_IN_FILE, ProviderSettings, SelectError, Selected, select,
+};
 
 /// One completion request: the same for every provider.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -40,12 +40,28 @@ impl OpenAiCompatible {
     /// `select` only allows that with a non-default `base_url`.
     pub fn openai(base_url: &str, api_key: &str, model: &str) -> Self {
         let json_mode = is_openai_default(base_url);
-        Self::build(Caller { name: "openai", key_setting: "OPENAI_API_KEY" }, base_url, api_key, model, json_mode)
+        Self::build(
+            Caller { name: "openai", key_setting: "OPENAI_API_KEY", base_url_setting: "VIBELEARN_OPENAI_BASE_URL" },
+            base_url,
+            api_key,
+            model,
+            json_mode,
+        )
     }
 
     /// The `openrouter` provider (OpenRouter speaks the same protocol).
     pub fn openrouter(base_url: &str, api_key: &str, model: &str) -> Self {
-        Self::build(Caller { name: "openrouter", key_setting: "OPENROUTER_API_KEY" }, base_url, api_key, model, false)
+        Self::build(
+            Caller {
+                name: "openrouter",
+                key_setting: "OPENROUTER_API_KEY",
+                base_url_setting: "VIBELEARN_OPENROUTER_BASE_URL",
+            },
+            base_url,
+            api_key,
+            model,
+            false,
+        )
     }
 
     fn build(caller: Caller, base_url: &str, api_key: &str, model: &str, json_mode: bool) -> Self {
@@ -182,7 +198,11 @@ mod tests {
 
     #[test]
     fn openrouter_error_in_a_200_is_classified_by_its_code() {
-        let caller = Caller { name: "openrouter", key_setting: "OPENROUTER_API_KEY" };
+        let caller = Caller {
+            name: "openrouter",
+            key_setting: "OPENROUTER_API_KEY",
+            base_url_setting: "VIBELEARN_OPENROUTER_BASE_URL",
+        };
         let busy = json!({"error": {"code": 502, "message": "upstream down"}});
         assert!(matches!(extract_text(caller, busy), Err(LlmError::Transient { .. })));
         let bad = json!({"error": {"code": 400, "message": "bad model"}});
@@ -191,7 +211,8 @@ mod tests {
 
     #[test]
     fn null_content_with_a_refusal_is_permanent() {
-        let caller = Caller { name: "openai", key_setting: "OPENAI_API_KEY" };
+        let caller =
+            Caller { name: "openai", key_setting: "OPENAI_API_KEY", base_url_setting: "VIBELEARN_OPENAI_BASE_URL" };
         let answer = json!({"choices": [{"message": {"content": null, "refusal": "no"}}]});
         let err = extract_text(caller, answer).unwrap_err();
         assert!(matches!(&err, LlmError::Permanent(m) if m.contains("refusal")), "{err:?}");

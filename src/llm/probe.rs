@@ -7,7 +7,8 @@
 //!
 //! A failure is not kept for the worker's life: the user who sees it logs in, and the next
 //! sessions should then be the CLI's. After a failed try the CLI is tried again on the back-off
-//! of a paused provider (`queue::runner::reprobe::backoff`: 5 min, doubling to an hour), when
+//! of a paused provider ([`crate::backoff`]: 5 min, doubling to an hour; the queue's re-probe
+//! of a paused gate uses the same schedule), when
 //! the worker next has work for it: a job choosing its provider makes the try that is due and
 //! waits for it, as it waits for the first, so the first job after a login is the CLI's.
 //! `/api/health` never waits: it starts a due try in the background and tells what is known.
@@ -25,8 +26,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::{LlmRequest, Provider};
+use crate::backoff::probe_backoff as backoff;
 use crate::clock::SharedMonotonic;
-use crate::queue::runner::reprobe::backoff;
 
 /// How long the try may take: a logged-in CLI answers a one-word prompt in a few seconds.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(45);

@@ -2,7 +2,18 @@
 //!
 //! A mistake in the settings is a [`SelectError`] naming the setting to fix: a missing key
 //! (the provider's jobs pause until credentials appear: SPEC §5.3) or anything else (an unknown
-//! name, a missing command line). `auto` never fails: with nothing configured it is `offline`.
+//! name, a missing command line). `auto` never fails.
+//!
+//! # The rule (issue 42, SPEC §6.5)
+//! An API key is used only for the provider the user named for VibeLearn
+//! (`VIBELEARN_PROVIDER`, in the environment or settings.json). `auto` — the default — is the
+//! `claude` CLI when one is on PATH and answers its try (the user's Claude plan), else
+//! `offline`; it never spends a key, wherever the key came from: the environment of a hook,
+//! of the agent that started the worker (Gemini CLI loads `GEMINI_API_KEY` for itself; Claude
+//! Code passes its `ANTHROPIC_API_KEY` on), of the user's shell, or settings.json. Before, `auto`
+//! took the first key it found, so the provider — and who was billed, and where the user's code
+//! went — depended on which process happened to start the worker. A key present but unused is
+//! named ([`ProviderSettings::unused_keys`]) with the command that turns it on.
 
 use std::path::PathBuf;
 
@@ -31,13 +42,57 @@ pub struct ProviderSettings {
     pub llm_command: Option<String>,
     /// The `PATH` searched for the `claude` CLI by `auto`.
     pub path_var: Option<String>,
-    /// API keys in the environment that `auto` must not spend (inherited from Claude Code):
-    /// the `claude` CLI runs without them, on its own login.
-    pub withheld_keys: Vec<&'static str>,
+    /// Where `provider` was named: [`CHOSEN_IN_ENV`], [`CHOSEN_IN_FILE`], or "" when it is
+    /// the default (`auto`).
+    pub chosen_in: &'static str,
 }
 
-/// Keys show only as set or unset: settings get logged, keys must not be (SPEC §2).
+/// [`ProviderSettings::chosen_in`] of a provider named in the environment.
+pub const CHOSEN_IN_ENV: &str = "VIBELEARN_PROVIDER";
+/// ... named in settings.json.
+pub const CHOSEN_IN_FILE: &str = "settings.json";
+/// What chose the `claude` CLI (`auto` found it, and it answered or its try is under way).
+pub const CHOSEN_BY_CLI: &str = "claude CLI";
+/// What chose offline when nothing was named and no `claude` CLI answered: `auto`'s default.
+pub const CHOSEN_BY_DEFAULT: &str = "default";
+
+/// The API key settings, in the order the notes name them.
+const KEY_SETTINGS: [&str; 4] = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"];
+
 impl ProviderSettings {
+    /// Whether no provider was named: `auto`, which spends no key.
+    pub fn is_auto(&self) -> bool {
+        matches!(self.provider.trim().to_ascii_lowercase().as_str(), "" | "auto")
+    }
+
+    /// The key settings that hold a key `select` leaves unused (under `auto`, every one that
+    /// is set), with the provider each would choose.
+    pub fn unused_keys(&self) -> Vec<(&'static str, &'static str)> {
+        if !self.is_auto() {
+            return Vec::new();
+        }
+        let keys = [&self.anthropic_key, &self.openai_key, &self.gemini_key, &self.openrouter_key];
+        let providers = ["anthropic", "openai", "gemini", "openrouter"];
+        KEY_SETTINGS
+            .into_iter()
+            .zip(providers)
+            .zip(keys)
+            .filter(|(_, key)| given(key).is_some())
+            .map(|(named, _)| named)
+            .collect()
+    }
+
+    /// What made `choice` (from [`select`] of these settings), for people and `/api/health`:
+    /// where the provider was named, or what `auto` found.
+    pub fn chosen_by(&self, choice: &Result<Selected, SelectError>) -> &'static str {
+        match choice {
+            _ if !self.is_auto() => self.chosen_in,
+            // A CLI whose last try failed is not used: offline is, by default. Never waits.
+            Ok(Selected::Remote(cli)) if cli.known_unavailable().is_none() => CHOSEN_BY_CLI,
+            _ => CHOSEN_BY_DEFAULT,
+        }
+    }
+
     /// Everything that decides which remote is called and with which credentials, as one
     /// text to fingerprint (a hash of it tells new credentials from old; never shown).
     pub fn credentials_text(&self) -> String {
@@ -57,6 +112,7 @@ impl ProviderSettings {
     }
 }
 
+/// Keys show only as set or unset: settings get logged, keys must not be (SPEC §2).
 impl std::fmt::Debug for ProviderSettings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let key = |k: &Option<String>| if given(k).is_some() { "set" } else { "unset" };
@@ -76,6 +132,7 @@ impl std::fmt::Debug for ProviderSettings {
             .field("gemini_base_url", &self.gemini_base_url)
             .field("llm_command", &self.llm_command.as_ref().map(|_| "set"))
             .field("path_var", &self.path_var)
+            .field("chosen_in", &self.chosen_in)
             .finish()
     }
 }
@@ -100,12 +157,59 @@ impl Selected {
         }
     }
 
+    /// The provider to ask directly, outside the job runner (the quiz's rubric grader): the
+    /// remote one, made to check first as a job does ([`Selected::usable`]), so a `claude` CLI
+    /// that `auto` found but that is not logged in is tried once, on the probe's back-off, and
+    /// not launched for every answer. `None` for offline.
+    pub fn into_checked(self) -> Option<Box<dyn Provider>> {
+        match self {
+            Selected::Remote(provider) => Some(Box::new(Checked(provider))),
+            Selected::Offline => None,
+        }
+    }
+
     /// `offline` or the provider's name, for logs and `vl status`.
     pub fn name(&self) -> &'static str {
         match self {
             Selected::Offline => "offline",
             Selected::Remote(provider) => provider.name(),
         }
+    }
+}
+
+/// A provider that answers only while its check before use passes ([`Selected::into_checked`]).
+struct Checked(Box<dyn Provider>);
+
+impl Provider for Checked {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+
+    fn complete(&self, request: &super::LlmRequest, timeout: std::time::Duration) -> Result<String, super::LlmError> {
+        match self.0.unavailable() {
+            Some(why) => Err(super::LlmError::Auth(why)),
+            None => self.0.complete(request, timeout),
+        }
+    }
+
+    fn model(&self) -> &str {
+        self.0.model()
+    }
+
+    fn description(&self) -> String {
+        self.0.description()
+    }
+
+    fn unavailable(&self) -> Option<String> {
+        self.0.unavailable()
+    }
+
+    fn known_unavailable(&self) -> Option<String> {
+        self.0.known_unavailable()
+    }
+
+    fn start_check(&self) {
+        self.0.start_check()
     }
 }
 
@@ -160,25 +264,17 @@ pub fn select(settings: &ProviderSettings) -> Result<Selected, SelectError> {
     }
 }
 
-/// The first of: a key (anthropic, openai, gemini, openrouter — in that order), the `claude`
-/// CLI on PATH, offline.
+/// The `claude` CLI on PATH, else offline; never a key (see the module's rule).
 fn auto(s: &ProviderSettings) -> Selected {
-    let provider: Box<dyn Provider> = if let Some(key) = given(&s.anthropic_key) {
-        Box::new(anthropic(s, key))
-    } else if let Some(key) = given(&s.openai_key) {
-        Box::new(OpenAiCompatible::openai(&s.openai_base_url, key, &s.openai_model))
-    } else if let Some(key) = given(&s.gemini_key) {
-        Box::new(gemini(s, key))
-    } else if let Some(key) = given(&s.openrouter_key) {
-        Box::new(openrouter(s, key))
-    } else if let Some(claude) = s.path_var.as_deref().and_then(|p| find_executable(p, "claude")) {
+    match s.path_var.as_deref().and_then(|p| find_executable(p, "claude")) {
         // Tried once before it is relied on: a CLI that is not logged in must not leave the
-        // user without questions (SPEC §6.5).
-        Box::new(CommandProvider::claude_cli(&claude).without_env(&s.withheld_keys).tried_first())
-    } else {
-        return Selected::Offline;
-    };
-    Selected::Remote(provider)
+        // user without questions (SPEC §6.5). It runs without any API key in its environment,
+        // which it would otherwise bill instead of the user's Claude login.
+        Some(claude) => {
+            Selected::Remote(Box::new(CommandProvider::claude_cli(&claude).without_env(&KEY_SETTINGS).tried_first()))
+        }
+        None => Selected::Offline,
+    }
 }
 
 fn anthropic(s: &ProviderSettings, key: &str) -> Anthropic {

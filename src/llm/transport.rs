@@ -15,8 +15,13 @@
 //!   `insufficient_quota`), a model the account does not know (404): the provider pauses like
 //!   after a 401 instead of retrying to dead (SPEC §6.5).
 //! - 408/425/429/5xx: Transient with `Retry-After`. Other statuses: Permanent.
-//! - Transport: timeouts, refused/reset connections, DNS and TLS failures are Transient; a bad
-//!   URL or header is Permanent (a configuration mistake no retry fixes).
+//! - Transport: a host that cannot be reached at all — its name does not resolve, the
+//!   connection is refused, the network is down, TLS cannot be set up — is **Unreachable**: the
+//!   provider pauses and is probed on the back-off (issue 42; six retries used to burn out in
+//!   13 seconds, and the dead job said nothing `vl status` showed). So is a connection or a name
+//!   lookup that does not complete within [`CONNECT_TIMEOUT`]. Other timeouts and connections
+//!   cut mid-way are Transient (the host is there, a retry may well pass); a bad URL or header
+//!   is Permanent (a configuration mistake no retry fixes).
 //!
 //! Redirects are not followed (`max_redirects(0)`): these are POST APIs that never redirect,
 //! and following one would resend the API key to wherever it pointed.
@@ -44,6 +49,8 @@ const ERROR_SNIPPET_CHARS: usize = 300;
 pub(super) struct Caller {
     pub name: &'static str,
     pub key_setting: &'static str,
+    /// The setting of its endpoint, named when it cannot be reached.
+    pub base_url_setting: &'static str,
 }
 
 /// One agent per provider: it keeps the connection pool (and TLS sessions) across calls; the
@@ -150,7 +157,7 @@ fn error_detail(body: &[u8]) -> String {
 fn transport_error(caller: Caller, error: &ureq::Error, timeout: Duration) -> LlmError {
     let name = caller.name;
     match error {
-        ureq::Error::Timeout(_) => {
+        ureq::Error::Timeout(_) if !unreachable(error) => {
             LlmError::transient(format!("{name}: no complete answer within {:.1} s (timeout)", timeout.as_secs_f64()))
         }
         ureq::Error::Io(e) if e.kind() == std::io::ErrorKind::TimedOut => {
@@ -162,24 +169,61 @@ fn transport_error(caller: Caller, error: &ureq::Error, timeout: Duration) -> Ll
         | ureq::Error::RequireHttpsOnly(_) => {
             LlmError::Permanent(format!("{name}: the request could not be built: {error}"))
         }
-        // Connection refused/reset, DNS, TLS, protocol errors, a body cut short: all things a
-        // later attempt may not meet. TLS certificate errors are included deliberately — they
-        // also appear behind captive portals and flaky middleboxes, and the retry budget is small.
+        _ if unreachable(error) => LlmError::Unreachable(format!(
+            "{name} cannot be reached: {error}; check the network (and {}, if you set it)",
+            caller.base_url_setting
+        )),
+        // Connections reset or cut short, protocol errors: things a later attempt may not meet.
         _ => LlmError::transient(format!("{name}: request failed: {error}")),
     }
+}
+
+/// Whether `error` says the host could not be reached at all (no answer was begun): DNS,
+/// a refused or unroutable connection, TLS set-up. TLS certificate errors count: behind a
+/// captive portal or a broken proxy no retry within seconds passes either, and the probe
+/// sees the fix.
+fn unreachable(error: &ureq::Error) -> bool {
+    use std::io::ErrorKind::{AddrNotAvailable, ConnectionRefused, HostUnreachable, NetworkDown, NetworkUnreachable};
+    match error {
+        // No TCP connection within CONNECT_TIMEOUT, or no name within it: a host that is down.
+        ureq::Error::Timeout(ureq::Timeout::Connect | ureq::Timeout::Resolve) => true,
+        ureq::Error::HostNotFound
+        | ureq::Error::ConnectionFailed
+        | ureq::Error::ConnectProxyFailed(_)
+        | ureq::Error::Tls(_)
+        | ureq::Error::TlsRequired
+        | ureq::Error::Pem(_)
+        | ureq::Error::Rustls(_) => true,
+        ureq::Error::Io(e) => {
+            matches!(
+                e.kind(),
+                ConnectionRefused | NetworkUnreachable | HostUnreachable | NetworkDown | AddrNotAvailable
+            ) || unresolved(&e.to_string())
+        }
+        _ => false,
+    }
+}
+
+/// The system resolver's words for a name that does not resolve (std gives no error kind).
+fn unresolved(message: &str) -> bool {
+    let message = message.to_lowercase();
+    ["failed to lookup address", "name or service not known", "nodename nor servname", "no such host is known"]
+        .iter()
+        .any(|said| message.contains(said))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const CALLER: Caller = Caller { name: "p", key_setting: "P_KEY" };
+    const CALLER: Caller = Caller { name: "p", key_setting: "P_KEY", base_url_setting: "P_BASE_URL" };
 
     #[test]
     fn statuses_map_to_classes() {
         let class = |s| match classify_status(CALLER, s, "d", None) {
             LlmError::Transient { .. } => "transient",
             LlmError::Auth(_) => "auth",
+            LlmError::Unreachable(_) => "unreachable",
             LlmError::Permanent(_) => "permanent",
         };
         for s in [408, 425, 429, 500, 502, 503, 529] {

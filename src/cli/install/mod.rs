@@ -285,7 +285,9 @@ fn after_install(agent: Agent, config: &Config, path: &Path) -> Result<(), CliEr
 /// Which LLM provider the worker's `auto` will use on this machine, what it costs, and how
 /// to change it (SPEC §6.5).
 fn print_provider(config: &Config) {
-    let choice = crate::llm::select(&crate::jobs::provider_settings(config));
+    // The one decision the worker makes too, whichever agent's hook starts it (issue 42).
+    let choice = crate::jobs::decide(config);
+    let source = crate::jobs::provider_source(config, &choice);
     // The worker tries a `claude` CLI once before relying on it; so does this line.
     if let Ok(crate::llm::Selected::Remote(provider)) = &choice
         && let Some(why) = provider.unavailable()
@@ -295,15 +297,13 @@ fn print_provider(config: &Config) {
             "  auto did not choose the claude CLI on PATH: it answered \"{why}\"; log it in (run `claude`, then /login) to use it"
         );
     } else {
-        println!("LLM provider: {} — {}", crate::jobs::describe_provider(&choice), crate::jobs::provider_cost(&choice));
+        let (described, cost) = (crate::jobs::describe_provider(&choice), crate::jobs::provider_cost(&choice));
+        println!("LLM provider: {described} — {cost} (chosen by {source})");
     }
     if let Some(note) = crate::jobs::provider_note(config) {
         println!("  {note}");
     }
-    println!(
-        "  to change it, set VIBELEARN_PROVIDER in {} (offline never spends anything)",
-        config.data_dir.join("settings.json").display()
-    );
+    println!("  to change it: vl provider <anthropic|openai|gemini|openrouter|command|offline|auto>");
 }
 
 /// Where a status line replaced by `--statusline` is kept.

@@ -333,7 +333,9 @@
     renderPaused(health.paused || []);
     const runner = health.runner || {};
     $('worker-facts').textContent = `v${health.version} · pid ${health.pid} · up ${duration(health.uptime_ms)}` +
-      (runner.threads ? ` · ${runner.busy}/${runner.threads} threads busy` : '');
+      (runner.threads ? ` · ${runner.busy}/${runner.threads} threads busy` : '') +
+      // The one provider decision, and what made it (issue 42): the same as vl status says.
+      (health.llm ? ` · LLM ${health.llm.description} (chosen by ${health.llm.source || 'unknown'})` : '');
     $('updated').textContent = `updated ${clock(view.lastContact)}`;
   }
 

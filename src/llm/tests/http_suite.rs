@@ -245,11 +245,21 @@ fn closed_without_answer_is_transient(case: Case) {
     assert_transient(&result);
 }
 
-fn refused_connection_is_transient(case: Case) {
+/// A host that cannot be reached is its own class: the provider pauses and is probed, instead
+/// of a job burning its retries (issue 42).
+fn refused_connection_is_unreachable(case: Case) {
     // A port that was just free: nothing listens there now.
     let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port());
     let base = format!("http://127.0.0.1:{}/v1", port.expect("a free port"));
-    assert_transient(&(case.make)(&base).complete(&request(), TIMEOUT));
+    let result = (case.make)(&base).complete(&request(), TIMEOUT);
+    let Err(LlmError::Unreachable(message)) = &result else { panic!("expected Unreachable, got {result:?}") };
+    assert!(message.contains("cannot be reached") && message.contains("BASE_URL"), "{message}");
+}
+
+/// A name that does not resolve (`.invalid` never does, RFC 2606): unreachable too.
+fn unresolvable_host_is_unreachable(case: Case) {
+    let result = (case.make)("http://vibelearn-test.invalid/v1").complete(&request(), TIMEOUT);
+    assert!(matches!(result, Err(LlmError::Unreachable(_))), "{result:?}");
 }
 
 macro_rules! every_provider {
@@ -276,7 +286,8 @@ every_provider!(
     stall_before_headers_times_out,
     stall_mid_body_times_out,
     closed_without_answer_is_transient,
-    refused_connection_is_transient,
+    refused_connection_is_unreachable,
+    unresolvable_host_is_unreachable,
 );
 
 #[test]

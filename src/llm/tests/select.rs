@@ -41,11 +41,16 @@ fn chosen(s: &ProviderSettings) -> &'static str {
 }
 
 #[test]
-fn auto_takes_the_first_key_in_order() {
-    assert_eq!(chosen(&with_keys("auto", &["openrouter", "gemini", "openai", "anthropic"])), "anthropic");
-    assert_eq!(chosen(&with_keys("auto", &["openrouter", "gemini", "openai"])), "openai");
-    assert_eq!(chosen(&with_keys("auto", &["openrouter", "gemini"])), "gemini");
-    assert_eq!(chosen(&with_keys("", &["openrouter"])), "openrouter");
+fn auto_spends_no_key_and_names_the_ones_it_leaves() {
+    let all = with_keys("auto", &["openrouter", "gemini", "openai", "anthropic"]);
+    assert_eq!(chosen(&all), "offline", "keys alone choose nothing (issue 42)");
+    let unused: Vec<&str> = all.unused_keys().into_iter().map(|(setting, _)| setting).collect();
+    assert_eq!(unused, ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"]);
+    assert_eq!(with_keys("", &["gemini"]).unused_keys(), [("GEMINI_API_KEY", "gemini")]);
+    // Named: that provider spends its key, and nothing is left "unused".
+    let named = with_keys("gemini", &["gemini", "openai"]);
+    assert_eq!(chosen(&named), "gemini");
+    assert!(named.unused_keys().is_empty());
 }
 
 #[test]
@@ -183,4 +188,25 @@ fn offline_and_unknown_names() {
 fn debug_output_hides_keys() {
     let shown = format!("{:?}", with_keys("auto", &["anthropic", "openai"]));
     assert!(!shown.contains("anthropic-key") && shown.contains("set"), "{shown}");
+}
+
+#[test]
+#[cfg_attr(windows, ignore = "a #!/bin/sh script as claude")]
+fn a_provider_asked_outside_the_runner_is_checked_first_so_a_cli_not_logged_in_runs_once() {
+    // The quiz's rubric grader asks its provider directly, once per free-text answer; it must
+    // make the check a job makes (issue 41, point 11), not launch the CLI for every answer.
+    let dir = TempDir::new();
+    let count = dir.path().join("runs");
+    let script = format!("#!/bin/sh\necho x >> '{}'\n{}", count.display(), &NOT_LOGGED_IN[10..]);
+    dir.file("claude", &script, true);
+    let mut s = settings("auto");
+    s.path_var = Some(dir.path().display().to_string());
+    let grader = select(&s).expect("auto never fails").into_checked().expect("the CLI on PATH");
+    let request = LlmRequest { system: String::new(), prompt: "grade this".into(), max_tokens: 5 };
+    for answer in 1..=3 {
+        let refused = grader.complete(&request, Duration::from_secs(5)).unwrap_err();
+        assert!(refused.to_string().contains("Not logged in"), "answer {answer}: {refused}");
+    }
+    assert_eq!(std::fs::read_to_string(&count).unwrap().lines().count(), 1, "one try, not one run per answer");
+    assert!(select(&settings("offline")).unwrap().into_checked().is_none(), "offline cannot grade prose");
 }

@@ -1,7 +1,7 @@
 //! Trying a paused gate again on its own (issue 31): a gate paused because what it guards
-//! refused (a CLI that is not logged in, an account with no credit) is *probed* after a
-//! back-off — [`FIRST_PROBE`] after the pause, then twice as long after each probe that fails,
-//! at most [`MAX_PROBE_INTERVAL`] — and resumed (`gates::resume`: its held jobs released, its
+//! refused (a CLI that is not logged in, an account with no credit, a host that cannot be
+//! reached) is *probed* on the probe back-off of [`crate::backoff`] — 5 min after the pause,
+//! then twice as long after each probe that fails, at most an hour — and resumed (`gates::resume`: its held jobs released, its
 //! refused jobs replayed) the first time a probe succeeds. Without this such a gate waited for
 //! `vl jobs resume` or a restart although the user had long since logged in.
 //!
@@ -16,24 +16,12 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use super::handler::GateProbe;
+use crate::backoff::probe_backoff as backoff;
 use crate::clock::Millis;
 use crate::queue::gates::{self, GateState};
 use crate::queue::writer::{Durability, Waker, WriterHandle};
-
-/// The first probe, after a pause: long enough that a user who is logging in meanwhile is
-/// not raced, short enough that a first run is not left without an LLM for long.
-pub const FIRST_PROBE: Duration = Duration::from_secs(5 * 60);
-/// The longest wait between two probes: a refused probe costs one tiny request (no tokens
-/// when the account is refused), so an hourly one is no burden and a fix is seen within it.
-pub const MAX_PROBE_INTERVAL: Duration = Duration::from_secs(3600);
-
-/// The wait before probe number `failed + 1`, when `failed` probes have failed since the pause.
-pub fn backoff(failed: u32) -> Duration {
-    FIRST_PROBE.saturating_mul(1u32 << failed.min(16)).min(MAX_PROBE_INTERVAL)
-}
 
 /// One paused gate as the schedule follows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -179,13 +167,6 @@ mod tests {
 
     fn paused(at: Millis) -> Vec<PausedGate> {
         vec![("command".to_owned(), at, "not authorised: not logged in".to_owned())]
-    }
-
-    #[test]
-    fn the_back_off_starts_at_five_minutes_and_doubles_to_an_hour() {
-        let waits: Vec<u64> = (0..7).map(|n| backoff(n).as_secs() / 60).collect();
-        assert_eq!(waits, [5, 10, 20, 40, 60, 60, 60]);
-        assert_eq!(backoff(u32::MAX), MAX_PROBE_INTERVAL);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! fallback (worker unreachable) share. Below both `cli/` and `hook/`, so neither imports the
 //! other.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -104,7 +104,7 @@ pub fn spawn_vl_detached(config: &Config, args: &[&str]) -> Result<(), String> {
         .open(config.logs_dir().join("worker.stderr.log"))
         .map(Stdio::from)
         .unwrap_or_else(|_| Stdio::null());
-    let mut command = Command::new(exe);
+    let mut command = crate::platform::command(exe);
     command
         .args(args)
         .env("VIBELEARN_DATA_DIR", &config.data_dir)

@@ -27,6 +27,7 @@ mod install_script;
 mod jobs_cli;
 mod npm_package;
 mod pipeline;
+mod platform;
 mod precision;
 mod queue;
 mod queue_deps;

@@ -31,6 +31,14 @@ pub fn open_private_append(path: &Path) -> std::io::Result<std::fs::File> {
 /// owner-only one [`restrict_dir_acl`] puts on a data dir outside it).
 pub fn restrict_new_files() {}
 
+/// No umask to give back (see [`restrict_new_files`]).
+pub fn user_umask() -> Option<u32> {
+    None
+}
+
+/// Nothing to do: a child inherits no creation mask on Windows.
+pub fn give_back_user_umask(_command: &mut Command) {}
+
 pub fn tighten(_path: &Path, _meta: &std::fs::Metadata) -> std::io::Result<Option<(u32, u32)>> {
     Ok(None)
 }

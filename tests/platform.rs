@@ -153,3 +153,66 @@ fn programs_the_product_starts_run_with_the_users_umask_not_vls() {
     let stop = vl(dir.path(), port).args(["worker", "stop"]).output().unwrap();
     assert!(stop.status.success(), "{}", String::from_utf8_lossy(&stop.stderr));
 }
+
+/// A stand-in desktop on PATH: `xdg-mime` says `handler` opens HTML, `xdg-open` records what
+/// it was given in `<bin>/opened`. Returns the PATH to run with.
+fn fake_desktop(bin: &Path, handler: &str) -> String {
+    std::fs::create_dir_all(bin).unwrap();
+    let mime = format!("#!/bin/sh\n[ \"$*\" = 'query default text/html' ] || exit 1\necho {handler}\n");
+    std::fs::write(bin.join("xdg-mime"), mime).unwrap();
+    std::fs::write(bin.join("xdg-open"), format!("#!/bin/sh\nprintf '%s' \"$*\" > '{}/opened'\n", bin.display())).unwrap();
+    make_executable(&bin.join("xdg-mime"));
+    make_executable(&bin.join("xdg-open"));
+    format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default())
+}
+
+#[test]
+#[cfg_attr(target_os = "macos", ignore = "macOS has no snap browsers and no xdg-mime")]
+fn vl_dashboard_puts_its_opener_where_a_snap_browser_can_read_it_or_says_what_to_do() {
+    let home = TempDir::new();
+    let data = home.path().join(".vibelearn");
+    let port = free_port();
+    let _worker = WorkerProcess::start_with(&data, port, &[]);
+    let bin = home.path().join("fake-bin");
+    let path = fake_desktop(&bin, "firefox_firefox.desktop");
+    let snap_common = home.path().join("snap/firefox/common");
+    std::fs::create_dir_all(&snap_common).unwrap();
+    crate::util::set_mode(&snap_common, 0o755);
+    let dashboard = || {
+        let output = vl(&data, port).env("HOME", home.path()).env("PATH", &path).arg("dashboard").output().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let said = dashboard();
+    let key = crate::util::user_key(&data);
+    assert!(said.contains("firefox snap") && !said.contains(&key), "{said}");
+    let opened = std::fs::read_to_string(bin.join("opened")).expect("the opener ran");
+    let file = snap_common.join("vibelearn-dashboard.html");
+    assert_eq!(Path::new(&opened), file, "the file is opened from the snap's own folder, by path");
+    assert_eq!(mode(&file), 0o600, "and it is the user's alone");
+    let html = std::fs::read_to_string(&file).unwrap();
+    assert!(!html.contains(&key), "{html}");
+    let prefix = format!("http://127.0.0.1:{port}/#code=");
+    let at = html.find(&prefix).expect("the page's address with its code") + prefix.len();
+    let code: String = html[at..].chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+    assert!(code.len() >= 32 && !opened.contains(&code), "{code}");
+    let exchange = |code: &str| Http::new(port).post("/api/dashboard/exchange", &json!({ "code": code })).unwrap();
+    let (status, body) = exchange(&code);
+    assert_eq!((status, body["key"].as_str()), (200, Some(key.as_str())), "the page trades the code for the key");
+    assert_eq!(exchange(&code).0, 401, "once");
+
+    // A snap that has never run has no folder: nothing is opened, and the user is told why.
+    std::fs::remove_dir_all(home.path().join("snap")).unwrap();
+    std::fs::remove_file(bin.join("opened")).unwrap();
+    let said = dashboard();
+    assert!(said.contains("firefox snap") && said.contains("cannot read") && said.contains("worker.key"), "{said}");
+    assert!(!said.contains(&key), "{said}");
+    assert!(!bin.join("opened").exists(), "no browser was sent to a file it cannot read");
+
+    // A browser that is not a snap opens the file in the data dir, as before.
+    let path = fake_desktop(&bin, "firefox.desktop");
+    let output = vl(&data, port).env("HOME", home.path()).env("PATH", &path).arg("dashboard").output().unwrap();
+    assert!(output.status.success());
+    let opened = std::fs::read_to_string(bin.join("opened")).unwrap();
+    assert_eq!(Path::new(&opened), data.join("dashboard.html"));
+}

@@ -15,7 +15,9 @@
 //!   command and everything it starts, ended together), [`shell_command`] (`sh -c` /
 //!   `cmd /c`), [`request_stop`] (SIGTERM);
 //! - programs on `PATH`: [`find_executable`] (`:` or `;`, and `PATHEXT` on Windows).
-//! - [`open_in_browser`]: the desktop's own way to open a URL (`vl dashboard`).
+//! - [`open_in_browser`]: the desktop's own way to open a URL (`vl dashboard`), and
+//!   [`html_handler`]: which desktop entry opens an HTML file (a snap browser reads no
+//!   hidden folder).
 //!
 //! The single-instance lock needs nothing here: std's `File::try_lock` is `flock` on Unix and
 //! `LockFileEx` on Windows, released by the OS when the process dies (`worker::try_lock`).
@@ -281,6 +283,51 @@ pub fn open_in_browser(url: &str) -> std::io::Result<()> {
         .status()
         .map_err(|e| std::io::Error::new(e.kind(), format!("cannot run {program}: {e}")))?;
     if status.success() { Ok(()) } else { Err(std::io::Error::other(format!("{program} failed ({status})"))) }
+}
+
+/// The desktop entry that opens HTML files for this user (`firefox_firefox.desktop`), where
+/// the desktop keeps one the same way for every user: `xdg-mime query default text/html` on
+/// Linux and the BSDs, given [`HANDLER_QUERY_TIMEOUT`]. `None` on macOS and Windows, and when
+/// the query is missing, fails, or says nothing. `vl dashboard` asks, because a snap-packaged
+/// browser cannot read a file in a hidden folder of the home dir.
+pub fn html_handler() -> Option<String> {
+    let (program, args) = imp::HTML_HANDLER_QUERY?;
+    let mut query = command(program);
+    query.args(args).stdin(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+    let out = stdout_within(&mut query, HANDLER_QUERY_TIMEOUT)?;
+    let entry = out.lines().next()?.trim();
+    (!entry.is_empty()).then(|| entry.to_owned())
+}
+
+/// How long [`html_handler`]'s query may take (`xdg-mime` is a shell script reading a few
+/// files: tens of milliseconds) before it is killed and the answer taken as unknown.
+pub const HANDLER_QUERY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A command's stdout (its first 4 KiB) when it succeeds within `timeout`; killed and `None`
+/// past it, or when it cannot start or fails.
+fn stdout_within(command: &mut Command, timeout: std::time::Duration) -> Option<String> {
+    use std::io::Read;
+    let mut child = command.stdout(std::process::Stdio::piped()).spawn().ok()?;
+    let mut stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = (&mut stdout).take(4096).read_to_string(&mut text);
+        text
+    });
+    let deadline = std::time::Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(std::time::Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    };
+    let text = reader.join().ok()?;
+    status.success().then_some(text)
 }
 
 /// The environment variable naming the user's home folder: `HOME`, or `USERPROFILE` on

@@ -13,6 +13,12 @@ pub const URL_OPENER: (&str, &[&str]) = ("open", &[]);
 #[cfg(not(target_os = "macos"))]
 pub const URL_OPENER: (&str, &[&str]) = ("xdg-open", &[]);
 
+/// The query for the HTML handler's desktop entry (freedesktop desktops); macOS has none.
+#[cfg(target_os = "macos")]
+pub const HTML_HANDLER_QUERY: Option<(&str, &[&str])> = None;
+#[cfg(not(target_os = "macos"))]
+pub const HTML_HANDLER_QUERY: Option<(&str, &[&str])> = Some(("xdg-mime", &["query", "default", "text/html"]));
+
 pub fn write_private_file(path: &Path, contents: &str) -> std::io::Result<()> {
     // A new file beside the old one, created 0600 (`create_new`: never an existing file, whose
     // mode `open` would keep), then renamed over it: the secret is never in a file others may

@@ -10,6 +10,9 @@ use super::PrivateFileError;
 /// The URL handler: takes the URL as one argument, with no `cmd` parsing `&` or `^` in it.
 pub const URL_OPENER: (&str, &[&str]) = ("rundll32", &["url.dll,FileProtocolHandler"]);
 
+/// No freedesktop handler query on Windows (and no snap-confined browsers).
+pub const HTML_HANDLER_QUERY: Option<(&str, &[&str])> = None;
+
 pub fn write_private_file(path: &Path, contents: &str) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new().create(true).write(true).truncate(true).open(path)?;
     file.write_all(contents.as_bytes())

@@ -160,7 +160,8 @@ fn fake_desktop(bin: &Path, handler: &str) -> String {
     std::fs::create_dir_all(bin).unwrap();
     let mime = format!("#!/bin/sh\n[ \"$*\" = 'query default text/html' ] || exit 1\necho {handler}\n");
     std::fs::write(bin.join("xdg-mime"), mime).unwrap();
-    std::fs::write(bin.join("xdg-open"), format!("#!/bin/sh\nprintf '%s' \"$*\" > '{}/opened'\n", bin.display())).unwrap();
+    std::fs::write(bin.join("xdg-open"), format!("#!/bin/sh\nprintf '%s' \"$*\" > '{}/opened'\n", bin.display()))
+        .unwrap();
     make_executable(&bin.join("xdg-mime"));
     make_executable(&bin.join("xdg-open"));
     format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default())

@@ -25,6 +25,7 @@ mod http_raw;
 mod install;
 mod install_script;
 mod jobs_cli;
+mod large_session;
 mod npm_package;
 mod pipeline;
 mod platform;

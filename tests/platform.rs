@@ -110,6 +110,15 @@ fn vl_with_umask(dir: &Path, port: u16, mask: &str, args: &[&str]) -> Command {
     command
 }
 
+/// Stops the detached worker `vl worker start` left, however the test ends.
+struct StopsWorker<'a>(&'a Path, u16);
+
+impl Drop for StopsWorker<'_> {
+    fn drop(&mut self) {
+        let _ = vl(self.0, self.1).args(["worker", "stop"]).output();
+    }
+}
+
 #[test]
 fn programs_the_product_starts_run_with_the_users_umask_not_vls() {
     let dir = TempDir::new();
@@ -126,6 +135,7 @@ fn programs_the_product_starts_run_with_the_users_umask_not_vls() {
         .env("VIBELEARN_LLM_COMMAND", &provider)
         .output()
         .unwrap();
+    let _stop = StopsWorker(dir.path(), port);
     assert!(start.status.success(), "{}", String::from_utf8_lossy(&start.stderr));
     let http = Http::new(port).with_key(dir.path());
     let project = TempDir::new();
@@ -149,9 +159,6 @@ fn programs_the_product_starts_run_with_the_users_umask_not_vls() {
     let dashboard = vl_with_umask(dir.path(), port, "0002", &["dashboard"]).env("PATH", path).output().unwrap();
     assert!(dashboard.status.success(), "{}", String::from_utf8_lossy(&dashboard.stderr));
     assert_eq!(std::fs::read_to_string(seen.join("opener")).unwrap().trim(), "0002");
-
-    let stop = vl(dir.path(), port).args(["worker", "stop"]).output().unwrap();
-    assert!(stop.status.success(), "{}", String::from_utf8_lossy(&stop.stderr));
 }
 
 /// A stand-in desktop on PATH: `xdg-mime` says `handler` opens HTML, `xdg-open` records what

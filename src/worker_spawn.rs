@@ -9,7 +9,7 @@
 //! agent's session variables and often the API keys it loaded for itself; a worker that
 //! inherited them chose its provider by whichever agent happened to start it (issue 42).
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -111,7 +111,7 @@ pub fn spawn_vl_detached(config: &Config, args: &[&str]) -> Result<(), String> {
         .open(config.logs_dir().join("worker.stderr.log"))
         .map(Stdio::from)
         .unwrap_or_else(|_| Stdio::null());
-    let mut command = Command::new(exe);
+    let mut command = crate::platform::command(exe);
     command
         .args(args)
         .env_clear()

@@ -89,10 +89,38 @@ impl From<rusqlite::Error> for DbError {
 }
 
 /// Opens (creating if needed) a read-write connection with the house pragmas, checked.
+///
+/// The database and its `-wal`/`-shm` are made owner-only first (three `lstat`s when they
+/// are): SQLite gives a WAL and SHM it creates the database's own mode, whatever the umask,
+/// so a 0644 database (a restored backup, a copy) would make its WAL 0644 too (SPEC §4).
 pub fn open(path: &Path, synchronous: Synchronous) -> Result<Connection, DbError> {
+    make_private(path);
     let conn = Connection::open(path).map_err(|source| DbError::Open { path: path.to_owned(), source })?;
     configure(&conn, synchronous)?;
     Ok(conn)
+}
+
+/// Takes others' bits off the database's files before SQLite opens them ([`open`]). A file
+/// this user cannot chmod (another user's) is left to SQLite, which will say whether it can
+/// use it; the log says it stayed loose.
+fn make_private(path: &Path) {
+    let mut files = vec![path.to_owned()];
+    for suffix in ["-wal", "-shm"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        files.push(PathBuf::from(name));
+    }
+    for file in files {
+        match crate::platform::make_file_private(&file) {
+            Ok(Some((old, new))) => {
+                log::warn!(target: "db", "made {} owner-only ({old:o}->{new:o})", file.display());
+            }
+            Ok(None) => {}
+            Err(e) => {
+                log::warn!(target: "db", "{} may be readable by others: cannot change its mode: {e}", file.display())
+            }
+        }
+    }
 }
 
 /// Opens a read-only connection (CLI reads, the HTTP read pool uses [`configure`] directly).
@@ -161,4 +189,26 @@ pub fn open_and_migrate(path: &Path, synchronous: Synchronous) -> Result<Connect
     let mut conn = open(path, synchronous)?;
     migrate(&mut conn)?;
     Ok(conn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database left readable by others (a restored backup) is made owner-only before SQLite
+    /// opens it, so the WAL and SHM it creates, which take the database's mode, are too.
+    #[test]
+    fn a_loose_database_is_made_private_before_its_wal_is_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vibelearn.db");
+        rusqlite::Connection::open(&path).unwrap().execute_batch("CREATE TABLE t (x)").unwrap();
+        crate::platform::set_mode(&path, 0o644).unwrap();
+        let conn = open(&path, Synchronous::Normal).unwrap();
+        conn.execute("INSERT INTO t VALUES (1)", []).unwrap();
+        for name in ["vibelearn.db", "vibelearn.db-wal", "vibelearn.db-shm"] {
+            let file = dir.path().join(name);
+            let meta = std::fs::metadata(&file).unwrap();
+            assert!(crate::platform::check_private_file(&file, &meta).is_ok(), "{name} is readable by others");
+        }
+    }
 }

@@ -42,6 +42,8 @@ struct Inputs {
     prompts: Vec<String>,
     last_hash: Option<String>,
     failures: Vec<crate::analysis::model::FailedCall>,
+    /// What the session did to each file: which files the prompt shows first.
+    activity: Vec<session_data::FileActivity>,
 }
 
 impl Handler for ConceptsHandler {
@@ -85,6 +87,7 @@ impl ConceptsHandler {
                 prompts: session_data::prompts(&conn, session_id)?,
                 last_hash: session_data::last_input_hash(&conn, session_id, super::ANALYZE_CONCEPTS)?,
                 failures: session_data::failures(&conn, session_id)?,
+                activity: session_data::file_activity(&conn, session_id)?,
             }))
         });
         match read {
@@ -102,7 +105,7 @@ impl ConceptsHandler {
         last_message: Option<&str>,
         cancel: &CancelToken,
     ) -> Result<ValidatedConcepts, Outcome> {
-        let Inputs { files, patterns, stack, prompts, failures, .. } = inputs;
+        let Inputs { files, patterns, stack, prompts, failures, activity, .. } = inputs;
         let citable = session_data::citable(files, failures);
         match selected {
             Selected::Offline => {
@@ -111,7 +114,12 @@ impl ConceptsHandler {
                     .map_err(|e| Outcome::dead(format!("the offline provider found no usable concepts: {e}")))
             }
             Selected::Remote(provider) => {
-                let request = prompts::concepts_request(stack, patterns, files, failures, prompts, last_message);
+                // The session's story first (its failures, its last and most edited files),
+                // within the prompt's bound: what the model sees of a large session.
+                let story = session_data::Story { activity, failures, sites: &[] };
+                let shown = session_data::prompt_files(files, &story);
+                let patterns = session_data::patterns_in_shown_first(patterns, &shown);
+                let request = prompts::concepts_request(stack, &patterns, &shown, failures, prompts, last_message);
                 let accept = |text: &str| {
                     let answer = parse_concepts_json(text).map_err(|e| e.to_string())?;
                     validate_concepts(answer, &citable).map_err(|e| e.to_string())

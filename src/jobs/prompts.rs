@@ -8,7 +8,8 @@ use crate::llm::LlmRequest;
 
 /// Caps on what goes into one prompt, so a long session fits a model's context.
 const MAX_FILE_CHARS: usize = 4_000;
-const MAX_FILES: usize = 12;
+/// Most files one prompt shows; which ones is `session_data::story_order`'s choice.
+pub const MAX_FILES: usize = 12;
 const MAX_PATTERNS: usize = 60;
 
 pub const SYSTEM: &str = "You are a senior engineer and teacher. You read code a developer wrote with an AI \

@@ -176,6 +176,8 @@ struct Inputs {
     patterns: Vec<crate::analysis::model::Pattern>,
     stored: Vec<StoredQuestion>,
     reteach: Vec<super::reteach::Reteach>,
+    /// What the session did to each file: which files the prompt shows first.
+    activity: Vec<session_data::FileActivity>,
 }
 
 impl Inputs {
@@ -206,6 +208,7 @@ impl QuizHandler {
             patterns: session_data::patterns(&conn, session_id)?,
             stored: grounded_questions(&conn, session_id)?,
             reteach,
+            activity: session_data::file_activity(&conn, session_id)?,
         })
     }
 
@@ -233,7 +236,12 @@ impl QuizHandler {
                 Ok((checked, result))
             }
             Selected::Remote(provider) => {
-                let mut request = prompts::questions_request(&pairs, sources);
+                // The concepts' files first, then the session's story, within the bound.
+                let sites: Vec<&str> = targets.iter().map(|t| t.concept.source_file.as_str()).collect();
+                let story =
+                    session_data::Story { activity: &inputs.activity, failures: &inputs.failures, sites: &sites };
+                let shown = session_data::prompt_files(&inputs.files, &story);
+                let mut request = prompts::questions_request(&pairs, &session_data::citable(&shown, &inputs.failures));
                 let names: Vec<(String, String)> =
                     targets.iter().map(|t| (t.id.clone(), t.concept.name.clone())).collect();
                 request.prompt.push_str(&super::reteach::prompt_note(&inputs.reteach, &names));

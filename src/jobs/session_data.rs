@@ -1,7 +1,8 @@
-//! Reading a session's inputs for the analysis steps (through the read pool), and the input
-//! hash behind the "unchanged" skip (SPEC §5.3).
+//! Reading a session's inputs for the analysis steps (through the read pool), the input
+//! hash behind the "unchanged" skip (SPEC §5.3), and which of a session's files an LLM prompt
+//! shows first ([`story_order`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
@@ -88,6 +89,196 @@ pub fn commands(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<Str
     )?
     .query_map(params![session_id, MAX_COMMANDS as i64], |r| r.get(0))?
     .collect()
+}
+
+/// What the session did to one of its files: the row id of its last successful edit (ids grow
+/// with time) and how many successful edits it had.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileActivity {
+    pub path: String,
+    pub last_edit: i64,
+    pub edits: u32,
+}
+
+/// Every written file's [`FileActivity`], with paths as [`captured_files`] gives them.
+pub fn file_activity(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<FileActivity>> {
+    let cwd: Option<String> = conn
+        .prepare_cached("SELECT cwd FROM sessions WHERE id = ?1")?
+        .query_row([session_id], |r| r.get(0))
+        .optional()?
+        .flatten();
+    let mut stmt = conn.prepare_cached(
+        "SELECT file_path, MAX(id), COUNT(*) FROM observations WHERE session_id = ?1 AND obs_type = 'file_edit' \
+         AND file_path IS NOT NULL AND outcome = 'succeeded' GROUP BY file_path",
+    )?;
+    let rows =
+        stmt.query_map([session_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?)))?;
+    // Two spellings of one file (absolute and relative) are one file.
+    let mut merged: BTreeMap<String, FileActivity> = BTreeMap::new();
+    for row in rows {
+        let (path, last_edit, edits) = row?;
+        let path = relative_path(&path, cwd.as_deref());
+        let edits = u32::try_from(edits).unwrap_or(u32::MAX);
+        let entry = merged.entry(path.clone()).or_insert(FileActivity { path, last_edit, edits: 0 });
+        entry.last_edit = entry.last_edit.max(last_edit);
+        entry.edits = entry.edits.saturating_add(edits);
+    }
+    Ok(merged.into_values().collect())
+}
+
+/// What [`story_order`] weighs: what the session did to its files, its failed calls, and the
+/// files the concepts cite (empty for the concepts prompt, which has none yet).
+#[derive(Debug, Clone, Copy)]
+pub struct Story<'a> {
+    pub activity: &'a [FileActivity],
+    pub failures: &'a [FailedCall],
+    pub sites: &'a [&'a str],
+}
+
+/// The session's files in the order an LLM prompt should show them, all of them (a
+/// permutation of `files`); the prompt keeps as many as its byte bound allows
+/// (`prompts::MAX_FILES`, the lines cap of the questions prompt), so what comes first is what
+/// the model sees of a large session:
+/// 1. the files the concepts cite (questions are asked on them, and grounded in their lines);
+/// 2. the files the failed calls name — the test that failed, the file a compiler error or a
+///    traceback points at, the file an edit failed on;
+/// 3. the rest by what the session did to them, alternating the file edited last with the
+///    file edited most (the fix is usually the former, the file the work was about the latter);
+/// 4. files without a recorded edit, in path order.
+///
+/// Ties keep path order, so the choice is stable. A pure function: data in, order out.
+pub fn story_order<'a>(files: &'a [SourceFile], story: &Story<'_>) -> Vec<&'a SourceFile> {
+    let mentioned = Mentions::of(story.failures);
+    let names = basename_counts(files);
+    let activity: HashMap<&str, &FileActivity> = story.activity.iter().map(|a| (a.path.as_str(), a)).collect();
+    let tier = |f: &SourceFile| -> u8 {
+        if story.sites.iter().any(|site| crate::analysis::concepts::path_matches(&f.path, site)) {
+            0
+        } else if mentioned.names(&f.path, &names) {
+            1
+        } else if activity.contains_key(f.path.as_str()) {
+            2
+        } else {
+            3
+        }
+    };
+    let mut tiers: [Vec<&SourceFile>; 4] = Default::default();
+    for file in files {
+        tiers[usize::from(tier(file))].push(file);
+    }
+    let [sites, failed, active, rest] = tiers;
+    let mut ordered = sites;
+    ordered.extend(failed);
+    ordered.extend(last_and_most(active, &activity));
+    ordered.extend(rest);
+    ordered
+}
+
+/// The files a prompt shows, in [`story_order`], as many as its bound keeps
+/// (`prompts::MAX_FILES`): copies of those only, not of a 1,000-file session.
+pub fn prompt_files(files: &[SourceFile], story: &Story<'_>) -> Vec<SourceFile> {
+    story_order(files, story).into_iter().take(super::prompts::MAX_FILES).cloned().collect()
+}
+
+/// `patterns` with those found in `shown` first (each side in its own order): the prompt
+/// lists a bounded number of them, and a pattern in a file the model is not shown is a name
+/// it cannot look at.
+pub fn patterns_in_shown_first(patterns: &[Pattern], shown: &[SourceFile]) -> Vec<Pattern> {
+    let shown: HashSet<&str> = shown.iter().map(|f| f.path.as_str()).collect();
+    let (mut first, rest): (Vec<Pattern>, Vec<Pattern>) =
+        patterns.iter().cloned().partition(|p| shown.contains(p.file.as_str()));
+    first.extend(rest);
+    first
+}
+
+/// `files` (each with an activity) alternating the latest-edited and the most-edited not yet
+/// taken.
+fn last_and_most<'a>(files: Vec<&'a SourceFile>, activity: &HashMap<&str, &FileActivity>) -> Vec<&'a SourceFile> {
+    let of = |f: &SourceFile| activity.get(f.path.as_str()).map_or((0, 0), |a| (a.last_edit, a.edits));
+    let mut latest = files.clone();
+    latest.sort_by_key(|f| std::cmp::Reverse(of(f).0));
+    let mut most = files;
+    most.sort_by_key(|f| std::cmp::Reverse((of(f).1, of(f).0)));
+    let mut taken: HashSet<&str> = HashSet::new();
+    let mut ordered = Vec::with_capacity(latest.len());
+    for (a, b) in latest.into_iter().zip(most) {
+        for file in [a, b] {
+            if taken.insert(file.path.as_str()) {
+                ordered.push(file);
+            }
+        }
+    }
+    ordered
+}
+
+/// How many of the session's files share each base name (`cart.ts`): a bare name in an error
+/// names a file only when one file has it.
+fn basename_counts(files: &[SourceFile]) -> HashMap<&str, usize> {
+    let mut counts = HashMap::new();
+    for file in files {
+        *counts.entry(basename(&file.path)).or_insert(0) += 1;
+    }
+    counts
+}
+
+fn basename(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// The paths the failed calls' commands and errors mention, read once: every path-like word
+/// (one with a `/` or a `.`) and each of its tails after a `/`, so `/home/ann/shop/src/cart.ts`
+/// names `src/cart.ts`; words without a `/` kept apart as bare names.
+struct Mentions {
+    paths: HashSet<String>,
+    bare: HashSet<String>,
+}
+
+impl Mentions {
+    fn of(failures: &[FailedCall]) -> Mentions {
+        let mut mentions = Mentions { paths: HashSet::new(), bare: HashSet::new() };
+        let texts = failures.iter().flat_map(|f| [f.subject.as_str(), f.error.as_str()]);
+        // `src/cart.ts(9,7)`, `main.rs:4:18`, `File "/x/cart.py", line 3`, `FAILED t.py::test`:
+        // a path is the letters, digits and `._-/\@+` between anything else.
+        let is_path_char = |c: char| c.is_alphanumeric() || "._-/\\@+".contains(c);
+        for word in texts.flat_map(|text| text.split(|c: char| !is_path_char(c))) {
+            let word = word.replace('\\', "/");
+            let word = word.trim_start_matches("./").trim_end_matches('.');
+            if !word.contains('/') {
+                if word.contains('.') {
+                    mentions.bare.insert(word.to_owned());
+                }
+                continue;
+            }
+            let mut tail = word.trim_start_matches('/');
+            loop {
+                mentions.paths.insert(tail.to_owned());
+                match tail.split_once('/') {
+                    Some((_, rest)) if !rest.is_empty() => tail = rest,
+                    _ => break,
+                }
+            }
+        }
+        mentions
+    }
+
+    /// Whether `path` (a captured file) is mentioned: it, or a tail of it with a folder in it,
+    /// is a mentioned path, or its base name is mentioned bare and no other file has it.
+    fn names(&self, path: &str, names: &HashMap<&str, usize>) -> bool {
+        let clean = path.replace('\\', "/");
+        let clean = clean.trim_start_matches("./");
+        let mut tail = clean;
+        loop {
+            if self.paths.contains(tail) {
+                return true;
+            }
+            match tail.split_once('/') {
+                Some((_, rest)) if rest.contains('/') => tail = rest,
+                _ => break,
+            }
+        }
+        let name = basename(clean);
+        self.bare.contains(name) && names.get(basename(path)) == Some(&1)
+    }
 }
 
 /// What a concept or question may cite: the captured files, and the errors the developer met
@@ -240,4 +431,120 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// A stable row id: `prefix-` and the first 20 hex digits of the SHA-256 of `key`.
 pub fn stable_id(prefix: &str, key: &str) -> String {
     format!("{prefix}-{}", &sha256_hex(key.as_bytes())[..20])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(paths: &[&str]) -> Vec<SourceFile> {
+        paths.iter().map(|p| SourceFile::new(*p, format!("// {p}"))).collect()
+    }
+
+    fn activity(rows: &[(&str, i64, u32)]) -> Vec<FileActivity> {
+        rows.iter()
+            .map(|(path, last_edit, edits)| FileActivity { path: (*path).into(), last_edit: *last_edit, edits: *edits })
+            .collect()
+    }
+
+    fn failed(subject: &str, error: &str) -> FailedCall {
+        FailedCall { tool_name: "Bash".into(), subject: subject.into(), error: error.into() }
+    }
+
+    fn order(files: &[SourceFile], story: &Story<'_>) -> Vec<String> {
+        story_order(files, story).into_iter().map(|f| f.path.clone()).collect()
+    }
+
+    #[test]
+    fn the_failing_test_and_the_last_and_most_edited_files_come_before_the_alphabet() {
+        let all = files(&["app/a.py", "app/b.py", "app/c.py", "shop/cart.py", "tests/test_cart.py", "util/log.py"]);
+        let act = activity(&[
+            ("app/a.py", 1, 1),
+            ("app/b.py", 2, 1),
+            ("app/c.py", 3, 1),
+            ("tests/test_cart.py", 4, 1),
+            ("util/log.py", 5, 4),
+            ("shop/cart.py", 9, 2),
+        ]);
+        let failures = [failed("pytest -q", "FAILED tests/test_cart.py::test_total - AssertionError: assert 3 == 4")];
+        let story = Story { activity: &act, failures: &failures, sites: &[] };
+        assert_eq!(
+            order(&all, &story),
+            ["tests/test_cart.py", "shop/cart.py", "util/log.py", "app/c.py", "app/b.py", "app/a.py"],
+            "the failure's file, then the last edited, the most edited, and so on alternately"
+        );
+        // Without a story the order is the paths' own.
+        let none = Story { activity: &[], failures: &[], sites: &[] };
+        assert_eq!(order(&all, &none), all.iter().map(|f| f.path.clone()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn the_concepts_sites_come_first_then_the_failures() {
+        let all = files(&["a.ts", "src/cart.ts", "src/db.ts", "z.ts"]);
+        let act = activity(&[("a.ts", 1, 1), ("src/cart.ts", 2, 1), ("src/db.ts", 3, 1), ("z.ts", 4, 1)]);
+        let failures = [failed("npx tsc --noEmit", "src/cart.ts(9,7): error TS2322: Type 'string' is not assignable")];
+        let sites = ["./src/db.ts"];
+        let story = Story { activity: &act, failures: &failures, sites: &sites };
+        assert_eq!(order(&all, &story), ["src/db.ts", "src/cart.ts", "z.ts", "a.ts"]);
+    }
+
+    #[test]
+    fn a_failure_names_a_file_by_any_spelling_of_its_path() {
+        let all = files(&[
+            "web/src/cart.ts",
+            "pkg/main.rs",
+            "lib/shop/api.py",
+            "cmd/util.go",
+            "index.js",
+            "a/index.js",
+            "x/y.py",
+        ]);
+        let named = |error: &str| {
+            let failures = [failed("run", error)];
+            let mentions = Mentions::of(&failures);
+            let names = basename_counts(&all);
+            all.iter().filter(|f| mentions.names(&f.path, &names)).map(|f| f.path.as_str()).collect::<Vec<_>>()
+        };
+        assert_eq!(named("src/cart.ts(9,7): error"), ["web/src/cart.ts"], "a tail with a folder");
+        assert_eq!(named("error[E0308]: mismatched types\n --> pkg/main.rs:4:18"), ["pkg/main.rs"]);
+        assert_eq!(named("  File \"/home/ann/proj/lib/shop/api.py\", line 3, in total"), ["lib/shop/api.py"]);
+        assert_eq!(named(r"C:\Users\ann\proj\cmd\util.go:12:5: undefined: x"), ["cmd/util.go"], "Windows paths");
+        assert_eq!(named("./util.go:12: undefined"), ["cmd/util.go"], "a bare name one file has");
+        assert_eq!(named("index.js:3 ReferenceError"), Vec::<&str>::new(), "a bare name two files share names neither");
+        assert_eq!(named("/usr/lib/python3/site-packages/requests/api.py, line 9"), Vec::<&str>::new());
+        assert_eq!(named("all good."), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn every_file_is_kept_once_and_the_prompt_keeps_its_bound() {
+        let paths: Vec<String> = (0..40).map(|i| format!("f{i:02}.rs")).collect();
+        let all: Vec<SourceFile> = paths.iter().map(|p| SourceFile::new(p.as_str(), "x")).collect();
+        let act: Vec<FileActivity> = paths
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % 3 != 0)
+            .map(|(i, p)| FileActivity { path: p.clone(), last_edit: (i * 7 % 40) as i64, edits: (i % 5) as u32 })
+            .collect();
+        let story = Story { activity: &act, failures: &[], sites: &[] };
+        let mut seen = order(&all, &story);
+        seen.sort();
+        assert_eq!(seen, paths, "a permutation");
+        assert_eq!(prompt_files(&all, &story).len(), super::super::prompts::MAX_FILES);
+    }
+
+    #[test]
+    fn patterns_of_the_shown_files_are_listed_first() {
+        let pattern = |file: &str| Pattern {
+            pattern_type: "test".into(),
+            name: file.into(),
+            file: file.into(),
+            line: 1,
+            snippet: String::new(),
+            language: "rust".into(),
+        };
+        let patterns = [pattern("a.rs"), pattern("b.rs"), pattern("c.rs"), pattern("b.rs")];
+        let shown = files(&["b.rs"]);
+        let names: Vec<String> = patterns_in_shown_first(&patterns, &shown).into_iter().map(|p| p.file).collect();
+        assert_eq!(names, ["b.rs", "b.rs", "a.rs", "c.rs"]);
+    }
 }

@@ -124,7 +124,7 @@ impl CommandProvider {
         match &self.invocation {
             Invocation::Shell(line) => crate::platform::shell_command(line),
             Invocation::Program(program, args) => {
-                let mut command = Command::new(program);
+                let mut command = crate::platform::command(program);
                 command.args(args);
                 command
             }

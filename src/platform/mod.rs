@@ -9,15 +9,20 @@
 //!   [`open_private_append`] (the log);
 //! - ports: [`port_holder`] (who listens on the worker's port, when it is not our worker);
 //! - the user's home: [`HOME_ENV`], [`home_dir`] (`HOME`; `USERPROFILE` on Windows);
-//! - processes: [`spawn_detached`] (a worker that outlives the hook and holds none of its
-//!   handles), [`spawn_tree`] / [`ProcessTree::kill_tree`] (a command and everything it starts,
-//!   ended together), [`shell_command`] (`sh -c` / `cmd /c`), [`request_stop`] (SIGTERM);
+//! - processes: [`command`] (every external program the product runs is built here, so it
+//!   gets the user's own umask back, not our 077), [`spawn_detached`] (a worker that outlives
+//!   the hook and holds none of its handles), [`spawn_tree`] / [`ProcessTree::kill_tree`] (a
+//!   command and everything it starts, ended together), [`shell_command`] (`sh -c` /
+//!   `cmd /c`), [`request_stop`] (SIGTERM);
 //! - programs on `PATH`: [`find_executable`] (`:` or `;`, and `PATHEXT` on Windows).
-//! - [`open_in_browser`]: the desktop's own way to open a URL (`vl dashboard`).
+//! - [`open_in_browser`]: the desktop's own way to open a URL (`vl dashboard`), and
+//!   [`html_handler`]: which desktop entry opens an HTML file (a snap browser reads no
+//!   hidden folder).
 //!
 //! The single-instance lock needs nothing here: std's `File::try_lock` is `flock` on Unix and
 //! `LockFileEx` on Windows, released by the OS when the process dies (`worker::try_lock`).
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 
@@ -86,9 +91,35 @@ pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 /// Makes every file this process creates from now on owner-only: umask 077 on Unix (so
 /// SQLite's `-wal`/`-shm`, the logs, the pid and lock files are 0600 and folders 0700 without
 /// a chmod after the fact); nothing on Windows, where files inherit their folder's ACL.
-/// `main` calls it first.
+/// `main` calls it first, before any thread starts.
+///
+/// The umask it replaced is kept: it is the user's, and the programs we start (the browser
+/// `vl dashboard` opens, the `claude` CLI, `codex app-server`, a worker started by a hook)
+/// get it back in the child ([`command`]), so the files *they* make are as the user expects.
 pub fn restrict_new_files() {
     imp::restrict_new_files()
+}
+
+/// The user's umask that [`restrict_new_files`] replaced (`None` before it ran, and on
+/// Windows).
+pub fn user_umask() -> Option<u32> {
+    imp::user_umask()
+}
+
+/// A [`Command`] for an external program: every program the product runs is built here (or
+/// by [`shell_command`], or passed to [`spawn_tree`] / [`spawn_detached`], which do the same),
+/// so the child starts with the user's own umask instead of this process's 077.
+///
+/// Why in the child (between fork and exec on Unix) and not around the spawn: the umask is
+/// per process, and a window with the user's mask in this process would let another thread's
+/// new file (a WAL, a log) be made readable by others. Setting it in the child costs std's
+/// `posix_spawn` fast path (it forks instead): measured here, +1.2 ms per spawn from a 1 MB
+/// process, +4.5 ms at 50 MB, +10 ms at 200 MB (the page tables fork copies), on spawns that
+/// are rare and precede seconds of work (an LLM call, a browser, an install step, a worker).
+pub fn command(program: impl AsRef<OsStr>) -> Command {
+    let mut command = Command::new(program);
+    imp::give_back_user_umask(&mut command);
+    command
 }
 
 /// Opens `path` for appending, created owner-only (a log file).
@@ -112,6 +143,8 @@ pub struct Tightened {
     pub changed: Vec<(PathBuf, u32, u32)>,
     /// An owner-only ACL was set (Windows, a data dir outside the profile).
     pub acl: bool,
+    /// Where the data dir leads, when it is a symlink (what was tightened).
+    pub target: Option<PathBuf>,
 }
 
 impl Tightened {
@@ -132,8 +165,9 @@ impl Tightened {
         let more = self.changed.len().saturating_sub(shown.len());
         let more = if more > 0 { format!(" and {more} more") } else { String::new() };
         let acl = if self.acl { "; set an owner-only ACL on it" } else { "" };
+        let target = self.target.as_ref().map(|t| format!(" (a link to {})", t.display())).unwrap_or_default();
         Some(format!(
-            "made the data dir {} owner-only: {} path(s) were readable by others ({}{more}){acl}",
+            "made the data dir {}{target} owner-only: {} path(s) were readable by others ({}{more}){acl}",
             dir.display(),
             self.changed.len(),
             shown.join(", ")
@@ -142,33 +176,66 @@ impl Tightened {
 }
 
 /// Creates the data dir owner-only, or tightens an existing one: the dir 0700 and every file
-/// and folder in it without group or other bits (0600 / 0700), symlinks not followed. On
-/// Windows, a data dir outside the user's profile (`home`) gets an owner-only ACL, inherited
-/// by what is in it; inside the profile its ACL already is.
+/// and folder in it without group or other bits (0600 / 0700). A data dir that is itself a
+/// symlink (a dotfiles setup, a folder on another disk) is followed: its target is what
+/// holds the files, so its target is tightened; symlinks *inside* it are not followed. On
+/// Windows, a data dir outside the user's profile (`home`), wherever its link leads, gets an
+/// owner-only ACL, inherited by what is in it; inside the profile its ACL already is.
 ///
 /// Files named in `secrets` are left as they are: a secret others could read may have been
 /// read, so it is refused where it is read ([`read_private_file`]), with the fix, not quietly
 /// made private.
 pub fn secure_data_dir(dir: &Path, home: Option<&Path>, scope: Scope, secrets: &[&str]) -> std::io::Result<Tightened> {
     let mut done = Tightened::default();
-    let meta = match std::fs::symlink_metadata(dir) {
+    // `metadata`, not `symlink_metadata`: the mode of a link is always 0777 and changes
+    // nothing; the target's is the one that keeps others out.
+    let meta = match std::fs::metadata(dir) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             imp::create_private_dir_all(dir)?;
-            std::fs::symlink_metadata(dir)?
+            std::fs::metadata(dir)?
         }
         Err(e) => return Err(e),
     };
-    let outside_profile = home.is_none_or(|home| !dir.starts_with(home));
-    if outside_profile && scope == Scope::Everything {
-        done.acl = imp::restrict_dir_acl(dir)?;
-    }
+    // The common case of a hook or a CLI write: one `stat`, nothing to do.
     if scope == Scope::IfLoose && !imp::is_loose_dir(&meta) {
         return Ok(done);
+    }
+    let linked = std::fs::symlink_metadata(dir)?.file_type().is_symlink();
+    let resolved = if linked { std::fs::canonicalize(dir)? } else { dir.to_owned() };
+    if linked {
+        done.target = Some(resolved.clone());
+    }
+    if scope == Scope::Everything && outside(&resolved, home) {
+        done.acl = imp::restrict_dir_acl(&resolved)?;
     }
     let skip: Vec<PathBuf> = secrets.iter().map(|name| dir.join(name)).collect();
     tighten_tree(dir, &meta, &skip, &mut done.changed)?;
     Ok(done)
+}
+
+/// Whether the (resolved) data dir lies outside the user's profile, compared with the profile
+/// resolved the same way (so a link on either side does not decide it).
+fn outside(resolved: &Path, home: Option<&Path>) -> bool {
+    let Some(home) = home else { return true };
+    if resolved.starts_with(home) {
+        return false;
+    }
+    std::fs::canonicalize(home).map_or(true, |home| !resolved.starts_with(home))
+}
+
+/// Takes group and other bits off one existing file (not following a symlink): its old and
+/// new mode when it changed anything, `None` when it was already owner-only or is not there.
+/// The database's opener calls it on the database and its `-wal`/`-shm` before SQLite opens
+/// them: SQLite gives a new WAL and SHM the database's own mode whatever the umask, so a
+/// 0644 database left by a restored backup would otherwise make its WAL 0644 too.
+pub fn make_file_private(path: &Path) -> std::io::Result<Option<(u32, u32)>> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_file() => imp::tighten(path, &meta),
+        Ok(_) => Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// [`imp::tighten`] on `path` and, for a folder, on everything below it.
@@ -209,7 +276,7 @@ pub fn port_holder(port: u16) -> Option<(u32, Option<String>)> {
 /// Windows URL handler), which takes the URL as one argument, never through a shell.
 pub fn open_in_browser(url: &str) -> std::io::Result<()> {
     let (program, args) = imp::URL_OPENER;
-    let status = std::process::Command::new(program)
+    let status = command(program)
         .args(args)
         .arg(url)
         .stdin(std::process::Stdio::null())
@@ -218,6 +285,51 @@ pub fn open_in_browser(url: &str) -> std::io::Result<()> {
         .status()
         .map_err(|e| std::io::Error::new(e.kind(), format!("cannot run {program}: {e}")))?;
     if status.success() { Ok(()) } else { Err(std::io::Error::other(format!("{program} failed ({status})"))) }
+}
+
+/// The desktop entry that opens HTML files for this user (`firefox_firefox.desktop`), where
+/// the desktop keeps one the same way for every user: `xdg-mime query default text/html` on
+/// Linux and the BSDs, given [`HANDLER_QUERY_TIMEOUT`]. `None` on macOS and Windows, and when
+/// the query is missing, fails, or says nothing. `vl dashboard` asks, because a snap-packaged
+/// browser cannot read a file in a hidden folder of the home dir.
+pub fn html_handler() -> Option<String> {
+    let (program, args) = imp::HTML_HANDLER_QUERY?;
+    let mut query = command(program);
+    query.args(args).stdin(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+    let out = stdout_within(&mut query, HANDLER_QUERY_TIMEOUT)?;
+    let entry = out.lines().next()?.trim();
+    (!entry.is_empty()).then(|| entry.to_owned())
+}
+
+/// How long [`html_handler`]'s query may take (`xdg-mime` is a shell script reading a few
+/// files: tens of milliseconds) before it is killed and the answer taken as unknown.
+pub const HANDLER_QUERY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A command's stdout (its first 4 KiB) when it succeeds within `timeout`; killed and `None`
+/// past it, or when it cannot start or fails.
+fn stdout_within(command: &mut Command, timeout: std::time::Duration) -> Option<String> {
+    use std::io::Read;
+    let mut child = command.stdout(std::process::Stdio::piped()).spawn().ok()?;
+    let mut stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = (&mut stdout).take(4096).read_to_string(&mut text);
+        text
+    });
+    let deadline = std::time::Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(std::time::Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    };
+    let text = reader.join().ok()?;
+    status.success().then_some(text)
 }
 
 /// The environment variable naming the user's home folder: `HOME`, or `USERPROFILE` on
@@ -236,6 +348,7 @@ pub fn home_dir(get: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
 /// would keep the IDE's pipe open for as long as the worker lives). Set the child's stdio
 /// before calling (null or a file).
 pub fn spawn_detached(command: &mut Command) -> std::io::Result<Child> {
+    imp::give_back_user_umask(command);
     imp::spawn_detached(command)
 }
 
@@ -249,6 +362,7 @@ pub struct ProcessTree {
 /// assigned before the child runs a single instruction), so [`ProcessTree::kill_tree`] ends a
 /// pipeline or a script's children too, not just the first process.
 pub fn spawn_tree(command: &mut Command) -> std::io::Result<ProcessTree> {
+    imp::give_back_user_umask(command);
     let (child, group) = imp::spawn_tree(command)?;
     Ok(ProcessTree { child, group })
 }
@@ -266,7 +380,9 @@ impl ProcessTree {
 /// `cmd.exe /d /s /c`, with the line passed verbatim (cmd has its own quoting rules, so the
 /// line is the user's, unescaped).
 pub fn shell_command(line: &str) -> Command {
-    imp::shell_command(line)
+    let mut command = imp::shell_command(line);
+    imp::give_back_user_umask(&mut command);
+    command
 }
 
 /// Whether a shell's exit code means "no such command" or "not executable" (126/127 from
@@ -421,6 +537,51 @@ mod tests {
         let fresh = root.path().join("new");
         secure_data_dir(&fresh, None, Scope::IfLoose, &[]).unwrap();
         assert_eq!(std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o777, 0o700);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_data_dir_that_is_a_symlink_is_tightened_at_its_target_and_links_inside_are_not_followed() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().unwrap();
+        let (target, link, outside) = (root.path().join("target"), root.path().join("link"), root.path().join("o"));
+        std::fs::create_dir_all(&target).unwrap();
+        std::fs::write(&outside, "not ours").unwrap();
+        std::fs::write(target.join("vibelearn.db"), "x").unwrap();
+        set_mode(&target.join("vibelearn.db"), 0o644).unwrap();
+        set_mode(&outside, 0o644).unwrap();
+        set_mode(&target, 0o755).unwrap();
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        std::os::unix::fs::symlink(&outside, target.join("elsewhere")).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        // A hook's check: one stat of the target, which is loose, so it is tightened.
+        let done = secure_data_dir(&link, None, Scope::IfLoose, &[]).unwrap();
+        assert_eq!((mode(&target), mode(&target.join("vibelearn.db"))), (0o700, 0o600));
+        assert_eq!(mode(&outside), 0o644, "a link inside the data dir is not followed");
+        assert_eq!(done.target.as_deref(), Some(std::fs::canonicalize(&target).unwrap().as_path()));
+        let line = done.log_line(&link).unwrap();
+        assert!(line.contains("(a link to ") && line.contains(". 755->700") && line.contains("vibelearn.db 644->600"));
+        assert!(secure_data_dir(&link, None, Scope::Everything, &[]).unwrap().log_line(&link).is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_loose_file_is_made_private_and_a_missing_one_or_a_link_is_left() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().unwrap();
+        let file = root.path().join("vibelearn.db");
+        std::fs::write(&file, "x").unwrap();
+        set_mode(&file, 0o644).unwrap();
+        assert_eq!(make_file_private(&file).unwrap(), Some((0o644, 0o600)));
+        assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(make_file_private(&file).unwrap(), None);
+        assert_eq!(make_file_private(&root.path().join("vibelearn.db-wal")).unwrap(), None);
+        let other = root.path().join("other");
+        std::fs::write(&other, "x").unwrap();
+        set_mode(&other, 0o644).unwrap();
+        std::os::unix::fs::symlink(&other, root.path().join("link")).unwrap();
+        assert_eq!(make_file_private(&root.path().join("link")).unwrap(), None);
+        assert_eq!(std::fs::metadata(&other).unwrap().permissions().mode() & 0o777, 0o644);
     }
 
     #[cfg(target_os = "linux")]

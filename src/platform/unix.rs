@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::PrivateFileError;
 
@@ -11,6 +12,12 @@ use super::PrivateFileError;
 pub const URL_OPENER: (&str, &[&str]) = ("open", &[]);
 #[cfg(not(target_os = "macos"))]
 pub const URL_OPENER: (&str, &[&str]) = ("xdg-open", &[]);
+
+/// The query for the HTML handler's desktop entry (freedesktop desktops); macOS has none.
+#[cfg(target_os = "macos")]
+pub const HTML_HANDLER_QUERY: Option<(&str, &[&str])> = None;
+#[cfg(not(target_os = "macos"))]
+pub const HTML_HANDLER_QUERY: Option<(&str, &[&str])> = Some(("xdg-mime", &["query", "default", "text/html"]));
 
 pub fn write_private_file(path: &Path, contents: &str) -> std::io::Result<()> {
     // A new file beside the old one, created 0600 (`create_new`: never an existing file, whose
@@ -34,9 +41,39 @@ pub fn open_private_append(path: &Path) -> std::io::Result<std::fs::File> {
     std::fs::OpenOptions::new().create(true).append(true).mode(0o600).open(path)
 }
 
+/// The umask this process had before [`restrict_new_files`] set 077, for its children:
+/// [`NOT_RESTRICTED`] until then. Written once by `main`'s first call (before any thread that
+/// spawns exists), read by every spawn; an atomic because spawns happen on many threads.
+static USER_UMASK: AtomicU32 = AtomicU32::new(NOT_RESTRICTED);
+const NOT_RESTRICTED: u32 = u32::MAX;
+
 pub fn restrict_new_files() {
     // SAFETY: umask(2) only sets the process's file mode creation mask; it cannot fail.
-    unsafe { libc::umask(0o077) };
+    let before = unsafe { libc::umask(0o077) };
+    // Only the first call records: a second one would read back our own 077. `from`: mode_t
+    // is u32 on Linux, u16 on macOS.
+    #[allow(clippy::useless_conversion)]
+    let _ = USER_UMASK.compare_exchange(NOT_RESTRICTED, u32::from(before), Ordering::SeqCst, Ordering::SeqCst);
+}
+
+pub fn user_umask() -> Option<u32> {
+    Some(USER_UMASK.load(Ordering::SeqCst)).filter(|m| *m != NOT_RESTRICTED)
+}
+
+/// Has the child set the user's own umask before it runs the program.
+pub fn give_back_user_umask(command: &mut Command) {
+    let Some(mask) = user_umask() else { return };
+    // Lossless: the value came from a `mode_t` (u32 on Linux, u16 on macOS).
+    #[allow(clippy::unnecessary_cast)]
+    let mask = mask as libc::mode_t;
+    // SAFETY: the closure runs in the child between fork and exec, where only async-signal-safe
+    // calls are allowed: umask(2) is one, and the closure touches nothing but a copied integer.
+    unsafe {
+        command.pre_exec(move || {
+            libc::umask(mask);
+            Ok(())
+        });
+    }
 }
 
 /// Removes group and other bits from `path` (not following a symlink); the change, if any.

@@ -10,6 +10,9 @@ use super::PrivateFileError;
 /// The URL handler: takes the URL as one argument, with no `cmd` parsing `&` or `^` in it.
 pub const URL_OPENER: (&str, &[&str]) = ("rundll32", &["url.dll,FileProtocolHandler"]);
 
+/// No freedesktop handler query on Windows (and no snap-confined browsers).
+pub const HTML_HANDLER_QUERY: Option<(&str, &[&str])> = None;
+
 pub fn write_private_file(path: &Path, contents: &str) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new().create(true).write(true).truncate(true).open(path)?;
     file.write_all(contents.as_bytes())
@@ -30,6 +33,14 @@ pub fn open_private_append(path: &Path) -> std::io::Result<std::fs::File> {
 /// Windows has no umask: new files take the folder's inherited ACL (the profile's, or the
 /// owner-only one [`restrict_dir_acl`] puts on a data dir outside it).
 pub fn restrict_new_files() {}
+
+/// No umask to give back (see [`restrict_new_files`]).
+pub fn user_umask() -> Option<u32> {
+    None
+}
+
+/// Nothing to do: a child inherits no creation mask on Windows.
+pub fn give_back_user_umask(_command: &mut Command) {}
 
 pub fn tighten(_path: &Path, _meta: &std::fs::Metadata) -> std::io::Result<Option<(u32, u32)>> {
     Ok(None)

@@ -58,7 +58,7 @@ pub(super) fn claude_code_form(config: &Config) -> (HookForm, String) {
 /// Runs `claude --version` (killed past [`VERSION_TIMEOUT`]); `None` if it says nothing usable.
 fn claude_version(claude: &Path) -> Option<Version> {
     use std::io::Read;
-    let mut child = std::process::Command::new(claude)
+    let mut child = crate::platform::command(claude)
         .arg("--version")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())

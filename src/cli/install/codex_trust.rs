@@ -8,7 +8,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
@@ -41,7 +41,7 @@ struct AppServer {
 
 impl AppServer {
     fn start(codex: &Path) -> Result<AppServer, String> {
-        let mut child = Command::new(codex)
+        let mut child = crate::platform::command(codex)
             .arg("app-server")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -404,7 +404,7 @@ fn the_dashboard_shows_the_queue_and_replays_a_dead_job_in_a_real_browser() {
     // Why there is no LLM, in the CLI's own words and with what to change (issue 31).
     let banner = loaded["banner"].as_str().unwrap_or_default();
     assert!(banner.contains("auto did not choose the claude CLI"), "the provider notice is shown: {loaded}");
-    assert!(banner.contains("Not logged in · Please run /login") && banner.contains("VIBELEARN_PROVIDER"), "{banner}");
+    assert!(banner.contains("Not logged in · Please run /login") && banner.contains("vl provider <name>"), "{banner}");
     let failures = loaded["failures"].as_array().unwrap();
     assert_eq!(
         failures.iter().map(|f| f["id"].as_i64().unwrap()).collect::<Vec<_>>(),

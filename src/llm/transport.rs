@@ -198,18 +198,30 @@ fn unreachable(error: &ureq::Error) -> bool {
             matches!(
                 e.kind(),
                 ConnectionRefused | NetworkUnreachable | HostUnreachable | NetworkDown | AddrNotAvailable
-            ) || unresolved(&e.to_string())
+            ) || e.raw_os_error().is_some_and(|code| WINDOWS_NAME_ERRORS.contains(&code))
+                || unresolved(&e.to_string())
         }
         _ => false,
     }
 }
 
+/// Winsock's codes for a name that does not resolve (WSAHOST_NOT_FOUND, WSATRY_AGAIN,
+/// WSANO_DATA), which std maps to no error kind; no Unix errno has these values, so the check
+/// needs no platform switch.
+const WINDOWS_NAME_ERRORS: [i32; 3] = [11001, 11002, 11004];
+
 /// The system resolver's words for a name that does not resolve (std gives no error kind).
 fn unresolved(message: &str) -> bool {
     let message = message.to_lowercase();
-    ["failed to lookup address", "name or service not known", "nodename nor servname", "no such host is known"]
-        .iter()
-        .any(|said| message.contains(said))
+    [
+        "failed to lookup address",
+        "name or service not known",
+        "nodename nor servname",
+        "no such host is known",
+        "host not found",
+    ]
+    .iter()
+    .any(|said| message.contains(said))
 }
 
 #[cfg(test)]

@@ -144,6 +144,15 @@ fn a_refused_install_leaves_nothing_behind() {
     assert!(said(&out).contains("nothing changed") || said(&out).contains("no `codex` on PATH"), "{}", said(&out));
     assert!(!data.exists(), "no data dir after a refused install: {:?}", std::fs::read_dir(&data).ok());
     assert!(!home.path().join(".codex").exists());
+    // Nor does an uninstall on a machine it was never installed on make one.
+    let out = vl(home.path(), free_port())
+        .env("VIBELEARN_DATA_DIR", &data)
+        .args(["uninstall", "claude-code"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    assert!(!data.exists(), "no data dir after an uninstall of nothing: {}", said(&out));
 }
 
 /// Every program the hooks in `file` run: an exec form's `command`, a shell form's first word.

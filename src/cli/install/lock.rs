@@ -43,6 +43,16 @@ impl InstallLock {
         Self::acquire_within(config, WAIT)
     }
 
+    /// For uninstall: the lock when the data dir exists; `None` when it does not, since then
+    /// there is no copy, ledger or install to race with, and creating the dir only to lock it
+    /// would leave a folder behind on a machine VibeLearn was never installed on.
+    pub fn acquire_if_installed(config: &Config) -> Result<Option<InstallLock>, CliError> {
+        if !config.data_dir.is_dir() {
+            return Ok(None);
+        }
+        Self::acquire(config).map(Some)
+    }
+
     fn acquire_within(config: &Config, wait: Duration) -> Result<InstallLock, CliError> {
         let path = lock_path(config);
         crate::platform::create_private_dir(&config.data_dir)

@@ -39,7 +39,7 @@ pub(super) fn uninstall(agent: Agent, project: Option<PathBuf>, config: &Config)
     let file = SettingsFile::open(&path)?;
     edit_json(&path, file.text(), agent.syntax(), |doc| agents::remove(agent, doc, None).map(|_| ()))?;
     // Then change, under the lock, on the file as it is now.
-    let _lock = lock::InstallLock::acquire(config)?;
+    let _lock = lock::InstallLock::acquire_if_installed(config)?;
     let mut ledger = Ledger::load(config);
     let record = ledger.get(&path).cloned();
     let mut file = SettingsFile::open(&path)?;

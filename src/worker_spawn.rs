@@ -115,7 +115,7 @@ pub fn spawn_vl_detached(config: &Config, args: &[&str]) -> Result<(), String> {
     command
         .args(args)
         .env_clear()
-        .envs(config.worker_env.iter().map(|(k, v)| (k, v)))
+        .envs(config.worker_env())
         .env("VIBELEARN_DATA_DIR", &config.data_dir)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

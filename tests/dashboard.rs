@@ -534,7 +534,12 @@ fn dashboard_help_and_readme_say_what_the_command_does() {
     let said: Vec<&str> = readme.lines().filter(|l| l.contains("vl dashboard")).collect();
     assert!(!said.is_empty() && said.iter().all(|l| !l.contains("with your key")), "{said:?}");
     assert!(said.iter().any(|l| l.contains("one-time code")), "{said:?}");
-    // And the command: what it opens holds no key.
+    // And the command: what it opens holds no key. The stand-in opener is freedesktop's
+    // `xdg-open`; Windows (rundll32) and macOS (`open`) have their own, so there the help and
+    // the README are what is checked.
+    if std::env::consts::OS != "linux" {
+        return;
+    }
     let dir = TempDir::new();
     let port = free_port();
     let mut worker = offline_worker(dir.path(), port);

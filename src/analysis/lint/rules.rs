@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{LintSession, vocabulary};
+use crate::analysis::grounding::GroundingKind;
 use crate::analysis::questions::GeneratedQuestion;
 use crate::analysis::{Lang, mask_comments_and_strings};
 
@@ -191,19 +192,33 @@ fn edit_of(original: &str, mutated: &str) -> (String, String) {
     (removed.trim().to_string(), added.trim().to_string())
 }
 
-/// Rule (f): the session failed and was fixed, and no question cites the failure or the
-/// lines the fix wrote.
+/// Rule (f): the session failed and was fixed, and no question is on either: none cites the
+/// failure, and none blanks or mutates a line the fix wrote. A quote that merely covers a
+/// fixed line among others does not count: it is not about the change.
 pub fn missed_story(session: &LintSession<'_>, questions: &[GeneratedQuestion]) -> Option<String> {
     let fix = session.fix?;
     if session.failures.is_empty() {
         return None;
     }
     let labels: Vec<String> = session.failures.iter().map(|f| f.label()).collect();
-    let on_story = questions.iter().filter_map(|q| q.grounding.as_ref()).any(|g| {
-        labels.contains(&g.file)
-            || (g.file == fix.file && fix.lines.iter().any(|&l| g.line_start <= l && l <= g.line_end.max(g.line_start)))
+    let on_story = questions.iter().any(|q| {
+        let Some(g) = &q.grounding else { return false };
+        labels.contains(&g.file) || (g.file == fix.file && focus_line(q).is_some_and(|l| fix.lines.contains(&l)))
     });
     (!on_story).then(|| format!("no question on `{}` or the fix at {}:{:?}", labels[0], fix.file, fix.lines))
+}
+
+/// The one file line a blank or a mutation is about.
+fn focus_line(q: &GeneratedQuestion) -> Option<u32> {
+    let g = q.grounding.as_ref()?;
+    match g.kind {
+        GroundingKind::Mutation => g.mutation.as_ref().map(|m| m.line),
+        GroundingKind::Blank => {
+            let at = q.snippet.as_deref()?.lines().position(|l| l.contains("___"))?;
+            Some(g.line_start + at as u32)
+        }
+        GroundingKind::Quote => None,
+    }
 }
 
 /// Rule (g): the snippet is longer than a screen.

@@ -172,7 +172,18 @@ fn a_fixed_failure_needs_a_question_on_the_error_or_the_fixed_lines() {
         rules_broken(&go_files(), failures, Some(&fix), std::slice::from_ref(&elsewhere)),
         vec![Rule::MissedStory]
     );
-    let on_fix = grounded(question("code_reading", WHOLE_FUNC), 3, 13);
+    // A quote that covers the fixed line among others is not about it; a blank on it is.
+    let covering = grounded(question("code_reading", WHOLE_FUNC), 3, 13);
+    assert_eq!(rules_broken(&go_files(), failures, Some(&fix), &[covering]), vec![Rule::MissedStory]);
+    let mut on_fix = question("fill_in_blank", "\twg.___()");
+    on_fix.correct = Some("Wait".into());
+    on_fix.grounding = Some(Grounding {
+        file: "pool.go".into(),
+        line_start: 12,
+        line_end: 12,
+        kind: GroundingKind::Blank,
+        mutation: None,
+    });
     assert_eq!(rules_broken(&go_files(), failures, Some(&fix), &[elsewhere.clone(), on_fix]), vec![]);
     let mut on_error = question("code_reading", "--- FAIL: TestRun");
     on_error.grounding = Some(Grounding {
@@ -200,4 +211,6 @@ fn the_fix_is_the_lines_between_the_common_head_and_tail() {
     assert_eq!(Fix::between("f", "a\nb\nc", "a\nB\nc").map(|f| f.lines), Some(vec![2]));
     assert_eq!(Fix::between("f", "a\nb\nc", "a\nc").map(|f| f.lines), Some(vec![2]));
     assert_eq!(Fix::between("f", "a\nb", "a\nb"), None);
+    // Two edits far apart are two places, not the lines between them.
+    assert_eq!(Fix::between("f", "a\nx\nb\nc\ny\nd", "a\nX\nb\nc\nY\nd").map(|f| f.lines), Some(vec![2, 5]));
 }

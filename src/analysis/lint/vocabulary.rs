@@ -78,7 +78,45 @@ pub const ECOSYSTEM_WORDS: &[(&str, &[Lang])] = &[
     ("try/catch", &[JavaScript, TypeScript, Java, CSharp]),
 ];
 
+/// Languages by name, matched as whole words (`Java` is not in `JavaScript`): a question that
+/// names another language speaks of that language. `Go` is left out: it is an English verb.
+/// Labelled asides ("elsewhere called …") are not told apart yet; the catalogue has none.
+pub const LANGUAGE_NAMES: &[(&str, &[Lang])] = &[
+    ("Python", &[Python]),
+    ("JavaScript", JS),
+    ("TypeScript", &[TypeScript]),
+    ("Rust", &[Rust]),
+    ("Java", &[Java]),
+    ("Ruby", &[Ruby]),
+    ("C#", &[CSharp]),
+    ("Kotlin", &[]),
+];
+
 /// The first phrase of `text` that is not true in `lang`, if any.
 pub fn foreign_word(text: &str, lang: Lang) -> Option<&'static str> {
-    ECOSYSTEM_WORDS.iter().find(|(word, langs)| !langs.contains(&lang) && text.contains(word)).map(|(word, _)| *word)
+    let phrase = ECOSYSTEM_WORDS.iter().find(|(word, langs)| !langs.contains(&lang) && text.contains(word));
+    let name = || LANGUAGE_NAMES.iter().find(|(name, langs)| !langs.contains(&lang) && has_word(text, name));
+    phrase.or_else(name).map(|(word, _)| *word)
+}
+
+/// Whether `word` occurs in `text` with no letter or digit right before or after it.
+fn has_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_language_is_named_as_a_whole_word() {
+        assert_eq!(foreign_word("Unlike Java, this", Lang::Go), Some("Java"));
+        assert_eq!(foreign_word("JavaScript arrays", Lang::TypeScript), None);
+        assert_eq!(foreign_word("Python's dataclasses", Lang::Python), None);
+        assert_eq!(foreign_word("Rustacean", Lang::Go), None);
+    }
 }

@@ -14,6 +14,7 @@
 //! - `failures`: errors the developer met (failed tool calls), classified by kind.
 //! - `precision`: SPEC §6.4's precision rules (whole units, steps that run, the session's
 //!   language, premises that hold) as checks on one question.
+//! - `lint`: issue 40's question lint, which measures what the rules above let through.
 
 pub mod catalogue;
 pub mod concepts;
@@ -22,6 +23,7 @@ pub mod grounded;
 pub mod grounding;
 pub mod grounding_check;
 pub mod lexer;
+pub mod lint;
 pub mod model;
 pub mod precision;
 pub mod questions;

@@ -2,6 +2,7 @@
 //! concepts that pass `validate_concepts` and, at every level, one or two valid questions per concept.
 
 mod fixtures;
+mod lint;
 mod sessions;
 
 use super::*;

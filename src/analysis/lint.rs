@@ -1,0 +1,186 @@
+//! The question lint (issue 40, "How you measure it"): over one session's code (its captured
+//! files, its failed calls and the edit that fixed one) and the questions written for it,
+//! which questions break which rule. Pure: data in, findings out. It measures; it refuses
+//! nothing (the quiz job's validator is `jobs::question_checks`).
+//!
+//! The rules, each in [`rules`] with its unit tests:
+//! - [`Rule::ForeignWords`]: the prose names another ecosystem's construct ([`vocabulary`]).
+//! - [`Rule::NotSessionCode`]: a snippet line occurs in no captured file and no failure text.
+//! - [`Rule::CutUnit`]: the snippet ends inside an open bracket or at a dangling `where`,
+//!   operator or body-less `impl … for …`. Bracket balance over the lexer's masked text: a
+//!   stand-in until the grammars are in, so a Python or Ruby block cut at a statement boundary
+//!   (no bracket open) goes unseen.
+//! - [`Rule::KeywordBlank`]: a blank whose answer is a declaration keyword or a lone sigil.
+//! - [`Rule::RepeatedMutation`]: a spot-the-bug with the same edit as an earlier one.
+//! - [`Rule::MissedStory`]: a session with a failure and a fix has no question on either.
+//! - [`Rule::Oversized`]: a snippet longer than [`MAX_SNIPPET_LINES`].
+
+mod rules;
+pub mod vocabulary;
+
+use serde::Serialize;
+
+use crate::analysis::model::{FailedCall, SourceFile};
+use crate::analysis::questions::GeneratedQuestion;
+use crate::analysis::{Lang, lang_for_path};
+
+pub use rules::MAX_SNIPPET_LINES;
+
+/// One rule of the lint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Rule {
+    ForeignWords,
+    NotSessionCode,
+    CutUnit,
+    KeywordBlank,
+    RepeatedMutation,
+    MissedStory,
+    Oversized,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 7] = [
+        Rule::ForeignWords,
+        Rule::NotSessionCode,
+        Rule::CutUnit,
+        Rule::KeywordBlank,
+        Rule::RepeatedMutation,
+        Rule::MissedStory,
+        Rule::Oversized,
+    ];
+
+    /// The rule's name in the baseline file and the printed table.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::ForeignWords => "foreign_words",
+            Rule::NotSessionCode => "not_session_code",
+            Rule::CutUnit => "cut_unit",
+            Rule::KeywordBlank => "keyword_blank",
+            Rule::RepeatedMutation => "repeated_mutation",
+            Rule::MissedStory => "missed_story",
+            Rule::Oversized => "oversized_snippet",
+        }
+    }
+}
+
+/// The edit that fixed a failure: the file and the 1-based lines of its new content that the
+/// edit wrote (for a pure deletion, the line where the removed text was).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fix {
+    pub file: String,
+    pub lines: Vec<u32>,
+}
+
+impl Fix {
+    /// The fix that turned `before` into `after` in `file`: the lines of `after` that are not
+    /// in a longest common subsequence of the two (so an edit in three places is three places,
+    /// not everything between them). `None` when nothing changed.
+    pub fn between(file: &str, before: &str, after: &str) -> Option<Fix> {
+        let old: Vec<&str> = before.lines().collect();
+        let new: Vec<&str> = after.lines().collect();
+        if old == new {
+            return None;
+        }
+        // The common head and tail first: the table below is then only as big as the change.
+        let head = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+        let tail = old[head..].iter().rev().zip(new[head..].iter().rev()).take_while(|(a, b)| a == b).count();
+        let kept = common_lines(&old[head..old.len() - tail], &new[head..new.len() - tail]);
+        let written: Vec<u32> =
+            (head..new.len() - tail).filter(|i| !kept.contains(&(i - head))).map(|i| i as u32 + 1).collect();
+        // A pure deletion: the line where the removed text was.
+        let lines = if written.is_empty() { vec![(head as u32 + 1).min(new.len().max(1) as u32)] } else { written };
+        Some(Fix { file: file.to_string(), lines })
+    }
+}
+
+/// Indices into `new` of a longest common subsequence of `old` and `new`.
+fn common_lines(old: &[&str], new: &[&str]) -> std::collections::BTreeSet<usize> {
+    let (n, m) = (old.len(), new.len());
+    // lcs[i][j]: the LCS length of old[i..] and new[j..].
+    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if old[i] == new[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+        }
+    }
+    let (mut i, mut j, mut kept) = (0, 0, std::collections::BTreeSet::new());
+    while i < n && j < m {
+        if old[i] == new[j] {
+            kept.insert(j);
+            i += 1;
+            j += 1;
+        } else if lcs[i + 1][j] >= lcs[i][j + 1] {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    kept
+}
+
+/// What the lint knows of a session.
+#[derive(Debug, Clone, Copy)]
+pub struct LintSession<'a> {
+    pub files: &'a [SourceFile],
+    pub failures: &'a [FailedCall],
+    pub fix: Option<&'a Fix>,
+}
+
+impl LintSession<'_> {
+    /// The language most of the session's files are in.
+    pub fn language(&self) -> Option<Lang> {
+        let mut counts: Vec<(Lang, usize)> = Vec::new();
+        for lang in self.files.iter().filter_map(|f| lang_for_path(&f.path)) {
+            match counts.iter_mut().find(|(l, _)| *l == lang) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((lang, 1)),
+            }
+        }
+        // Most files first; on a tie, the first met.
+        counts.iter().rev().max_by_key(|(_, n)| *n).map(|(l, _)| *l)
+    }
+
+    /// The language a question speaks to: its cited file's, else the session's.
+    fn language_of(&self, q: &GeneratedQuestion) -> Option<Lang> {
+        q.grounding.as_ref().and_then(|g| lang_for_path(&g.file)).or_else(|| self.language())
+    }
+}
+
+/// One question (by its index in the list given) that breaks one rule; `question` is `None`
+/// for a session-wide finding ([`Rule::MissedStory`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub rule: Rule,
+    pub question: Option<usize>,
+    pub detail: String,
+}
+
+/// Every finding of every rule over `questions`, in question order, then session-wide.
+pub fn lint(session: &LintSession<'_>, questions: &[GeneratedQuestion]) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let known = rules::KnownLines::of(session);
+    let mut mutations = rules::Mutations::default();
+    for (i, q) in questions.iter().enumerate() {
+        let lang = session.language_of(q);
+        let per_question = [
+            (Rule::ForeignWords, lang.and_then(|l| rules::foreign_words(q, l))),
+            (Rule::NotSessionCode, rules::not_session_code(q, &known)),
+            (Rule::CutUnit, rules::cut_unit(q, lang)),
+            (Rule::KeywordBlank, rules::keyword_blank(q)),
+            (Rule::RepeatedMutation, mutations.repeated(q)),
+            (Rule::Oversized, rules::oversized(q)),
+        ];
+        for (rule, detail) in per_question {
+            if let Some(detail) = detail {
+                findings.push(Finding { rule, question: Some(i), detail });
+            }
+        }
+    }
+    if let Some(detail) = rules::missed_story(session, questions) {
+        findings.push(Finding { rule: Rule::MissedStory, question: None, detail });
+    }
+    findings
+}
+
+#[cfg(test)]
+mod tests;

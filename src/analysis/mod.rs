@@ -29,6 +29,7 @@ pub mod precision;
 pub mod questions;
 pub mod stack;
 pub mod static_rules;
+pub mod story;
 
 pub use lexer::{Lang, lang_for_path, mask_comments_and_strings};
 pub use stack::{SessionEvidence, detect_stack, detect_stack_with, is_manifest};

@@ -18,6 +18,7 @@ use crate::analysis::grounding_check::CannedCode;
 use crate::analysis::lint::{Finding, Fix, LintSession, Rule, lint};
 use crate::analysis::model::{FailedCall, SourceFile};
 use crate::analysis::questions::GeneratedQuestion;
+use crate::analysis::story::story_questions;
 use crate::analysis::{analyze_files, detect_stack, is_manifest};
 use crate::jobs::question_checks::{QuestionTarget, keep_valid};
 use crate::llm::offline::{offline_concepts, offline_questions};
@@ -108,7 +109,9 @@ fn quiz(s: &Recorded) -> Vec<GeneratedQuestion> {
     let pairs: Vec<(Concept, Level)> = concepts.iter().map(|c| (c.clone(), level(c))).collect();
     let targets: Vec<QuestionTarget<'_>> =
         concepts.iter().map(|c| QuestionTarget { id: &c.name, name: &c.name }).collect();
-    let questions = offline_questions(&pairs, &s.files, &patterns).questions;
+    // The session's story first, as the quiz job puts it.
+    let mut questions = story_questions(&pairs, &s.failures, s.fix.as_ref(), &s.files);
+    questions.extend(offline_questions(&pairs, &s.files, &patterns).questions);
     keep_valid(questions, &targets, &citable, CannedCode::Allowed).kept.into_iter().map(|(_, q)| q).collect()
 }
 

@@ -42,7 +42,7 @@ const SIMILAR_SHARE: usize = 60;
 const MIN_CONTEXT_LINES: usize = 9;
 
 /// One line the fix rewrote: its 1-based line in the new content, as it was and as it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct LineChange {
     pub line: u32,
     pub before: String,
@@ -52,7 +52,7 @@ pub struct LineChange {
 /// The edit that fixed a failure: the file and the 1-based lines of its new content that the
 /// edit wrote (for a pure deletion, the line where the removed text was), and the line it
 /// rewrote when its first change is one line replaced by one.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Fix {
     pub file: String,
     pub lines: Vec<u32>,

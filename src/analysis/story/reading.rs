@@ -37,16 +37,27 @@ struct Tool {
     headline: fn(&str) -> bool,
     /// Lines quoted after the headline (the message under it).
     after: usize,
-    /// What the headline means; `{code}` is the rustc error code when there is one.
-    gloss: fn(&str) -> String,
+    /// What the headline means, from the headline and the whole error.
+    gloss: fn(&str, &str) -> String,
 }
 
 const TOOLS: &[Tool] = &[
     Tool { headline: |l| l.starts_with("error[E"), after: 1, gloss: rustc_gloss },
     Tool {
+        // `./main.go:9:2: fmt.Printf format %d has arg s of wrong type string`, as `go vet`
+        // prints it and `go test` (which runs vet's printf check first) too.
+        headline: |l| l.contains(" format %") && (l.contains(" has arg ") || l.contains(" reads arg ")),
+        after: 0,
+        gloss: |_, _| {
+            "`go vet`'s printf check (which `go test` runs before the tests): a format verb does not match \
+             its argument's type, or the call has fewer arguments than the format reads."
+                .into()
+        },
+    },
+    Tool {
         headline: |l| l.starts_with("--- FAIL: "),
         after: 2,
-        gloss: |_| {
+        gloss: |_, _| {
             "`go test` prints `--- FAIL:` for each failed test and subtest; the indented `file_test.go:line:` \
              lines under it are what the test reported with `t.Errorf` or `t.Fatalf` at that line."
                 .into()
@@ -55,7 +66,7 @@ const TOOLS: &[Tool] = &[
     Tool {
         headline: |l| l.starts_with("E ") && l.contains("assert"),
         after: 2,
-        gloss: |_| {
+        gloss: |_, _| {
             "pytest rewrites a failing `assert` to show both sides evaluated: the lines marked `E` are the \
              comparison the test made, the left side being what the code returned."
                 .into()
@@ -64,16 +75,18 @@ const TOOLS: &[Tool] = &[
     Tool {
         headline: |l| l.starts_with("AssertionError: expected "),
         after: 0,
-        gloss: |_| {
-            "vitest's `expect(received).toBe(expected)` failed: `expected X to be Y` names the value the code \
-             returned first and the value the test expected second (compared with `Object.is`)."
-                .into()
+        gloss: |headline, _| {
+            let how = if headline.contains("Object.is") { " (`toBe` compares with `Object.is`)" } else { "" };
+            format!(
+                "vitest's `expect(received)` assertion failed: `expected X to …` names the value the code \
+                 returned first and the value the test wanted after it{how}."
+            )
         },
     },
     Tool {
         headline: |l| l.starts_with("org.opentest4j.AssertionFailedError"),
         after: 0,
-        gloss: |_| {
+        gloss: |_, _| {
             "A JUnit 5 assertion failed: the text before `==>` is the message the test passed to the assertion, \
              and `expected: <…> but was: <…>` is what it wanted and what the code gave."
                 .into()
@@ -82,7 +95,7 @@ const TOOLS: &[Tool] = &[
     Tool {
         headline: |l| l.starts_with("Failure/Error:"),
         after: 3,
-        gloss: |_| {
+        gloss: |_, _| {
             "RSpec quotes the expectation that failed after `Failure/Error:`, then `expected:` (what the spec \
              wanted) and `got:` (what the code returned)."
                 .into()
@@ -91,7 +104,7 @@ const TOOLS: &[Tool] = &[
     Tool {
         headline: |l| l.starts_with("Failed ") && l.ends_with(" ms]"),
         after: 2,
-        gloss: |_| {
+        gloss: |_, _| {
             "`dotnet test` lists each failed xUnit test after `Failed`, then its `Error Message` (the exception \
              or assertion that ended it) and its `Stack Trace`."
                 .into()
@@ -99,13 +112,19 @@ const TOOLS: &[Tool] = &[
     },
 ];
 
-/// rustc's meaning of its error codes met most in the corpus; others point at `rustc --explain`.
-fn rustc_gloss(headline: &str) -> String {
+/// rustc's meaning of its error codes met most in the corpus (E0599 names `Iterator` only
+/// where the error does); others point at `rustc --explain`.
+fn rustc_gloss(headline: &str, error: &str) -> String {
     let code = headline.get(6..11).unwrap_or("");
     match code {
+        "E0599" if error.contains("`Iterator`") || headline.contains("is not an iterator") => {
+            "rustc's E0599: the method is not found for this type: it has no inherent method of that name, \
+             and `Iterator`, the trait that provides it, is not implemented for the type (an \
+             `impl Iterator for` the type gives it `collect`, `find_map` and the other adapters)."
+                .into()
+        }
         "E0599" => "rustc's E0599: the method is not found for this type: it has no inherent method of that name, \
-                    and no trait providing one is implemented for the type and in scope (an `impl Iterator for` \
-                    gives `collect` and `find_map`)."
+                    and no trait providing one is implemented for the type and in scope."
             .into(),
         "E0308" => "rustc's E0308: mismatched types: the expression's type is not the type this place expects.".into(),
         "E0277" => {
@@ -125,7 +144,7 @@ pub fn reading_of(error: &str) -> Option<Reading> {
         let headline = lines[at].trim().to_string();
         let excerpt = lines[at..=last].join("\n");
         let location = lines[at..=last.max((at + 1).min(lines.len() - 1))].iter().find_map(|l| location_in(l));
-        let gloss = (tool.gloss)(&headline);
+        let gloss = (tool.gloss)(&headline, error);
         return Some(Reading {
             headline,
             gloss,

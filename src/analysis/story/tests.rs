@@ -118,3 +118,23 @@ fn the_blank_is_the_changed_word() {
     assert_eq!(changed_span("n = attempts", "n = attemptz"), Some((4, 12)));
     assert_eq!(changed_span("abc", "ab"), None);
 }
+
+#[test]
+fn go_vets_printf_check_and_vitests_diff_are_read_in_their_own_terms() {
+    let vet = "# example.com/report\n./report.go:14:2: fmt.Printf format %d has arg name of wrong type string\nFAIL\texample.com/report [build failed]";
+    let r = reading_of(vet).expect("a reading");
+    assert_eq!(r.headline, "./report.go:14:2: fmt.Printf format %d has arg name of wrong type string");
+    assert!(r.gloss.contains("`go vet`'s printf check"), "{}", r.gloss);
+    assert_eq!((r.first_line, r.last_line, r.location.as_deref()), (2, 2, Some("./report.go:14:2")));
+    let vitest = " FAIL  src/d.test.ts > d\nAssertionError: expected 500 to be 600 // Object.is equality\n \u{276f} src/d.test.ts:5:42";
+    let r = reading_of(vitest).expect("a reading");
+    assert!(r.gloss.contains("vitest") && r.gloss.contains("Object.is"), "{}", r.gloss);
+    let deep = "AssertionError: expected [ 1 ] to deeply equal [ 2 ]";
+    assert!(!reading_of(deep).expect("a reading").gloss.contains("Object.is"));
+    // E0599 names `Iterator` only where the error is about it.
+    let other =
+        "error[E0599]: no method named `area` found for struct `Square` in the current scope\n --> src/shape.rs:9:7";
+    assert!(!reading_of(other).expect("a reading").gloss.contains("Iterator"));
+    let named = format!("{RUST_E0599}\n    = note: candidate #1: `Iterator`");
+    assert!(reading_of(&named).expect("a reading").gloss.contains("`Iterator`, the trait"));
+}

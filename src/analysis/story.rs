@@ -57,6 +57,9 @@ pub struct Fix {
     pub file: String,
     pub lines: Vec<u32>,
     pub change: Option<LineChange>,
+    /// Which failed call the fix answered: the index, among the session's failed calls in
+    /// order, of the last one before it ([`first_fix`] sets it; `None`: not known).
+    pub after_failure: Option<usize>,
 }
 
 impl Fix {
@@ -84,7 +87,7 @@ impl Fix {
         });
         // A pure deletion: the line where the removed text was.
         let lines = if written.is_empty() { vec![(head as u32 + 1).min(new.len().max(1) as u32)] } else { written };
-        Some(Fix { file: file.to_string(), lines, change })
+        Some(Fix { file: file.to_string(), lines, change, after_failure: None })
     }
 }
 
@@ -156,15 +159,15 @@ pub enum StoryEvent<'a> {
 /// failure is followed by such an edit (or the edit changed nothing).
 pub fn first_fix<'a>(events: impl IntoIterator<Item = StoryEvent<'a>>) -> Option<Fix> {
     let mut latest: std::collections::BTreeMap<&str, &str> = Default::default();
-    let mut failed = false;
+    let mut failed: Option<usize> = None;
     for event in events {
         match event {
-            StoryEvent::Failed => failed = true,
+            StoryEvent::Failed => failed = Some(failed.map_or(0, |n| n + 1)),
             StoryEvent::Wrote { path, content } => {
-                if let (true, Some(before)) = (failed, latest.get(path))
+                if let (Some(index), Some(before)) = (failed, latest.get(path))
                     && let Some(fix) = Fix::between(path, before, content)
                 {
-                    return Some(fix);
+                    return Some(Fix { after_failure: Some(index), ..fix });
                 }
                 latest.insert(path, content);
             }
@@ -174,7 +177,8 @@ pub fn first_fix<'a>(events: impl IntoIterator<Item = StoryEvent<'a>>) -> Option
 }
 
 /// The story questions for the concept that teaches the session's failure (the one whose
-/// `source_file` is a failed call's label), at its level: what the error says, and, when the
+/// `source_file` is a failed call's label; the failure the fix answered first), at its
+/// level: what the error says, and, when the
 /// session has `fix` and its file is among `files`, the blank and the bug on the line the
 /// fix changed. Empty when no concept is about a failure.
 pub fn story_questions(
@@ -183,14 +187,25 @@ pub fn story_questions(
     fix: Option<&Fix>,
     files: &[SourceFile],
 ) -> Vec<GeneratedQuestion> {
-    let about = concepts.iter().find_map(|(c, level)| {
-        let failure = failures.iter().find(|f| f.label() == c.source_file)?;
-        Some((c, *level, failure))
-    });
-    let Some((concept, level, failure)) = about else { return Vec::new() };
+    let cited = |f: &'_ FailedCall| concepts.iter().find(|(c, _)| c.source_file == f.label());
+    // The failure the fix answered, when a concept teaches it; else the first failure a
+    // concept cites, asked without the fix (it would tie the change to another error).
+    let answered = match fix.map(|f| f.after_failure) {
+        Some(Some(index)) => failures.get(index),
+        _ => failures.iter().find(|f| cited(f).is_some()),
+    };
+    let (failure, with_fix) = match answered.filter(|f| cited(f).is_some()) {
+        Some(f) => (f, true),
+        None => match failures.iter().find(|f| cited(f).is_some()) {
+            Some(f) => (f, false),
+            None => return Vec::new(),
+        },
+    };
+    let Some((concept, level)) = cited(failure) else { return Vec::new() };
     let Some(reading) = reading_of(&failure.error) else { return Vec::new() };
-    let story = Story { concept: &concept.name, level, failure, reading: &reading };
+    let story = Story { concept: &concept.name, level: *level, failure, reading: &reading };
     let mut out = vec![story.error_question()];
+    let fix = fix.filter(|_| with_fix);
     let fixed = fix.and_then(|fix| Some((fix, files.iter().find(|f| f.path == fix.file && !f.fragment)?)));
     if let Some((fix, file)) = fixed
         && let Some(change) = &fix.change

@@ -103,6 +103,7 @@ fn the_first_fix_is_the_first_edit_after_a_failure_of_a_file_written_before() {
     let fix = first_fix(events).expect("a fix");
     assert_eq!((fix.file.as_str(), fix.lines.as_slice()), ("a.go", &[1][..]));
     assert_eq!(fix.change.map(|c| (c.before, c.after)), Some(("y".into(), "z".into())));
+    assert_eq!(fix.after_failure, Some(0));
     // A block written in place of a line is no one-line rewrite.
     let block = Fix::between("a.java", "a\nx = 1;\nb\n", "a\nif (y) {\nx = 1;\n}\nb\n").expect("a fix");
     assert_eq!((block.lines.as_slice(), block.change), (&[2, 4][..], None));
@@ -137,4 +138,26 @@ fn go_vets_printf_check_and_vitests_diff_are_read_in_their_own_terms() {
     assert!(!reading_of(other).expect("a reading").gloss.contains("Iterator"));
     let named = format!("{RUST_E0599}\n    = note: candidate #1: `Iterator`");
     assert!(reading_of(&named).expect("a reading").gloss.contains("`Iterator`, the trait"));
+}
+
+#[test]
+fn the_fix_is_asked_with_the_failure_it_answered_only() {
+    let first = FailedCall {
+        tool_name: "Bash".into(),
+        subject: "go build ./...".into(),
+        error: "main.go:6:2: no required module provides package x".into(),
+    };
+    let second = FailedCall { tool_name: "Bash".into(), subject: "go test ./...".into(), error: GO_FAIL.into() };
+    let mut fix = Fix::between("pool.go", GO_BEFORE, GO_AFTER).expect("a fix");
+    fix.after_failure = Some(1);
+    let files = [SourceFile::new("pool.go", GO_AFTER)];
+    // Only the build failure has a concept: its error is asked, the test's fix is not.
+    let qs =
+        story_questions(&[(concept(&first.label()), Level::Mid)], &[first.clone(), second.clone()], Some(&fix), &files);
+    assert_eq!(qs.iter().map(|q| q.question_type.as_str()).collect::<Vec<_>>(), ["code_reading"]);
+    // With a concept on the test failure, the fix comes with it.
+    let both = [(concept(&first.label()), Level::Mid), (concept(&second.label()), Level::Mid)];
+    let qs = story_questions(&both, &[first, second], Some(&fix), &files);
+    assert!(qs.iter().any(|q| q.question_type == "spot_the_bug"));
+    assert!(qs[0].snippet.as_deref().is_some_and(|s| s.starts_with("--- FAIL")));
 }

@@ -102,6 +102,25 @@ pub struct Finding {
     pub detail: String,
 }
 
+/// Whether a blank whose answer is `answer` breaks [`Rule::KeywordBlank`]: for a builder that
+/// refuses such a blank before writing it (`analysis::story`), so the two never disagree.
+pub fn is_keyword_blank(answer: &str) -> bool {
+    let q = GeneratedQuestion {
+        concept: String::new(),
+        question_type: "fill_in_blank".into(),
+        difficulty: String::new(),
+        snippet: None,
+        question: String::new(),
+        options: None,
+        correct: Some(answer.to_string()),
+        explanation: String::new(),
+        follow_up: None,
+        tags: Vec::new(),
+        grounding: None,
+    };
+    rules::keyword_blank(&q).is_some()
+}
+
 /// Every finding of every rule over `questions`, in question order, then session-wide.
 pub fn lint(session: &LintSession<'_>, questions: &[GeneratedQuestion]) -> Vec<Finding> {
     let mut findings = Vec::new();

@@ -279,7 +279,10 @@ impl Story<'_> {
         let at = (change.line as usize).checked_sub(1)?;
         let (start, end) = changed_span(&change.before, &change.after)?;
         let answer = change.after.get(start..end)?;
-        if answer.len() > MAX_BLANK_CHARS || !answer.chars().any(char::is_alphanumeric) || is_keyword(answer) {
+        if answer.len() > MAX_BLANK_CHARS
+            || !answer.chars().any(char::is_alphanumeric)
+            || crate::analysis::lint::is_keyword_blank(answer)
+        {
             return None;
         }
         if code.lines.get(at)? != &change.after.as_str() {
@@ -410,34 +413,4 @@ pub fn changed_span(before: &str, after: &str) -> Option<(usize, usize)> {
     // Leading or trailing spaces stay in the line, outside the blank.
     let start = start + after[start..end].len() - after[start..end].trim_start().len();
     Some((start, start + span.len()))
-}
-
-/// Declaration keywords a blank may not ask for (the lint's rule (d)).
-fn is_keyword(answer: &str) -> bool {
-    const KEYWORDS: &[&str] = &[
-        "struct",
-        "type",
-        "trait",
-        "impl",
-        "enum",
-        "fn",
-        "func",
-        "def",
-        "class",
-        "interface",
-        "let",
-        "var",
-        "const",
-        "pub",
-        "use",
-        "import",
-        "end",
-        "do",
-        "public",
-        "private",
-        "static",
-        "void",
-        "function",
-    ];
-    KEYWORDS.contains(&answer.trim())
 }

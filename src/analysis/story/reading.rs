@@ -21,13 +21,17 @@ pub struct Reading {
     pub last_line: u32,
     /// Where the error points, when a quoted line says (`src/lexer.rs:148:76`).
     pub location: Option<String>,
+    /// The last quoted line, when it says more than the headline (the message under it:
+    /// `pool_test.go:47: Map()[0] = "1", want "5"`), trimmed.
+    pub detail: Option<String>,
 }
 
 impl Reading {
     /// The model answer: the headline, the tool's meaning, the place.
     pub fn answer(&self) -> String {
         let place = self.location.as_ref().map(|l| format!(" It points at `{l}`.")).unwrap_or_default();
-        format!("It says `{}`. {}{place}", self.headline, self.gloss)
+        let then = self.detail.as_ref().map(|d| format!(", then `{d}`")).unwrap_or_default();
+        format!("It says `{}`{then}. {}{place}", self.headline, self.gloss)
     }
 }
 
@@ -67,8 +71,8 @@ const TOOLS: &[Tool] = &[
         headline: |l| l.starts_with("E ") && l.contains("assert"),
         after: 2,
         gloss: |_, _| {
-            "pytest rewrites a failing `assert` to show both sides evaluated: the lines marked `E` are the \
-             comparison the test made, the left side being what the code returned."
+            "pytest rewrites a failing `assert` to show its values: the lines marked `E` are the comparison \
+             the test made, with both sides evaluated, and what differs between them."
                 .into()
         },
     },
@@ -143,8 +147,10 @@ pub fn reading_of(error: &str) -> Option<Reading> {
         let last = (at..=last).rev().find(|&i| !lines[i].trim().is_empty()).unwrap_or(at);
         let headline = lines[at].trim().to_string();
         let excerpt = lines[at..=last].join("\n");
-        let location = lines[at..=last.max((at + 1).min(lines.len() - 1))].iter().find_map(|l| location_in(l));
+        // Only a place the quoted lines show: the key says "it points at" what the learner reads.
+        let location = lines[at..=last].iter().find_map(|l| location_in(l));
         let gloss = (tool.gloss)(&headline, error);
+        let detail = detail_of(&lines[at..=last]);
         return Some(Reading {
             headline,
             gloss,
@@ -152,6 +158,7 @@ pub fn reading_of(error: &str) -> Option<Reading> {
             first_line: at as u32 + 1,
             last_line: last as u32 + 1,
             location,
+            detail,
         });
     }
     let cited = excerpt(error, classify(error))?;
@@ -165,7 +172,15 @@ pub fn reading_of(error: &str) -> Option<Reading> {
         first_line: at as u32 + 1,
         last_line: (at + count) as u32,
         location: cited.lines().find_map(location_in),
+        detail: None,
     })
+}
+
+/// The last of `quoted` (the headline first) when it is a message of its own: not the
+/// headline, not a bare `-->` pointer.
+fn detail_of(quoted: &[&str]) -> Option<String> {
+    let last = quoted.iter().skip(1).map(|l| l.trim()).rfind(|l| !l.is_empty())?;
+    (!last.starts_with("-->") && !last.ends_with(':')).then(|| last.to_string())
 }
 
 /// A `path:line` (or `path:line:col`) a line points at: the first word with a dot before a

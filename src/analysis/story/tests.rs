@@ -49,6 +49,7 @@ fn a_go_test_failure_is_read_as_go_test_reports_it_and_its_fix_is_asked() {
     let answer = reading.correct.as_deref().unwrap_or_default();
     assert!(answer.contains("`--- FAIL: TestMap (0.02s)`") && answer.contains("t.Errorf"), "{answer}");
     assert!(answer.contains("pool_test.go:47"), "{answer}");
+    assert!(answer.contains(", then `pool_test.go:47: Map()[0] = \"1\", want \"5\"`"), "{answer}");
     let g = reading.grounding.as_ref().expect("grounded");
     assert_eq!((g.file.as_str(), g.line_start, g.line_end), ("failed Bash: go test ./...", 1, 3));
     // The fix only deleted `-1`: there is no token to blank.

@@ -157,6 +157,46 @@ fn the_offline_provider_grounds_a_concept_in_an_error_and_the_quiz_asks_about_it
 }
 
 #[test]
+fn a_failure_and_the_edit_that_fixed_it_get_a_question_on_the_changed_line() {
+    let dir = TempDir::new();
+    let project = TempDir::new();
+    let worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let session = seed_session(&http, "f5", project.path());
+    let cwd = project.path().to_str().unwrap();
+    let error = " FAIL  src/cart.test.ts > loadCart\nAssertionError: expected 'boom' to be 'loadCart failed'\n \u{276f} src/cart.test.ts:9:20";
+    let failed = json!({"contentSessionId": session, "cwd": cwd, "tool_name": "Bash", "tool_use_id": "f5-test",
+        "tool_input": {"command": "npx vitest run"}, "outcome": "failed", "error": error});
+    assert_eq!(http.post("/api/sessions/observations", &failed).unwrap().0, 202);
+    // The fix: one line of the seeded cart rewritten.
+    let files = crate::pipeline::CART.replace("console.error(error);", "console.error(\"loadCart failed\", error);");
+    let fix = json!({"contentSessionId": session, "cwd": cwd, "tool_name": "Write", "tool_use_id": "f5-w2",
+        "tool_input": {"file_path": format!("{cwd}/src/cart.ts"), "content": files}});
+    assert_eq!(http.post("/api/sessions/observations", &fix).unwrap().0, 202);
+    request_steps(&http, &session, &["stack", "static", "concepts", "quiz"]);
+    wait_step(&http, &session, "analyze_quiz", "succeeded", Duration::from_secs(20));
+    let (_, due) = http.get(&format!("/api/vibelearn/questions/due?session={session}&limit=50")).unwrap();
+    let questions = due["questions"].as_array().unwrap();
+    // The error read as vitest prints it, quoted as it was.
+    let reading = questions
+        .iter()
+        .find(|q| {
+            q["question_type"] == "code_reading" && q["snippet"].as_str().is_some_and(|s| s.contains("AssertionError"))
+        })
+        .unwrap_or_else(|| panic!("no question on the error: {due}"));
+    assert!(reading["question"].as_str().unwrap().contains("npx vitest run"), "{reading}");
+    // The bug the fix removed: the line as it was, keyed by the fix.
+    let bug = questions
+        .iter()
+        .find(|q| {
+            q["question_type"] == "spot_the_bug"
+                && q["snippet"].as_str().is_some_and(|s| s.contains("console.error(error);"))
+        })
+        .unwrap_or_else(|| panic!("no question on the fixed line: {due}"));
+    assert!(bug["question"].as_str().unwrap().contains("as it was when `npx vitest run` failed"), "{bug}");
+}
+
+#[test]
 fn an_llm_provider_is_shown_the_error_and_may_ground_a_concept_in_it() {
     let dir = TempDir::new();
     let project = TempDir::new();

@@ -36,7 +36,7 @@ pub(crate) fn wait_step(http: &Http, session: &str, kind: &str, state: &str, tim
     http.get(&format!("/api/jobs/{id}")).unwrap().1
 }
 
-const CART: &str = "export interface CartItem {\n  id: string;\n  quantity: number;\n  price: number;\n}\n\n\
+pub(crate) const CART: &str = "export interface CartItem {\n  id: string;\n  quantity: number;\n  price: number;\n}\n\n\
 export function cartTotal(items: CartItem[]): number {\n  return items.reduce((sum, item) => sum + item.quantity * item.price, 0);\n}\n\n\
 export async function loadCart(userId: string): Promise<CartItem[]> {\n  try {\n    const response = await fetch(`/api/cart/${userId}`);\n    return await response.json();\n  } catch (error) {\n    console.error(error);\n    return [];\n  }\n}\n";
 

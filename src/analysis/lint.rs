@@ -63,60 +63,7 @@ impl Rule {
     }
 }
 
-/// The edit that fixed a failure: the file and the 1-based lines of its new content that the
-/// edit wrote (for a pure deletion, the line where the removed text was).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fix {
-    pub file: String,
-    pub lines: Vec<u32>,
-}
-
-impl Fix {
-    /// The fix that turned `before` into `after` in `file`: the lines of `after` that are not
-    /// in a longest common subsequence of the two (so an edit in three places is three places,
-    /// not everything between them). `None` when nothing changed.
-    pub fn between(file: &str, before: &str, after: &str) -> Option<Fix> {
-        let old: Vec<&str> = before.lines().collect();
-        let new: Vec<&str> = after.lines().collect();
-        if old == new {
-            return None;
-        }
-        // The common head and tail first: the table below is then only as big as the change.
-        let head = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
-        let tail = old[head..].iter().rev().zip(new[head..].iter().rev()).take_while(|(a, b)| a == b).count();
-        let kept = common_lines(&old[head..old.len() - tail], &new[head..new.len() - tail]);
-        let written: Vec<u32> =
-            (head..new.len() - tail).filter(|i| !kept.contains(&(i - head))).map(|i| i as u32 + 1).collect();
-        // A pure deletion: the line where the removed text was.
-        let lines = if written.is_empty() { vec![(head as u32 + 1).min(new.len().max(1) as u32)] } else { written };
-        Some(Fix { file: file.to_string(), lines })
-    }
-}
-
-/// Indices into `new` of a longest common subsequence of `old` and `new`.
-fn common_lines(old: &[&str], new: &[&str]) -> std::collections::BTreeSet<usize> {
-    let (n, m) = (old.len(), new.len());
-    // lcs[i][j]: the LCS length of old[i..] and new[j..].
-    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            lcs[i][j] = if old[i] == new[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
-        }
-    }
-    let (mut i, mut j, mut kept) = (0, 0, std::collections::BTreeSet::new());
-    while i < n && j < m {
-        if old[i] == new[j] {
-            kept.insert(j);
-            i += 1;
-            j += 1;
-        } else if lcs[i + 1][j] >= lcs[i][j + 1] {
-            i += 1;
-        } else {
-            j += 1;
-        }
-    }
-    kept
-}
+pub use crate::analysis::story::Fix;
 
 /// What the lint knows of a session.
 #[derive(Debug, Clone, Copy)]
@@ -153,6 +100,25 @@ pub struct Finding {
     pub rule: Rule,
     pub question: Option<usize>,
     pub detail: String,
+}
+
+/// Whether a blank whose answer is `answer` breaks [`Rule::KeywordBlank`]: for a builder that
+/// refuses such a blank before writing it (`analysis::story`), so the two never disagree.
+pub fn is_keyword_blank(answer: &str) -> bool {
+    let q = GeneratedQuestion {
+        concept: String::new(),
+        question_type: "fill_in_blank".into(),
+        difficulty: String::new(),
+        snippet: None,
+        question: String::new(),
+        options: None,
+        correct: Some(answer.to_string()),
+        explanation: String::new(),
+        follow_up: None,
+        tags: Vec::new(),
+        grounding: None,
+    };
+    rules::keyword_blank(&q).is_some()
 }
 
 /// Every finding of every rule over `questions`, in question order, then session-wide.

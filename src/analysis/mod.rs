@@ -12,6 +12,8 @@
 //! - `grounded`: questions built from the session's own files (bugs, blanks, orderings, quotes).
 //! - `grounding_check`: verifying a question's grounding and answer key against those files.
 //! - `failures`: errors the developer met (failed tool calls), classified by kind.
+//! - `story`: the session's own story: the edit that fixed a failure, the error read in its
+//!   tool's terms, and the questions built from the two.
 //! - `precision`: SPEC §6.4's precision rules (whole units, steps that run, the session's
 //!   language, premises that hold) as checks on one question.
 //! - `lint`: issue 40's question lint, which measures what the rules above let through.
@@ -29,6 +31,7 @@ pub mod precision;
 pub mod questions;
 pub mod stack;
 pub mod static_rules;
+pub mod story;
 
 pub use lexer::{Lang, lang_for_path, mask_comments_and_strings};
 pub use stack::{SessionEvidence, detect_stack, detect_stack_with, is_manifest};

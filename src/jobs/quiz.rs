@@ -173,6 +173,8 @@ struct Inputs {
     last_hash: Option<String>,
     files: Vec<SourceFile>,
     failures: Vec<crate::analysis::model::FailedCall>,
+    /// The edit that fixed the session's first failure: the story questions' change.
+    fix: Option<crate::analysis::story::Fix>,
     patterns: Vec<crate::analysis::model::Pattern>,
     stored: Vec<StoredQuestion>,
     reteach: Vec<super::reteach::Reteach>,
@@ -183,13 +185,15 @@ struct Inputs {
 impl Inputs {
     /// Everything the questions are built from: the concepts, the files, failures and
     /// patterns they quote (with the concepts alone, an edit to a quoted line left every
-    /// question quoting a line the file no longer has), and a leech to re-teach.
+    /// question quoting a line the file no longer has), a leech to re-teach, and the story's
+    /// fix. Each optional part is hashed only when present, so a session without one keeps
+    /// the hash it had before that part existed (no re-generation after an upgrade).
     fn hash(&self, provider: &str) -> String {
-        let Inputs { targets, files, failures, patterns, reteach, .. } = self;
-        if reteach.is_empty() {
-            hash_of(&(provider, targets, files, failures, patterns))
-        } else {
-            hash_of(&(provider, targets, files, failures, patterns, reteach))
+        let Inputs { targets, files, failures, patterns, reteach, fix, .. } = self;
+        match (reteach.is_empty(), fix) {
+            (true, None) => hash_of(&(provider, targets, files, failures, patterns)),
+            (false, None) => hash_of(&(provider, targets, files, failures, patterns, reteach)),
+            (_, Some(fix)) => hash_of(&(provider, targets, files, failures, patterns, reteach, fix)),
         }
     }
 }
@@ -205,6 +209,7 @@ impl QuizHandler {
             last_hash: session_data::last_input_hash(&conn, session_id, super::ANALYZE_QUIZ)?,
             files: session_data::captured_files(&conn, session_id)?,
             failures: session_data::failures(&conn, session_id)?,
+            fix: session_data::story_fix(&conn, session_id)?,
             patterns: session_data::patterns(&conn, session_id)?,
             stored: grounded_questions(&conn, session_id)?,
             reteach,
@@ -230,6 +235,10 @@ impl QuizHandler {
                 // Re-teach questions first: where one shares type and lines with a regular
                 // question, the first is kept (`keep_valid`), and the regular one is already stored.
                 let mut questions = reteach_questions(inputs);
+                // The session's own story next (issue 40): where it shares type and lines with
+                // a catalogue question, it is the one kept.
+                let (failures, fix) = (&inputs.failures, inputs.fix.as_ref());
+                questions.extend(crate::analysis::story::story_questions(&pairs, failures, fix, &inputs.files));
                 questions.extend(offline_questions(&pairs, &inputs.files, &inputs.patterns).questions);
                 let checked = keep_valid(questions, &question_targets, sources, CannedCode::Allowed);
                 let result = checked.result(selected.name(), None);

@@ -76,6 +76,46 @@ pub fn captured_files(conn: &Connection, session_id: &str) -> rusqlite::Result<V
     Ok(latest.into_values().collect())
 }
 
+/// Most observations read to find a session's fix: the story is in its first hours, and a
+/// long session's later edits add nothing to it.
+pub const MAX_STORY_OBSERVATIONS: i64 = 5_000;
+
+/// The edit that fixed the session's first failure ([`crate::analysis::story::first_fix`]):
+/// the first whole-file edit after a failed call (one the user did not interrupt) of a file
+/// written before it, with paths as [`captured_files`] gives them. `None` when there is none.
+pub fn story_fix(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<crate::analysis::story::Fix>> {
+    use crate::analysis::story::{StoryEvent, first_fix};
+    let cwd: Option<String> = conn
+        .prepare_cached("SELECT cwd FROM sessions WHERE id = ?1")?
+        .query_row([session_id], |r| r.get(0))
+        .optional()?
+        .flatten();
+    let mut stmt = conn.prepare_cached(
+        "SELECT outcome = 'failed', file_path, content FROM observations WHERE session_id = ?1 \
+         AND ((outcome = 'failed' AND error IS NOT NULL \
+               AND COALESCE(json_extract(CASE WHEN json_valid(output) THEN output END, '$.is_interrupt'), 0) = 0) \
+           OR (obs_type = 'file_edit' AND outcome = 'succeeded' AND fragment = 0 \
+               AND file_path IS NOT NULL AND content IS NOT NULL)) \
+         ORDER BY id LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![session_id, MAX_STORY_OBSERVATIONS], |r| {
+        Ok((r.get::<_, bool>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, Option<String>>(2)?))
+    })?;
+    let mut steps: Vec<Option<(String, String)>> = Vec::new();
+    for row in rows {
+        let (failed, path, content) = row?;
+        steps.push(match (failed, path, content) {
+            (false, Some(path), Some(content)) => Some((relative_path(&path, cwd.as_deref()), content)),
+            _ => None,
+        });
+    }
+    let events = steps.iter().map(|step| match step {
+        Some((path, content)) => StoryEvent::Wrote { path, content },
+        None => StoryEvent::Failed,
+    });
+    Ok(first_fix(events))
+}
+
 /// Most shell commands stack detection reads: the test runs of a session are among its first
 /// hundreds of commands, and a long session's later ones add nothing.
 pub const MAX_COMMANDS: usize = 500;

@@ -94,9 +94,16 @@ pub const LANGUAGE_NAMES: &[(&str, &[Lang])] = &[
 
 /// The first phrase of `text` that is not true in `lang`, if any.
 pub fn foreign_word(text: &str, lang: Lang) -> Option<&'static str> {
-    let phrase = ECOSYSTEM_WORDS.iter().find(|(word, langs)| !langs.contains(&lang) && text.contains(word));
+    // A phrase starts a word (`go test`, not the tail of `cargo test`); it may end inside one
+    // (`dataclass` in `dataclasses`).
+    let phrase = ECOSYSTEM_WORDS.iter().find(|(word, langs)| !langs.contains(&lang) && starts_word(text, word));
     let name = || LANGUAGE_NAMES.iter().find(|(name, langs)| !langs.contains(&lang) && has_word(text, name));
     phrase.or_else(name).map(|(word, _)| *word)
+}
+
+/// Whether `phrase` occurs in `text` with no letter or digit right before it.
+fn starts_word(text: &str, phrase: &str) -> bool {
+    text.match_indices(phrase).any(|(at, _)| !text[..at].chars().next_back().is_some_and(char::is_alphanumeric))
 }
 
 /// Whether `word` occurs in `text` with no letter or digit right before or after it.
@@ -118,5 +125,7 @@ mod tests {
         assert_eq!(foreign_word("JavaScript arrays", Lang::TypeScript), None);
         assert_eq!(foreign_word("Python's dataclasses", Lang::Python), None);
         assert_eq!(foreign_word("Rustacean", Lang::Go), None);
+        assert_eq!(foreign_word("`cargo test` failed", Lang::Rust), None);
+        assert_eq!(foreign_word("`go test` failed", Lang::Rust), Some("go test"));
     }
 }

@@ -18,6 +18,7 @@ use crate::analysis::grounding_check::CannedCode;
 use crate::analysis::lint::{Finding, Fix, LintSession, Rule, lint};
 use crate::analysis::model::{FailedCall, SourceFile};
 use crate::analysis::questions::GeneratedQuestion;
+use crate::analysis::story::{StoryEvent, first_fix, story_questions};
 use crate::analysis::{analyze_files, detect_stack, is_manifest};
 use crate::jobs::question_checks::{QuestionTarget, keep_valid};
 use crate::llm::offline::{offline_concepts, offline_questions};
@@ -62,25 +63,29 @@ fn load(dir: &str, name: &str) -> Recorded {
     let text = std::fs::read_to_string(root().join(dir).join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
     let session = SampleSession::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut latest: BTreeMap<String, String> = BTreeMap::new();
-    let (mut failures, mut fix, mut prompts) = (Vec::new(), None, Vec::new());
+    let (mut failures, mut prompts, mut events) = (Vec::new(), Vec::new(), Vec::new());
     for step in &session.steps {
         let input = &step.input;
         if let Some(prompt) = input["prompt"].as_str() {
             prompts.push(prompt.to_string());
         }
         if input["hook_event_name"] == "PostToolUseFailure" {
+            events.push(None);
             let tool_name = input["tool_name"].as_str().unwrap_or("tool").to_string();
             let subject = input["tool_input"]["command"].as_str().unwrap_or(&tool_name).to_string();
             let error = input["error"].as_str().unwrap_or_default().to_string();
             failures.push(FailedCall { tool_name, subject, error });
         }
         if let Some(w) = &step.write_file {
-            if let (false, None, Some(before)) = (failures.is_empty(), &fix, latest.get(&w.path)) {
-                fix = Fix::between(&w.path, before, &w.content);
-            }
+            events.push(Some((w.path.as_str(), w.content.as_str())));
             latest.insert(w.path.clone(), w.content.clone());
         }
     }
+    // The fix as the quiz job finds it (`session_data::story_fix`).
+    let fix = first_fix(events.iter().map(|e| match e {
+        Some((path, content)) => StoryEvent::Wrote { path, content },
+        None => StoryEvent::Failed,
+    }));
     let manifests = session
         .project_files
         .iter()
@@ -108,7 +113,9 @@ fn quiz(s: &Recorded) -> Vec<GeneratedQuestion> {
     let pairs: Vec<(Concept, Level)> = concepts.iter().map(|c| (c.clone(), level(c))).collect();
     let targets: Vec<QuestionTarget<'_>> =
         concepts.iter().map(|c| QuestionTarget { id: &c.name, name: &c.name }).collect();
-    let questions = offline_questions(&pairs, &s.files, &patterns).questions;
+    // The session's story first, as the quiz job puts it.
+    let mut questions = story_questions(&pairs, &s.failures, s.fix.as_ref(), &s.files);
+    questions.extend(offline_questions(&pairs, &s.files, &patterns).questions);
     keep_valid(questions, &targets, &citable, CannedCode::Allowed).kept.into_iter().map(|(_, q)| q).collect()
 }
 

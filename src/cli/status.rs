@@ -75,7 +75,8 @@ pub fn report(
     let one = |sql: &str| -> rusqlite::Result<i64> { conn.prepare_cached(sql)?.query_row([], |r| r.get(0)) };
     let sitting = days::sitting_filter(conn, scheduler.day(), now, &cards::DueFilter::default(), new_per_day)?;
     let due = cards::due_now(conn, now, &sitting)?;
-    let standings = Standings::of(&concept_mastery(conn, scheduler, now)?);
+    let keys = crate::learning::standings::all_keys(conn)?;
+    let standings = crate::learning::standings::standings(conn, scheduler, now, &keys)?;
     let pairs = |sql: &str| -> rusqlite::Result<Vec<(String, i64)>> {
         conn.prepare_cached(sql)?.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
     };
@@ -85,15 +86,18 @@ pub fn report(
             "SELECT COALESCE(platform, 'unknown') AS p, COUNT(*) AS n FROM sessions GROUP BY p ORDER BY n DESC, p",
         )?,
         agents: Vec::new(),
-        concepts: one("SELECT COUNT(DISTINCT normalized_name) FROM concepts")?,
+        concepts: keys.len() as i64,
         reviews_due: due.reviews as i64,
         learning_due: due.learning as i64,
         new_questions: due.new as i64,
         standings,
         questions: counts::questions(conn, None)?,
-        leeches: one(
-            "SELECT COUNT(*) FROM questions q WHERE EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech')",
-        )?,
+        // A leech is a live card (`learning::standings`): counted from migration 0018's index.
+        leeches: one(concat!(
+            "SELECT COUNT(*) FROM questions q INDEXED BY questions_live WHERE ",
+            crate::learning::standings::live_card!(),
+            " AND instr(q.tags, 'leech') > 0 AND EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech')",
+        ))?,
         answers: counts::answers(conn)?,
         streak: days::streak(conn, scheduler.day(), now)?,
         top_categories: pairs(&format!(

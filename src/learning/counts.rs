@@ -36,14 +36,19 @@ pub struct Standings {
 impl Standings {
     pub fn of<'a>(concepts: impl IntoIterator<Item = &'a ConceptMastery>) -> Standings {
         concepts.into_iter().fold(Standings::default(), |mut s, c| {
-            match c.standing {
-                Standing::Mastered => s.mastered += 1,
-                Standing::Reviewing => s.reviewing += 1,
-                Standing::Learning => s.learning += 1,
-                Standing::Gap => s.gaps += 1,
-            }
+            s.add(c.standing);
             s
         })
+    }
+
+    /// One more concept, standing where `standing` says.
+    pub fn add(&mut self, standing: Standing) {
+        match standing {
+            Standing::Mastered => self.mastered += 1,
+            Standing::Reviewing => self.reviewing += 1,
+            Standing::Learning => self.learning += 1,
+            Standing::Gap => self.gaps += 1,
+        }
     }
 
     pub fn concepts(&self) -> i64 {

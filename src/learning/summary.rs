@@ -3,8 +3,8 @@
 //!
 //! "Due" is what `vl quiz` will ask now (`learning::cards::due_now` through the sitting's
 //! new-card cap, `learning::days::sitting_filter`), and the concepts' standings are
-//! `learning::mastery::concept_mastery`'s, counted and worded by `learning::counts`: no count
-//! of its own here.
+//! `learning::mastery::concept_mastery`'s, counted by `learning::standings` (from the cards that
+//! can change them) and worded by `learning::counts`: no count of its own here.
 
 use std::collections::HashSet;
 
@@ -16,7 +16,6 @@ use crate::learn::schedule::Scheduler;
 use crate::learning::cards::{DueFilter, due_now};
 use crate::learning::counts;
 use crate::learning::days::{Streak, sitting_filter, streak};
-use crate::learning::mastery::concept_mastery_in;
 
 /// `GET /api/vibelearn/overview`: what the dashboard leads with — the questions due now, the
 /// streak, the concepts by standing, the questions and the answers, with the words `vl status`
@@ -97,19 +96,18 @@ pub fn due_counts(
     }
     let mut standings = counts::Standings::default();
     if judge == Standings::Count && !keys.is_empty() {
-        let directory = project.filter(|_| scoped);
-        standings = counts::Standings::of(
-            concept_mastery_in(conn, scheduler, now, directory)?.iter().filter(|c| keys.contains(&c.key)),
-        );
+        standings = crate::learning::standings::standings(conn, scheduler, now, &keys)?;
     }
     Ok(DueCounts { due, streak, concepts: keys.len() as i64, standings, project: scoped })
 }
 
-/// The normalised names of the concepts met in sessions under `directory` (all when `None`).
+/// The normalised names of the concepts met in sessions under `directory` (all when `None`:
+/// from the names' index alone, migration 0018).
 fn concept_keys(conn: &Connection, directory: Option<&str>) -> rusqlite::Result<HashSet<String>> {
+    let Some(directory) = directory else { return crate::learning::standings::all_keys(conn) };
     conn.prepare_cached(concat!(
         "SELECT DISTINCT c.normalized_name FROM concepts c JOIN sessions s ON s.id = c.session_id \
-             WHERE ?1 IS NULL OR ",
+             WHERE ",
         super::in_project_dir!("?1")
     ))?
     .query_map([directory], |r| r.get(0))?

@@ -1,0 +1,24 @@
+-- Reads that follow what is due, not the whole history (issue 43 §1): every learning read
+-- (the statusline on every message, `vl status`, `vl gaps`, the SessionStart count, `vl quiz
+-- next`, the dashboard) read every question ever written, ~2.3 µs per question held: 39-44 ms
+-- at 1,000 sessions (docs/PERFORMANCE.md "Reads at scale").
+--
+-- The new questions a sitting may introduce, in the order it introduces them (oldest first):
+-- `due_at IS NULL` is the index's first column and the order its next two, so the selection
+-- stops at the day's cap (20) instead of sorting every question never answered. Its condition
+-- is part of `learning::cards`' new-card condition, word for word, so the planner may use it.
+CREATE INDEX questions_new_in_order ON questions (due_at, created_at, id)
+    WHERE suspended = 0 AND parent_question_id IS NULL;
+-- The cards whose standing can change with time or has changed (`learning::mastery::standings`):
+-- answered, in their steps, or tagged a leech. Every other card is a plain new card, whose facts
+-- are always the same (never answered, not in steps, no leech), so the concepts' standings read
+-- these and only ask whether a concept has a plain new card at all. The condition is
+-- `learning::mastery::LIVE_CARD`, word for word.
+CREATE INDEX questions_live ON questions (concept_id)
+    WHERE last_review_at IS NOT NULL OR card_state <> 'new' OR instr(tags, 'leech') > 0;
+-- "Has this concept a plain new card?", asked per concept name of the live cards.
+CREATE INDEX questions_plain_new ON questions (concept_id)
+    WHERE last_review_at IS NULL AND card_state = 'new';
+-- A concept's rows by name (the live cards' concepts across sessions), and the distinct names
+-- from the index alone.
+CREATE INDEX concepts_by_name ON concepts (normalized_name);

@@ -22,3 +22,9 @@ CREATE INDEX questions_plain_new ON questions (concept_id)
 -- A concept's rows by name (the live cards' concepts across sessions), and the distinct names
 -- from the index alone.
 CREATE INDEX concepts_by_name ON concepts (normalized_name);
+-- The follow-ups (few), for the reflection prompts' counts: `vl status` and the dashboard count
+-- the questions and the answers as every question and every answer, less the reflections, instead
+-- of joining every answer to its question.
+CREATE INDEX questions_follow_ups ON questions (parent_question_id) WHERE parent_question_id IS NOT NULL;
+-- The right answers, counted from an index of them alone.
+CREATE INDEX quiz_attempts_correct ON quiz_attempts (question_id) WHERE correct;

@@ -25,40 +25,52 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 export VIBELEARN_PROVIDER=offline
 
-# The median wall time in ms of RUNS runs of "$@" with stdin from $INPUT (or nothing).
+# "WALL CPU": the medians in ms of RUNS runs of "$@" with stdin from $INPUT (or nothing), wall
+# time and the process's CPU time (user + system, from the kernel's accounting: on a shared,
+# loaded machine the wall time is mostly waiting for a core; the CPU time is the cost).
 median_ms() {
-    local times=()
-    for _ in $(seq "$RUNS"); do
-        local start end
-        start=$(date +%s%N)
-        "$@" <"${INPUT:-/dev/null}" >/dev/null 2>&1 || true
-        end=$(date +%s%N)
-        times+=("$(( (end - start) / 1000 ))")
-    done
-    printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]/1000}'
+    python3 - "$RUNS" "${INPUT:-/dev/null}" "$@" <<'PY'
+import os, resource, statistics, subprocess, sys, time
+runs, stdin, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+wall, cpu = [], []
+for _ in range(runs):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    with open(stdin, "rb") as f:
+        subprocess.run(cmd, stdin=f, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall.append((time.perf_counter() - start) * 1000)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu.append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000)
+print(f"{statistics.median(wall):.1f} {statistics.median(cpu):.1f}")
+PY
 }
+# "WALL (CPU)" of one median_ms result.
+both() { read -r w c <<<"$1"; printf '%s (%s)' "$w" "$c"; }
 
 echo "{\"cwd\":\"/home/dev/work/project-0\"}" >"$WORK/here.json"
 echo "{\"cwd\":\"/tmp/not-a-project\"}" >"$WORK/elsewhere.json"
-printf '| sessions | questions | answers | statusline (project / elsewhere) | vl status | vl gaps | vl quiz next --json | overview / profile (in process) | database |\n'
-printf '|---|---|---|---|---|---|---|---|---|\n'
+printf 'Milliseconds, median of %s runs: wall (CPU). `vl --version` is the process floor.\n\n' "$RUNS"
+printf '| sessions | questions | answers | statusline (project / elsewhere) | vl status | vl gaps | vl quiz next --json | overview / profile (in process) | vl --version | database |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|\n'
 for n in $SIZES; do
     dir="$WORK/h$n"
     grown=$("$BIN/vl-load" history "$dir" "$n")
     export VIBELEARN_DATA_DIR="$dir"
     # One untimed read first, so every size starts from a warm page cache.
     "$BIN/vl" status >/dev/null 2>&1 || true
-    here=$(INPUT="$WORK/here.json" median_ms "$BIN/vl" statusline)
-    elsewhere=$(INPUT="$WORK/elsewhere.json" median_ms "$BIN/vl" statusline)
-    status=$(median_ms "$BIN/vl" status)
-    gaps=$(median_ms "$BIN/vl" gaps)
-    next=$(median_ms "$BIN/vl" quiz next --json)
+    here=$(both "$(INPUT="$WORK/here.json" median_ms "$BIN/vl" statusline)")
+    elsewhere=$(both "$(INPUT="$WORK/elsewhere.json" median_ms "$BIN/vl" statusline)")
+    status=$(both "$(median_ms "$BIN/vl" status)")
+    gaps=$(both "$(median_ms "$BIN/vl" gaps)")
+    next=$(both "$(median_ms "$BIN/vl" quiz next --json)")
+    floor=$(both "$(median_ms "$BIN/vl" --version)")
     reads=$("$BIN/vl-load" reads "$dir" "$RUNS")
     field() { sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" <<<"$1"; }
-    overview=$(printf '%.1f' "$(field "$reads" overview_ms)")
-    profile=$(printf '%.1f' "$(field "$reads" profile_ms)")
+    ms() { printf '%.1f (%.1f)' "$(field "$reads" "${1}_ms")" "$(field "$reads" "${1}_cpu_ms")"; }
+    overview=$(ms overview)
+    profile=$(ms profile)
     bytes=$(du -sk "$dir" | cut -f1)
-    printf '| %s | %s | %s | %s / %s ms | %s ms | %s ms | %s ms | %s / %s ms | %s MB |\n' \
+    printf '| %s | %s | %s | %s / %s | %s | %s | %s | %s / %s | %s | %s MB |\n' \
         "$n" "$(field "$grown" questions)" "$(field "$grown" answers)" "$here" "$elsewhere" "$status" "$gaps" \
-        "$next" "$overview" "$profile" "$(( bytes / 1024 ))"
+        "$next" "$overview" "$profile" "$floor" "$(( bytes / 1024 ))"
 done

@@ -231,6 +231,19 @@ mod tests {
         let new = plan(&conn, &crate::learning::cards::due_sql("q.id", crate::learning::cards::NEW_IN_ORDER));
         assert!(new.iter().any(|s| s.contains("SEARCH q USING INDEX questions_new_in_order (due_at=?)")), "{new:?}");
         assert!(!new.iter().any(|s| s.contains("TEMP B-TREE")), "the new cards are sorted: {new:?}");
+        // The loop's counts: every question and answer from an index, the reflections from the
+        // follow-ups (no join of every answer to its question).
+        let mut counts = Vec::new();
+        for sql in [
+            concat!("SELECT COUNT(*) FROM questions q WHERE ", crate::learning::reflection!()),
+            "SELECT COUNT(*) FROM quiz_attempts WHERE correct",
+        ] {
+            counts.extend(plan(&conn, sql));
+        }
+        assert!(counts.iter().any(|s| s.contains("questions_follow_ups")), "{counts:?}");
+        assert!(counts.iter().any(|s| s.contains("quiz_attempts_correct")), "{counts:?}");
+        assert!(!counts.iter().any(|s| s.starts_with("SCAN q") && !s.contains("INDEX")), "{counts:?}");
+        assert!(!counts.iter().any(|s| s == "SCAN quiz_attempts"), "{counts:?}");
         for plan in [&live, &probe, &names, &new] {
             assert!(!plan.iter().any(|s| s == "SCAN q" || s == "SCAN c" || s == "SCAN concepts"), "{plan:?}");
         }

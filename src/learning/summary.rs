@@ -88,8 +88,12 @@ pub fn due_counts(
     let (mut due, mut keys) = (0, HashSet::new());
     let mut scoped = false;
     if let Some(project) = project {
-        (due, keys) = count(Some(project))?;
-        scoped = due > 0 || !keys.is_empty();
+        // A directory without a session has nothing due and no concept: asked first, since the
+        // new cards' walk for a directory that holds none reads every new card of the others.
+        if has_sessions(conn, project)? {
+            (due, keys) = count(Some(project))?;
+            scoped = due > 0 || !keys.is_empty();
+        }
     }
     if !scoped {
         (due, keys) = count(None)?;
@@ -101,12 +105,20 @@ pub fn due_counts(
     Ok(DueCounts { due, streak, concepts: keys.len() as i64, standings, project: scoped })
 }
 
+/// Whether any session was started in the project directory `directory` or below it.
+fn has_sessions(conn: &Connection, directory: &str) -> rusqlite::Result<bool> {
+    conn.prepare_cached(concat!("SELECT EXISTS (SELECT 1 FROM sessions s WHERE ", super::in_project_dir!("?1"), ")"))?
+        .query_row([directory], |r| r.get(0))
+}
+
 /// The normalised names of the concepts met in sessions under `directory` (all when `None`:
 /// from the names' index alone, migration 0018).
 fn concept_keys(conn: &Connection, directory: Option<&str>) -> rusqlite::Result<HashSet<String>> {
     let Some(directory) = directory else { return crate::learning::standings::all_keys(conn) };
     conn.prepare_cached(concat!(
-        "SELECT DISTINCT c.normalized_name FROM concepts c JOIN sessions s ON s.id = c.session_id \
+        // Sessions first (CROSS JOIN keeps SQLite's order): the directory's sessions, then their
+        // concepts from the (session, name) index; the other order probed a session per concept.
+        "SELECT DISTINCT c.normalized_name FROM sessions s CROSS JOIN concepts c ON c.session_id = s.id \
              WHERE ",
         super::in_project_dir!("?1")
     ))?

@@ -19,6 +19,7 @@ use crate::cli::quiz::term::{Style, days};
 use crate::clock::Millis;
 use crate::config::Config;
 use crate::db;
+use crate::learn::mastery::Standing;
 use crate::learn::schedule::Scheduler;
 use crate::learning::cards;
 use crate::learning::counts::{self, Answers, Questions, Standings};
@@ -113,10 +114,17 @@ pub fn report(
 /// The gaps (SPEC §7): leeches first (most lapses first), then concepts under [`GAP_SCORE`],
 /// weakest first, the most answered first among equals (0 % over four cards is a surer gap
 /// than never asked), then by name.
+///
+/// A gap is a concept with a live card (`learning::standings`): the standings come from those,
+/// and only the gaps are read whole (`learning::mastery::concept_mastery_of`), not every
+/// concept.
 pub fn gaps(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Gaps> {
-    let all = concept_mastery(conn, scheduler, now)?;
-    let standings = Standings::of(&all);
-    let mut list: Vec<Gap> = all.into_iter().filter(Gap::is_gap).collect();
+    let keys = crate::learning::standings::all_keys(conn)?;
+    let live = crate::learning::standings::live_standings(conn, scheduler, now, &keys)?;
+    let standings = crate::learning::standings::counted(&live, keys.len());
+    let names: Vec<&str> = live.iter().filter(|(_, s)| **s == Standing::Gap).map(|(k, _)| k.as_str()).collect();
+    let found = crate::learning::mastery::concept_mastery_of(conn, scheduler, now, &names)?;
+    let mut list: Vec<Gap> = found.into_iter().filter(Gap::is_gap).collect();
     list.sort_by(|a, b| {
         (b.leeches > 0)
             .cmp(&(a.leeches > 0))

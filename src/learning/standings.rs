@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, HashSet};
 use rusqlite::Connection;
 
 use crate::clock::Millis;
-use crate::learn::mastery::{CardFacts, judge};
+use crate::learn::mastery::{CardFacts, Standing, judge};
 use crate::learn::schedule::Scheduler;
 use crate::learning::cards::card_from_row_at;
 use crate::learning::counts;
@@ -71,18 +71,37 @@ pub fn standings(
     now: Millis,
     keys: &HashSet<String>,
 ) -> rusqlite::Result<counts::Standings> {
-    let live = live_facts(conn, scheduler, now, keys)?;
+    Ok(counted(&live_standings(conn, scheduler, now, keys)?, keys.len()))
+}
+
+/// The standing of each concept of `keys` that has a live card, by name (module doc); every
+/// other concept of `keys` is learning.
+pub fn live_standings(
+    conn: &Connection,
+    scheduler: &Scheduler,
+    now: Millis,
+    keys: &HashSet<String>,
+) -> rusqlite::Result<BTreeMap<String, Standing>> {
     let mut probe = conn.prepare_cached(HAS_PLAIN_NEW)?;
-    let mut standings = counts::Standings::default();
-    for (key, mut facts) in live {
+    let mut by_name = BTreeMap::new();
+    for (key, mut facts) in live_facts(conn, scheduler, now, keys)? {
         if probe.query_row([&key], |r| r.get::<_, bool>(0))? {
             facts.push(CardFacts::default());
         }
-        standings.add(judge(&facts).standing);
+        by_name.insert(key, judge(&facts).standing);
     }
-    // The concepts without a live card: only plain new cards, or none — learning.
-    standings.learning += keys.len() as i64 - standings.concepts();
-    Ok(standings)
+    Ok(by_name)
+}
+
+/// [`live_standings`] counted over `concepts` concepts: those without a live card (only plain
+/// new cards, or none) are learning.
+pub fn counted(live: &BTreeMap<String, Standing>, concepts: usize) -> counts::Standings {
+    let mut standings = counts::Standings::default();
+    for standing in live.values() {
+        standings.add(*standing);
+    }
+    standings.learning += concepts as i64 - standings.concepts();
+    standings
 }
 
 /// The facts of the live cards of the concepts in `keys`, by name.
@@ -120,7 +139,7 @@ pub fn all_keys(conn: &Connection) -> rusqlite::Result<HashSet<String>> {
 mod tests {
     use super::*;
     use crate::learn::schedule::DAY_MS;
-    use crate::learning::mastery::{concept_mastery, concept_mastery_in};
+    use crate::learning::mastery::{concept_mastery, concept_mastery_in, concept_mastery_of};
     use rusqlite::params;
 
     const NOW: Millis = 20_000 * DAY_MS;
@@ -199,6 +218,11 @@ mod tests {
             assert_eq!(keys.len(), all.len(), "seed {seed}");
             let expected = counts::Standings::of(&all);
             assert_eq!(standings(&conn, &scheduler, NOW, &keys).unwrap(), expected, "seed {seed}");
+            // The gaps are concepts with live cards, and read alone they are the same.
+            let live = live_standings(&conn, &scheduler, NOW, &keys).unwrap();
+            let names: Vec<&str> = live.iter().filter(|(_, s)| **s == Standing::Gap).map(|(k, _)| k.as_str()).collect();
+            let gaps: Vec<_> = all.iter().filter(|c| c.is_gap()).cloned().collect();
+            assert_eq!(concept_mastery_of(&conn, &scheduler, NOW, &names).unwrap(), gaps, "seed {seed}");
             for (sum, n) in [(&mut seen.mastered, expected.mastered), (&mut seen.reviewing, expected.reviewing)]
                 .into_iter()
                 .chain([(&mut seen.learning, expected.learning), (&mut seen.gaps, expected.gaps)])

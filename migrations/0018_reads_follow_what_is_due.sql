@@ -13,8 +13,11 @@ CREATE INDEX questions_new_in_order ON questions (due_at, created_at, id)
 -- answered, in their steps, or tagged a leech. Every other card is a plain new card, whose facts
 -- are always the same (never answered, not in steps, no leech), so the concepts' standings read
 -- these and only ask whether a concept has a plain new card at all. The condition is
--- `learning::mastery::LIVE_CARD`, word for word.
-CREATE INDEX questions_live ON questions (concept_id)
+-- `learning::standings::live_card!`, word for word. It holds every column that read needs, so
+-- a fresh process (the statusline) reads the index's pages and not the questions' (measured
+-- 2.8 -> 1.9 ms for that query at 2,400 answered cards, sqlite3 shell, a new process each run).
+CREATE INDEX questions_live ON questions (concept_id, card_state, learning_step, stability, fsrs_difficulty,
+    due_at, last_review_at, reps, lapses, tags, parent_question_id, correct)
     WHERE last_review_at IS NOT NULL OR card_state <> 'new' OR instr(tags, 'leech') > 0;
 -- "Has this concept a plain new card?", asked per concept name of the live cards.
 CREATE INDEX questions_plain_new ON questions (concept_id)

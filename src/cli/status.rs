@@ -95,7 +95,7 @@ pub fn report(
         questions: counts::questions(conn, None)?,
         // A leech is a live card (`learning::standings`): counted from migration 0018's index.
         leeches: one(concat!(
-            "SELECT COUNT(*) FROM questions q INDEXED BY questions_live WHERE ",
+            "SELECT COUNT(*) FROM questions q WHERE ",
             crate::learning::standings::live_card!(),
             " AND instr(q.tags, 'leech') > 0 AND EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech')",
         ))?,

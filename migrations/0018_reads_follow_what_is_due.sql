@@ -29,5 +29,6 @@ CREATE INDEX concepts_by_name ON concepts (normalized_name);
 -- the questions and the answers as every question and every answer, less the reflections, instead
 -- of joining every answer to its question.
 CREATE INDEX questions_follow_ups ON questions (parent_question_id) WHERE parent_question_id IS NOT NULL;
--- The right answers, counted from an index of them alone.
-CREATE INDEX quiz_attempts_correct ON quiz_attempts (question_id) WHERE correct;
+-- The wrong answers (the fewer: ~15 %), counted from an index of them alone; the right ones are
+-- every answer less these.
+CREATE INDEX quiz_attempts_wrong ON quiz_attempts (question_id) WHERE NOT correct;

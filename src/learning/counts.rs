@@ -164,20 +164,25 @@ impl Answers {
     }
 }
 
-/// Every answer recorded, reflections told apart by the question answered: every answer and
-/// every right one, each counted from an index (migrations 0017, 0018), less those to the
-/// reflection prompts, found from the follow-ups. Foreign keys hold every answer to a
-/// question, so no join is needed to count them.
+/// Every answer recorded, reflections told apart by the question answered: every answer less
+/// the wrong ones, each counted from an index (migrations 0017, 0018), less the right answers
+/// to reflection prompts, found from the follow-ups (CROSS JOIN keeps that order: the other
+/// read every answer). Foreign keys hold every answer to a question, so counting the answers
+/// needs no join.
 pub fn answers(conn: &Connection) -> rusqlite::Result<Answers> {
-    conn.prepare_cached(concat!(
-        "SELECT (SELECT COUNT(*) FROM quiz_attempts), \
-                (SELECT COUNT(*) FROM quiz_attempts WHERE correct) - COUNT(*) FILTER (WHERE a.correct), \
-                COUNT(a.id) \
-         FROM questions q JOIN quiz_attempts a ON a.question_id = q.id WHERE ",
-        crate::learning::reflection!()
-    ))?
-    .query_row([], |r| Ok(Answers { answers: r.get(0)?, correct: r.get(1)?, reflections: r.get(2)?, again: None }))
+    conn.prepare_cached(ANSWERS)?
+        .query_row([], |r| Ok(Answers { answers: r.get(0)?, correct: r.get(1)?, reflections: r.get(2)?, again: None }))
 }
+
+/// [`answers`]' statement.
+pub(crate) const ANSWERS: &str = concat!(
+    "SELECT (SELECT COUNT(*) FROM quiz_attempts), \
+            (SELECT COUNT(*) FROM quiz_attempts) - (SELECT COUNT(*) FROM quiz_attempts WHERE NOT correct) \
+              - COUNT(*) FILTER (WHERE a.correct), \
+            COUNT(a.id) \
+     FROM questions q CROSS JOIN quiz_attempts a ON a.question_id = q.id WHERE ",
+    crate::learning::reflection!()
+);
 
 /// Reflections answered since `from`, by learner day: the dashboard's answers per day come
 /// from `daily_streaks`, which counts a reflection as an answer that was not correct. Read

@@ -261,16 +261,16 @@ mod tests {
         // The loop's counts: every question and answer from an index, the reflections from the
         // follow-ups (no join of every answer to its question).
         let mut counts = Vec::new();
-        for sql in [
-            concat!("SELECT COUNT(*) FROM questions q WHERE ", crate::learning::reflection!()),
-            "SELECT COUNT(*) FROM quiz_attempts WHERE correct",
-        ] {
+        for sql in [concat!("SELECT COUNT(*) FROM questions q WHERE ", crate::learning::reflection!()), counts::ANSWERS]
+        {
             counts.extend(plan(&conn, sql));
         }
-        assert!(counts.iter().any(|s| s.contains("questions_follow_ups")), "{counts:?}");
-        assert!(counts.iter().any(|s| s.contains("quiz_attempts_correct")), "{counts:?}");
-        assert!(!counts.iter().any(|s| s.starts_with("SCAN q") && !s.contains("INDEX")), "{counts:?}");
-        assert!(!counts.iter().any(|s| s == "SCAN quiz_attempts"), "{counts:?}");
+        assert!(counts.iter().any(|s| s.contains("SEARCH q USING INDEX questions_follow_ups")), "{counts:?}");
+        assert!(counts.iter().any(|s| s.contains("SEARCH a USING INDEX quiz_attempts_question")), "{counts:?}");
+        assert!(counts.iter().any(|s| s.contains("INDEX quiz_attempts_wrong")), "{counts:?}");
+        for step in ["SCAN q", "SCAN a", "SCAN quiz_attempts", "SCAN questions"] {
+            assert!(!counts.iter().any(|s| s == step), "{counts:?}");
+        }
         for plan in [&live, &probe, &names, &new] {
             assert!(!plan.iter().any(|s| s == "SCAN q" || s == "SCAN c" || s == "SCAN concepts"), "{plan:?}");
         }

@@ -19,6 +19,7 @@ use crate::cli::quiz::term::{Style, days};
 use crate::clock::Millis;
 use crate::config::Config;
 use crate::db;
+use crate::learn::mastery::Standing;
 use crate::learn::schedule::Scheduler;
 use crate::learning::cards;
 use crate::learning::counts::{self, Answers, Questions, Standings};
@@ -75,7 +76,8 @@ pub fn report(
     let one = |sql: &str| -> rusqlite::Result<i64> { conn.prepare_cached(sql)?.query_row([], |r| r.get(0)) };
     let sitting = days::sitting_filter(conn, scheduler.day(), now, &cards::DueFilter::default(), new_per_day)?;
     let due = cards::due_now(conn, now, &sitting)?;
-    let standings = Standings::of(&concept_mastery(conn, scheduler, now)?);
+    let keys = crate::learning::standings::all_keys(conn)?;
+    let standings = crate::learning::standings::standings(conn, scheduler, now, &keys)?;
     let pairs = |sql: &str| -> rusqlite::Result<Vec<(String, i64)>> {
         conn.prepare_cached(sql)?.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
     };
@@ -85,15 +87,18 @@ pub fn report(
             "SELECT COALESCE(platform, 'unknown') AS p, COUNT(*) AS n FROM sessions GROUP BY p ORDER BY n DESC, p",
         )?,
         agents: Vec::new(),
-        concepts: one("SELECT COUNT(DISTINCT normalized_name) FROM concepts")?,
+        concepts: keys.len() as i64,
         reviews_due: due.reviews as i64,
         learning_due: due.learning as i64,
         new_questions: due.new as i64,
         standings,
         questions: counts::questions(conn, None)?,
-        leeches: one(
-            "SELECT COUNT(*) FROM questions q WHERE EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech')",
-        )?,
+        // A leech is a live card (`learning::standings`): counted from migration 0018's index.
+        leeches: one(concat!(
+            "SELECT COUNT(*) FROM questions q WHERE ",
+            crate::learning::standings::live_card!(),
+            " AND instr(q.tags, 'leech') > 0 AND EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech')",
+        ))?,
         answers: counts::answers(conn)?,
         streak: days::streak(conn, scheduler.day(), now)?,
         top_categories: pairs(&format!(
@@ -109,10 +114,17 @@ pub fn report(
 /// The gaps (SPEC §7): leeches first (most lapses first), then concepts under [`GAP_SCORE`],
 /// weakest first, the most answered first among equals (0 % over four cards is a surer gap
 /// than never asked), then by name.
+///
+/// A gap is a concept with a live card (`learning::standings`): the standings come from those,
+/// and only the gaps are read whole (`learning::mastery::concept_mastery_of`), not every
+/// concept.
 pub fn gaps(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Gaps> {
-    let all = concept_mastery(conn, scheduler, now)?;
-    let standings = Standings::of(&all);
-    let mut list: Vec<Gap> = all.into_iter().filter(Gap::is_gap).collect();
+    let keys = crate::learning::standings::all_keys(conn)?;
+    let live = crate::learning::standings::live_standings(conn, scheduler, now, &keys)?;
+    let standings = crate::learning::standings::counted(&live, keys.len());
+    let names: Vec<&str> = live.iter().filter(|(_, s)| **s == Standing::Gap).map(|(k, _)| k.as_str()).collect();
+    let found = crate::learning::mastery::concept_mastery_of(conn, scheduler, now, &names)?;
+    let mut list: Vec<Gap> = found.into_iter().filter(Gap::is_gap).collect();
     list.sort_by(|a, b| {
         (b.leeches > 0)
             .cmp(&(a.leeches > 0))

@@ -134,6 +134,24 @@ pub fn due_now(conn: &Connection, now: Millis, filter: &DueFilter) -> rusqlite::
     Ok(due)
 }
 
+/// The new questions a sitting introduces, oldest first: read in order from migration 0018's
+/// `questions_new_in_order` (its condition is part of this one), so the selection stops at the
+/// day's cap instead of sorting every question never answered (~10 ms at 12,000 of them).
+pub(crate) const NEW_IN_ORDER: &str =
+    "q.suspended = 0 AND q.due_at IS NULL AND q.parent_question_id IS NULL ORDER BY q.created_at, q.id";
+
+/// The statement [`select_due`] runs: `columns` of the questions meeting the filter's
+/// parameters (`?2` session, `?3` project, `?5` directory, `?4` limit) and `condition`.
+pub(crate) fn due_sql(columns: &str, condition: &str) -> String {
+    format!(
+        "SELECT {columns} \
+         FROM questions q JOIN concepts c ON c.id = q.concept_id JOIN sessions s ON s.id = q.session_id \
+         WHERE (?2 IS NULL OR q.session_id = ?2) AND (?3 IS NULL OR s.project = ?3) \
+           AND (?5 IS NULL OR {in_dir}) AND {condition} LIMIT ?4",
+        in_dir = super::in_project_dir!("?5")
+    )
+}
+
 /// The one selection behind [`due_questions_filtered`] and [`due_now`]: `columns` of the due
 /// questions (aliases `q` questions, `c` concepts, `s` sessions) in quiz order, each `map`ped.
 fn select_due<T>(
@@ -146,13 +164,7 @@ fn select_due<T>(
 ) -> rusqlite::Result<Vec<T>> {
     let limit = limit.max(1);
     let select = |condition: &str, at: Millis, limit: usize| -> rusqlite::Result<Vec<T>> {
-        let mut stmt = conn.prepare_cached(&format!(
-            "SELECT {columns} \
-             FROM questions q JOIN concepts c ON c.id = q.concept_id JOIN sessions s ON s.id = q.session_id \
-             WHERE (?2 IS NULL OR q.session_id = ?2) AND (?3 IS NULL OR s.project = ?3) \
-               AND (?5 IS NULL OR {in_dir}) AND {condition} LIMIT ?4",
-            in_dir = super::in_project_dir!("?5")
-        ))?;
+        let mut stmt = conn.prepare_cached(&due_sql(columns, condition))?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         stmt.query_map(params![at, filter.session, filter.project, limit, filter.directory], &map)?.collect()
     };
@@ -171,11 +183,7 @@ fn select_due<T>(
     )?;
     let room = limit.saturating_sub(rows.len()).min(filter.new_allowed.unwrap_or(usize::MAX));
     if room > 0 {
-        rows.extend(select(
-            "q.suspended = 0 AND q.due_at IS NULL AND q.parent_question_id IS NULL ORDER BY q.created_at, q.id",
-            now,
-            room,
-        )?);
+        rows.extend(select(NEW_IN_ORDER, now, room)?);
     }
     if rows.is_empty() {
         rows = select(

@@ -36,14 +36,19 @@ pub struct Standings {
 impl Standings {
     pub fn of<'a>(concepts: impl IntoIterator<Item = &'a ConceptMastery>) -> Standings {
         concepts.into_iter().fold(Standings::default(), |mut s, c| {
-            match c.standing {
-                Standing::Mastered => s.mastered += 1,
-                Standing::Reviewing => s.reviewing += 1,
-                Standing::Learning => s.learning += 1,
-                Standing::Gap => s.gaps += 1,
-            }
+            s.add(c.standing);
             s
         })
+    }
+
+    /// One more concept, standing where `standing` says.
+    pub fn add(&mut self, standing: Standing) {
+        match standing {
+            Standing::Mastered => self.mastered += 1,
+            Standing::Reviewing => self.reviewing += 1,
+            Standing::Learning => self.learning += 1,
+            Standing::Gap => self.gaps += 1,
+        }
     }
 
     pub fn concepts(&self) -> i64 {
@@ -94,14 +99,26 @@ impl Questions {
     }
 }
 
-/// The questions of project `project` (all when `None`).
+/// The questions of project `project` (all when `None`). For all projects: every question
+/// (SQLite counts a table from its smallest index) less the reflection prompts, read from the
+/// follow-ups alone (migration 0018), not every question joined to its session.
 pub fn questions(conn: &Connection, project: Option<&str>) -> rusqlite::Result<Questions> {
+    if project.is_none() {
+        let (total, reflections): (i64, i64) = conn
+            .prepare_cached(concat!(
+                "SELECT (SELECT COUNT(*) FROM questions), (SELECT COUNT(*) FROM questions q WHERE ",
+                crate::learning::reflection!(),
+                ")"
+            ))?
+            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        return Ok(Questions { cards: total - reflections, reflections });
+    }
     conn.prepare_cached(concat!(
         "SELECT COUNT(*) FILTER (WHERE NOT ",
         crate::learning::reflection!(),
         "), COUNT(*) FILTER (WHERE ",
         crate::learning::reflection!(),
-        ") FROM questions q JOIN sessions s ON s.id = q.session_id WHERE ?1 IS NULL OR s.project = ?1"
+        ") FROM questions q JOIN sessions s ON s.id = q.session_id WHERE s.project = ?1"
     ))?
     .query_row([project], |r| Ok(Questions { cards: r.get(0)?, reflections: r.get(1)? }))
 }
@@ -147,17 +164,25 @@ impl Answers {
     }
 }
 
-/// Every answer recorded, reflections told apart by the question answered.
+/// Every answer recorded, reflections told apart by the question answered: every answer less
+/// the wrong ones, each counted from an index (migrations 0017, 0018), less the right answers
+/// to reflection prompts, found from the follow-ups (CROSS JOIN keeps that order: the other
+/// read every answer). Foreign keys hold every answer to a question, so counting the answers
+/// needs no join.
 pub fn answers(conn: &Connection) -> rusqlite::Result<Answers> {
-    conn.prepare_cached(concat!(
-        "SELECT COUNT(*), COUNT(*) FILTER (WHERE a.correct AND NOT ",
-        crate::learning::reflection!(),
-        "), COUNT(*) FILTER (WHERE ",
-        crate::learning::reflection!(),
-        ") FROM quiz_attempts a JOIN questions q ON q.id = a.question_id"
-    ))?
-    .query_row([], |r| Ok(Answers { answers: r.get(0)?, correct: r.get(1)?, reflections: r.get(2)?, again: None }))
+    conn.prepare_cached(ANSWERS)?
+        .query_row([], |r| Ok(Answers { answers: r.get(0)?, correct: r.get(1)?, reflections: r.get(2)?, again: None }))
 }
+
+/// [`answers`]' statement.
+pub(crate) const ANSWERS: &str = concat!(
+    "SELECT (SELECT COUNT(*) FROM quiz_attempts), \
+            (SELECT COUNT(*) FROM quiz_attempts) - (SELECT COUNT(*) FROM quiz_attempts WHERE NOT correct) \
+              - COUNT(*) FILTER (WHERE a.correct), \
+            COUNT(a.id) \
+     FROM questions q CROSS JOIN quiz_attempts a ON a.question_id = q.id WHERE ",
+    crate::learning::reflection!()
+);
 
 /// Reflections answered since `from`, by learner day: the dashboard's answers per day come
 /// from `daily_streaks`, which counts a reflection as an answer that was not correct. Read

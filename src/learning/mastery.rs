@@ -52,6 +52,25 @@ pub fn concept_mastery(conn: &Connection, scheduler: &Scheduler, now: Millis) ->
     concept_mastery_in(conn, scheduler, now, None)
 }
 
+/// The SELECT of the mastery read, before its WHERE: one row per (concept row, card), merged by
+/// name in [`judged`]: no GROUP BY or ORDER BY (their temporary B-trees were half of this read's
+/// time, which the statusline paid on every refresh: docs/PERFORMANCE.md), and the tags' JSON
+/// is parsed only when it names a leech.
+macro_rules! mastery_rows {
+    () => {
+        concat!(
+            "SELECT c.normalized_name, c.name, c.category, COALESCE(p.level, 'junior'), \
+                    q.card_state, q.learning_step, q.stability, q.fsrs_difficulty, q.due_at, q.last_review_at, \
+                    q.reps, q.lapses, \
+                    instr(q.tags, 'leech') > 0 AND EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech'), \
+                    q.id \
+             FROM concepts c LEFT JOIN questions q ON q.concept_id = c.id AND NOT ",
+            crate::learning::reflection!(),
+            " LEFT JOIN concept_profiles p ON p.normalized_name = c.normalized_name "
+        )
+    };
+}
+
 /// [`concept_mastery`] for the concepts met in sessions under the project directory
 /// `directory` (its cwd or below; all when `None`), each still judged over all its cards: the
 /// statusline's scope, read without the other projects' cards.
@@ -61,28 +80,44 @@ pub fn concept_mastery_in(
     now: Millis,
     directory: Option<&str>,
 ) -> rusqlite::Result<Vec<ConceptMastery>> {
-    // One row per (concept row, card), merged by name below: no GROUP BY or ORDER BY (their
-    // temporary B-trees were half of this read's time, which the statusline pays on every
-    // refresh: docs/PERFORMANCE.md), and the tags' JSON is parsed only when it names a leech.
-    let mut stmt = conn.prepare_cached(
-        concat!(
-        "SELECT c.normalized_name, c.name, c.category, COALESCE(p.level, 'junior'), \
-                q.card_state, q.learning_step, q.stability, q.fsrs_difficulty, q.due_at, q.last_review_at, q.reps, \
-                q.lapses, instr(q.tags, 'leech') > 0 AND EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech'), \
-                q.id \
-         FROM concepts c LEFT JOIN questions q ON q.concept_id = c.id AND NOT ",
-        crate::learning::reflection!(),
-        " LEFT JOIN concept_profiles p ON p.normalized_name = c.normalized_name \
-         WHERE ?1 IS NULL OR c.normalized_name IN (SELECT c2.normalized_name FROM concepts c2 \
-           JOIN sessions s ON s.id = c2.session_id \
-           WHERE ",
+    let sql = concat!(
+        mastery_rows!(),
+        "WHERE ?1 IS NULL OR c.normalized_name IN (SELECT c2.normalized_name FROM concepts c2 \
+           JOIN sessions s ON s.id = c2.session_id WHERE ",
         super::in_project_dir!("?1"),
         ")",
-    )
-    )?;
+    );
+    judged(conn, scheduler, now, sql, directory.map(str::to_owned))
+}
+
+/// [`concept_mastery`] for the concepts named `names` (normalised names) alone, each judged
+/// over all its cards and found by migration 0018's index of names: `vl gaps` reads the few
+/// concepts `learning::standings` found to be gaps, not every concept.
+pub fn concept_mastery_of(
+    conn: &Connection,
+    scheduler: &Scheduler,
+    now: Millis,
+    names: &[&str],
+) -> rusqlite::Result<Vec<ConceptMastery>> {
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = concat!(mastery_rows!(), "WHERE c.normalized_name IN (SELECT value FROM json_each(?1))");
+    judged(conn, scheduler, now, sql, Some(serde_json::to_string(names).unwrap_or_default()))
+}
+
+/// The concepts of the rows `sql` selects ([`mastery_rows!`] and a WHERE over `?1`), judged.
+fn judged(
+    conn: &Connection,
+    scheduler: &Scheduler,
+    now: Millis,
+    sql: &str,
+    param: Option<String>,
+) -> rusqlite::Result<Vec<ConceptMastery>> {
+    let mut stmt = conn.prepare_cached(sql)?;
     type Entry = (String, String, String, Vec<(CardFacts, u32)>);
     let mut by_name: BTreeMap<String, Entry> = BTreeMap::new();
-    let rows = stmt.query_map([directory], |r| {
+    let rows = stmt.query_map([param], |r| {
         let key: String = r.get(0)?;
         let head: (String, String, String) = (r.get(1)?, r.get(2)?, r.get(3)?);
         let card = match r.get::<_, Option<String>>(13)? {

@@ -9,6 +9,8 @@
 //!   day's streak, and follow-ups (scheduled only with their own model answer).
 //! - `mastery` — every concept's standing (mastered / gap / learning) from the live FSRS state.
 //! - `days` — the learner's days: the streak, the new cards introduced today, the forecast.
+//! - `standings` — the concepts' standings counted from the cards that can change them (the
+//!   answered ones), the same as `mastery`'s counted, for the reads paid on every message.
 //! - `summary` — what is due and met, for the statusline, SessionStart and the dashboard.
 //! - `counts` — the loop's counts (concepts by standing, questions, answers) and the one
 //!   wording every surface prints them in.
@@ -79,6 +81,7 @@ pub mod counts;
 pub mod days;
 pub mod mastery;
 pub mod record;
+pub mod standings;
 pub mod summary;
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 //!
 //! "Due" is what `vl quiz` will ask now (`learning::cards::due_now` through the sitting's
 //! new-card cap, `learning::days::sitting_filter`), and the concepts' standings are
-//! `learning::mastery::concept_mastery`'s, counted and worded by `learning::counts`: no count
-//! of its own here.
+//! `learning::mastery::concept_mastery`'s, counted by `learning::standings` (from the cards that
+//! can change them) and worded by `learning::counts`: no count of its own here.
 
 use std::collections::HashSet;
 
@@ -16,7 +16,6 @@ use crate::learn::schedule::Scheduler;
 use crate::learning::cards::{DueFilter, due_now};
 use crate::learning::counts;
 use crate::learning::days::{Streak, sitting_filter, streak};
-use crate::learning::mastery::concept_mastery_in;
 
 /// `GET /api/vibelearn/overview`: what the dashboard leads with — the questions due now, the
 /// streak, the concepts by standing, the questions and the answers, with the words `vl status`
@@ -89,27 +88,38 @@ pub fn due_counts(
     let (mut due, mut keys) = (0, HashSet::new());
     let mut scoped = false;
     if let Some(project) = project {
-        (due, keys) = count(Some(project))?;
-        scoped = due > 0 || !keys.is_empty();
+        // A directory without a session has nothing due and no concept: asked first, since the
+        // new cards' walk for a directory that holds none reads every new card of the others.
+        if has_sessions(conn, project)? {
+            (due, keys) = count(Some(project))?;
+            scoped = due > 0 || !keys.is_empty();
+        }
     }
     if !scoped {
         (due, keys) = count(None)?;
     }
     let mut standings = counts::Standings::default();
     if judge == Standings::Count && !keys.is_empty() {
-        let directory = project.filter(|_| scoped);
-        standings = counts::Standings::of(
-            concept_mastery_in(conn, scheduler, now, directory)?.iter().filter(|c| keys.contains(&c.key)),
-        );
+        standings = crate::learning::standings::standings(conn, scheduler, now, &keys)?;
     }
     Ok(DueCounts { due, streak, concepts: keys.len() as i64, standings, project: scoped })
 }
 
-/// The normalised names of the concepts met in sessions under `directory` (all when `None`).
+/// Whether any session was started in the project directory `directory` or below it.
+fn has_sessions(conn: &Connection, directory: &str) -> rusqlite::Result<bool> {
+    conn.prepare_cached(concat!("SELECT EXISTS (SELECT 1 FROM sessions s WHERE ", super::in_project_dir!("?1"), ")"))?
+        .query_row([directory], |r| r.get(0))
+}
+
+/// The normalised names of the concepts met in sessions under `directory` (all when `None`:
+/// from the names' index alone, migration 0018).
 fn concept_keys(conn: &Connection, directory: Option<&str>) -> rusqlite::Result<HashSet<String>> {
+    let Some(directory) = directory else { return crate::learning::standings::all_keys(conn) };
     conn.prepare_cached(concat!(
-        "SELECT DISTINCT c.normalized_name FROM concepts c JOIN sessions s ON s.id = c.session_id \
-             WHERE ?1 IS NULL OR ",
+        // Sessions first (CROSS JOIN keeps SQLite's order): the directory's sessions, then their
+        // concepts from the (session, name) index; the other order probed a session per concept.
+        "SELECT DISTINCT c.normalized_name FROM sessions s CROSS JOIN concepts c ON c.session_id = s.id \
+             WHERE ",
         super::in_project_dir!("?1")
     ))?
     .query_map([directory], |r| r.get(0))?

@@ -19,6 +19,9 @@
 //! - `static <megabytes>`: static-analysis throughput over generated code
 //! - `stats <jobs>`: `GET /api/jobs/stats`'s query (`Queue::stats`) over that many jobs,
 //!   most of them finished within the hour; the best of seven
+//! - `history <data-dir> <sessions> [per-day] [answers-per-day]`: a learner's history of that
+//!   many analysed sessions, answered day by day (`scripts/scale-bench.sh`, issue 43)
+//! - `reads <data-dir> [runs]`: the learning reads over such a history, in process
 //! - `grounding <session.json>…`: recorded sessions through the offline pipeline, and the
 //!   share of their questions grounded in their files (issue 16)
 
@@ -27,6 +30,7 @@ mod crash;
 mod fake_remote;
 mod faults;
 mod grounding;
+mod history;
 mod keep_alive;
 mod load;
 mod remote_faults;
@@ -56,6 +60,8 @@ fn main() {
         "stats" => stats_time(number(1, 100_000)),
         "grounding" => grounding::run(&args[1..]),
         "coverage" => grounding::coverage(&args[1..]),
+        "history" => history::run(std::path::Path::new(&arg(1, ".")), number(2, 1), number(3, 5), number(4, 100)),
+        "reads" => history::reads(std::path::Path::new(&arg(1, ".")), number(2, 7)),
         other => {
             eprintln!("usage: vl-load enqueue|noop|latency|http … (got {other:?})");
             std::process::exit(2);

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The scale benchmark's reads half (issue 43 §6; docs/PERFORMANCE.md "Reads at scale"): a
+# learner's history grown to 1 / 50 / 300 / 1,000 analysed sessions (`vl-load history`: ~15
+# questions a session, 5 sessions and up to 100 answers a simulated day, the last day today),
+# then the reads a learner pays for on every message or command, each the median of RUNS runs:
+# `vl statusline` (scoped to a project, and from a directory that is no project), `vl status`,
+# `vl gaps`, `vl quiz next --json` (whole processes, start to exit), and the dashboard's
+# overview and profile reads in process (`vl-load reads`: the routes' functions; the HTTP
+# handler around them is a few lines).
+# Usage: scripts/scale-bench.sh [SIZES] [RUNS]   e.g. scripts/scale-bench.sh "1 50 300 1000" 11
+# Release build (`cargo build --release --features dev-tools`) unless PROFILE=debug.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SIZES="${1:-1 50 300 1000}"
+RUNS="${2:-11}"
+PROFILE="${PROFILE:-release}"
+if [ "$PROFILE" = release ]; then
+    cargo build --locked --release --features dev-tools --bins >&2
+    BIN=target/release
+else
+    cargo build --locked --features dev-tools --bins >&2
+    BIN=target/debug
+fi
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+export VIBELEARN_PROVIDER=offline
+
+# "WALL CPU": the medians in ms of RUNS runs of "$@" with stdin from $INPUT (or nothing), wall
+# time and the process's CPU time (user + system, from the kernel's accounting: on a shared,
+# loaded machine the wall time is mostly waiting for a core; the CPU time is the cost).
+median_ms() {
+    python3 - "$RUNS" "${INPUT:-/dev/null}" "$@" <<'PY'
+import os, resource, statistics, subprocess, sys, time
+runs, stdin, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+wall, cpu = [], []
+for _ in range(runs):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    with open(stdin, "rb") as f:
+        subprocess.run(cmd, stdin=f, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall.append((time.perf_counter() - start) * 1000)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu.append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000)
+print(f"{statistics.median(wall):.1f} {statistics.median(cpu):.1f}")
+PY
+}
+# "WALL (CPU)" of one median_ms result.
+both() { read -r w c <<<"$1"; printf '%s (%s)' "$w" "$c"; }
+
+echo "{\"cwd\":\"/home/dev/work/project-0\"}" >"$WORK/here.json"
+echo "{\"cwd\":\"/tmp/not-a-project\"}" >"$WORK/elsewhere.json"
+printf 'Milliseconds, median of %s runs: wall (CPU). `vl --version` is the process floor.\n\n' "$RUNS"
+printf '| sessions | questions | answers | statusline (project / elsewhere) | vl status | vl gaps | vl quiz next --json | overview / profile (in process) | vl --version | database |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|\n'
+for n in $SIZES; do
+    dir="$WORK/h$n"
+    grown=$("$BIN/vl-load" history "$dir" "$n")
+    export VIBELEARN_DATA_DIR="$dir"
+    # One untimed read first, so every size starts from a warm page cache.
+    "$BIN/vl" status >/dev/null 2>&1 || true
+    here=$(both "$(INPUT="$WORK/here.json" median_ms "$BIN/vl" statusline)")
+    elsewhere=$(both "$(INPUT="$WORK/elsewhere.json" median_ms "$BIN/vl" statusline)")
+    status=$(both "$(median_ms "$BIN/vl" status)")
+    gaps=$(both "$(median_ms "$BIN/vl" gaps)")
+    next=$(both "$(median_ms "$BIN/vl" quiz next --json)")
+    floor=$(both "$(median_ms "$BIN/vl" --version)")
+    reads=$("$BIN/vl-load" reads "$dir" "$RUNS")
+    field() { sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" <<<"$1"; }
+    ms() { printf '%.1f (%.1f)' "$(field "$reads" "${1}_ms")" "$(field "$reads" "${1}_cpu_ms")"; }
+    overview=$(ms overview)
+    profile=$(ms profile)
+    bytes=$(du -sk "$dir" | cut -f1)
+    printf '| %s | %s | %s | %s / %s | %s | %s | %s | %s / %s | %s | %s MB |\n' \
+        "$n" "$(field "$grown" questions)" "$(field "$grown" answers)" "$here" "$elsewhere" "$status" "$gaps" \
+        "$next" "$overview" "$profile" "$floor" "$(( bytes / 1024 ))"
+done

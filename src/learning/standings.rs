@@ -1,0 +1,278 @@
+//! Where the concepts stand, counted (mastered, reviewing, learning, gap) from the cards that
+//! can change a standing, not from every card ever written (issue 43 §1): the statusline on
+//! every message, `vl status`, the SessionStart message and the dashboard's overview count here.
+//! Reads only. The standing is still `learn::mastery::judge`'s, over the same facts
+//! `learning::mastery::concept_mastery` reads: this module only skips the cards whose facts are
+//! known without reading them.
+//!
+//! # Why it is the same standing
+//! A *plain new* card — never answered, in state `new`, not tagged a leech — has the facts
+//! [`CardFacts::default`] (no recall, no stability, no leech, not in steps), always. `judge`
+//! reads such cards only through "are there cards not answered?", so one of them weighs as
+//! much as a thousand: a concept is judged over its *live* cards ([`live_card!`], migration
+//! 0018's partial index `questions_live`) plus one plain new card when it has any (one probe
+//! of `questions_plain_new`), and a concept without live cards is learning. The test
+//! `standings_are_concept_mastery_s_counted` holds this to the full read.
+//!
+//! # Performance
+//! At 1,000 sessions (15,000 questions, 2,400 answered) the full read took ~25 ms, most of it
+//! building a row per card; this reads the answered cards and one probe per concept name
+//! (docs/PERFORMANCE.md "Reads at scale"). It still grows with the cards answered (the cards
+//! that can fall due) and the distinct concept names, not with the questions written.
+
+use std::collections::{BTreeMap, HashSet};
+
+use rusqlite::Connection;
+
+use crate::clock::Millis;
+use crate::learn::mastery::{CardFacts, Standing, judge};
+use crate::learn::schedule::Scheduler;
+use crate::learning::cards::card_from_row_at;
+use crate::learning::counts;
+
+/// SQL over `questions q`: a card whose facts are not those of a plain new card (module doc) —
+/// answered, in state other than `new`, or tagged a leech. Migration 0018's `questions_live`
+/// indexes exactly these, under the same condition (the planner uses a partial index only for
+/// a query whose condition implies the index's).
+macro_rules! live_card {
+    () => {
+        "(q.last_review_at IS NOT NULL OR q.card_state <> 'new' OR instr(q.tags, 'leech') > 0)"
+    };
+}
+pub(crate) use live_card;
+
+/// The live cards of every concept, with the concept's name: card columns 1–8 as
+/// `card_from_row_at` reads them, then whether the card is a leech. No `INDEXED BY`: the
+/// statusline and the SessionStart hook read a database the worker may not have migrated yet,
+/// where naming a missing index would fail the read; the planner picks `questions_live` on its
+/// own (its condition is this one), and a test holds it to that.
+const LIVE_CARDS: &str = concat!(
+    "SELECT c.normalized_name, q.card_state, q.learning_step, q.stability, q.fsrs_difficulty, q.due_at, \
+            q.last_review_at, q.reps, q.lapses, \
+            instr(q.tags, 'leech') > 0 AND EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech') \
+     FROM questions q JOIN concepts c ON c.id = q.concept_id \
+     WHERE ",
+    live_card!(),
+    " AND NOT ",
+    crate::learning::reflection!()
+);
+
+/// Whether the concept named `?1` has a plain new card (module doc), in any session.
+const HAS_PLAIN_NEW: &str = concat!(
+    "SELECT EXISTS (SELECT 1 FROM concepts c JOIN questions q ON q.concept_id = c.id \
+     WHERE c.normalized_name = ?1 AND q.last_review_at IS NULL AND q.card_state = 'new' \
+       AND NOT (instr(q.tags, 'leech') > 0) AND NOT ",
+    crate::learning::reflection!(),
+    ")"
+);
+
+/// The standings of the concepts named in `keys`, each judged over all its cards (module doc),
+/// as [`counts::Standings::of`] would count `learning::mastery::concept_mastery`'s for them.
+pub fn standings(
+    conn: &Connection,
+    scheduler: &Scheduler,
+    now: Millis,
+    keys: &HashSet<String>,
+) -> rusqlite::Result<counts::Standings> {
+    Ok(counted(&live_standings(conn, scheduler, now, keys)?, keys.len()))
+}
+
+/// The standing of each concept of `keys` that has a live card, by name (module doc); every
+/// other concept of `keys` is learning.
+pub fn live_standings(
+    conn: &Connection,
+    scheduler: &Scheduler,
+    now: Millis,
+    keys: &HashSet<String>,
+) -> rusqlite::Result<BTreeMap<String, Standing>> {
+    let mut probe = conn.prepare_cached(HAS_PLAIN_NEW)?;
+    let mut by_name = BTreeMap::new();
+    for (key, mut facts) in live_facts(conn, scheduler, now, keys)? {
+        if probe.query_row([&key], |r| r.get::<_, bool>(0))? {
+            facts.push(CardFacts::default());
+        }
+        by_name.insert(key, judge(&facts).standing);
+    }
+    Ok(by_name)
+}
+
+/// [`live_standings`] counted over `concepts` concepts: those without a live card (only plain
+/// new cards, or none) are learning.
+pub fn counted(live: &BTreeMap<String, Standing>, concepts: usize) -> counts::Standings {
+    let mut standings = counts::Standings::default();
+    for standing in live.values() {
+        standings.add(*standing);
+    }
+    standings.learning += concepts as i64 - standings.concepts();
+    standings
+}
+
+/// The facts of the live cards of the concepts in `keys`, by name.
+fn live_facts(
+    conn: &Connection,
+    scheduler: &Scheduler,
+    now: Millis,
+    keys: &HashSet<String>,
+) -> rusqlite::Result<BTreeMap<String, Vec<CardFacts>>> {
+    let mut stmt = conn.prepare_cached(LIVE_CARDS)?;
+    let mut rows = stmt.query([])?;
+    let mut by_name: BTreeMap<String, Vec<CardFacts>> = BTreeMap::new();
+    while let Some(r) = rows.next()? {
+        let key: String = r.get(0)?;
+        if !keys.contains(&key) {
+            continue;
+        }
+        let card = card_from_row_at(r, 1)?;
+        by_name.entry(key).or_default().push(CardFacts {
+            recall: scheduler.retrievability(&card, now),
+            stability: card.memory.filter(|_| card.last_review_at.is_some()).map(|m| m.stability),
+            leech: r.get::<_, Option<bool>>(9)?.unwrap_or(false),
+            in_steps: card.state.in_steps(),
+        });
+    }
+    Ok(by_name)
+}
+
+/// Every concept name met (the distinct names, from migration 0018's `concepts_by_name`).
+pub fn all_keys(conn: &Connection) -> rusqlite::Result<HashSet<String>> {
+    conn.prepare_cached("SELECT DISTINCT normalized_name FROM concepts")?.query_map([], |r| r.get(0))?.collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learn::schedule::DAY_MS;
+    use crate::learning::mastery::{concept_mastery, concept_mastery_in, concept_mastery_of};
+    use rusqlite::params;
+
+    const NOW: Millis = 20_000 * DAY_MS;
+
+    /// The steps of `sql`'s query plan (`?` parameters bound to NULL).
+    fn plan(conn: &Connection, sql: &str) -> Vec<String> {
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let n = stmt.parameter_count();
+        stmt.query_map(rusqlite::params_from_iter(std::iter::repeat_n(None::<i64>, n)), |r| r.get(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    /// A history of every kind of card: plain new ones, answered ones recalled well and badly,
+    /// mature and not, cards in their steps, leeches (one never answered, as a hand edit
+    /// leaves it), reflection prompts, and concepts without questions, over two projects and
+    /// names met in several sessions.
+    fn history(conn: &Connection, seed: u64) {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        for s in 0..12 {
+            let cwd = if s % 3 == 0 { "/w/a" } else { "/w/b" };
+            conn.execute(
+                "INSERT INTO sessions (id, project, cwd, started_at, updated_at) VALUES (?1, 'p', ?2, 1, 1)",
+                params![format!("s{s}"), cwd],
+            )
+            .unwrap();
+            for c in 0..4 {
+                let (concept, name) = (format!("s{s}c{c}"), format!("n{}", rng.usize(0..9)));
+                let inserted = conn
+                    .execute(
+                        "INSERT OR IGNORE INTO concepts (id, session_id, name, normalized_name, category, difficulty, \
+                         source_file, snippet, why_it_matters, confidence, created_at, updated_at) \
+                         VALUES (?1, ?2, ?3, ?3, 'x', 'mid', 'a.rs', 'x', 'y', 0.9, 1, 1)",
+                        params![concept, format!("s{s}"), name],
+                    )
+                    .unwrap();
+                for q in 0..rng.usize(0..4) * inserted {
+                    card(conn, &mut rng, &format!("{concept}q{q}"), &concept, &format!("s{s}"));
+                }
+            }
+        }
+    }
+
+    fn card(conn: &Connection, rng: &mut fastrand::Rng, id: &str, concept: &str, session: &str) {
+        let answered = rng.bool();
+        let state = match rng.u8(0..6) {
+            _ if !answered => "new",
+            0 => "learning",
+            1 => "relearning",
+            _ => "review",
+        };
+        let tags = if rng.u8(0..8) == 0 { r#"["leech"]"# } else { "[]" };
+        let stability = answered.then(|| rng.f64() * 60.0);
+        let reviewed = answered.then(|| NOW - rng.i64(0..90) * DAY_MS);
+        let (parent, correct) = if rng.u8(0..8) == 0 { (Some("parent"), None) } else { (None, Some("true")) };
+        conn.execute(
+            "INSERT INTO questions (id, concept_id, session_id, question_type, difficulty, question, correct, \
+             explanation, tags, text_hash, created_at, card_state, stability, fsrs_difficulty, last_review_at, \
+             due_at, reps, parent_question_id) \
+             VALUES (?1, ?2, ?3, 'true_false', 'mid', ?1, ?4, 'e', ?5, ?1, 1, ?6, ?7, 5, ?8, ?8, 1, ?9)",
+            params![id, concept, session, correct, tags, state, stability, reviewed, parent.map(|_| id)],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn standings_are_concept_mastery_s_counted() {
+        let mut seen = counts::Standings::default();
+        for seed in 0..20 {
+            let (_dir, conn) = crate::db::testing::fresh();
+            history(&conn, seed);
+            let scheduler = Scheduler::default();
+            let all = concept_mastery(&conn, &scheduler, NOW).unwrap();
+            let keys = all_keys(&conn).unwrap();
+            assert_eq!(keys.len(), all.len(), "seed {seed}");
+            let expected = counts::Standings::of(&all);
+            assert_eq!(standings(&conn, &scheduler, NOW, &keys).unwrap(), expected, "seed {seed}");
+            // The gaps are concepts with live cards, and read alone they are the same.
+            let live = live_standings(&conn, &scheduler, NOW, &keys).unwrap();
+            let names: Vec<&str> = live.iter().filter(|(_, s)| **s == Standing::Gap).map(|(k, _)| k.as_str()).collect();
+            let gaps: Vec<_> = all.iter().filter(|c| c.is_gap()).cloned().collect();
+            assert_eq!(concept_mastery_of(&conn, &scheduler, NOW, &names).unwrap(), gaps, "seed {seed}");
+            for (sum, n) in [(&mut seen.mastered, expected.mastered), (&mut seen.reviewing, expected.reviewing)]
+                .into_iter()
+                .chain([(&mut seen.learning, expected.learning), (&mut seen.gaps, expected.gaps)])
+            {
+                *sum += n;
+            }
+            // A project's concepts, judged over all their cards.
+            let here = concept_mastery_in(&conn, &scheduler, NOW, Some("/w/a")).unwrap();
+            let keys: HashSet<String> = here.iter().map(|c| c.key.clone()).collect();
+            let expected = counts::Standings::of(&here);
+            assert_eq!(standings(&conn, &scheduler, NOW, &keys).unwrap(), expected, "seed {seed}");
+        }
+        // The histories put concepts in every standing.
+        assert!(seen.mastered > 0 && seen.reviewing > 0 && seen.learning > 0 && seen.gaps > 0, "{seen:?}");
+    }
+
+    /// The reads the statusline pays on every message follow what can be due, not the history:
+    /// each is an index search or a scan of a partial index of the live cards, never a scan of
+    /// every question, and the new cards are read in order (no sort of all of them).
+    #[test]
+    fn the_reads_of_every_message_search_indexes_not_the_history() {
+        let (_dir, conn) = crate::db::testing::fresh();
+        let live = plan(&conn, LIVE_CARDS);
+        assert!(live.iter().any(|s| s == "SCAN q USING COVERING INDEX questions_live"), "{live:?}");
+        let probe = plan(&conn, HAS_PLAIN_NEW);
+        assert!(probe.iter().any(|s| s.contains("SEARCH c USING INDEX concepts_by_name")), "{probe:?}");
+        assert!(probe.iter().any(|s| s.contains("SEARCH q USING INDEX questions_plain_new")), "{probe:?}");
+        let names = plan(&conn, "SELECT DISTINCT normalized_name FROM concepts");
+        assert!(names.iter().any(|s| s.contains("COVERING INDEX concepts_by_name")), "{names:?}");
+        let new = plan(&conn, &crate::learning::cards::due_sql("q.id", crate::learning::cards::NEW_IN_ORDER));
+        assert!(new.iter().any(|s| s.contains("SEARCH q USING INDEX questions_new_in_order (due_at=?)")), "{new:?}");
+        assert!(!new.iter().any(|s| s.contains("TEMP B-TREE")), "the new cards are sorted: {new:?}");
+        // The loop's counts: every question and answer from an index, the reflections from the
+        // follow-ups (no join of every answer to its question).
+        let mut counts = Vec::new();
+        for sql in [concat!("SELECT COUNT(*) FROM questions q WHERE ", crate::learning::reflection!()), counts::ANSWERS]
+        {
+            counts.extend(plan(&conn, sql));
+        }
+        assert!(counts.iter().any(|s| s.contains("SEARCH q USING INDEX questions_follow_ups")), "{counts:?}");
+        assert!(counts.iter().any(|s| s.contains("SEARCH a USING INDEX quiz_attempts_question")), "{counts:?}");
+        assert!(counts.iter().any(|s| s.contains("INDEX quiz_attempts_wrong")), "{counts:?}");
+        for step in ["SCAN q", "SCAN a", "SCAN quiz_attempts", "SCAN questions"] {
+            assert!(!counts.iter().any(|s| s == step), "{counts:?}");
+        }
+        for plan in [&live, &probe, &names, &new] {
+            assert!(!plan.iter().any(|s| s == "SCAN q" || s == "SCAN c" || s == "SCAN concepts"), "{plan:?}");
+        }
+    }
+}

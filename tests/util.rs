@@ -184,6 +184,18 @@ impl Http {
         Http { base: format!("http://127.0.0.1:{port}"), agent, token: None }
     }
 
+    /// A client that waits up to `secs` for an answer instead of 10 s: for a request that
+    /// the server answers only after its own waits (a write behind another process's lock
+    /// answers 503 after two busy timeouts, ~10 s).
+    pub fn waiting(mut self, secs: u64) -> Http {
+        self.agent = ureq::Agent::config_builder()
+            .timeout_global(Some(Duration::from_secs(secs)))
+            .http_status_as_error(false)
+            .build()
+            .into();
+        self
+    }
+
     /// Sends the admin token of the worker in `dir` (which opens every route).
     pub fn with_token(mut self, dir: &Path) -> Http {
         self.token = std::fs::read_to_string(dir.join("admin.token")).ok().map(|t| t.trim().to_owned());

@@ -382,7 +382,10 @@ fn a_locked_database_turns_health_degraded_and_enqueues_into_clear_503s() {
     let locker = rusqlite::Connection::open(dir.db_path()).unwrap();
     locker.execute_batch("BEGIN IMMEDIATE; INSERT INTO queue_meta (key, value) VALUES ('lock', 'held');").unwrap();
     std::thread::sleep(Duration::from_millis(1100)); // let the health probe's cache expire
-    let (status, reply) = http.post("/api/sessions/observations", &observation("s1", "locked-1")).unwrap();
+    // The 503 comes after the writer's busy waits (9.9 s here), close to the client's usual
+    // 10 s: a loaded machine had the client give up first.
+    let (status, reply) =
+        worker.http().waiting(30).post("/api/sessions/observations", &observation("s1", "locked-1")).unwrap();
     assert_eq!((status, reply["error"].as_str()), (503, Some("database_busy")), "{reply}");
     // Health answers at once throughout, and turns degraded once its write probe is stuck.
     let mut degraded = Value::Null;

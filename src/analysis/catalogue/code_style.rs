@@ -1,8 +1,100 @@
 //! Catalogue data: object-oriented and functional patterns, the two styles most session code
 //! mixes. "Pure functions" is `generic`: any function is a chance to talk about it.
 
-use super::{BugEdit, Entry, sig};
+use super::{BugEdit, Entry, Variant, sig};
 use crate::analysis::concepts::Level;
+use crate::analysis::lexer::Lang;
+
+/// "Interfaces and polymorphism" outside TypeScript, whose structural typing and `implements`
+/// the entry's own text is about.
+const INTERFACE_VARIANTS: &[Variant] = &[
+    Variant {
+        langs: &[Lang::Rust],
+        name: Some("Traits and polymorphism"),
+        description: Some(
+            "A trait states what a type can do without saying how, so code generic over it (or taking `dyn Trait`) works with any implementation, including a fake in tests.",
+        ),
+        tokens: Some(&["impl", "dyn", "where"]),
+        facts: Some([
+            "Code written against a trait works with any type that implements it, which is what makes fakes in tests possible.",
+            "A Rust type implements a trait only through an explicit `impl Trait for Type` block: traits are nominal, not structural.",
+            "Small, focused traits are easier to implement and to fake than one large trait.",
+        ]),
+        myths: Some([
+            "Any type that happens to have methods of the right names implements a trait automatically.",
+            "A trait should list every method any implementation might ever need.",
+            "Polymorphism requires class inheritance.",
+        ]),
+        follow_up: Some("How does taking a trait instead of a concrete type make this code easier to test?"),
+        ..Variant::NONE
+    },
+    Variant {
+        langs: &[Lang::Go],
+        tokens: Some(&["interface"]),
+        facts: Some([
+            "Code written against an interface works with any implementation, which is what makes fakes in tests possible.",
+            "A Go type satisfies an interface implicitly: having the methods is enough, with no declaration of intent.",
+            "Small interfaces, often of one method, defined where they are used, are easier to implement and to fake.",
+        ]),
+        myths: Some([
+            "A Go type must declare which interfaces it implements.",
+            "An interface should list every method any implementation might ever need.",
+            "Polymorphism requires class inheritance.",
+        ]),
+        follow_up: Some("How does depending on an interface make this code easier to test?"),
+        ..Variant::NONE
+    },
+    Variant {
+        langs: &[Lang::Java, Lang::CSharp, Lang::Python, Lang::Ruby, Lang::JavaScript],
+        facts: Some([
+            "Code written against an interface works with any implementation, which is what makes fakes in tests possible.",
+            "A caller written against an interface needs no change when a new implementation is added.",
+            "Small, focused interfaces are easier to implement and to fake than one large interface.",
+        ]),
+        myths: Some([
+            "Code that depends on an interface has to change whenever a new implementation is added.",
+            "An interface should list every method any implementation might ever need.",
+            "Polymorphism requires class inheritance.",
+        ]),
+        follow_up: Some("How does depending on an interface make this code easier to test?"),
+        ..Variant::NONE
+    },
+];
+
+/// "Classes and encapsulation" outside Python (the entry's own example and its myth about a
+/// leading underscore are Python's).
+const CLASS_MYTHS: [&str; 3] = [
+    "Making every field public is fine because getters and setters are only boilerplate.",
+    "Encapsulation is only about hiding fields; it says nothing about keeping them valid.",
+    "Every function should live inside a class.",
+];
+const CLASS_VARIANTS: &[Variant] = &[
+    Variant {
+        langs: &[Lang::Go, Lang::Rust],
+        name: Some("Types with methods and encapsulation"),
+        description: Some(
+            "A type with methods bundles state with the code that keeps it valid; unexported or private fields mean the rest of the program cannot put a value into an impossible state.",
+        ),
+        tokens: Some(&["self", "pub"]),
+        facts: Some([
+            "Encapsulation keeps a value's state consistent by changing it only through methods that enforce the rules.",
+            "Fields that are not exported outside their package or module can only be changed by the methods written next to them.",
+            "A type with many unrelated methods is a sign that it has more than one responsibility.",
+        ]),
+        myths: Some([
+            "Making every field public is fine because accessor methods are only boilerplate.",
+            "Encapsulation is only about hiding fields; it says nothing about keeping them valid.",
+            "Methods need a class: a plain struct type cannot have any.",
+        ]),
+        ..Variant::NONE
+    },
+    Variant {
+        langs: &[Lang::TypeScript, Lang::JavaScript, Lang::Java, Lang::CSharp, Lang::Ruby],
+        tokens: Some(&["this", "private", "self", "readonly"]),
+        myths: Some(CLASS_MYTHS),
+        ..Variant::NONE
+    },
+];
 
 pub const ENTRIES: &[Entry] = &[
     Entry {
@@ -45,6 +137,8 @@ pub const ENTRIES: &[Entry] = &[
             "Expose operations that express what callers need (deposit, withdraw) rather than raw fields; keep invariants inside so they are checked in one place; return copies or read-only views of internal collections; keep the public surface small because every public member is a promise. Trade-off: too little exposure forces awkward workarounds, so design the surface from real callers and tests.",
         ],
         follow_up: "Why is a method that validates input better than letting callers set a field directly?",
+        holds_in: &[Lang::Python],
+        variants: CLASS_VARIANTS,
         generic: false,
     },
     Entry {
@@ -92,6 +186,8 @@ pub const ENTRIES: &[Entry] = &[
             "Worth it at real seams: external services, storage, time, anything with two implementations (including a test fake), or a boundary between teams. Premature when there is one implementation and no test need: it adds indirection and makes navigation harder. Prefer small interfaces defined by the consumer (as Go does), and extract one when the second implementation or the test appears.",
         ],
         follow_up: "How does an interface make it possible to test code that charges a credit card?",
+        holds_in: &[Lang::TypeScript],
+        variants: INTERFACE_VARIANTS,
         generic: false,
     },
     Entry {
@@ -135,6 +231,8 @@ pub const ENTRIES: &[Entry] = &[
             "Define a Repository interface and write CachingRepository and AuditingRepository as decorators that hold an inner Repository and delegate; assemble them at the composition root in any order. Gains: each behaviour is testable alone, combinations need no new classes, and changes to one layer cannot break another through inherited internals. Losses: more wiring, delegation boilerplate for large interfaces, and the order of wrappers must be chosen consciously.",
         ],
         follow_up: "What is the fragile base class problem?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -177,6 +275,8 @@ pub const ENTRIES: &[Entry] = &[
             "A closure captures the variables of the render in which it was created; if it runs later (a timer, a subscription, an effect without the right dependencies) it sees that render's old props and state. Fixes: list dependencies so the effect or callback is recreated, use functional state updates (setX(x => x + 1)), keep mutable latest values in a ref, and clean up subscriptions. Lint rules (exhaustive-deps) catch most cases.",
         ],
         follow_up: "Why can a closure created in a loop see a different value than you expect?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -220,6 +320,8 @@ pub const ENTRIES: &[Entry] = &[
             "Clearer when each step is a simple, named transformation and there are no side effects: the pipeline reads as intent. Worse when the reducer carries complex state, when early exit matters (a loop or find/some stops sooner), when performance in a hot path suffers from intermediate arrays, or when callbacks mutate outside state. Readability for the team decides; a well-named loop beats a clever reduce.",
         ],
         follow_up: "Why does `reduce` need an initial value, and what happens on an empty array without one?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -263,6 +365,8 @@ pub const ENTRIES: &[Entry] = &[
             "Stream: a generator reads rows in batches with a server-side cursor and yields them to a CSV writer that writes incrementally, so memory stays flat. Pitfalls: the cursor and transaction stay open for the whole export (long locks, timeouts), a generator can be consumed only once, exceptions surface in the consumer, cleanup needs try/finally or a context manager, and slow consumers hold resources longer.",
         ],
         follow_up: "What happens if you iterate over the same generator object twice?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -305,6 +409,8 @@ pub const ENTRIES: &[Entry] = &[
             "Split it into a thin shell that does the I/O (fetch, save) and a pure core that takes plain data and returns the decision or new state. Test the core exhaustively with inputs and outputs; test the shell with a few integration tests. Pass time and randomness in as arguments. The cost is a little more plumbing; the gain is fast, deterministic tests and logic that can be reused elsewhere.",
         ],
         follow_up: "Why is a function that reads the current time not pure, and how would you make it testable?",
+        holds_in: &[],
+        variants: &[],
         generic: true,
     },
 ];

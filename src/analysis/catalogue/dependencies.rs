@@ -34,6 +34,8 @@ const fn missing(
         bugs: &[],
         open: ["", ""],
         follow_up: "",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     }
 }

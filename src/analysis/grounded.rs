@@ -149,6 +149,11 @@ fn snippet_site(code: &SessionCode<'_>, concept: &Concept) -> Option<Site> {
     let line = (0..lines.len())
         .find(|&i| lines[i].trim() == first && matches_at(i))
         .or_else(|| lines.iter().position(|l| l.trim() == first || l.contains(first)))?;
+    // A snippet that starts with a comment or a blank line is placed at its first line of
+    // code: a site on a comment quotes the unit above it, which need not show the concept
+    // (a Mutex question over the struct above the one holding the `sync.Mutex`).
+    let span = wanted.len().max(1);
+    let line = (line..(line + span).min(lines.len())).find(|&i| !code.files[file].is_blank(i)).unwrap_or(line);
     // A snippet that starts with the file's imports: quoted as a whole unit, those lines alone
     // would show nothing of the concept (issue 31); its own signals place it instead.
     let f = &code.files[file];

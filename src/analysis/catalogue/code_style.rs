@@ -89,8 +89,14 @@ const CLASS_VARIANTS: &[Variant] = &[
         ..Variant::NONE
     },
     Variant {
-        langs: &[Lang::TypeScript, Lang::JavaScript, Lang::Java, Lang::CSharp, Lang::Ruby],
-        tokens: Some(&["this", "private", "self", "readonly"]),
+        langs: &[Lang::Ruby],
+        tokens: Some(&["initialize", "attr_reader", "private", "self"]),
+        myths: Some(CLASS_MYTHS),
+        ..Variant::NONE
+    },
+    Variant {
+        langs: &[Lang::TypeScript, Lang::JavaScript, Lang::Java, Lang::CSharp],
+        tokens: Some(&["this", "private", "readonly", "constructor"]),
         myths: Some(CLASS_MYTHS),
         ..Variant::NONE
     },
@@ -231,8 +237,13 @@ pub const ENTRIES: &[Entry] = &[
             "Define a Repository interface and write CachingRepository and AuditingRepository as decorators that hold an inner Repository and delegate; assemble them at the composition root in any order. Gains: each behaviour is testable alone, combinations need no new classes, and changes to one layer cannot break another through inherited internals. Losses: more wiring, delegation boilerplate for large interfaces, and the order of wrappers must be chosen consciously.",
         ],
         follow_up: "What is the fragile base class problem?",
-        holds_in: &[],
-        variants: &[],
+        // The facts hold everywhere; the example, its steps and its bug are TypeScript.
+        holds_in: &[Lang::TypeScript, Lang::JavaScript],
+        variants: &[Variant {
+            langs: &[Lang::Python, Lang::Ruby, Lang::Java, Lang::CSharp, Lang::Go, Lang::Rust],
+            tokens: Some(&["super"]),
+            ..Variant::NONE
+        }],
         generic: false,
     },
     Entry {

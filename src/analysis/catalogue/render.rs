@@ -361,11 +361,11 @@ mod tests {
                         let q = render(entry, qtype, level, &evidence);
                         let label = format!("{} {qtype:?} {level:?}", entry.name);
                         assert_eq!(validate_question(&q, &names), Ok(()), "{label}: {q:#?}");
-                        // A blank needs a token that is no trivia answer: over code with none
-                        // (the developer's, or an example whose tokens are all keywords), the
-                        // question reads the code instead.
-                        let code = if evidence.snippet.is_empty() { entry.example } else { evidence.snippet };
-                        let no_blank = qtype == QuestionType::FillInBlank && blank_in(code, entry.tokens).is_none();
+                        // A blank needs a token that is no trivia answer: where neither the
+                        // developer's code nor the example has one, the question reads the code.
+                        let none_in = |code: &str| blank_in(code, entry.tokens).is_none();
+                        let no_blank =
+                            qtype == QuestionType::FillInBlank && none_in(evidence.snippet) && none_in(entry.example);
                         let want = if no_blank || (qtype == QuestionType::OpenEnded && level != Level::Senior) {
                             QuestionType::CodeReading
                         } else {

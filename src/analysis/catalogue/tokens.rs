@@ -188,6 +188,20 @@ mod tests {
     }
 
     #[test]
+    fn trivia_answers_are_never_blanked() {
+        for t in ["struct", "type", "trait", "fn", "func", "def", "class", "interface", "it", "@", "?", "&", "*", "=>"]
+        {
+            assert!(is_trivia_answer(t), "{t}");
+        }
+        for t in ["Mutex", "await", "defer", "?.", "yield", "%w"] {
+            assert_eq!(is_trivia_answer(t), t.chars().all(|c| c.is_ascii_punctuation()), "{t}");
+        }
+        assert_eq!(blank_in("type Cache struct {}", &["struct", "type"]), None);
+        let (blanked, token) = blank_in("fn parse() -> Result<u8, E> { x? }", &["?", "fn", "Result"]).expect("one");
+        assert_eq!((blanked.as_str(), token), ("fn parse() -> ___<u8, E> { x? }", "Result"));
+    }
+
+    #[test]
     fn blanks_prefer_a_token_that_occurs_once() {
         let code = "const a = await f();\nasync function g() {}";
         let (blanked, token) = blank_in("await x; await y; async z", &["await", "async"]).expect("a token");

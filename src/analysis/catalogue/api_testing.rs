@@ -1,8 +1,9 @@
 //! Catalogue data: API design and testing, the outside contract of a service and the checks
 //! that keep it honest.
 
-use super::{BugEdit, Entry, sig};
+use super::{BugEdit, Entry, Variant, sig};
 use crate::analysis::concepts::Level;
+use crate::analysis::lexer::Lang;
 
 pub const ENTRIES: &[Entry] = &[
     Entry {
@@ -147,7 +148,7 @@ pub const ENTRIES: &[Entry] = &[
             "At the edge, a schema validates shape, types and simple ranges and returns field errors (400/422). The service layer enforces business rules that need context (a unique email, a valid state transition). The database enforces invariants with constraints (NOT NULL, UNIQUE, foreign keys, CHECK) as the last line of defence against bugs and races. Sharing schemas with the client improves UX but never replaces server checks.",
         ],
         follow_up: "Why are TypeScript types alone not enough to validate a request body?",
-        holds_in: &[],
+        holds_in: &[Lang::TypeScript],
         variants: &[],
         generic: false,
     },
@@ -257,7 +258,7 @@ pub const ENTRIES: &[Entry] = &[
         example: "tests := []struct {\n    in   string\n    want int\n}{\n    {\"\", 0},\n    {\"a,b\", 2},\n}\nfor _, tc := range tests {\n    t.Run(tc.in, func(t *testing.T) {\n        if got := count(tc.in); got != tc.want {\n            t.Errorf(\"count(%q) = %d, want %d\", tc.in, got, tc.want)\n        }\n    })\n}",
         facts: [
             "Table-driven tests list inputs and expected outputs as data, so adding a case is one line.",
-            "Running each case as a named subtest (t.Run, parametrize ids) shows exactly which case failed.",
+            "Running each case as a named subtest shows exactly which case failed.",
             "Edge cases (empty input, zero, maximum) belong in the table next to the happy path.",
         ],
         myths: [
@@ -287,8 +288,20 @@ pub const ENTRIES: &[Entry] = &[
             "When cases need very different setup or assertions, the table fills with flags and conditionals and becomes harder to read than separate tests; when the table grows huge, failures are hard to map back. Split into several focused tables or separate tests, keep a clear name per row, and consider property-based testing when you are enumerating many similar inputs.",
         ],
         follow_up: "Why run each row as a named subtest instead of a plain loop of assertions?",
-        holds_in: &[],
-        variants: &[],
+        holds_in: &[Lang::Go],
+        // Elsewhere the statements hold; the example and what is written for it do not.
+        variants: &[Variant {
+            langs: &[
+                Lang::TypeScript,
+                Lang::JavaScript,
+                Lang::Python,
+                Lang::Rust,
+                Lang::Ruby,
+                Lang::Java,
+                Lang::CSharp,
+            ],
+            ..Variant::NONE
+        }],
         generic: false,
     },
 ];

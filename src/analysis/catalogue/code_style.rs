@@ -102,6 +102,57 @@ const CLASS_VARIANTS: &[Variant] = &[
     },
 ];
 
+/// "Closures" outside JavaScript: what capture means in each language.
+const CLOSURE_FIRST: &str =
+    "A closure keeps access to variables from the scope where it was created, even after that scope has returned.";
+const CLOSURE_OPEN: [&str; 2] = [
+    "When does a closure keep state alive longer than you expect, and how do you avoid the bugs that causes?",
+    "A closure keeps everything it captures alive as long as the closure itself lives: a handler registered on a long-lived object or a callback stored in a cache holds its captures until it is dropped, which can pin large objects or stale values. Capture only what the closure needs (copy the one field rather than the whole object), unregister handlers when their owner goes away, and pass changing values as arguments instead of capturing them.",
+];
+const CLOSURE_VARIANTS: &[Variant] = &[
+    Variant {
+        langs: &[Lang::Python, Lang::Go, Lang::Ruby, Lang::CSharp],
+        facts: Some([
+            CLOSURE_FIRST,
+            "Closures capture variables, not values: a closure sees later changes to a captured binding.",
+            "A closure created in a loop captures the loop variable, so which value it sees depends on how the language scopes that variable per iteration.",
+        ]),
+        open: Some(CLOSURE_OPEN),
+        ..Variant::NONE
+    },
+    Variant {
+        langs: &[Lang::Rust],
+        facts: Some([
+            CLOSURE_FIRST,
+            "A closure borrows what it captures unless it is marked `move`, and the borrow checker keeps those variables from changing while it holds them.",
+            "In Rust, `move` makes a closure take ownership of what it captures, which spawned threads and tasks require.",
+        ]),
+        myths: Some([
+            "A closure can always outlive the local variables it borrows.",
+            "Closures only exist in functional programming languages.",
+            "A closure that captures nothing still allocates on the heap.",
+        ]),
+        open: Some(CLOSURE_OPEN),
+        ..Variant::NONE
+    },
+    Variant {
+        langs: &[Lang::Java],
+        name: Some("Lambdas and closures"),
+        facts: Some([
+            CLOSURE_FIRST,
+            "A lambda can capture only local variables that are effectively final, so it never sees a later change to them.",
+            "A lambda that captures state keeps that state reachable as long as the lambda lives.",
+        ]),
+        myths: Some([
+            "A lambda may reassign the local variables it captures.",
+            "Closures only exist in functional programming languages.",
+            "Captured variables are freed as soon as the outer method returns.",
+        ]),
+        open: Some(CLOSURE_OPEN),
+        ..Variant::NONE
+    },
+];
+
 pub const ENTRIES: &[Entry] = &[
     Entry {
         name: "Classes and encapsulation",
@@ -258,7 +309,7 @@ pub const ENTRIES: &[Entry] = &[
         facts: [
             "A closure keeps access to variables from the scope where it was created, even after that scope has returned.",
             "Closures capture variables, not values: a closure sees later changes to a captured binding.",
-            "In Rust, `move` makes a closure take ownership of what it captures, which spawned threads and tasks require.",
+            "A closure created in a loop over a `let` binding gets that iteration's own binding, while one over a `var` binding shares a single variable across iterations.",
         ],
         myths: [
             "A closure copies the captured variables when it is created, so later changes are invisible to it.",
@@ -286,8 +337,10 @@ pub const ENTRIES: &[Entry] = &[
             "A closure captures the variables of the render in which it was created; if it runs later (a timer, a subscription, an effect without the right dependencies) it sees that render's old props and state. Fixes: list dependencies so the effect or callback is recreated, use functional state updates (setX(x => x + 1)), keep mutable latest values in a ref, and clean up subscriptions. Lint rules (exhaustive-deps) catch most cases.",
         ],
         follow_up: "Why can a closure created in a loop see a different value than you expect?",
-        holds_in: &[],
-        variants: &[],
+        // The example, its steps and the open question are JavaScript and React; capture by
+        // reference is not what Rust's borrows or Java's effectively-final captures do.
+        holds_in: &[Lang::TypeScript, Lang::JavaScript],
+        variants: CLOSURE_VARIANTS,
         generic: false,
     },
     Entry {

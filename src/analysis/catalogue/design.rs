@@ -2,8 +2,9 @@
 //! is built from. Two entries here are `generic` (guard clauses, modules) because nearly all
 //! code shows them, which makes them the last-resort concepts of the offline provider.
 
-use super::{BugEdit, Entry, sig};
+use super::{BugEdit, Entry, Variant, sig};
 use crate::analysis::concepts::Level;
+use crate::analysis::lexer::Lang;
 
 pub const ENTRIES: &[Entry] = &[
     Entry {
@@ -109,7 +110,7 @@ pub const ENTRIES: &[Entry] = &[
             "They hurt when behaviour becomes invisible at the call site (retries, caching or auth nobody notices), when stacking order changes semantics, when they swallow errors or change signatures and types, and when they make testing the undecorated logic hard. Keep them small and single-purpose, preserve metadata with wraps, document order dependencies, type them with ParamSpec, and expose the undecorated function for tests.",
         ],
         follow_up: "Why should a decorator copy the wrapped function's name and docstring onto its wrapper, and what breaks without that?",
-        holds_in: &[],
+        holds_in: &[Lang::Python],
         variants: &[],
         generic: false,
     },
@@ -340,7 +341,7 @@ pub const ENTRIES: &[Entry] = &[
             "Keep data fetching, secrets and heavy dependencies in server components; push \"use client\" down to the small interactive leaves (buttons, forms, widgets) rather than marking whole pages; pass serialisable props across; use server actions or route handlers for mutations; and watch the client bundle size. The trade-off is interactivity and client caching versus bundle size, security and time to first render.",
         ],
         follow_up: "Why must secret keys never be read in a file marked \"use client\"?",
-        holds_in: &[],
+        holds_in: &[Lang::TypeScript, Lang::JavaScript],
         variants: &[],
         generic: false,
     },
@@ -384,8 +385,12 @@ pub const ENTRIES: &[Entry] = &[
             "Group by feature with a small public surface per module, and keep shared code in a few well-named modules rather than a grab-bag utils file. Make dependencies point one way (features depend on core, never the reverse), forbid cycles with a lint rule, and keep module top-level code free of side effects so import order does not matter. Revisit boundaries when one change keeps touching many modules.",
         ],
         follow_up: "Why are circular imports a problem, and how do you break one?",
-        holds_in: &[],
-        variants: &[],
+        holds_in: &[Lang::TypeScript],
+        // Elsewhere the statements hold; the example and what is written for it do not.
+        variants: &[Variant {
+            langs: &[Lang::Python, Lang::Go, Lang::Rust, Lang::Ruby, Lang::Java, Lang::CSharp],
+            ..Variant::NONE
+        }],
         generic: true,
     },
 ];

@@ -4,8 +4,9 @@
 //! ecosystem, in `dependencies`. Each example is code that is one small change
 //! away from producing that error, so spot_the_bug shows the cause.
 
-use super::{BugEdit, Entry};
+use super::{BugEdit, Entry, Variant};
 use crate::analysis::concepts::Level;
+use crate::analysis::lexer::Lang;
 
 pub const ENTRIES: &[Entry] = &[
     Entry {
@@ -50,8 +51,12 @@ pub const ENTRIES: &[Entry] = &[
             "Start from the first error and from declarations rather than uses: one changed exported type upstream usually explains most of the list. Read each as expected versus found, check the library's changelog for the changed types, and fix at the source (adapt your own types or wrappers) so errors downstream disappear together. A cast is right only at a boundary where you know more than the compiler and can check it (after runtime validation), never to silence a mismatch you do not understand; `any` spreads and hides the next break.",
         ],
         follow_up: "Why is the first error in a long list of type errors usually the one to read first?",
-        holds_in: &[],
-        variants: &[],
+        holds_in: &[Lang::TypeScript],
+        // Elsewhere the statements hold; the example and what is written for it do not.
+        variants: &[Variant {
+            langs: &[Lang::Python, Lang::Go, Lang::Rust, Lang::Ruby, Lang::Java, Lang::CSharp],
+            ..Variant::NONE
+        }],
         generic: false,
     },
     Entry {

@@ -4,6 +4,7 @@
 
 use super::{BugEdit, Entry, named, sig};
 use crate::analysis::concepts::Level;
+use crate::analysis::lexer::Lang;
 
 const REACT_STACK: &[&str] = &["react", "next.js", "nextjs", "remix", "gatsby"];
 
@@ -78,7 +79,7 @@ pub const ENTRIES: &[Entry] = &[
             "As close as possible to where it is used: local useState first; lift to the nearest common parent when siblings need it; context for rarely changing values many components read (theme, user); a store with selectors for frequently changing shared client state; a server-state library (React Query, SWR, server components) for data that lives on the server; the URL for state that should survive reloads and be shareable. Derive instead of duplicating.",
         ],
         follow_up: "Why should you pass the state setter a function of the old value, rather than the new value, when the new value depends on the old one?",
-        holds_in: &[],
+        holds_in: &[Lang::TypeScript, Lang::JavaScript],
         variants: &[],
         generic: false,
     },
@@ -216,7 +217,7 @@ pub const ENTRIES: &[Entry] = &[
             "Legitimate: synchronising with external systems, such as subscriptions, timers, non-React widgets, and fetching when no data library or server component is available (with cleanup). Not needed: deriving values from props or state (compute during render or useMemo), reacting to user events (do it in the handler), resetting state on prop change (use a key), chaining state updates. Fewer effects means fewer loops and races.",
         ],
         follow_up: "What does the cleanup function returned from useEffect do, and when does it run?",
-        holds_in: &[],
+        holds_in: &[Lang::TypeScript, Lang::JavaScript],
         variants: &[],
         generic: false,
     },
@@ -306,7 +307,7 @@ pub const ENTRIES: &[Entry] = &[
             "Server actions fit mutations triggered from your own React UI: forms with progressive enhancement, less boilerplate, typed arguments and built-in cache revalidation. Route handlers fit APIs consumed by other clients (mobile apps, webhooks, third parties), non-POST semantics, custom status codes, streaming or versioned contracts. Either way, authenticate, authorise and validate inside, and keep business logic in shared functions both can call.",
         ],
         follow_up: "Why does a server action need its own authentication check even if only your form calls it?",
-        holds_in: &[],
+        holds_in: &[Lang::TypeScript, Lang::JavaScript],
         variants: &[],
         generic: false,
     },

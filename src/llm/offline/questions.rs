@@ -44,7 +44,10 @@ pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], pa
         // has no text true there gets no catalogue question.
         let lang = lang_for_path(&concept.source_file).or(session_lang);
         let known = catalogue::find(&concept.name);
-        let entry = known.and_then(|e| e.in_lang(lang));
+        // A concept met as an error was chosen for the error's ecosystem (`failures`), which
+        // its entry is written for: its own text, where the session's main language differs.
+        let about_error = FailedCall::is_label(&concept.source_file);
+        let entry = known.and_then(|e| e.in_lang(lang).or_else(|| about_error.then_some(*e)));
         if known.is_some() && entry.is_none() {
             continue;
         }

@@ -384,8 +384,31 @@ pub const ENTRIES: &[Entry] = &[
             "Clearer when each step is a simple, named transformation and there are no side effects: the pipeline reads as intent. Worse when the reducer carries complex state, when early exit matters (a loop or find/some stops sooner), when performance in a hot path suffers from intermediate arrays, or when callbacks mutate outside state. Readability for the team decides; a well-named loop beats a clever reduce.",
         ],
         follow_up: "Why does `reduce` need an initial value, and what happens on an empty array without one?",
-        holds_in: &[],
-        variants: &[],
+        // Arrays, `forEach` and reduce's TypeError are JavaScript's; elsewhere what holds of
+        // passing and returning functions in any language.
+        holds_in: &[Lang::TypeScript, Lang::JavaScript],
+        variants: &[Variant {
+            langs: &[Lang::Python, Lang::Go, Lang::Rust, Lang::Ruby, Lang::Java, Lang::CSharp],
+            description: Some(
+                "Functions that take or return functions let the caller decide what to do and the callee decide when: a callback, a retry wrapper, a transformation applied to each item. The code gets shorter and the branching per caller disappears.",
+            ),
+            facts: Some([
+                "A higher-order function takes or returns a function, so the caller supplies the behaviour and the callee decides when it runs.",
+                "Passing a function instead of a flag keeps the callee free of a branch for every caller.",
+                "A function returned from another keeps the variables it captured alive as long as it lives.",
+            ]),
+            myths: Some([
+                "A function passed as an argument runs at the moment it is passed.",
+                "A higher-order function is always slower than the same loop written out by hand.",
+                "Only functions of the standard library can take other functions as arguments.",
+            ]),
+            open: Some([
+                "When does passing a function make code clearer than writing the loop or the branch out, and when does it not?",
+                "Clearer when the function is a small, named behaviour the callee applies at the right moment (a transformation per item, a retry policy, a comparison): the callee's code stays the same for every caller. Worse when the passed function carries hidden state, when control flow such as early exit or error handling has to cross it, or when a chain of anonymous functions hides what happens; then a named function or a plain loop reads better.",
+            ]),
+            follow_up: Some("What decides when the function passed here actually runs?"),
+            ..Variant::NONE
+        }],
         generic: false,
     },
     Entry {

@@ -26,6 +26,7 @@ pub mod tokens;
 mod types;
 
 use crate::analysis::concepts::{Level, normalize_name};
+use crate::analysis::lexer::Lang;
 use crate::analysis::model::Pattern;
 
 /// A static-analysis signal that reveals a concept.
@@ -61,7 +62,7 @@ pub const fn named(pattern_type: &'static str, test: fn(&str) -> bool, weight: u
 }
 
 /// A small edit that turns correct code into plausibly buggy code, for spot_the_bug.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BugEdit {
     /// Text to find (first occurrence) …
     pub from: &'static str,
@@ -106,9 +107,107 @@ pub struct Entry {
     pub open: [&'static str; 2],
     /// The mid-level follow-up attached to junior questions.
     pub follow_up: &'static str,
+    /// The languages the entry's own text (name, facts, myths, example, steps, reading,
+    /// open question, follow-up, description) is true in; empty means every language. In
+    /// another language the entry is shown only through a [`Variant`] for it.
+    pub holds_in: &'static [Lang],
+    /// Text for some languages in place of the entry's own: a Go struct is a "struct", not a
+    /// "dataclass". The first variant listing a language wins.
+    pub variants: &'static [Variant],
     /// A concept almost any code shows (imports, functions, early returns): the last resort
     /// when a session's code gives too few signals.
     pub generic: bool,
+}
+
+/// What an entry says in some languages instead of its own text (issue 40, point 2): each
+/// field set replaces the entry's, the others are kept, and the entry's `holds_in` no longer
+/// matters for the languages listed. Written as `Variant { langs, name: Some(…), ..Variant::NONE }`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Variant {
+    /// The languages this text is true in.
+    pub langs: &'static [Lang],
+    pub name: Option<&'static str>,
+    pub description: Option<&'static str>,
+    pub tokens: Option<&'static [&'static str]>,
+    pub example: Option<&'static str>,
+    pub facts: Option<[&'static str; 3]>,
+    pub myths: Option<[&'static str; 3]>,
+    pub order_prompt: Option<&'static str>,
+    pub steps: Option<&'static [&'static str]>,
+    pub reading: Option<[&'static str; 2]>,
+    pub bugs: Option<&'static [BugEdit]>,
+    pub open: Option<[&'static str; 2]>,
+    pub follow_up: Option<&'static str>,
+}
+
+impl Variant {
+    /// A variant that replaces nothing, the base of the data's struct updates.
+    pub const NONE: Variant = Variant {
+        langs: &[],
+        name: None,
+        description: None,
+        tokens: None,
+        example: None,
+        facts: None,
+        myths: None,
+        order_prompt: None,
+        steps: None,
+        reading: None,
+        bugs: None,
+        open: None,
+        follow_up: None,
+    };
+}
+
+impl Variant {
+    /// Whether the variant keeps all of the entry's text (it only drops the example there).
+    fn replaces_nothing(&self) -> bool {
+        Variant { langs: &[], ..*self } == Variant::NONE
+    }
+}
+
+impl Entry {
+    /// The entry as it is true in `lang`: its own text where that holds there, with the
+    /// variant for `lang` laid over it; `None` where neither holds (the entry is then not
+    /// shown at all). An unknown language (`None`) gets the entry's own text only when that
+    /// holds everywhere.
+    pub fn in_lang(&self, lang: Option<Lang>) -> Option<Entry> {
+        let variant = match lang {
+            Some(l) => self.variants.iter().find(|v| v.langs.contains(&l)),
+            // In no known language, a variant that replaces no text ("the statements hold
+            // elsewhere too, the example does not") is what holds.
+            None => self.variants.iter().find(|v| v.replaces_nothing()),
+        };
+        let Some(v) = variant else {
+            let holds = self.holds_in.is_empty() || lang.is_some_and(|l| self.holds_in.contains(&l));
+            return holds.then_some(*self);
+        };
+        // The example and what is written for it (its steps and their prompt, its bugs, its
+        // reading question) are in the
+        // entry's languages: where those do not hold and the variant has none of its own, there
+        // is no example (`render` then writes no question that needs one).
+        let own = self.holds_in.is_empty() || lang.is_some_and(|l| self.holds_in.contains(&l));
+        Some(Entry {
+            name: v.name.unwrap_or(self.name),
+            description: v.description.unwrap_or(self.description),
+            tokens: v.tokens.unwrap_or(self.tokens),
+            example: v.example.or(own.then_some(self.example)).unwrap_or(""),
+            facts: v.facts.unwrap_or(self.facts),
+            myths: v.myths.unwrap_or(self.myths),
+            order_prompt: v.order_prompt.or(own.then_some(self.order_prompt)).unwrap_or(""),
+            steps: v.steps.or(own.then_some(self.steps)).unwrap_or(&[]),
+            reading: v.reading.or(own.then_some(self.reading)).unwrap_or(["", ""]),
+            bugs: v.bugs.or(own.then_some(self.bugs)).unwrap_or(&[]),
+            open: v.open.unwrap_or(self.open),
+            follow_up: v.follow_up.unwrap_or(self.follow_up),
+            ..*self
+        })
+    }
+
+    /// Every name the entry is shown under: its own, then each variant's.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        std::iter::once(self.name).chain(self.variants.iter().filter_map(|v| v.name))
+    }
 }
 
 /// The weight of the strongest signal of `signals` that `p` matches, if any. `lowered` is
@@ -215,10 +314,15 @@ pub fn all() -> impl Iterator<Item = &'static Entry> {
     .flatten()
 }
 
-/// The entry whose name equals `name` after `normalize_name`.
+/// The entry one of whose names ([`Entry::names`]) equals `name` after `normalize_name`.
 pub fn find(name: &str) -> Option<&'static Entry> {
     let key = normalize_name(name);
-    all().find(|e| normalize_name(e.name) == key)
+    all().find(|e| e.names().any(|n| normalize_name(n) == key))
+}
+
+/// The entry named `name` as it is true in `lang` ([`Entry::in_lang`]).
+pub fn find_in(name: &str, lang: Option<Lang>) -> Option<Entry> {
+    find(name)?.in_lang(lang)
 }
 
 #[cfg(test)]
@@ -369,6 +473,66 @@ mod tests {
         }
         assert_eq!(named.len(), errors::ENTRIES.len() + dependencies::ENTRIES.len(), "every entry is reachable");
         assert_eq!(dependencies::ENTRIES.len(), 7, "one per ecosystem");
+    }
+
+    /// Every piece of text an entry shows in `lang`, as `in_lang` resolves it.
+    fn shown_text(e: &Entry) -> Vec<&'static str> {
+        let mut out = vec![e.name, e.description, e.order_prompt, e.follow_up];
+        out.extend(e.facts);
+        out.extend(e.myths);
+        out.extend(e.reading);
+        out.extend(e.open);
+        out.extend(e.steps.iter().copied());
+        out.extend(e.bugs.iter().map(|b| b.answer));
+        out
+    }
+
+    const LANGS: [Lang; 8] =
+        [Lang::TypeScript, Lang::JavaScript, Lang::Python, Lang::Go, Lang::Rust, Lang::Ruby, Lang::Java, Lang::CSharp];
+
+    #[test]
+    fn no_entry_shows_another_ecosystems_words_in_a_language_it_is_shown_in() {
+        use crate::analysis::lint::vocabulary::foreign_word;
+        let mut faults = Vec::new();
+        for e in all() {
+            for lang in LANGS {
+                let Some(shown) = e.in_lang(Some(lang)) else { continue };
+                for text in shown_text(&shown) {
+                    if let Some(word) = foreign_word(text, lang) {
+                        faults.push(format!("{} in {}: `{word}` in {text:?}", e.name, lang.as_str()));
+                    }
+                }
+            }
+        }
+        assert!(faults.is_empty(), "{} pieces:\n{}", faults.len(), faults.join("\n"));
+    }
+
+    #[test]
+    fn an_entry_is_shown_only_in_its_languages_and_under_their_names() {
+        let structs = find("Structs, records and dataclasses").expect("in the catalogue");
+        assert_eq!(structs.in_lang(Some(Lang::Python)).map(|e| e.name), Some(structs.name));
+        assert_eq!(structs.in_lang(Some(Lang::Go)).map(|e| e.name), Some("Structs"));
+        // The variant's own example, not the Python dataclass.
+        let go = structs.in_lang(Some(Lang::Go)).expect("a Go variant");
+        assert!(go.example.contains("type Money struct") && !go.example.contains("@dataclass"));
+        // Found under the name a language shows it by.
+        assert_eq!(find("structs").map(|e| e.name), Some(structs.name));
+        assert_eq!(find_in("Structs", Some(Lang::Rust)).map(|e| e.name), Some("Structs"));
+        // Promise combinators are no Go concept: not shown there at all.
+        let joins = find("Concurrent promises and joins").expect("in the catalogue");
+        assert!(joins.in_lang(Some(Lang::Go)).is_none());
+        assert!(joins.in_lang(None).is_none(), "an unknown language gets only text true everywhere");
+        let modules = find("Modules and imports").expect("in the catalogue");
+        let anywhere = modules.in_lang(None).expect("its statements hold everywhere");
+        assert!(anywhere.example.is_empty() && anywhere.facts == modules.facts);
+        // A variant without its own example gets none where the entry's is another language's.
+        let interfaces = find("Interfaces and polymorphism").expect("in the catalogue");
+        let java = interfaces.in_lang(Some(Lang::Java)).expect("a Java variant");
+        assert!(java.example.is_empty() && java.bugs.is_empty() && java.steps.is_empty());
+        assert!(!java.facts.iter().any(|f| f.contains("TypeScript")));
+        // An entry with no tags holds everywhere.
+        let untagged = all().find(|e| e.holds_in.is_empty() && e.variants.is_empty()).expect("one");
+        assert!(LANGS.iter().all(|&l| untagged.in_lang(Some(l)).is_some()));
     }
 
     #[test]

@@ -35,6 +35,7 @@ use crate::analysis::catalogue::{Entry, best_weight};
 use crate::analysis::concepts::{Concept, Level, path_matches};
 use crate::analysis::grounding::{Grounding, GroundingKind};
 use crate::analysis::lexer::{self, Lang};
+use crate::analysis::lint::MAX_SNIPPET_LINES;
 use crate::analysis::model::{FailedCall, Pattern, SourceFile};
 use crate::analysis::questions::{GeneratedQuestion, QuestionType};
 use std::cmp::Reverse;
@@ -148,6 +149,11 @@ fn snippet_site(code: &SessionCode<'_>, concept: &Concept) -> Option<Site> {
     let line = (0..lines.len())
         .find(|&i| lines[i].trim() == first && matches_at(i))
         .or_else(|| lines.iter().position(|l| l.trim() == first || l.contains(first)))?;
+    // A snippet that starts with a comment or a blank line is placed at its first line of
+    // code: a site on a comment quotes the unit above it, which need not show the concept
+    // (a Mutex question over the struct above the one holding the `sync.Mutex`).
+    let span = wanted.len().max(1);
+    let line = (line..(line + span).min(lines.len())).find(|&i| !code.files[file].is_blank(i)).unwrap_or(line);
     // A snippet that starts with the file's imports: quoted as a whole unit, those lines alone
     // would show nothing of the concept (issue 31); its own signals place it instead.
     let f = &code.files[file];
@@ -260,8 +266,17 @@ pub fn question(code: &SessionCode<'_>, sites: &[Site], first: usize, ask: &Ask<
             let line = u32::try_from(site.line + 1).unwrap_or(u32::MAX);
             g.line_start <= line && line <= g.line_end
         });
-        shows_site.then(|| builders::fit_follow_up(ask, q))
+        // A snippet longer than a screen is not asked (issue 40: a 174-line snippet). The
+        // builders quote the smallest whole unit around the site that fits; when even that is
+        // longer (a long class whose header is the site), the next site is tried instead of a
+        // cut through the unit.
+        (shows_site && fits_screen(&q)).then(|| builders::fit_follow_up(ask, q))
     })
+}
+
+/// Whether `q`'s snippet fits on a screen ([`MAX_SNIPPET_LINES`]).
+pub fn fits_screen(q: &GeneratedQuestion) -> bool {
+    q.snippet.as_deref().is_none_or(|s| s.lines().count() <= MAX_SNIPPET_LINES)
 }
 
 /// The concept's cited snippet as whole units of its file (SPEC §6.4, rule 2): where it cuts

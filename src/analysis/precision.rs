@@ -89,8 +89,8 @@ fn step_problems(
         }
     }
     if out.is_empty()
-        && let Some(entry) = catalogue::find(&q.concept)
-        && !lines.iter().any(|&i| carries(code, i, entry, findings))
+        && let Some(entry) = catalogue::find(&q.concept).map(|e| e.in_lang(code.lang).unwrap_or(*e))
+        && !lines.iter().any(|&i| carries(code, i, &entry, findings))
     {
         // The entry's words for this language (a Python session is not asked for `=>`).
         let shown: Vec<String> =
@@ -193,7 +193,10 @@ fn follow_up_off_snippet(q: &GeneratedQuestion) -> Option<&'static str> {
     if shown.is_empty() {
         return None;
     }
-    named_but_not_shown(catalogue::find(&q.concept)?.tokens, q.follow_up.as_deref()?, &shown)
+    // The tokens of the entry as the question's language shows it (`Entry::in_lang`).
+    let lang = q.grounding.as_ref().and_then(|g| crate::analysis::lexer::lang_for_path(&g.file));
+    let entry = catalogue::find(&q.concept)?;
+    named_but_not_shown(entry.in_lang(lang).unwrap_or(*entry).tokens, q.follow_up.as_deref()?, &shown)
 }
 
 /// The text the right answer states: the correct option of a multiple-choice question, the

@@ -1,8 +1,9 @@
 //! Catalogue data: API design and testing, the outside contract of a service and the checks
 //! that keep it honest.
 
-use super::{BugEdit, Entry, sig};
+use super::{BugEdit, Entry, Variant, sig};
 use crate::analysis::concepts::Level;
+use crate::analysis::lexer::Lang;
 
 pub const ENTRIES: &[Entry] = &[
     Entry {
@@ -49,6 +50,8 @@ pub const ENTRIES: &[Entry] = &[
             "Resource-oriented paths (/posts, /posts/{id}, /posts/{id}/comments) with methods that match their effect; consistent status codes and one error body shape; pagination with stable cursors; validation with field-level errors; idempotency for retried writes (PUT, or idempotency keys on POST); authentication and per-resource authorization; and versioning or additive-only changes so existing clients keep working.",
         ],
         follow_up: "Why should a GET request never change data on the server?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -96,6 +99,8 @@ pub const ENTRIES: &[Entry] = &[
             "Correct status classes (4xx client, 5xx server, 429 with Retry-After), a single error body schema with a stable machine-readable code, a human message and field errors, a request id for support, and no internal details in production. Keep it consistent with one error type mapped to responses in middleware, documented in the OpenAPI spec, and contract tests that check error shapes.",
         ],
         follow_up: "Why is answering 200 with an error message in the body a problem for clients?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -143,6 +148,8 @@ pub const ENTRIES: &[Entry] = &[
             "At the edge, a schema validates shape, types and simple ranges and returns field errors (400/422). The service layer enforces business rules that need context (a unique email, a valid state transition). The database enforces invariants with constraints (NOT NULL, UNIQUE, foreign keys, CHECK) as the last line of defence against bugs and races. Sharing schemas with the client improves UX but never replaces server checks.",
         ],
         follow_up: "Why are TypeScript types alone not enough to validate a request body?",
+        holds_in: &[Lang::TypeScript],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -186,6 +193,8 @@ pub const ENTRIES: &[Entry] = &[
             "Test behaviour that matters and can break: business rules, edge cases, bug regressions, pure logic, rather than getters or framework code. Keep tests fast (no network, fake time), independent (fresh state each), deterministic (no sleeps or randomness without seeds), and named by behaviour. Balance with a few integration tests for wiring. Delete or fix flaky tests at once, since flakiness destroys trust.",
         ],
         follow_up: "Why should you see a new test fail before you trust it?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -229,6 +238,8 @@ pub const ENTRIES: &[Entry] = &[
             "When they mirror implementation details (every call and argument), tests break on harmless refactors and still pass when the integration is wrong. Prefer real objects for your own code, fakes (in-memory repository, fake clock) with real behaviour for boundaries, contract tests for external APIs, and a few integration tests against real dependencies (containers). Mock only at true boundaries and assert outcomes over interactions.",
         ],
         follow_up: "What is the difference between a stub, a mock and a fake?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -247,7 +258,7 @@ pub const ENTRIES: &[Entry] = &[
         example: "tests := []struct {\n    in   string\n    want int\n}{\n    {\"\", 0},\n    {\"a,b\", 2},\n}\nfor _, tc := range tests {\n    t.Run(tc.in, func(t *testing.T) {\n        if got := count(tc.in); got != tc.want {\n            t.Errorf(\"count(%q) = %d, want %d\", tc.in, got, tc.want)\n        }\n    })\n}",
         facts: [
             "Table-driven tests list inputs and expected outputs as data, so adding a case is one line.",
-            "Running each case as a named subtest (t.Run, parametrize ids) shows exactly which case failed.",
+            "Running each case as a named subtest shows exactly which case failed.",
             "Edge cases (empty input, zero, maximum) belong in the table next to the happy path.",
         ],
         myths: [
@@ -277,6 +288,20 @@ pub const ENTRIES: &[Entry] = &[
             "When cases need very different setup or assertions, the table fills with flags and conditionals and becomes harder to read than separate tests; when the table grows huge, failures are hard to map back. Split into several focused tables or separate tests, keep a clear name per row, and consider property-based testing when you are enumerating many similar inputs.",
         ],
         follow_up: "Why run each row as a named subtest instead of a plain loop of assertions?",
+        holds_in: &[Lang::Go],
+        // Elsewhere the statements hold; the example and what is written for it do not.
+        variants: &[Variant {
+            langs: &[
+                Lang::TypeScript,
+                Lang::JavaScript,
+                Lang::Python,
+                Lang::Rust,
+                Lang::Ruby,
+                Lang::Java,
+                Lang::CSharp,
+            ],
+            ..Variant::NONE
+        }],
         generic: false,
     },
 ];

@@ -1,8 +1,67 @@
 //! Catalogue data: async patterns and error handling, the two groups AI-written code most
 //! often gets subtly wrong (a missing `await`, a swallowed error).
 
-use super::{BugEdit, Entry, sig};
+use super::{BugEdit, Entry, Variant, sig};
 use crate::analysis::concepts::Level;
+use crate::analysis::lexer::Lang;
+
+/// "Concurrent promises and joins" in Python and Rust terms; Go's goroutines are another
+/// concept, so Go gets none.
+const JOIN_VARIANTS: &[Variant] = &[
+    Variant {
+        langs: &[Lang::Python],
+        name: Some("Concurrent tasks with asyncio.gather"),
+        description: Some(
+            "asyncio.gather runs independent awaitables at the same time on the event loop, turning a sum of latencies into a maximum; how it reports a failure decides what survives.",
+        ),
+        tokens: Some(&["gather", "create_task", "TaskGroup"]),
+        facts: Some([
+            "asyncio.gather runs the awaitables it is given concurrently and returns their results in argument order.",
+            "By default gather raises the first exception while the other awaitables keep running.",
+            "gather(..., return_exceptions=True) returns exceptions as results, so partial results survive a failure.",
+        ]),
+        myths: Some([
+            "asyncio.gather runs its coroutines one after another, in argument order.",
+            "When one awaitable in gather raises, the others are cancelled automatically.",
+            "gather returns its results in the order the awaitables finished.",
+        ]),
+        open: Some([
+            "A handler needs data from five services. How do you fetch it concurrently while staying resilient when one is slow or down?",
+            "Start all calls together (gather or a TaskGroup) with a timeout on each; collect failures with return_exceptions=True so an optional service degrades one section instead of the response; fail fast only on data you cannot answer without; bound the fan-out with a semaphore; and log which call failed.",
+        ]),
+        follow_up: Some("When would you pass return_exceptions=True to asyncio.gather?"),
+        ..Variant::NONE
+    },
+    Variant {
+        langs: &[Lang::Rust],
+        name: Some("Concurrent futures and joins"),
+        description: Some(
+            "tokio::join! and select! poll several futures at once on one task, turning a sum of latencies into a maximum; which one you pick decides what happens to the futures that have not finished.",
+        ),
+        tokens: Some(&["join!", "select!", "try_join!"]),
+        facts: Some([
+            "tokio::join! polls its futures concurrently on the current task and waits for all of them.",
+            "tokio::try_join! returns the first error and drops the other futures, which cancels them.",
+            "tokio::select! completes with the first branch to finish and drops the others.",
+        ]),
+        myths: Some([
+            "tokio::join! runs its futures on separate threads in parallel.",
+            "A future does its work even if nobody polls or awaits it.",
+            "tokio::join! returns its results in the order the futures finished.",
+        ]),
+        bugs: Some(&[BugEdit {
+            from: "join!(",
+            to: "select!(",
+            answer: "select! completes when the first branch finishes and drops the others, so one of the operations is silently cancelled instead of both results being awaited.",
+        }]),
+        open: Some([
+            "A handler needs data from five services. How do you fetch them concurrently while staying resilient when one is slow or down?",
+            "Poll them together with join! or try_join!, each wrapped in tokio::time::timeout; keep optional results as Result values so one failure degrades a section instead of the response; use try_join! only for the data you cannot answer without; bound a growing fan-out with a semaphore or buffer_unordered; and log which call failed.",
+        ]),
+        follow_up: Some("When would you use try_join! instead of join!?"),
+        ..Variant::NONE
+    },
+];
 
 pub const ENTRIES: &[Entry] = &[
     Entry {
@@ -43,16 +102,18 @@ pub const ENTRIES: &[Entry] = &[
         }],
         open: [
             "When would you run several awaits concurrently instead of in sequence, and what do you give up?",
-            "Run them concurrently (Promise.all, asyncio.gather, join!) when the calls are independent: the total wait becomes the slowest call instead of the sum. The costs: one failure rejects the group unless you collect results (allSettled), ordering and early exit are harder to express, and an unbounded fan-out can overload a downstream service, so large batches need a concurrency limit.",
+            "Run them concurrently (the language's combinator that awaits several operations at once) when the calls are independent: the total wait becomes the slowest call instead of the sum. The costs: one failure rejects the group unless you collect every result, failures included, ordering and early exit are harder to express, and an unbounded fan-out can overload a downstream service, so large batches need a concurrency limit.",
         ],
         follow_up: "Why does `await` inside a `for` loop make independent requests slower, and how would you fix it?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
         name: "Concurrent promises and joins",
         category: "async_pattern",
         difficulty: Level::Mid,
-        description: "Combinators such as Promise.all, asyncio.gather or tokio::join! run independent operations at the same time, turning a sum of latencies into a maximum. Which combinator you pick decides what happens when one of them fails.",
+        description: "Combinators such as Promise.all run independent promises at the same time, turning a sum of latencies into a maximum. Which combinator you pick decides what happens when one of them fails.",
         signals: &[sig("promise_combinator", &[], &[], 4)],
         stack_hints: &["typescript", "javascript", "python", "rust"],
         tokens: &["Promise.all", "gather", "join!", "select!", "all"],
@@ -60,7 +121,7 @@ pub const ENTRIES: &[Entry] = &[
         facts: [
             "The calls inside Promise.all's array have already started; Promise.all only waits for all of them.",
             "Promise.all rejects as soon as any input rejects, while the other operations keep running in the background.",
-            "Promise.allSettled (or gather with return_exceptions=True) keeps partial results when some calls fail.",
+            "Promise.allSettled keeps partial results when some calls fail.",
         ],
         myths: [
             "Promise.all runs its promises one after another, in array order.",
@@ -93,9 +154,11 @@ pub const ENTRIES: &[Entry] = &[
         ],
         open: [
             "A page needs data from five services. How do you fetch it concurrently while staying resilient when one service is slow or down?",
-            "Start all calls together and await them as a group, but give each its own timeout; collect results with allSettled (or gather with return_exceptions) so a failing optional service degrades one section instead of the page; fail fast only on the data the page cannot render without; cap concurrency if the fan-out grows; and log which call failed so partial pages are visible in monitoring.",
+            "Start all calls together and await them as a group, but give each its own timeout; collect results with allSettled so a failing optional service degrades one section instead of the page; fail fast only on the data the page cannot render without; cap concurrency if the fan-out grows; and log which call failed so partial pages are visible in monitoring.",
         ],
         follow_up: "When would you choose Promise.allSettled over Promise.all?",
+        holds_in: &[Lang::TypeScript, Lang::JavaScript],
+        variants: JOIN_VARIANTS,
         generic: false,
     },
     Entry {
@@ -149,6 +212,8 @@ pub const ENTRIES: &[Entry] = &[
             "Catch where something can be done about it (retry, fallback, user message) rather than at every call; add context when rethrowing instead of logging at each level; separate expected failures (404, validation) from unexpected ones; make sure every promise is awaited or explicitly handled so nothing rejects unobserved; and write tests for the failure paths, timeouts included.",
         ],
         follow_up: "Why does fetch not throw on a 500 response, and how do you handle that case?",
+        holds_in: &[Lang::TypeScript, Lang::JavaScript, Lang::Java, Lang::CSharp],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -199,6 +264,8 @@ pub const ENTRIES: &[Entry] = &[
             "Catch where you can act: translate low-level errors into domain errors at layer boundaries, map them to responses in one place at the edge, retry transient failures near the call. Let unexpected errors propagate to a top-level handler that logs once with context. Avoid catch-and-ignore, avoid logging the same error at every layer, and keep each catch as narrow as the failure it expects.",
         ],
         follow_up: "Why is a catch that handles every error usually worse than one that rethrows what it did not expect?",
+        holds_in: &[Lang::TypeScript, Lang::JavaScript, Lang::Java, Lang::CSharp],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -242,6 +309,8 @@ pub const ENTRIES: &[Entry] = &[
             "A library exposes a typed error enum (often with thiserror) whose variants callers can match on, keeps sources, and never panics on bad input. An application can use a boxed or anyhow error and attach context at each boundary, since callers only report it. Implement From so ? converts, keep messages short and lowercase, and reserve panics for broken invariants.",
         ],
         follow_up: "What must be true of two error types for ? to convert one into the other?",
+        holds_in: &[Lang::Rust],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -285,6 +354,8 @@ pub const ENTRIES: &[Entry] = &[
             "Benefits: every failure path is visible, errors are values you can wrap, inspect and test, and there is no hidden control flow. Costs: repetition and the temptation to return errors without context. Keep it readable by wrapping with %w and a short description of the operation, handling an error once (log or return, not both), using sentinel or typed errors for conditions callers branch on, and keeping the happy path unindented.",
         ],
         follow_up: "Why use %w instead of %v when wrapping an error with fmt.Errorf?",
+        holds_in: &[Lang::Go],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -335,6 +406,20 @@ pub const ENTRIES: &[Entry] = &[
             "Each layer adds what it was doing and the key inputs (ids, not secrets) while keeping the cause chained; the edge maps the error to a response and logs it once with a request id, the full chain and its category (client error, dependency failure, bug). Messages are stable enough to search and alert on, sensitive data is redacted, and expected failures are logged at a lower level than unexpected ones.",
         ],
         follow_up: "What is the difference between logging an error and wrapping it, and why should each error be logged only once?",
+        holds_in: &[Lang::Go],
+        // Elsewhere the statements hold; the example and what is written for it do not.
+        variants: &[Variant {
+            langs: &[
+                Lang::TypeScript,
+                Lang::JavaScript,
+                Lang::Python,
+                Lang::Rust,
+                Lang::Ruby,
+                Lang::Java,
+                Lang::CSharp,
+            ],
+            ..Variant::NONE
+        }],
         generic: false,
     },
 ];

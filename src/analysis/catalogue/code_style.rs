@@ -1,8 +1,157 @@
 //! Catalogue data: object-oriented and functional patterns, the two styles most session code
 //! mixes. "Pure functions" is `generic`: any function is a chance to talk about it.
 
-use super::{BugEdit, Entry, sig};
+use super::{BugEdit, Entry, Variant, sig};
 use crate::analysis::concepts::Level;
+use crate::analysis::lexer::Lang;
+
+/// "Interfaces and polymorphism" outside TypeScript, whose structural typing and `implements`
+/// the entry's own text is about.
+const INTERFACE_VARIANTS: &[Variant] = &[
+    Variant {
+        langs: &[Lang::Rust],
+        name: Some("Traits and polymorphism"),
+        description: Some(
+            "A trait states what a type can do without saying how, so code generic over it (or taking `dyn Trait`) works with any implementation, including a fake in tests.",
+        ),
+        tokens: Some(&["impl", "dyn", "where"]),
+        facts: Some([
+            "Code written against a trait works with any type that implements it, which is what makes fakes in tests possible.",
+            "A Rust type implements a trait only through an explicit `impl Trait for Type` block: traits are nominal, not structural.",
+            "Small, focused traits are easier to implement and to fake than one large trait.",
+        ]),
+        myths: Some([
+            "Any type that happens to have methods of the right names implements a trait automatically.",
+            "A trait should list every method any implementation might ever need.",
+            "Polymorphism requires class inheritance.",
+        ]),
+        follow_up: Some("How does taking a trait instead of a concrete type make this code easier to test?"),
+        ..Variant::NONE
+    },
+    Variant {
+        langs: &[Lang::Go],
+        tokens: Some(&["interface"]),
+        facts: Some([
+            "Code written against an interface works with any implementation, which is what makes fakes in tests possible.",
+            "A Go type satisfies an interface implicitly: having the methods is enough, with no declaration of intent.",
+            "Small interfaces, often of one method, defined where they are used, are easier to implement and to fake.",
+        ]),
+        myths: Some([
+            "A Go type must declare which interfaces it implements.",
+            "An interface should list every method any implementation might ever need.",
+            "Polymorphism requires class inheritance.",
+        ]),
+        follow_up: Some("How does depending on an interface make this code easier to test?"),
+        ..Variant::NONE
+    },
+    Variant {
+        langs: &[Lang::Java, Lang::CSharp, Lang::Python, Lang::Ruby, Lang::JavaScript],
+        facts: Some([
+            "Code written against an interface works with any implementation, which is what makes fakes in tests possible.",
+            "A caller written against an interface needs no change when a new implementation is added.",
+            "Small, focused interfaces are easier to implement and to fake than one large interface.",
+        ]),
+        myths: Some([
+            "Code that depends on an interface has to change whenever a new implementation is added.",
+            "An interface should list every method any implementation might ever need.",
+            "Polymorphism requires class inheritance.",
+        ]),
+        follow_up: Some("How does depending on an interface make this code easier to test?"),
+        ..Variant::NONE
+    },
+];
+
+/// "Classes and encapsulation" outside Python (the entry's own example and its myth about a
+/// leading underscore are Python's).
+const CLASS_MYTHS: [&str; 3] = [
+    "Making every field public is fine because getters and setters are only boilerplate.",
+    "Encapsulation is only about hiding fields; it says nothing about keeping them valid.",
+    "Every function should live inside a class.",
+];
+const CLASS_VARIANTS: &[Variant] = &[
+    Variant {
+        langs: &[Lang::Go, Lang::Rust],
+        name: Some("Types with methods and encapsulation"),
+        description: Some(
+            "A type with methods bundles state with the code that keeps it valid; unexported or private fields mean the rest of the program cannot put a value into an impossible state.",
+        ),
+        tokens: Some(&["self", "pub"]),
+        facts: Some([
+            "Encapsulation keeps a value's state consistent by changing it only through methods that enforce the rules.",
+            "Fields that are not exported outside their package or module can only be changed by the methods written next to them.",
+            "A type with many unrelated methods is a sign that it has more than one responsibility.",
+        ]),
+        myths: Some([
+            "Making every field public is fine because accessor methods are only boilerplate.",
+            "Encapsulation is only about hiding fields; it says nothing about keeping them valid.",
+            "Methods need a class: a plain struct type cannot have any.",
+        ]),
+        ..Variant::NONE
+    },
+    Variant {
+        langs: &[Lang::Ruby],
+        tokens: Some(&["initialize", "attr_reader", "private", "self"]),
+        myths: Some(CLASS_MYTHS),
+        ..Variant::NONE
+    },
+    Variant {
+        langs: &[Lang::TypeScript, Lang::JavaScript, Lang::Java, Lang::CSharp],
+        tokens: Some(&["this", "private", "readonly", "constructor"]),
+        myths: Some(CLASS_MYTHS),
+        ..Variant::NONE
+    },
+];
+
+/// "Closures" outside JavaScript: what capture means in each language.
+const CLOSURE_FIRST: &str =
+    "A closure keeps access to variables from the scope where it was created, even after that scope has returned.";
+const CLOSURE_OPEN: [&str; 2] = [
+    "When does a closure keep state alive longer than you expect, and how do you avoid the bugs that causes?",
+    "A closure keeps everything it captures alive as long as the closure itself lives: a handler registered on a long-lived object or a callback stored in a cache holds its captures until it is dropped, which can pin large objects or stale values. Capture only what the closure needs (copy the one field rather than the whole object), unregister handlers when their owner goes away, and pass changing values as arguments instead of capturing them.",
+];
+const CLOSURE_VARIANTS: &[Variant] = &[
+    Variant {
+        langs: &[Lang::Python, Lang::Go, Lang::Ruby, Lang::CSharp],
+        facts: Some([
+            CLOSURE_FIRST,
+            "Closures capture variables, not values: a closure sees later changes to a captured binding.",
+            "A closure created in a loop captures the loop variable, so which value it sees depends on how the language scopes that variable per iteration.",
+        ]),
+        open: Some(CLOSURE_OPEN),
+        ..Variant::NONE
+    },
+    Variant {
+        langs: &[Lang::Rust],
+        facts: Some([
+            CLOSURE_FIRST,
+            "A closure borrows what it captures unless it is marked `move`, and the borrow checker keeps those variables from changing while it holds them.",
+            "In Rust, `move` makes a closure take ownership of what it captures, which spawned threads and tasks require.",
+        ]),
+        myths: Some([
+            "A closure can always outlive the local variables it borrows.",
+            "Closures only exist in functional programming languages.",
+            "A closure that captures nothing still allocates on the heap.",
+        ]),
+        open: Some(CLOSURE_OPEN),
+        ..Variant::NONE
+    },
+    Variant {
+        langs: &[Lang::Java],
+        name: Some("Lambdas and closures"),
+        facts: Some([
+            CLOSURE_FIRST,
+            "A lambda can capture only local variables that are effectively final, so it never sees a later change to them.",
+            "A lambda that captures state keeps that state reachable as long as the lambda lives.",
+        ]),
+        myths: Some([
+            "A lambda may reassign the local variables it captures.",
+            "Closures only exist in functional programming languages.",
+            "Captured variables are freed as soon as the outer method returns.",
+        ]),
+        open: Some(CLOSURE_OPEN),
+        ..Variant::NONE
+    },
+];
 
 pub const ENTRIES: &[Entry] = &[
     Entry {
@@ -45,6 +194,8 @@ pub const ENTRIES: &[Entry] = &[
             "Expose operations that express what callers need (deposit, withdraw) rather than raw fields; keep invariants inside so they are checked in one place; return copies or read-only views of internal collections; keep the public surface small because every public member is a promise. Trade-off: too little exposure forces awkward workarounds, so design the surface from real callers and tests.",
         ],
         follow_up: "Why is a method that validates input better than letting callers set a field directly?",
+        holds_in: &[Lang::Python],
+        variants: CLASS_VARIANTS,
         generic: false,
     },
     Entry {
@@ -92,6 +243,8 @@ pub const ENTRIES: &[Entry] = &[
             "Worth it at real seams: external services, storage, time, anything with two implementations (including a test fake), or a boundary between teams. Premature when there is one implementation and no test need: it adds indirection and makes navigation harder. Prefer small interfaces defined by the consumer (as Go does), and extract one when the second implementation or the test appears.",
         ],
         follow_up: "How does an interface make it possible to test code that charges a credit card?",
+        holds_in: &[Lang::TypeScript],
+        variants: INTERFACE_VARIANTS,
         generic: false,
     },
     Entry {
@@ -135,6 +288,13 @@ pub const ENTRIES: &[Entry] = &[
             "Define a Repository interface and write CachingRepository and AuditingRepository as decorators that hold an inner Repository and delegate; assemble them at the composition root in any order. Gains: each behaviour is testable alone, combinations need no new classes, and changes to one layer cannot break another through inherited internals. Losses: more wiring, delegation boilerplate for large interfaces, and the order of wrappers must be chosen consciously.",
         ],
         follow_up: "What is the fragile base class problem?",
+        // The facts hold everywhere; the example, its steps and its bug are TypeScript.
+        holds_in: &[Lang::TypeScript, Lang::JavaScript],
+        variants: &[Variant {
+            langs: &[Lang::Python, Lang::Ruby, Lang::Java, Lang::CSharp, Lang::Go, Lang::Rust],
+            tokens: Some(&["super"]),
+            ..Variant::NONE
+        }],
         generic: false,
     },
     Entry {
@@ -149,7 +309,7 @@ pub const ENTRIES: &[Entry] = &[
         facts: [
             "A closure keeps access to variables from the scope where it was created, even after that scope has returned.",
             "Closures capture variables, not values: a closure sees later changes to a captured binding.",
-            "In Rust, `move` makes a closure take ownership of what it captures, which spawned threads and tasks require.",
+            "A closure created in a loop over a `let` binding gets that iteration's own binding, while one over a `var` binding shares a single variable across iterations.",
         ],
         myths: [
             "A closure copies the captured variables when it is created, so later changes are invisible to it.",
@@ -177,6 +337,10 @@ pub const ENTRIES: &[Entry] = &[
             "A closure captures the variables of the render in which it was created; if it runs later (a timer, a subscription, an effect without the right dependencies) it sees that render's old props and state. Fixes: list dependencies so the effect or callback is recreated, use functional state updates (setX(x => x + 1)), keep mutable latest values in a ref, and clean up subscriptions. Lint rules (exhaustive-deps) catch most cases.",
         ],
         follow_up: "Why can a closure created in a loop see a different value than you expect?",
+        // The example, its steps and the open question are JavaScript and React; capture by
+        // reference is not what Rust's borrows or Java's effectively-final captures do.
+        holds_in: &[Lang::TypeScript, Lang::JavaScript],
+        variants: CLOSURE_VARIANTS,
         generic: false,
     },
     Entry {
@@ -220,6 +384,31 @@ pub const ENTRIES: &[Entry] = &[
             "Clearer when each step is a simple, named transformation and there are no side effects: the pipeline reads as intent. Worse when the reducer carries complex state, when early exit matters (a loop or find/some stops sooner), when performance in a hot path suffers from intermediate arrays, or when callbacks mutate outside state. Readability for the team decides; a well-named loop beats a clever reduce.",
         ],
         follow_up: "Why does `reduce` need an initial value, and what happens on an empty array without one?",
+        // Arrays, `forEach` and reduce's TypeError are JavaScript's; elsewhere what holds of
+        // passing and returning functions in any language.
+        holds_in: &[Lang::TypeScript, Lang::JavaScript],
+        variants: &[Variant {
+            langs: &[Lang::Python, Lang::Go, Lang::Rust, Lang::Ruby, Lang::Java, Lang::CSharp],
+            description: Some(
+                "Functions that take or return functions let the caller decide what to do and the callee decide when: a callback, a retry wrapper, a transformation applied to each item. The code gets shorter and the branching per caller disappears.",
+            ),
+            facts: Some([
+                "A higher-order function takes or returns a function, so the caller supplies the behaviour and the callee decides when it runs.",
+                "Passing a function instead of a flag keeps the callee free of a branch for every caller.",
+                "A function returned from another keeps the variables it captured alive as long as it lives.",
+            ]),
+            myths: Some([
+                "A function passed as an argument runs at the moment it is passed.",
+                "A higher-order function is always slower than the same loop written out by hand.",
+                "Only functions of the standard library can take other functions as arguments.",
+            ]),
+            open: Some([
+                "When does passing a function make code clearer than writing the loop or the branch out, and when does it not?",
+                "Clearer when the function is a small, named behaviour the callee applies at the right moment (a transformation per item, a retry policy, a comparison): the callee's code stays the same for every caller. Worse when the passed function carries hidden state, when control flow such as early exit or error handling has to cross it, or when a chain of anonymous functions hides what happens; then a named function or a plain loop reads better.",
+            ]),
+            follow_up: Some("What decides when the function passed here actually runs?"),
+            ..Variant::NONE
+        }],
         generic: false,
     },
     Entry {
@@ -263,6 +452,8 @@ pub const ENTRIES: &[Entry] = &[
             "Stream: a generator reads rows in batches with a server-side cursor and yields them to a CSV writer that writes incrementally, so memory stays flat. Pitfalls: the cursor and transaction stay open for the whole export (long locks, timeouts), a generator can be consumed only once, exceptions surface in the consumer, cleanup needs try/finally or a context manager, and slow consumers hold resources longer.",
         ],
         follow_up: "What happens if you iterate over the same generator object twice?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -305,6 +496,8 @@ pub const ENTRIES: &[Entry] = &[
             "Split it into a thin shell that does the I/O (fetch, save) and a pure core that takes plain data and returns the decision or new state. Test the core exhaustively with inputs and outputs; test the shell with a few integration tests. Pass time and randomness in as arguments. The cost is a little more plumbing; the gain is fast, deterministic tests and logic that can be reused elsewhere.",
         ],
         follow_up: "Why is a function that reads the current time not pure, and how would you make it testable?",
+        holds_in: &[],
+        variants: &[],
         generic: true,
     },
 ];

@@ -1,8 +1,9 @@
 //! Catalogue data: concurrency (goroutines, channels, locks, spawned tasks), where bugs are
 //! timing-dependent and so rarely show up in a quick manual test.
 
-use super::{BugEdit, Entry, sig};
+use super::{BugEdit, Entry, Variant, sig};
 use crate::analysis::concepts::Level;
+use crate::analysis::lexer::Lang;
 
 pub const ENTRIES: &[Entry] = &[
     Entry {
@@ -53,6 +54,8 @@ pub const ENTRIES: &[Entry] = &[
             "Not one goroutine per id without limits: use a bounded worker pool (a fixed number of workers reading ids from a channel, or a semaphore / errgroup.SetLimit) so the API and file descriptors are not overwhelmed. Pass a context so everything stops on cancellation or first fatal error, collect results and errors through channels or errgroup, respect rate limits with backoff, and make sure every goroutine exits so none leak.",
         ],
         follow_up: "What happens to running goroutines when main returns, and how do you wait for them?",
+        holds_in: &[Lang::Go],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -96,6 +99,8 @@ pub const ENTRIES: &[Entry] = &[
             "Channels fit handing work or ownership from one goroutine to another (pipelines, worker pools, signalling completion or cancellation); a mutex fits protecting a small piece of shared state many goroutines read and update (a cache, a counter). Channels make flow explicit but add blocking and leak risks; a mutex is simpler and faster for state but must guard every access. Choose by whether you are communicating events or sharing memory.",
         ],
         follow_up: "What does a receive from a closed channel return, and how do you detect that the channel is closed?",
+        holds_in: &[Lang::Go],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -146,6 +151,20 @@ pub const ENTRIES: &[Entry] = &[
             "Measure first. Then: a read-write lock if reads dominate (costly if writes are frequent); sharding the map by key hash so unrelated keys use different locks (more memory and code); shrinking the critical section by doing slow work outside it; lock-free or concurrent maps (sync.Map, dashmap) for specific access patterns; or giving the cache a single owner (one thread or task) fed by a channel. Each trades simplicity for throughput, and all need race-detector tests.",
         ],
         follow_up: "Why should a read of shared data also hold the lock?",
+        holds_in: &[Lang::Go],
+        // Elsewhere the statements hold; the example and what is written for it do not.
+        variants: &[Variant {
+            langs: &[
+                Lang::TypeScript,
+                Lang::JavaScript,
+                Lang::Python,
+                Lang::Rust,
+                Lang::Ruby,
+                Lang::Java,
+                Lang::CSharp,
+            ],
+            ..Variant::NONE
+        }],
         generic: false,
     },
     Entry {
@@ -189,6 +208,8 @@ pub const ENTRIES: &[Entry] = &[
             "Track every task (a JoinSet, task group or thread handles) instead of fire-and-forget; give them a cancellation signal (CancellationToken, context, a channel) checked at await points; on shutdown stop accepting work, signal, then join with a deadline; persist work that must survive (a queue) rather than holding it only in memory; and surface each task's error or panic by awaiting its handle.",
         ],
         follow_up: "Why does tokio::spawn require the future to be 'static, and what does `move` change?",
+        holds_in: &[Lang::Rust],
+        variants: &[],
         generic: false,
     },
 ];

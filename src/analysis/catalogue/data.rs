@@ -62,6 +62,8 @@ pub const ENTRIES: &[Entry] = &[
             "Measure first: log the SQL and its timing per request (ORM query logging, APM), count queries to spot N+1 patterns, and run EXPLAIN on the slow ones. Typical fixes: add indexes for the filtered and sorted columns, eager-load relations, select fewer columns, paginate, and drop to raw SQL for the few queries the ORM expresses badly. Add a regression check on query count for that page.",
         ],
         follow_up: "Why is filtering in the query better than filtering the results in code?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -105,6 +107,8 @@ pub const ENTRIES: &[Entry] = &[
             "Under the default isolation both transactions can read the same balance and both pass the 'enough funds' check, overdrawing the account (a lost update or write skew). Prevent it with an atomic conditional update (UPDATE … SET balance = balance - x WHERE balance >= x and check the row count), row locks (SELECT … FOR UPDATE), optimistic versioning, or SERIALIZABLE isolation with retries; add a database constraint (balance >= 0) as the last line of defence.",
         ],
         follow_up: "Why must every query inside an interactive transaction use the transaction handle?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -162,6 +166,8 @@ pub const ENTRIES: &[Entry] = &[
             "Make them visible: log query counts per request, fail tests when an endpoint exceeds a query budget, and use tools like Bullet (Rails) or nplusone (Django). Make the right thing easy: repository methods that eager-load what a view needs, DataLoader-style batching in GraphQL, lazy loading disabled or raising by default. Review loops that touch relations. Trade-off: over-eager loading fetches data nobody uses, so load per use case.",
         ],
         follow_up: "How would you notice an N+1 problem before it reaches production?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -210,6 +216,8 @@ pub const ENTRIES: &[Entry] = &[
             "For queries the ORM expresses badly or slowly: reporting, window functions, bulk upserts, locking clauses, tuned joins. Keep them maintainable by putting them in the repository layer behind named functions, always using placeholders, checking them at compile time where the tools allow (sqlx, sqlc), covering them with tests against a real database, and reviewing them with EXPLAIN.",
         ],
         follow_up: "Why can placeholders not be used for table or column names, and what do you do instead?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -253,6 +261,8 @@ pub const ENTRIES: &[Entry] = &[
             "Make the safe path the only easy one: ORM or query builders by default, parameterised raw SQL in a few reviewed places, no string formatting near SQL (lint rules such as bandit or semgrep). Add least-privilege database users, dynamic identifiers only through allow-lists, security tests and scanners in CI, and code review checklists. Trade-off: some dynamic queries get more verbose, which is worth it.",
         ],
         follow_up: "Why is escaping quotes by hand not a safe alternative to placeholders?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -300,6 +310,8 @@ pub const ENTRIES: &[Entry] = &[
             "Deny by default: a middleware or base handler requires authentication for every route unless explicitly public; express permissions as a central policy (can(user, action, resource)) rather than ad-hoc ifs; scope queries by owner or tenant so a missing check returns nothing; test that every route rejects anonymous and foreign users; and log denied attempts. Trade-off: central policies need care to stay fast and understandable.",
         ],
         follow_up: "What is the difference between a 401 and a 403 response?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -342,6 +354,8 @@ pub const ENTRIES: &[Entry] = &[
             "Rotate the key at the provider immediately (treat it as compromised) and deploy the new one from the secret store; check the provider's logs for misuse; then remove it from the code and, if policy requires, from history, knowing forks and clones may keep it. Prevent: secret scanning in pre-commit and CI, .env files in .gitignore, a secret manager per environment, and least-privilege keys so a leak does less harm.",
         ],
         follow_up: "Why is deleting a committed secret in a new commit not enough?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
 ];

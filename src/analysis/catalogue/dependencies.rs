@@ -9,6 +9,7 @@
 
 use super::{BugEdit, Entry};
 use crate::analysis::concepts::Level;
+use crate::analysis::lexer::Lang;
 
 /// Every entry here: a missing dependency, taught from the error the developer met.
 const fn missing(
@@ -34,6 +35,8 @@ const fn missing(
         bugs: &[],
         open: ["", ""],
         follow_up: "",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     }
 }
@@ -72,6 +75,7 @@ pub const ENTRIES: &[Entry] = &[
             "Compare what is declared with what is installed: the package may be installed locally by hand, globally, or as a transitive dependency of something else, but not declared in package.json; or the lock file was not committed, or the case of a file path differs (macOS is case-insensitive, Linux CI is not). Fix by declaring the dependency explicitly and committing the lock file; prevent it with clean installs in CI (npm ci) and a linter rule against undeclared imports.",
         ],
         follow_up: "What is the difference between a package being installed on your machine and being declared by the project?",
+        holds_in: &[Lang::TypeScript, Lang::JavaScript],
         ..missing(
             "Missing modules and dependencies",
             "An import resolves to a package the project declares and installs, or to a file of the project by its path. \"Cannot find module\" means one of those links is broken: the package is not installed or not declared, the name is misspelt, or the relative path is wrong.",
@@ -112,6 +116,7 @@ pub const ENTRIES: &[Entry] = &[
             "Compare what is declared with what is installed: on your machine the package may be installed for another interpreter or virtualenv, or come in as a dependency of something else, without being declared in pyproject.toml; or the tests cannot import the project itself because it is not installed (pip install -e .) or they run from another directory. Declare the dependency and pin it with a lock or constraints file, install with the interpreter that runs the tests (python -m pip), and build CI environments from scratch so an undeclared import fails there first.",
         ],
         follow_up: "Why can pip install succeed and the import still fail in the same terminal?",
+        holds_in: &[Lang::Python],
         ..missing(
             "Missing Python packages and imports",
             "An import names a package installed in the active virtualenv or a module of the project on the import path. ModuleNotFoundError means Python found neither: the package was never installed there with pip or never declared in pyproject.toml, or the project itself is not importable from where the command ran.",
@@ -192,6 +197,7 @@ pub const ENTRIES: &[Entry] = &[
             "Read the first unresolved path and check the crate's changelog and docs for the version now in Cargo.lock: items get moved between modules, renamed, or put behind features. Fix the paths or enable the feature in Cargo.toml rather than pinning an old version blindly, build with --locked in CI so the lock file decides what is used, and keep the upgrade in a commit of its own so that a revert is easy.",
         ],
         follow_up: "Why can an import fail even though the crate is listed in Cargo.toml?",
+        holds_in: &[Lang::Rust],
         ..missing(
             "Unresolved imports and missing crates",
             "A use path names an item of this crate, of the standard library, or of a dependency declared in Cargo.toml. error[E0432] (unresolved import) means the path leads nowhere: the crate is not a dependency, the feature that provides the item is off, or a module or item name is wrong.",
@@ -232,6 +238,7 @@ pub const ENTRIES: &[Entry] = &[
             "Check whether the gem is declared: it may be installed globally on your machine but missing from the Gemfile, or sit in a group (development, test) that production does not install, or the script runs outside the bundle. Declare it in the right group, commit Gemfile.lock, run the script through the bundle, and build deploys with a frozen bundle install so an undeclared gem fails there first.",
         ],
         follow_up: "What is the difference between require and require_relative?",
+        holds_in: &[Lang::Ruby],
         ..missing(
             "Missing gems and require paths",
             "require loads a gem installed for the project's bundle, or a file found on the load path. LoadError (cannot load such file) means Ruby found neither: the gem is not in the Gemfile or not installed, the code runs outside the bundle, or the path is wrong.",
@@ -272,6 +279,7 @@ pub const ENTRIES: &[Entry] = &[
             "Compare the IDE's classpath with the build's: the IDE may have a library added by hand or another profile, the dependency may be declared only in test scope, or another dependency used to bring it in transitively and no longer does. Declare every library the code imports directly, with the right scope, make the build tool the one source of truth for the IDE, and run a clean build from an empty local cache on CI so an undeclared library fails there first.",
         ],
         follow_up: "Why can an import compile in the tests but not in the main sources?",
+        holds_in: &[Lang::Java],
         ..missing(
             "Missing Java packages and build dependencies",
             "An import names a class of this project, of the JDK, or of a library the build file declares (Maven's POM or Gradle's build script). \"package … does not exist\" means the compiler found no such package on the classpath: the dependency is not declared, has the wrong scope, or the name is wrong.",
@@ -312,6 +320,7 @@ pub const ENTRIES: &[Entry] = &[
             "Compare what the failing project references with what the IDE built: the type may come from a package referenced only by another project of the solution, from a DLL referenced by path on your machine, or from a package restored locally whose PackageReference was never committed. Reference the package in each project that uses it (or centrally, with pinned versions), restore from a clean cache on CI, and treat warnings about missing references as errors.",
         ],
         follow_up: "Why can one project of a solution use a package that another project cannot?",
+        holds_in: &[Lang::CSharp],
         ..missing(
             "Missing NuGet packages and namespaces",
             "A using directive names a namespace of the framework, of the project, or of a package the project file references with a PackageReference. CS0246 (type or namespace not found) means the compiler found no such type: the package is not referenced, a using directive is missing, or the name is wrong.",

@@ -2,8 +2,9 @@
 //! is built from. Two entries here are `generic` (guard clauses, modules) because nearly all
 //! code shows them, which makes them the last-resort concepts of the offline provider.
 
-use super::{BugEdit, Entry, sig};
+use super::{BugEdit, Entry, Variant, sig};
 use crate::analysis::concepts::Level;
+use crate::analysis::lexer::Lang;
 
 pub const ENTRIES: &[Entry] = &[
     Entry {
@@ -54,6 +55,8 @@ pub const ENTRIES: &[Entry] = &[
             "It fits a resource that must be unique per process and is expensive to create, such as a connection pool or a metrics registry, ideally created once at startup. Its costs are hidden global state, harder tests and hidden coupling. Often better: create the instance in the composition root and pass it in (dependency injection), which keeps the single instance but makes the dependency explicit and replaceable in tests.",
         ],
         follow_up: "Why do singletons make unit tests harder, and how can tests work around that?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -107,6 +110,8 @@ pub const ENTRIES: &[Entry] = &[
             "They hurt when behaviour becomes invisible at the call site (retries, caching or auth nobody notices), when stacking order changes semantics, when they swallow errors or change signatures and types, and when they make testing the undecorated logic hard. Keep them small and single-purpose, preserve metadata with wraps, document order dependencies, type them with ParamSpec, and expose the undecorated function for tests.",
         ],
         follow_up: "Why should a decorator copy the wrapped function's name and docstring onto its wrapper, and what breaks without that?",
+        holds_in: &[Lang::Python],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -154,6 +159,8 @@ pub const ENTRIES: &[Entry] = &[
             "Inject what crosses a boundary or varies: I/O (databases, HTTP clients, email), time and randomness, configuration, and anything tests need to replace. Construct plain values and stable helpers with no side effects directly. Keep constructors small; many dependencies point to a class doing too much. Wire everything in one composition root, and prefer plain constructor injection over a container until the graph truly needs one.",
         ],
         follow_up: "How does constructor injection make a class easier to unit test?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -196,6 +203,8 @@ pub const ENTRIES: &[Entry] = &[
             "They help when a function has preconditions or edge cases that would otherwise nest the main logic: guards at the top read like a checklist and keep the happy path flat. They hurt when returns are scattered through a long function's middle, when cleanup must run on every path (use defer/finally/RAII), or when many exits hide which value is returned when. Short functions with guards at the top get the benefit without the cost.",
         ],
         follow_up: "How does an early return change what the rest of the function may assume?",
+        holds_in: &[],
+        variants: &[],
         generic: true,
     },
     Entry {
@@ -239,6 +248,8 @@ pub const ENTRIES: &[Entry] = &[
             "Pass-through services cost indirection without value, but removing the seam everywhere makes rules drift into controllers later. Keep layers where there is real logic or several entry points; allow thin features to go straight from handler to repository; organise by feature rather than by layer so related code sits together; and enforce the dependency direction (no repository importing a controller) with lint rules or module boundaries.",
         ],
         follow_up: "Why should business rules live in a service rather than in a controller?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -285,6 +296,8 @@ pub const ENTRIES: &[Entry] = &[
             "The ORM is already an abstraction, so a repository adds code, mapping and a place for N+1 queries to hide. It pays off when the domain logic is rich, when several stores exist or may change, and when tests need a fast in-memory fake. Skip it in small CRUD apps where handlers can use the ORM directly; add it when queries start being duplicated or business logic starts depending on ORM details.",
         ],
         follow_up: "How does a repository make a service easier to test?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -328,6 +341,8 @@ pub const ENTRIES: &[Entry] = &[
             "Keep data fetching, secrets and heavy dependencies in server components; push \"use client\" down to the small interactive leaves (buttons, forms, widgets) rather than marking whole pages; pass serialisable props across; use server actions or route handlers for mutations; and watch the client bundle size. The trade-off is interactivity and client caching versus bundle size, security and time to first render.",
         ],
         follow_up: "Why must secret keys never be read in a file marked \"use client\"?",
+        holds_in: &[Lang::TypeScript, Lang::JavaScript],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -370,6 +385,12 @@ pub const ENTRIES: &[Entry] = &[
             "Group by feature with a small public surface per module, and keep shared code in a few well-named modules rather than a grab-bag utils file. Make dependencies point one way (features depend on core, never the reverse), forbid cycles with a lint rule, and keep module top-level code free of side effects so import order does not matter. Revisit boundaries when one change keeps touching many modules.",
         ],
         follow_up: "Why are circular imports a problem, and how do you break one?",
+        holds_in: &[Lang::TypeScript],
+        // Elsewhere the statements hold; the example and what is written for it do not.
+        variants: &[Variant {
+            langs: &[Lang::Python, Lang::Go, Lang::Rust, Lang::Ruby, Lang::Java, Lang::CSharp],
+            ..Variant::NONE
+        }],
         generic: true,
     },
 ];

@@ -4,8 +4,9 @@
 //! ecosystem, in `dependencies`. Each example is code that is one small change
 //! away from producing that error, so spot_the_bug shows the cause.
 
-use super::{BugEdit, Entry};
+use super::{BugEdit, Entry, Variant};
 use crate::analysis::concepts::Level;
+use crate::analysis::lexer::Lang;
 
 pub const ENTRIES: &[Entry] = &[
     Entry {
@@ -50,6 +51,12 @@ pub const ENTRIES: &[Entry] = &[
             "Start from the first error and from declarations rather than uses: one changed exported type upstream usually explains most of the list. Read each as expected versus found, check the library's changelog for the changed types, and fix at the source (adapt your own types or wrappers) so errors downstream disappear together. A cast is right only at a boundary where you know more than the compiler and can check it (after runtime validation), never to silence a mismatch you do not understand; `any` spreads and hides the next break.",
         ],
         follow_up: "Why is the first error in a long list of type errors usually the one to read first?",
+        holds_in: &[Lang::TypeScript],
+        // Elsewhere the statements hold; the example and what is written for it do not.
+        variants: &[Variant {
+            langs: &[Lang::Python, Lang::Go, Lang::Rust, Lang::Ruby, Lang::Java, Lang::CSharp],
+            ..Variant::NONE
+        }],
         generic: false,
     },
     Entry {
@@ -93,6 +100,8 @@ pub const ENTRIES: &[Entry] = &[
             "Treat it as a real bug in the test or the code until shown otherwise: collect the failures' output and seeds, look for shared state between tests, ordering, time and time zones, randomness, real network or unawaited async work. Reproduce by running it in a loop, in CI's order and with its parallelism. Meanwhile quarantine it visibly with an owner and an issue rather than retrying silently, since retries hide real race conditions that users will meet.",
         ],
         follow_up: "How can a test that fails be the thing that is wrong, not the code?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -136,6 +145,8 @@ pub const ENTRIES: &[Entry] = &[
             "Make each error say what failed, with which input or identifier, and what to check, without leaking secrets; keep the cause chain (wrap, do not replace) so the original error and stack survive; separate the user's mistakes (4xx, validation) from internal failures; log once at the boundary with a correlation id instead of at every layer; and give alerts a link to a runbook. Test the unhappy paths so the messages stay true as code changes.",
         ],
         follow_up: "Why is the first stack frame in your own code usually more useful than the last line of the trace?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
 ];

@@ -4,6 +4,7 @@
 
 use super::{BugEdit, Entry, named, sig};
 use crate::analysis::concepts::Level;
+use crate::analysis::lexer::Lang;
 
 const REACT_STACK: &[&str] = &["react", "next.js", "nextjs", "remix", "gatsby"];
 
@@ -78,6 +79,8 @@ pub const ENTRIES: &[Entry] = &[
             "As close as possible to where it is used: local useState first; lift to the nearest common parent when siblings need it; context for rarely changing values many components read (theme, user); a store with selectors for frequently changing shared client state; a server-state library (React Query, SWR, server components) for data that lives on the server; the URL for state that should survive reloads and be shareable. Derive instead of duplicating.",
         ],
         follow_up: "Why should you pass the state setter a function of the old value, rather than the new value, when the new value depends on the old one?",
+        holds_in: &[Lang::TypeScript, Lang::JavaScript],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -121,6 +124,8 @@ pub const ENTRIES: &[Entry] = &[
             "Profile first (React DevTools profiler) to see which components re-render and how long they take. If an expensive computation repeats, useMemo it; if a memoised child re-renders because of new function or object props, stabilise them with useCallback/useMemo; but often the better fix is moving state down, splitting components, virtualising long lists or removing unnecessary effects. Memoisation adds dependency bookkeeping and stale-value risks, so apply it where measurements show a gain.",
         ],
         follow_up: "What goes wrong when a value used inside useMemo is missing from its dependency array?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -167,6 +172,8 @@ pub const ENTRIES: &[Entry] = &[
             "Context for low-frequency values many components read (theme, locale, the current user), since every consumer re-renders on change. A client store with selectors (Zustand, Redux) for shared, frequently updated UI state, where components subscribe to slices. A server-state library or server components for data owned by the backend, which handle caching, refetching and invalidation. Mixing them by role avoids both prop drilling and a global store full of stale server data.",
         ],
         follow_up: "Why can putting a frequently changing value in context make an app slow?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -210,6 +217,8 @@ pub const ENTRIES: &[Entry] = &[
             "Legitimate: synchronising with external systems, such as subscriptions, timers, non-React widgets, and fetching when no data library or server component is available (with cleanup). Not needed: deriving values from props or state (compute during render or useMemo), reacting to user events (do it in the handler), resetting state on prop change (use a key), chaining state updates. Fewer effects means fewer loops and races.",
         ],
         follow_up: "What does the cleanup function returned from useEffect do, and when does it run?",
+        holds_in: &[Lang::TypeScript, Lang::JavaScript],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -253,6 +262,8 @@ pub const ENTRIES: &[Entry] = &[
             "Give it a focused job and a clear name; take plain inputs and return a small, stable result (memoise returned functions and objects); handle cleanup and unmount internally; document or enforce the dependencies it needs; keep side-effect details injectable (fetcher, clock) for tests; and test it with renderHook plus fake timers. Avoid hooks that hide too much global state or return many loosely related values.",
         ],
         follow_up: "Why must hooks be called in the same order on every render?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -296,6 +307,8 @@ pub const ENTRIES: &[Entry] = &[
             "Server actions fit mutations triggered from your own React UI: forms with progressive enhancement, less boilerplate, typed arguments and built-in cache revalidation. Route handlers fit APIs consumed by other clients (mobile apps, webhooks, third parties), non-POST semantics, custom status codes, streaming or versioned contracts. Either way, authenticate, authorise and validate inside, and keep business logic in shared functions both can call.",
         ],
         follow_up: "Why does a server action need its own authentication check even if only your form calls it?",
+        holds_in: &[Lang::TypeScript, Lang::JavaScript],
+        variants: &[],
         generic: false,
     },
 ];

@@ -193,6 +193,10 @@ fn fill_in_blank(c: &Ctx<'_>) -> GeneratedQuestion {
 
 fn ordering(c: &Ctx<'_>) -> GeneratedQuestion {
     let steps = c.entry.steps;
+    // No example true in the session's language (`Entry::in_lang`): nothing to order.
+    if c.entry.example.is_empty() || steps.is_empty() {
+        return code_reading(c);
+    }
     let (options, correct) = shuffled_steps(steps, c.seed);
     let question = format!(
         "{} (The code is an example of {}; answer with the option numbers in order, e.g. 2,1,3,4.)",
@@ -357,7 +361,12 @@ mod tests {
                         let q = render(entry, qtype, level, &evidence);
                         let label = format!("{} {qtype:?} {level:?}", entry.name);
                         assert_eq!(validate_question(&q, &names), Ok(()), "{label}: {q:#?}");
-                        let want = if qtype == QuestionType::OpenEnded && level != Level::Senior {
+                        // A blank needs a token that is no trivia answer: where neither the
+                        // developer's code nor the example has one, the question reads the code.
+                        let none_in = |code: &str| blank_in(code, entry.tokens).is_none();
+                        let no_blank =
+                            qtype == QuestionType::FillInBlank && none_in(evidence.snippet) && none_in(entry.example);
+                        let want = if no_blank || (qtype == QuestionType::OpenEnded && level != Level::Senior) {
                             QuestionType::CodeReading
                         } else {
                             qtype

@@ -5,6 +5,7 @@
 
 use super::{BugEdit, Entry, sig};
 use crate::analysis::concepts::Level;
+use crate::analysis::lexer::Lang;
 
 pub const ENTRIES: &[Entry] = &[
     Entry {
@@ -48,6 +49,8 @@ pub const ENTRIES: &[Entry] = &[
             "When the same setup and cleanup pair recurs (a connection, a lock, a temporary file, a transaction): one context manager keeps the pairing in one place, makes the cleanup impossible to forget, and names the resource's lifetime at the call site. Keep the cleanup in a finally around the `yield` so it runs on failure too, decide deliberately whether `__exit__` suppresses errors, and use contextlib.ExitStack when the number of resources varies.",
         ],
         follow_up: "What would you change so the cleanup after `yield` also runs when the block raises?",
+        holds_in: &[Lang::Python],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -90,6 +93,8 @@ pub const ENTRIES: &[Entry] = &[
             "A class that owns an unmanaged resource or another disposable (a connection, a stream, a timer) should implement IDisposable and dispose what it owns; callers then hold it in a `using` scope as short as the work. Prefer `using` declarations for readability, `await using` for asynchronous cleanup, avoid disposing things you do not own, and register scoped disposables with the DI container so it disposes them.",
         ],
         follow_up: "What is the difference between a `using` statement with braces and a `using var` declaration?",
+        holds_in: &[Lang::CSharp],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -133,6 +138,8 @@ pub const ENTRIES: &[Entry] = &[
             "Anything that holds a resource beyond memory (a file, socket, connection, lock) should implement AutoCloseable so callers can scope it with try-with-resources. close() should release what the object owns, be safe to call twice, throw narrow exceptions (or none, via Closeable's contract) and never hide the block's own failure; document ownership so only one party closes it.",
         ],
         follow_up: "Why does try-with-resources keep a failure of the implicit close as a suppressed exception?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -176,6 +183,8 @@ pub const ENTRIES: &[Entry] = &[
             "When it owns a resource that must be released (a file, a lock, a temporary directory, a connection handed back to a pool): Drop makes the release automatic on every path. drop should be quick, never panic (a panic while unwinding aborts), and not report errors it cannot return; offer an explicit close or flush method returning Result for callers who need to know, and let Drop be the safety net.",
         ],
         follow_up: "Why does holding a MutexGuard in a named variable keep the lock longer than using it in one expression?",
+        holds_in: &[Lang::Rust],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -219,6 +228,8 @@ pub const ENTRIES: &[Entry] = &[
             "Catch where you can act: translate low-level exceptions into domain ones at layer boundaries (raise ... from err keeps the cause), map them to responses in one place at the edge, retry transient failures near the call. Let unexpected exceptions propagate to a top-level handler that logs once with the traceback. Avoid bare except and pass, and keep each except as narrow as the failure it expects.",
         ],
         follow_up: "Why is `except Exception:` usually worse than catching a specific exception?",
+        holds_in: &[Lang::Python],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -261,6 +272,8 @@ pub const ENTRIES: &[Entry] = &[
             "Rescue where you can act: translate expected failures into responses in one place (rescue_from in a controller), retry transient ones near the call, and let unexpected exceptions reach the error tracker. Keep each rescue to the classes you expect, avoid rescuing Exception, and use ensure for cleanup.",
         ],
         follow_up: "Why is rescuing a specific class better than a bare `rescue => e`?",
+        holds_in: &[Lang::Ruby],
+        variants: &[],
         generic: false,
     },
 ];

@@ -16,18 +16,67 @@ pub fn is_evidence_in(token: &str, lang: Option<Lang>) -> bool {
     !NOT_EVIDENCE_IN.iter().any(|(t, l)| *t == token && Some(*l) == lang)
 }
 
+/// Blank answers that teach nothing: a declaration keyword the next word gives away, or a
+/// lone sigil.
+pub const DECLARATION_KEYWORDS: &[&str] = &[
+    "struct",
+    "type",
+    "trait",
+    "impl",
+    "enum",
+    "fn",
+    "func",
+    "def",
+    "class",
+    "interface",
+    "module",
+    "let",
+    "var",
+    "const",
+    "val",
+    "pub",
+    "package",
+    "import",
+    "use",
+    "it",
+    "describe",
+    "test",
+    "end",
+    "do",
+    "record",
+    "namespace",
+    "public",
+    "private",
+    "static",
+    "void",
+    "function",
+    "mod",
+];
+
+/// Whether `answer` is no fill-in-the-blank answer worth asking (SPEC §6.4, issue 40): a
+/// declaration keyword the next word gives away (`struct`, `func`, `class`, `it`) or a lone
+/// sigil or operator (`@`, `?`, `&`, `=>`), punctuation only. The builders never blank one;
+/// the lint counts any that slips through.
+pub fn is_trivia_answer(answer: &str) -> bool {
+    let answer = answer.trim();
+    let sigil = !answer.is_empty() && answer.chars().all(|c| c.is_ascii_punctuation());
+    sigil || DECLARATION_KEYWORDS.contains(&answer)
+}
+
 /// The blank marker written into fill_in_blank snippets.
 const BLANK: &str = "___";
 
 /// `code` with the preferred token replaced by the blank marker: the first token of `tokens`
 /// that occurs exactly once (so the answer is not visible elsewhere), else the first that
-/// occurs at all. `None` when no token occurs or the code already contains a blank.
+/// occurs at all; never a trivia answer ([`is_trivia_answer`]). `None` when no token occurs
+/// or the code already contains a blank.
 pub(super) fn blank_in(code: &str, tokens: &[&'static str]) -> Option<(String, &'static str)> {
     if count_blanks(code) > 0 {
         return None;
     }
     let found: Vec<(&'static str, Vec<usize>)> = tokens
         .iter()
+        .filter(|t| !is_trivia_answer(t))
         .map(|t| (*t, token_positions(code, t).collect::<Vec<_>>()))
         .filter(|(_, at)| !at.is_empty())
         .collect();
@@ -136,6 +185,20 @@ mod tests {
         assert_eq!(find_token("foo()?;", "?"), Some(5));
         assert_eq!(find_token("x_await", "await"), None);
         assert_eq!(find_token("\"use client\";", "use client"), Some(1));
+    }
+
+    #[test]
+    fn trivia_answers_are_never_blanked() {
+        for t in ["struct", "type", "trait", "fn", "func", "def", "class", "interface", "it", "@", "?", "&", "*", "=>"]
+        {
+            assert!(is_trivia_answer(t), "{t}");
+        }
+        for t in ["Mutex", "await", "defer", "?.", "yield", "%w"] {
+            assert_eq!(is_trivia_answer(t), t.chars().all(|c| c.is_ascii_punctuation()), "{t}");
+        }
+        assert_eq!(blank_in("type Cache struct {}", &["struct", "type"]), None);
+        let (blanked, token) = blank_in("fn parse() -> Result<u8, E> { x? }", &["?", "fn", "Result"]).expect("one");
+        assert_eq!((blanked.as_str(), token), ("fn parse() -> ___<u8, E> { x? }", "Result"));
     }
 
     #[test]

@@ -1,8 +1,235 @@
 //! Catalogue data: the type system, where a type declaration written once prevents whole
 //! classes of runtime bugs, and where generated code often reaches for `any` or `unwrap`.
 
-use super::{BugEdit, Entry, sig};
+use super::{BugEdit, Entry, Variant, sig};
 use crate::analysis::concepts::Level;
+use crate::analysis::lexer::Lang;
+
+/// Statements about named data types that hold in Go, Rust, C#, Java and Ruby alike.
+const DATA_TYPE_FACTS: [&str; 3] = [
+    "A named type with named fields lets data travel as one value instead of loose arguments or maps.",
+    "Giving each field a precise type (an integer number of cents, an id type) lets the compiler or the constructor catch mixed-up values.",
+    "Storing money as an integer number of minor units avoids floating-point rounding errors.",
+];
+const DATA_TYPE_MYTHS: [&str; 3] = [
+    "A type with named fields is only worth it in low-level code.",
+    "Passing the same values as separate arguments is just as safe as passing one typed value.",
+    "A binary floating-point amount stores every price in cents exactly.",
+];
+const DATA_TYPE_OPEN: [&str; 2] = [
+    "How would you model money, identifiers and other domain values so mistakes are caught early?",
+    "Give each its own small type rather than bare numbers and strings: money as integer minor units plus a currency, with arithmetic that refuses mixed currencies; a distinct type per kind of id so they cannot be swapped; validation where the value is created so invalid values cannot exist. Trade-off: a little ceremony and conversion at boundaries, in exchange for bugs becoming type errors.",
+];
+const DATA_TYPE_READING: [&str; 2] = [
+    "What does this type guarantee about its values, and what would change if the amount were a floating-point number?",
+    "Every value carries an integer amount of cents and a currency together, so a function taking it cannot receive them mixed up or half missing. A floating-point amount would pick up rounding errors (0.1 + 0.2 is not 0.3), so totals would drift by fractions of a cent.",
+];
+const DATA_TYPE_FOLLOW_UP: &str =
+    "Why should an amount of money be an integer number of cents rather than a floating-point number?";
+
+/// "Structs, records and dataclasses" outside Python: each language's own name and example.
+const STRUCT_VARIANTS: &[Variant] = &[
+    Variant {
+        langs: &[Lang::Go],
+        name: Some("Structs"),
+        description: Some(
+            "A Go struct names each field of a value, so data travels as one typed unit instead of loose arguments or maps; the compiler rejects a misspelled field in a keyed literal.",
+        ),
+        tokens: Some(&["int64", "string", "int"]),
+        example: Some("type Money struct {\n\tCents    int64\n\tCurrency string\n}"),
+        facts: Some(DATA_TYPE_FACTS),
+        myths: Some(DATA_TYPE_MYTHS),
+        order_prompt: Some("Order what happens in `m := Money{Cents: 500, Currency: \"EUR\"}` followed by `pay(m)`."),
+        steps: Some(&[
+            "a Money value is built with Cents 500 and Currency EUR",
+            "m holds that value",
+            "pay is called and receives a copy of m",
+            "a change to the copy inside pay leaves m unchanged",
+        ]),
+        reading: Some(DATA_TYPE_READING),
+        bugs: Some(&[BugEdit {
+            from: "Cents    int64",
+            to: "Cents    float64",
+            answer: "Cents stored as float64 picks up rounding errors (0.1 + 0.2 != 0.3), so totals drift by fractions of a cent.",
+        }]),
+        open: Some(DATA_TYPE_OPEN),
+        follow_up: Some(DATA_TYPE_FOLLOW_UP),
+    },
+    Variant {
+        langs: &[Lang::Rust],
+        name: Some("Structs"),
+        description: Some(
+            "A Rust struct names each field of a value, so data travels as one typed unit instead of loose arguments or tuples; every field must be given when a value is built.",
+        ),
+        tokens: Some(&["i64", "u64", "String", "pub"]),
+        example: Some("pub struct Money {\n    pub cents: i64,\n    pub currency: String,\n}"),
+        facts: Some(DATA_TYPE_FACTS),
+        myths: Some(DATA_TYPE_MYTHS),
+        order_prompt: Some(
+            "Order what happens in `let m = Money { cents: 500, currency: \"EUR\".into() };` followed by `pay(m)`.",
+        ),
+        steps: Some(&[
+            "a Money value is built with every field given",
+            "m owns that value",
+            "pay is called and m is moved into it",
+            "using m after the call no longer compiles",
+        ]),
+        reading: Some(DATA_TYPE_READING),
+        bugs: Some(&[BugEdit {
+            from: "pub cents: i64,",
+            to: "pub cents: f64,",
+            answer: "Cents stored as f64 picks up rounding errors (0.1 + 0.2 != 0.3), so totals drift by fractions of a cent.",
+        }]),
+        open: Some(DATA_TYPE_OPEN),
+        follow_up: Some(DATA_TYPE_FOLLOW_UP),
+    },
+    Variant {
+        langs: &[Lang::CSharp],
+        name: Some("Records and structs"),
+        description: Some(
+            "A C# record or struct names each field of a value, so data travels as one typed unit; a record adds value equality and non-destructive copies with `with`.",
+        ),
+        tokens: Some(&["record", "decimal", "long", "init"]),
+        example: Some("public record Money(long Cents, string Currency);"),
+        facts: Some(DATA_TYPE_FACTS),
+        myths: Some(DATA_TYPE_MYTHS),
+        order_prompt: Some(
+            "Order what happens in `var m = new Money(500, \"EUR\");` followed by `var n = m with { Cents = 600 };`.",
+        ),
+        steps: Some(&[
+            "the primary constructor sets Cents to 500 and Currency to EUR",
+            "m refers to the new record",
+            "the with expression copies m",
+            "the copy gets Cents 600 and m keeps 500",
+        ]),
+        reading: Some(DATA_TYPE_READING),
+        bugs: Some(&[BugEdit {
+            from: "long Cents",
+            to: "double Cents",
+            answer: "Cents stored as double picks up rounding errors (0.1 + 0.2 != 0.3), so totals drift by fractions of a cent.",
+        }]),
+        open: Some(DATA_TYPE_OPEN),
+        follow_up: Some(DATA_TYPE_FOLLOW_UP),
+    },
+    Variant {
+        langs: &[Lang::Java],
+        name: Some("Records and value classes"),
+        description: Some(
+            "A Java record (or a small final class) names each field of a value, so data travels as one typed unit; a record's fields are final and it gets equals, hashCode and toString from them.",
+        ),
+        tokens: Some(&["record", "long", "final"]),
+        example: Some("public record Money(long cents, String currency) {}"),
+        facts: Some(DATA_TYPE_FACTS),
+        myths: Some(DATA_TYPE_MYTHS),
+        order_prompt: Some(
+            "Order what happens in `var m = new Money(500, \"EUR\");` followed by `m.equals(new Money(500, \"EUR\"))`.",
+        ),
+        steps: Some(&[
+            "the canonical constructor sets cents to 500 and currency to EUR",
+            "m refers to the new record",
+            "a second record with the same components is built",
+            "equals compares the components and returns true",
+        ]),
+        reading: Some(DATA_TYPE_READING),
+        bugs: Some(&[BugEdit {
+            from: "long cents",
+            to: "double cents",
+            answer: "Cents stored as double picks up rounding errors (0.1 + 0.2 != 0.3), so totals drift by fractions of a cent.",
+        }]),
+        open: Some(DATA_TYPE_OPEN),
+        follow_up: Some(DATA_TYPE_FOLLOW_UP),
+    },
+    Variant {
+        langs: &[Lang::Ruby],
+        name: Some("Structs and value objects"),
+        description: Some(
+            "A Ruby Struct (or a small value-object class) names each field of a value, so data travels as one unit with readers for its members instead of a loose hash.",
+        ),
+        tokens: Some(&["Struct", "keyword_init", "attr_reader"]),
+        example: Some("Money = Struct.new(:cents, :currency, keyword_init: true)"),
+        facts: Some(DATA_TYPE_FACTS),
+        myths: Some(DATA_TYPE_MYTHS),
+        order_prompt: Some(
+            "Order what happens in `m = Money.new(cents: 500, currency: \"EUR\")` followed by `m.cents`.",
+        ),
+        steps: Some(&[
+            "Struct.new defines the Money class with readers and writers for cents and currency",
+            "Money.new sets cents to 500 and currency to EUR",
+            "m refers to the new value",
+            "m.cents returns 500",
+        ]),
+        reading: Some(DATA_TYPE_READING),
+        bugs: Some(&[BugEdit {
+            from: ", keyword_init: true",
+            to: "",
+            answer: "Without keyword_init the members are positional, so Money.new(cents: 500, currency: \"EUR\") puts the whole hash into cents and leaves currency nil.",
+        }]),
+        open: Some(DATA_TYPE_OPEN),
+        follow_up: Some(DATA_TYPE_FOLLOW_UP),
+    },
+];
+
+/// "Generics" in each language's own syntax for constraints (issue 40: `T: Trait` in a
+/// TypeScript question).
+const GENERIC_FIRST: &str =
+    "A generic function works for many types while keeping the link between its input and output types.";
+const GENERIC_VARIANTS: &[Variant] = &[
+    Variant {
+        langs: &[Lang::Rust],
+        tokens: Some(&["T", "where"]),
+        facts: Some([
+            GENERIC_FIRST,
+            "Trait bounds (`T: Display`, or a where clause) state what a type parameter must support.",
+            "Rust monomorphises generics: each concrete type gets its own compiled copy, fast but larger.",
+        ]),
+        follow_up: Some("What does a bound like `T: Display` allow inside the function?"),
+        ..Variant::NONE
+    },
+    Variant {
+        langs: &[Lang::Go],
+        tokens: Some(&["T", "comparable"]),
+        facts: Some([
+            GENERIC_FIRST,
+            "A constraint such as `[T comparable]` or `[T any]` states what a type parameter must support.",
+            "A call with a type that does not satisfy the constraint fails to compile.",
+        ]),
+        follow_up: Some("What does a constraint like `[T comparable]` allow inside the function?"),
+        ..Variant::NONE
+    },
+    Variant {
+        langs: &[Lang::Java],
+        tokens: Some(&["T"]),
+        facts: Some([
+            GENERIC_FIRST,
+            "A bound such as `<T extends Comparable<T>>` states what a type parameter must support.",
+            "Type parameters are erased at compile time, so a List<String> and a List<Integer> share one class at runtime.",
+        ]),
+        follow_up: Some("What does a bound like `<T extends Comparable<T>>` allow inside the method?"),
+        ..Variant::NONE
+    },
+    Variant {
+        langs: &[Lang::CSharp],
+        tokens: Some(&["T"]),
+        facts: Some([
+            GENERIC_FIRST,
+            "A constraint such as `where T : IComparable<T>` states what a type parameter must support.",
+            "Type parameters are kept at runtime, so typeof(T) works inside a generic method.",
+        ]),
+        follow_up: Some("What does a constraint like `where T : IComparable<T>` allow inside the method?"),
+        ..Variant::NONE
+    },
+    Variant {
+        langs: &[Lang::Python],
+        tokens: Some(&["TypeVar", "T"]),
+        facts: Some([
+            GENERIC_FIRST,
+            "A bound such as `TypeVar(\"T\", bound=Base)` states what a type parameter must support.",
+            "Type parameters are not checked at runtime; a static type checker checks them.",
+        ]),
+        follow_up: Some("What does a bound on a TypeVar allow inside the function?"),
+        ..Variant::NONE
+    },
+];
 
 pub const ENTRIES: &[Entry] = &[
     Entry {
@@ -46,6 +273,8 @@ pub const ENTRIES: &[Entry] = &[
             "Types are erased, so validate at every boundary (HTTP bodies, environment, database rows, third-party APIs) with a schema that also produces the type (zod's infer, generated types from OpenAPI or the database schema). Avoid `as` casts and `any` on external data; parse into narrow types once, then trust them inside. Generate types from one source of truth where possible so they cannot drift.",
         ],
         follow_up: "Why does a TypeScript type not protect you from bad JSON sent by a client?",
+        holds_in: &[Lang::TypeScript],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -59,8 +288,8 @@ pub const ENTRIES: &[Entry] = &[
         example: "function first<T>(items: T[]): T | undefined {\n  return items[0];\n}",
         facts: [
             "A generic function works for many types while keeping the link between its input and output types.",
-            "Constraints (T extends X, T: Trait) state what a generic type must support.",
-            "Rust monomorphises generics: each concrete type gets its own compiled copy, fast but larger.",
+            "Constraints (`T extends { id: string }`) state what a type parameter must support.",
+            "Type parameters are erased when TypeScript compiles to JavaScript: at runtime there is no T to inspect.",
         ],
         myths: [
             "Generics are the same as `any`: both turn off type checking.",
@@ -89,6 +318,8 @@ pub const ENTRIES: &[Entry] = &[
             "Better when the same logic truly applies to many types and the caller needs the precise type back: collections, repositories, result wrappers, utilities. Worse when there is only one concrete use, when constraints pile up into puzzles, or when type-level cleverness replaces plain code. Start concrete, extract a generic at the second or third real use, name parameters meaningfully when there are several, and keep constraints minimal.",
         ],
         follow_up: "What does a constraint like `T extends { id: string }` allow inside the function?",
+        holds_in: &[Lang::TypeScript],
+        variants: GENERIC_VARIANTS,
         generic: false,
     },
     Entry {
@@ -135,6 +366,8 @@ pub const ENTRIES: &[Entry] = &[
             "Use an enum (or discriminated union) with one variant per state carrying only the data valid in that state: Paid has a payment id, Shipped a tracking number, Cancelled a reason. Transitions are functions from one state to the next that return an error for illegal moves, and exhaustive matches force every consumer to handle new states. Trade-off: persistence and serialisation need mapping, and adding a state touches many matches, by design.",
         ],
         follow_up: "Why can a `_` wildcard arm hide bugs when the enum grows?",
+        holds_in: &[],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -178,6 +411,8 @@ pub const ENTRIES: &[Entry] = &[
             "References in structs suit short-lived views (parsers, iterators) over data owned elsewhere. If the struct lives long, is stored in collections or crosses threads and async tasks, own the data instead (String, Vec, Arc for sharing, Cow for either), paying some copies or reference counting for far simpler code. Measure before optimising away clones; keep borrowing inside functions and ownership at boundaries.",
         ],
         follow_up: "Why can a function that takes two &str and returns &str not compile without a lifetime annotation?",
+        holds_in: &[Lang::Rust],
+        variants: &[],
         generic: false,
     },
     Entry {
@@ -220,6 +455,10 @@ pub const ENTRIES: &[Entry] = &[
             "Give each its own small immutable type rather than bare numbers and strings: Money as integer minor units plus currency, with arithmetic that refuses mixed currencies; newtypes for ids (UserId vs OrderId) so they cannot be swapped; validation in the constructor so invalid values cannot exist. Trade-off: a little ceremony and conversion at boundaries, in exchange for bugs becoming type errors.",
         ],
         follow_up: "Why should money not be stored as a float?",
+        // The text above is Python's (dataclasses, frozen=True, __init__); the other
+        // languages with a struct or record pattern get their own names and statements.
+        holds_in: &[Lang::Python],
+        variants: STRUCT_VARIANTS,
         generic: false,
     },
     Entry {
@@ -263,6 +502,8 @@ pub const ENTRIES: &[Entry] = &[
             "The derived format becomes a compatibility contract: field names, enum tagging and optionality. Plan for evolution with #[serde(default)] for new fields, rename attributes instead of breaking renames, and explicit enum representations. Keep sensitive fields out (skip_serializing) and consider separate DTO types so internal refactors do not change the wire format; test round-trips and old payloads.",
         ],
         follow_up: "Why does deriving a trait require every field to implement it?",
+        holds_in: &[Lang::Rust],
+        variants: &[],
         generic: false,
     },
 ];

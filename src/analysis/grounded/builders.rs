@@ -10,7 +10,7 @@ use super::{Ask, CodeFile, one_based, quote_grounding, quote_window, token_in};
 use crate::analysis::catalogue::render::{
     fact_among_myths, fact_or_myth, open_explanation, reading_answer, reading_question, shuffled_steps,
 };
-use crate::analysis::catalogue::tokens::{find_token, named_but_not_shown, shown_word};
+use crate::analysis::catalogue::tokens::{find_token, is_trivia_answer, named_but_not_shown, shown_word};
 use crate::analysis::concepts::{Level, normalize_name};
 use crate::analysis::grounding::{GroundingKind, LineEdit};
 use crate::analysis::questions::{
@@ -95,8 +95,11 @@ pub fn spot_the_bug(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<G
     let candidates = nearest_first(start, end, line);
     // The concept's own bugs before generic ones, and among each, bugs the session has not
     // shown yet first (stable: otherwise in the rules' order).
-    let mut rules: Vec<&Rule> = rules_for(lang, ask.entry).collect();
-    rules.sort_by_key(|r| (r.topics.is_empty(), ask.used_bugs.iter().any(|used| used == r.id)));
+    // A bug the session planted already is not planted again: the same edit twice is one
+    // question asked twice (issue 40, "no two questions with one mutation").
+    let mut rules: Vec<&Rule> =
+        rules_for(lang, ask.entry).filter(|r| !ask.used_bugs.iter().any(|used| used == r.id)).collect();
+    rules.sort_by_key(|r| r.topics.is_empty());
     let (at, mutated, rule) = rules.into_iter().find_map(|rule| {
         candidates.iter().find_map(|&i| {
             let mutated = (rule.apply)(&file.masked[i], file.lines[i])?;
@@ -141,7 +144,8 @@ pub fn fill_in_blank(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<
         |token: &str, first: usize, last: usize| (first..=last).filter(|&i| token_at(file, i, token).is_some()).count();
     // A token seen once in the quote first (else the answer is visible elsewhere in it), and
     // tokens of two characters or more before one-letter ones.
-    let mut tokens: Vec<&'static str> = ask.entry.tokens.to_vec();
+    // Never a declaration keyword or a lone sigil (SPEC §6.4): with none other, no question.
+    let mut tokens: Vec<&'static str> = ask.entry.tokens.iter().copied().filter(|t| !is_trivia_answer(t)).collect();
     tokens.sort_by_key(|t| (shown_times(t, first, last) != 1, t.len() < 2));
     let (at, pos, token) =
         tokens.iter().find_map(|t| lines.iter().find_map(|&i| token_at(file, i, t).map(|pos| (i, pos, *t))))?;

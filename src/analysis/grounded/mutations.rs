@@ -94,12 +94,20 @@ pub const RULES: &[Rule] = &[
         apply: drop_defer,
         consequence: "Without `defer` the call runs immediately instead of when the function returns: the lock is released (or the resource closed, or the WaitGroup marked done) before the work it protects has happened.",
     },
+    // One bug, told in each language's own terms (issue 40: `__cause__` in a Go answer).
     Rule {
         id: "drop-error-wrap",
-        langs: &[Lang::Go, Lang::Python],
+        langs: GO,
         topics: &["context", "wrap"],
         apply: drop_error_wrap,
-        consequence: "The original error is no longer wrapped: its message may survive, but errors.Is / errors.As (or Python's __cause__) can no longer find it, so callers that check for the specific error (to answer 404, say) stop recognising it.",
+        consequence: "The original error is no longer wrapped: its message may survive, but errors.Is / errors.As can no longer find it, so callers that check for the specific error (to answer 404, say) stop recognising it.",
+    },
+    Rule {
+        id: "drop-error-wrap",
+        langs: PY,
+        topics: &["context", "wrap"],
+        apply: drop_error_wrap,
+        consequence: "The original exception is no longer chained: the new one's __cause__ is empty, so the traceback loses the error that started it and code that inspects the cause stops finding it.",
     },
     Rule {
         id: "drop-go-keyword",
@@ -155,7 +163,7 @@ pub const RULES: &[Rule] = &[
         langs: ANY,
         topics: &[],
         apply: off_by_one,
-        consequence: "The loop bound is off by one: the loop runs one step too far and reads past the last element (an index error, or undefined in JavaScript).",
+        consequence: "The loop bound is off by one: the loop runs one step too far and reads past the last element.",
     },
     Rule {
         id: "swap-comparison",

@@ -348,3 +348,44 @@ fn a_junior_follow_up_asks_about_code_the_question_shows() {
     // `reduce` shown: the entry's own.
     assert_eq!(follow_up(both), entry.follow_up);
 }
+
+/// A Go struct whose only blankable tokens of a keyword-only entry are keywords.
+const GO_STORE: &str = "package store\n\ntype Store struct {\n\tmu    sync.Mutex\n\titems map[string]int\n}\n";
+
+#[test]
+fn no_blank_is_a_declaration_keyword_or_a_lone_sigil() {
+    let files = vec![SourceFile::new("store.go", GO_STORE)];
+    let code = SessionCode::new(&files);
+    let site = [Site { file: 0, line: 2 }];
+    let base = catalogue::find("Mutexes and shared state").expect("in the catalogue");
+    // Only keywords and sigils to blank: no question rather than `___ Store struct`.
+    let keywords = Entry { tokens: &["type", "struct", "*", "&"], ..*base };
+    let q = question(&code, &site, 0, &ask_owned(&keywords, QuestionType::FillInBlank));
+    assert!(q.is_none(), "{q:#?}");
+    // With a real token on the lines, that token is the answer.
+    let mutex = Entry { tokens: &["struct", "Mutex"], ..*base };
+    let q = question(&code, &site, 0, &ask_owned(&mutex, QuestionType::FillInBlank)).expect("a blank on Mutex");
+    assert_eq!(q.correct.as_deref(), Some("Mutex"));
+}
+
+#[test]
+fn a_snippet_longer_than_a_screen_is_not_asked() {
+    // A struct of 60 fields: its header is the site, and the struct is its smallest unit.
+    let fields: String = (0..60).map(|i| format!("\tf{i} int\n")).collect();
+    let long = format!("package big\n\ntype Big struct {{\n\tmu sync.Mutex\n{fields}}}\n");
+    let files = vec![SourceFile::new("big.go", long.as_str())];
+    let code = SessionCode::new(&files);
+    let entry = catalogue::find("Mutexes and shared state").expect("in the catalogue");
+    for qtype in [QuestionType::CodeReading, QuestionType::FillInBlank] {
+        let q = question(&code, &[Site { file: 0, line: 2 }], 0, &ask_owned(entry, qtype));
+        assert!(q.is_none(), "{qtype:?}: {:?}", q.and_then(|q| q.snippet).map(|s| s.lines().count()));
+    }
+    // At a site inside it, a small whole unit (the field's own line and its neighbours) fits.
+    let q = question(&code, &[Site { file: 0, line: 3 }], 0, &ask_owned(entry, QuestionType::CodeReading));
+    assert!(q.as_ref().is_some_and(fits_screen), "{q:#?}");
+}
+
+/// `ask` for an entry that is not `'static` (a test's modified copy).
+fn ask_owned(entry: &Entry, qtype: QuestionType) -> Ask<'_> {
+    Ask { entry, concept: entry.name, qtype, level: Level::Mid, about_error: false, used_bugs: &[], narrow: false }
+}

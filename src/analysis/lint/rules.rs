@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{LintSession, vocabulary};
+use crate::analysis::catalogue::tokens::is_trivia_answer;
 use crate::analysis::grounding::GroundingKind;
 use crate::analysis::questions::GeneratedQuestion;
 use crate::analysis::{Lang, mask_comments_and_strings};
@@ -10,43 +11,6 @@ use crate::analysis::{Lang, mask_comments_and_strings};
 /// Longest snippet a learner reads in one question (issue 40: a 174-line snippet was shown;
 /// a screen holds about 40 lines).
 pub const MAX_SNIPPET_LINES: usize = 40;
-
-/// Blank answers that teach nothing: a declaration keyword the next word gives away, or a
-/// lone sigil.
-const DECLARATION_KEYWORDS: &[&str] = &[
-    "struct",
-    "type",
-    "trait",
-    "impl",
-    "enum",
-    "fn",
-    "func",
-    "def",
-    "class",
-    "interface",
-    "module",
-    "let",
-    "var",
-    "const",
-    "val",
-    "pub",
-    "package",
-    "import",
-    "use",
-    "it",
-    "describe",
-    "test",
-    "end",
-    "do",
-    "record",
-    "namespace",
-    "public",
-    "private",
-    "static",
-    "void",
-    "function",
-    "mod",
-];
 
 /// The question's prose: what it says, offers, keys and explains (the snippet is the
 /// session's code and may say anything).
@@ -159,8 +123,7 @@ pub fn keyword_blank(q: &GeneratedQuestion) -> Option<String> {
         return None;
     }
     let answer = q.correct.as_deref().unwrap_or_default().trim();
-    let sigil = !answer.is_empty() && answer.chars().all(|c| c.is_ascii_punctuation());
-    (sigil || DECLARATION_KEYWORDS.contains(&answer)).then(|| format!("the blank's answer is `{answer}`"))
+    is_trivia_answer(answer).then(|| format!("the blank's answer is `{answer}`"))
 }
 
 /// The spot-the-bug edits seen so far in a session, by what they remove and add.

@@ -19,10 +19,11 @@
 //! statements) is skipped for the next. A question whose text equals (modulo whitespace) one
 //! already asked in the session is skipped too.
 
-use crate::analysis::catalogue::{self, render::Evidence, render::render};
+use crate::analysis::catalogue::{self, Entry, render::Evidence, render::render};
 use crate::analysis::concepts::{Concept, Level, normalize_name};
 use crate::analysis::grounded::{self, Ask, BUG_TAG_PREFIX, SessionCode, Site};
 use crate::analysis::grounding::GroundingKind;
+use crate::analysis::lexer::{Lang, lang_for_path};
 use crate::analysis::model::{FailedCall, Pattern, SourceFile};
 use crate::analysis::questions::{GeneratedQuestion, QuestionType, QuestionsAnswer, fnv1a64};
 use std::collections::{BTreeMap, BTreeSet};
@@ -37,11 +38,22 @@ pub const QUESTIONS_PER_CONCEPT: usize = 2;
 pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], patterns: &[Pattern]) -> QuestionsAnswer {
     let code = SessionCode::new(files);
     let mut session = Asked::default();
+    let session_lang = main_language(files);
     for (index, (concept, level)) in concepts.iter().enumerate() {
-        let entry = catalogue::find(&concept.name);
-        let sites = grounded::sites(&code, entry, concept, patterns);
+        // The entry as it is true in the concept's language (issue 40): a concept whose entry
+        // has no text true there gets no catalogue question.
+        let lang = lang_for_path(&concept.source_file).or(session_lang);
+        let known = catalogue::find(&concept.name);
+        // A concept met as an error was chosen for the error's ecosystem (`failures`), which
+        // its entry is written for: its own text, where the session's main language differs.
+        let about_error = FailedCall::is_label(&concept.source_file);
+        let entry = known.and_then(|e| e.in_lang(lang).or_else(|| about_error.then_some(*e)));
+        if known.is_some() && entry.is_none() {
+            continue;
+        }
+        let sites = grounded::sites(&code, entry.as_ref(), concept, patterns);
         let before = session.questions.len();
-        if let Some(entry) = entry.filter(|_| !sites.is_empty()) {
+        if let Some(entry) = entry.as_ref().filter(|_| !sites.is_empty()) {
             for qtype in session.type_order(&concept.name, index, *level) {
                 if session.questions.len() - before == QUESTIONS_PER_CONCEPT {
                     break;
@@ -63,7 +75,7 @@ pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], pa
             }
         }
         if session.questions.len() == before {
-            session.add(fallback_question(&code, concept, (*level, index), &sites, &session.placed));
+            session.add(fallback_question(&code, (concept, entry.as_ref()), (*level, index), &sites, &session.placed));
         }
     }
     QuestionsAnswer { questions: session.questions }
@@ -85,7 +97,8 @@ pub fn reteach_question(
     leech_file: Option<&str>,
 ) -> Option<GeneratedQuestion> {
     let code = SessionCode::new(files);
-    let entry = catalogue::find(&concept.name)?;
+    let lang = lang_for_path(&concept.source_file).or_else(|| main_language(files));
+    let entry = &catalogue::find_in(&concept.name, lang)?;
     let mut sites = grounded::sites(&code, Some(entry), concept, patterns);
     if let Some(file) = leech_file {
         // Stable: the leech's own file first, the ranking kept within each group.
@@ -181,12 +194,12 @@ pub fn question_type_for(name: &str, index: usize, level: Level) -> QuestionType
 /// showing the concept's own code is not a second one of a type on the same lines.
 fn fallback_question(
     code: &SessionCode<'_>,
-    concept: &Concept,
+    (concept, entry): (&Concept, Option<&Entry>),
     (level, index): (Level, usize),
     sites: &[Site],
     placed: &BTreeSet<(String, String, u32, u32)>,
 ) -> GeneratedQuestion {
-    match catalogue::find(&concept.name) {
+    match entry {
         Some(entry) => {
             let qtype = question_type_for(&concept.name, index, level);
             // A cited snippet that cuts a statement is quoted as the whole unit around it.
@@ -227,6 +240,14 @@ fn fallback_question(
             q
         }
     }
+}
+
+/// The language most of `files` are in (the first met on a tie), for a concept cited at an
+/// error's label rather than a file.
+fn main_language(files: &[SourceFile]) -> Option<Lang> {
+    let langs: Vec<Lang> = files.iter().filter_map(|f| lang_for_path(&f.path)).collect();
+    let count = |l: &Lang| langs.iter().filter(|x| *x == l).count();
+    langs.iter().copied().rev().max_by_key(count)
 }
 
 /// Whether `q` shows `code` (with at most one line blanked or changed), not another snippet.

@@ -6,6 +6,7 @@ use crate::analysis::catalogue::tokens::{find_token, is_evidence_in};
 use crate::analysis::catalogue::{self, Entry, best_weight};
 use crate::analysis::concepts::{Concept, MAX_CONCEPTS, MIN_CONCEPTS, path_matches};
 use crate::analysis::failures::{self, ErrorKind};
+use crate::analysis::lexer::lang_for_path;
 use crate::analysis::model::{FailedCall, Pattern, SourceFile, StackProfile};
 use crate::analysis::stack::language_id;
 use std::cmp::Reverse;
@@ -45,7 +46,14 @@ impl Pick {
         self.entry.name == other.entry.name
     }
 
+    /// The entry as it is true in the language of the pick's file (its own text for an
+    /// error's label, which names no language).
+    fn shown(&self) -> Entry {
+        self.entry.in_lang(lang_for_path(&self.file)).unwrap_or(*self.entry)
+    }
+
     pub(super) fn to_concept(&self) -> Concept {
+        let shown = self.shown();
         let seen = match &self.seen_as {
             _ if FailedCall::is_label(&self.file) => format!(" You met it in this session ({}).", self.file),
             Some(name) if !name.trim().is_empty() => {
@@ -54,12 +62,12 @@ impl Pick {
             _ => format!(" Seen here in {}.", self.file),
         };
         Concept {
-            name: self.entry.name.to_string(),
+            name: shown.name.to_string(),
             category: self.entry.category.to_string(),
             difficulty: self.entry.difficulty.as_str().to_string(),
             source_file: self.file.clone(),
             snippet: self.snippet.clone(),
-            why_it_matters: format!("{}{seen}", self.entry.description),
+            why_it_matters: format!("{}{seen}", shown.description),
             confidence: self.confidence,
         }
     }
@@ -105,6 +113,8 @@ pub(super) fn pick_from_patterns(patterns: &[Pattern], files: &[SourceFile]) -> 
         let evidence = hits.iter().find_map(|&(_, i)| {
             let p = &patterns[i];
             let file = files.iter().find(|f| path_matches(&f.path, &p.file))?;
+            // Only where the entry has text true in the file's language (issue 40).
+            holds_at(entry, &file.path).then_some(())?;
             Some((file.path.clone(), pattern_snippet(file, p)?, p.name.clone()))
         });
         if let Some((file, snippet, name)) = evidence {
@@ -198,7 +208,7 @@ pub(super) fn fill_from_stack(
             if picked.iter().any(|p| p.entry.name == entry.name) {
                 continue;
             }
-            if let Some((file, snippet)) = token_evidence(entry, files) {
+            if let Some((file, snippet)) = token_evidence(entry, files).filter(|(f, _)| holds_at(entry, f)) {
                 picked.push(Pick { entry, file, snippet, seen_as: None, confidence });
             }
         }
@@ -210,11 +220,16 @@ pub(super) fn fill_from_stack(
         if picked.len() >= MIN_CONCEPTS {
             return;
         }
-        if !picked.iter().any(|p| p.entry.name == entry.name) {
+        if !picked.iter().any(|p| p.entry.name == entry.name) && holds_at(entry, &head.0) {
             let (file, snippet) = head.clone();
             picked.push(Pick { entry, file, snippet, seen_as: None, confidence: GENERIC_CONFIDENCE });
         }
     }
+}
+
+/// Whether `entry` has text true in the language of the file at `path` ([`Entry::in_lang`]).
+fn holds_at(entry: &Entry, path: &str) -> bool {
+    entry.in_lang(lang_for_path(path)).is_some()
 }
 
 /// Everything the session says about its stack, lowercase: detected items plus the languages

@@ -204,3 +204,27 @@ fn errors_the_developer_met_come_first_and_are_grounded_in_the_error() {
     let plain = offline_concepts(&s.stack, &s.patterns, &s.files, &[], &prompts());
     assert!(plain.concepts.iter().all(|c| !c.source_file.starts_with("failed ")));
 }
+
+#[test]
+fn a_concept_is_named_and_asked_only_in_the_languages_its_entry_holds_in() {
+    // The Rust fixture's struct is a "Structs" concept, never a dataclass.
+    let s = rust();
+    let answer = offline_concepts(&s.stack, &s.patterns, &s.files, &[], &prompts());
+    let names: Vec<&str> = answer.concepts.iter().map(|c| c.name.as_str()).collect();
+    assert!(names.iter().all(|n| !n.contains("dataclass")), "{names:?}");
+    assert!(names.contains(&"Structs"), "{names:?}");
+    // A concept whose entry holds in no language of its file gets no catalogue question:
+    // promise combinators on Go code.
+    let go = go();
+    let joins = Concept {
+        name: "Concurrent promises and joins".into(),
+        category: "async_pattern".into(),
+        difficulty: "mid".into(),
+        source_file: "main.go".into(),
+        snippet: go.files[0].content.lines().take(3).collect::<Vec<_>>().join("\n"),
+        why_it_matters: String::new(),
+        confidence: 0.9,
+    };
+    let questions = offline_questions(&[(joins, Level::Mid)], &go.files, &go.patterns).questions;
+    assert!(questions.is_empty(), "{questions:#?}");
+}

@@ -1,11 +1,13 @@
-//! `vl install gemini|codex|copilot` and `vl uninstall …` (SPEC §3.4, §10): the hooks of the
-//! three agents that read Claude Code-like hook files, with Claude Code's guarantees — the
-//! stable binary copy (`<data>/bin/vl`), a backup of the user's file before the first change,
-//! every other setting kept, re-running changes nothing, uninstall removes exactly ours.
+//! The five agents `vl install` manages, described as data (SPEC §3.1, §3.4, §10): where each
+//! keeps its hooks, the JSON it reads, how it lists an event's hooks, and our entries in it.
+//! Pure: documents in, documents out; `super` does the files, the lock and the ledger.
 //!
+//! - Claude Code, `~/.claude/settings.json`, and Cursor, `.cursor/hooks.json` (a project's or
+//!   the user's): their events, matchers and timeouts come from the plugin's own files
+//!   ([`super::hooks`]).
 //! - Gemini CLI, `~/.gemini/settings.json`: `hooks.<Event>` groups of `{matcher?, hooks:
 //!   [{type, command, name, timeout (ms)}]}`. It runs hooks only in trusted folders; install
-//!   says how to trust one.
+//!   says how to trust one. It reads comments in its settings, and they are kept.
 //! - Codex, `~/.codex/hooks.json`: the same groups (`timeout` in seconds, `command_windows` for
 //!   Windows' `cmd`); Codex runs a hook only once it is trusted, so install trusts ours through
 //!   Codex's own app-server ([`super::codex_trust`]) and uninstall drops the trust.
@@ -14,10 +16,7 @@
 //!   writes the user's file only.
 //!
 //! Each command is `<data>/bin/vl hook <agent> <event>` by absolute path: Codex runs hooks
-//! through a login shell, which may reset `PATH`. The files are edited with
-//! [`super::settings_file`] (format-preserving; Gemini's settings may hold comments, which it
-//! reads) and remembered in [`super::ledger`], so uninstall gives back the user's exact bytes
-//! when the file did not change since install.
+//! through a login shell, which may reset `PATH`.
 
 use std::path::{Path, PathBuf};
 

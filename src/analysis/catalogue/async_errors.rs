@@ -74,8 +74,8 @@ pub const ENTRIES: &[Entry] = &[
         tokens: &["await", "async"],
         example: "async function loadUser(id) {\n  const res = await fetch(`/api/users/${id}`);\n  return res.json();\n}",
         facts: [
-            "`await` pauses only the current async function until the promise settles; other work keeps running.",
-            "An async function always returns a promise (or future), even when its body returns a plain value.",
+            "`await` pauses only the current async function until the awaited operation completes; other work keeps running.",
+            "Calling an async function always hands back something to await (a promise, coroutine, future or task, by language), even when its body returns a plain value.",
             "Awaiting independent calls one after another serialises them; starting them together and awaiting once overlaps their latency.",
         ],
         myths: [

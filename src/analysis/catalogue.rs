@@ -157,7 +157,21 @@ impl Variant {
         open: None,
         follow_up: None,
     };
+
+    /// For an entry whose statements hold everywhere but whose example is one language's: in
+    /// `langs`, the entry's text without the example and what is written for it.
+    pub const fn statements_only(langs: &'static [Lang]) -> Variant {
+        Variant { langs, ..Variant::NONE }
+    }
 }
+
+/// Every language but Go: where a Go example's entry keeps only its statements.
+pub const BUT_GO: &[Lang] =
+    &[Lang::TypeScript, Lang::JavaScript, Lang::Python, Lang::Rust, Lang::Ruby, Lang::Java, Lang::CSharp];
+
+/// Every language but TypeScript and JavaScript: where a TypeScript example's entry keeps only
+/// its statements.
+pub const BUT_TS_JS: &[Lang] = &[Lang::Python, Lang::Go, Lang::Rust, Lang::Ruby, Lang::Java, Lang::CSharp];
 
 impl Variant {
     /// Whether the variant keeps all of the entry's text (it only drops the example there).

@@ -48,11 +48,7 @@ pub fn session(conn: &Connection, id: &str) -> rusqlite::Result<Option<SessionIn
 /// whole version of their file; a file known only from fragments is their texts in order,
 /// marked `fragment`. Failed calls wrote nothing and are left out.
 pub fn captured_files(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<SourceFile>> {
-    let cwd: Option<String> = conn
-        .prepare_cached("SELECT cwd FROM sessions WHERE id = ?1")?
-        .query_row([session_id], |r| r.get(0))
-        .optional()?
-        .flatten();
+    let cwd = session_cwd(conn, session_id)?;
     let mut latest: BTreeMap<String, SourceFile> = BTreeMap::new();
     let mut stmt = conn.prepare_cached(
         "SELECT file_path, content, fragment FROM observations WHERE session_id = ?1 AND obs_type = 'file_edit' \
@@ -85,11 +81,7 @@ pub const MAX_STORY_OBSERVATIONS: i64 = 5_000;
 /// written before it, with paths as [`captured_files`] gives them. `None` when there is none.
 pub fn story_fix(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<crate::analysis::story::Fix>> {
     use crate::analysis::story::{StoryEvent, first_fix};
-    let cwd: Option<String> = conn
-        .prepare_cached("SELECT cwd FROM sessions WHERE id = ?1")?
-        .query_row([session_id], |r| r.get(0))
-        .optional()?
-        .flatten();
+    let cwd = session_cwd(conn, session_id)?;
     let mut stmt = conn.prepare_cached(
         "SELECT outcome = 'failed', file_path, content FROM observations WHERE session_id = ?1 \
          AND ((outcome = 'failed' AND error IS NOT NULL \
@@ -140,13 +132,18 @@ pub struct FileActivity {
     pub edits: u32,
 }
 
-/// Every written file's [`FileActivity`], with paths as [`captured_files`] gives them.
-pub fn file_activity(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<FileActivity>> {
-    let cwd: Option<String> = conn
+/// The session's working directory, against which its file paths are made relative.
+fn session_cwd(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<String>> {
+    Ok(conn
         .prepare_cached("SELECT cwd FROM sessions WHERE id = ?1")?
         .query_row([session_id], |r| r.get(0))
         .optional()?
-        .flatten();
+        .flatten())
+}
+
+/// Every written file's [`FileActivity`], with paths as [`captured_files`] gives them.
+pub fn file_activity(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<FileActivity>> {
+    let cwd = session_cwd(conn, session_id)?;
     let mut stmt = conn.prepare_cached(
         "SELECT file_path, MAX(id), COUNT(*) FROM observations WHERE session_id = ?1 AND obs_type = 'file_edit' \
          AND file_path IS NOT NULL AND outcome = 'succeeded' GROUP BY file_path",

@@ -1,7 +1,7 @@
 //! Catalogue data: API design and testing, the outside contract of a service and the checks
 //! that keep it honest.
 
-use super::{BugEdit, Entry, Variant, sig};
+use super::{BUT_GO, BugEdit, Entry, Variant, sig};
 use crate::analysis::concepts::Level;
 use crate::analysis::lexer::Lang;
 
@@ -289,19 +289,7 @@ pub const ENTRIES: &[Entry] = &[
         ],
         follow_up: "Why run each row as a named subtest instead of a plain loop of assertions?",
         holds_in: &[Lang::Go],
-        // Elsewhere the statements hold; the example and what is written for it do not.
-        variants: &[Variant {
-            langs: &[
-                Lang::TypeScript,
-                Lang::JavaScript,
-                Lang::Python,
-                Lang::Rust,
-                Lang::Ruby,
-                Lang::Java,
-                Lang::CSharp,
-            ],
-            ..Variant::NONE
-        }],
+        variants: &[Variant::statements_only(BUT_GO)],
         generic: false,
     },
 ];

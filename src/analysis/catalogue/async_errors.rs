@@ -1,7 +1,7 @@
 //! Catalogue data: async patterns and error handling, the two groups AI-written code most
 //! often gets subtly wrong (a missing `await`, a swallowed error).
 
-use super::{BugEdit, Entry, Variant, sig};
+use super::{BUT_GO, BugEdit, Entry, Variant, sig};
 use crate::analysis::concepts::Level;
 use crate::analysis::lexer::Lang;
 
@@ -407,19 +407,7 @@ pub const ENTRIES: &[Entry] = &[
         ],
         follow_up: "What is the difference between logging an error and wrapping it, and why should each error be logged only once?",
         holds_in: &[Lang::Go],
-        // Elsewhere the statements hold; the example and what is written for it do not.
-        variants: &[Variant {
-            langs: &[
-                Lang::TypeScript,
-                Lang::JavaScript,
-                Lang::Python,
-                Lang::Rust,
-                Lang::Ruby,
-                Lang::Java,
-                Lang::CSharp,
-            ],
-            ..Variant::NONE
-        }],
+        variants: &[Variant::statements_only(BUT_GO)],
         generic: false,
     },
 ];

@@ -1,7 +1,7 @@
 //! Catalogue data: concurrency (goroutines, channels, locks, spawned tasks), where bugs are
 //! timing-dependent and so rarely show up in a quick manual test.
 
-use super::{BugEdit, Entry, Variant, sig};
+use super::{BUT_GO, BugEdit, Entry, Variant, sig};
 use crate::analysis::concepts::Level;
 use crate::analysis::lexer::Lang;
 
@@ -152,19 +152,7 @@ pub const ENTRIES: &[Entry] = &[
         ],
         follow_up: "Why should a read of shared data also hold the lock?",
         holds_in: &[Lang::Go],
-        // Elsewhere the statements hold; the example and what is written for it do not.
-        variants: &[Variant {
-            langs: &[
-                Lang::TypeScript,
-                Lang::JavaScript,
-                Lang::Python,
-                Lang::Rust,
-                Lang::Ruby,
-                Lang::Java,
-                Lang::CSharp,
-            ],
-            ..Variant::NONE
-        }],
+        variants: &[Variant::statements_only(BUT_GO)],
         generic: false,
     },
     Entry {

@@ -2,7 +2,7 @@
 //! is built from. Two entries here are `generic` (guard clauses, modules) because nearly all
 //! code shows them, which makes them the last-resort concepts of the offline provider.
 
-use super::{BugEdit, Entry, Variant, sig};
+use super::{BUT_TS_JS, BugEdit, Entry, Variant, sig};
 use crate::analysis::concepts::Level;
 use crate::analysis::lexer::Lang;
 
@@ -386,11 +386,7 @@ pub const ENTRIES: &[Entry] = &[
         ],
         follow_up: "Why are circular imports a problem, and how do you break one?",
         holds_in: &[Lang::TypeScript],
-        // Elsewhere the statements hold; the example and what is written for it do not.
-        variants: &[Variant {
-            langs: &[Lang::Python, Lang::Go, Lang::Rust, Lang::Ruby, Lang::Java, Lang::CSharp],
-            ..Variant::NONE
-        }],
+        variants: &[Variant::statements_only(BUT_TS_JS)],
         generic: true,
     },
 ];

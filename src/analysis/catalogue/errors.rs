@@ -4,7 +4,7 @@
 //! ecosystem, in `dependencies`. Each example is code that is one small change
 //! away from producing that error, so spot_the_bug shows the cause.
 
-use super::{BugEdit, Entry, Variant};
+use super::{BUT_TS_JS, BugEdit, Entry, Variant};
 use crate::analysis::concepts::Level;
 use crate::analysis::lexer::Lang;
 
@@ -52,11 +52,7 @@ pub const ENTRIES: &[Entry] = &[
         ],
         follow_up: "Why is the first error in a long list of type errors usually the one to read first?",
         holds_in: &[Lang::TypeScript],
-        // Elsewhere the statements hold; the example and what is written for it do not.
-        variants: &[Variant {
-            langs: &[Lang::Python, Lang::Go, Lang::Rust, Lang::Ruby, Lang::Java, Lang::CSharp],
-            ..Variant::NONE
-        }],
+        variants: &[Variant::statements_only(BUT_TS_JS)],
         generic: false,
     },
     Entry {

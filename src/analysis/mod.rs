@@ -16,6 +16,7 @@
 //!   tool's terms, and the questions built from the two.
 //! - `precision`: SPEC §6.4's precision rules (whole units, steps that run, the session's
 //!   language, premises that hold) as checks on one question.
+//! - `syntax`: the real grammars (tree-sitter): which one reads a file, and its parse.
 //! - `lint`: issue 40's question lint, which measures what the rules above let through.
 
 pub mod catalogue;
@@ -32,6 +33,7 @@ pub mod questions;
 pub mod stack;
 pub mod static_rules;
 pub mod story;
+pub mod syntax;
 
 pub use lexer::{Lang, lang_for_path, mask_comments_and_strings};
 pub use stack::{SessionEvidence, detect_stack, detect_stack_with, is_manifest};

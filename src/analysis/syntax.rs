@@ -1,0 +1,149 @@
+//! The real grammars (tree-sitter) behind snippets and concept detection: which grammar reads
+//! a file, and one parse of it. Everything that needs to know where a statement, an item or a
+//! comment begins and ends asks the tree this module gives, not a heuristic over lines.
+//!
+//! # Cost
+//! A parser is made once per thread and grammar and reused (`PARSERS`); a parse is linear in
+//! the file. Files larger than `MAX_PARSE_BYTES` are not parsed (a generated or minified file
+//! teaches nothing), and a parse is abandoned after `PARSE_BUDGET` so one pathological file
+//! cannot hold an analysis job. The hook never calls into this module.
+
+use super::lexer::Lang;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
+use tree_sitter::{Language, ParseOptions, Parser, Tree};
+
+/// Largest file parsed, in bytes.
+pub const MAX_PARSE_BYTES: usize = 2 * 1024 * 1024;
+/// Longest one parse may run before it is abandoned.
+pub const PARSE_BUDGET: Duration = Duration::from_secs(2);
+
+/// The grammars we ship. TypeScript has two: a `.tsx` file is read by the TSX grammar (JSX
+/// inside TypeScript), every other TypeScript file by the plain one, where `<T>x` is a cast.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Grammar {
+    Python,
+    JavaScript,
+    TypeScript,
+    Tsx,
+    Go,
+    Rust,
+    Java,
+    Ruby,
+    CSharp,
+}
+
+impl Grammar {
+    /// The grammar that reads a file of `lang` at `path`.
+    pub fn for_file(lang: Lang, path: &str) -> Grammar {
+        match lang {
+            Lang::TypeScript if path.to_ascii_lowercase().ends_with(".tsx") => Grammar::Tsx,
+            Lang::TypeScript => Grammar::TypeScript,
+            Lang::JavaScript => Grammar::JavaScript,
+            Lang::Python => Grammar::Python,
+            Lang::Go => Grammar::Go,
+            Lang::Rust => Grammar::Rust,
+            Lang::Java => Grammar::Java,
+            Lang::Ruby => Grammar::Ruby,
+            Lang::CSharp => Grammar::CSharp,
+        }
+    }
+
+    /// The tree-sitter language of this grammar.
+    pub fn language(self) -> Language {
+        match self {
+            Grammar::Python => tree_sitter_python::LANGUAGE.into(),
+            Grammar::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Grammar::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Grammar::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+            Grammar::Go => tree_sitter_go::LANGUAGE.into(),
+            Grammar::Rust => tree_sitter_rust::LANGUAGE.into(),
+            Grammar::Java => tree_sitter_java::LANGUAGE.into(),
+            Grammar::Ruby => tree_sitter_ruby::LANGUAGE.into(),
+            Grammar::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+        }
+    }
+}
+
+thread_local! {
+    /// One parser per grammar on this thread, made on first use.
+    static PARSERS: RefCell<HashMap<Grammar, Parser>> = RefCell::new(HashMap::new());
+}
+
+/// The syntax tree of `src`, read by `grammar`; `None` when the file is over
+/// `MAX_PARSE_BYTES` or its parse ran past `PARSE_BUDGET`. A file with syntax errors still
+/// gets a tree (with `ERROR` nodes where the grammar could not follow).
+pub fn parse(grammar: Grammar, src: &str) -> Option<Tree> {
+    if src.len() > MAX_PARSE_BYTES {
+        return None;
+    }
+    PARSERS.with(|parsers| {
+        let mut parsers = parsers.borrow_mut();
+        let parser = match parsers.entry(grammar) {
+            std::collections::hash_map::Entry::Occupied(slot) => slot.into_mut(),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                let mut parser = Parser::new();
+                // A grammar's ABI is checked against the runtime's here; the versions are
+                // pinned in Cargo.toml and a mismatch fails every test that parses.
+                parser.set_language(&grammar.language()).ok()?;
+                slot.insert(parser)
+            }
+        };
+        let started = Instant::now();
+        let mut past_budget = |_: &tree_sitter::ParseState| {
+            if started.elapsed() > PARSE_BUDGET { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+        };
+        let options = ParseOptions::new().progress_callback(&mut past_budget);
+        let tree =
+            parser.parse_with_options(&mut |at, _| src.as_bytes().get(at..).unwrap_or_default(), None, Some(options));
+        if tree.is_none() {
+            // An abandoned parse leaves the parser mid-document; the next parse starts afresh.
+            parser.reset();
+        }
+        tree
+    })
+}
+
+/// The tree of a file at `path`, when its language is one we read.
+pub fn parse_file(path: &str, src: &str) -> Option<(Grammar, Tree)> {
+    let lang = super::lexer::lang_for_path(path)?;
+    let grammar = Grammar::for_file(lang, path);
+    Some((grammar, parse(grammar, src)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_grammar_loads_and_reads_a_file_of_its_language() {
+        let cases = [
+            ("a.py", "def f(x):\n    return x\n", "function_definition"),
+            ("a.js", "function f(x) { return x; }\n", "function_declaration"),
+            ("a.ts", "function f<T>(x: T): T { return x; }\n", "function_declaration"),
+            ("a.tsx", "const A = () => <div>{1}</div>;\n", "lexical_declaration"),
+            ("a.go", "package a\nfunc F() {}\n", "function_declaration"),
+            ("a.rs", "fn f() {}\n", "function_item"),
+            ("A.java", "class A { void f() {} }\n", "class_declaration"),
+            ("a.rb", "def f\nend\n", "method"),
+            ("a.cs", "class A { void F() {} }\n", "class_declaration"),
+        ];
+        for (path, src, first_kind) in cases {
+            let (_, tree) = parse_file(path, src).unwrap_or_else(|| panic!("{path} did not parse"));
+            let root = tree.root_node();
+            assert!(!root.has_error(), "{path}: {}", root.to_sexp());
+            let kinds: Vec<_> =
+                (0..root.named_child_count()).filter_map(|i| root.named_child(i as u32)).map(|n| n.kind()).collect();
+            assert!(kinds.contains(&first_kind), "{path}: {kinds:?}");
+        }
+    }
+
+    #[test]
+    fn a_file_past_the_size_bound_is_not_parsed() {
+        let big = "x = 1\n".repeat(MAX_PARSE_BYTES / 6 + 1);
+        assert!(parse(Grammar::Python, &big).is_none());
+        assert!(parse(Grammar::Python, "x = 1\n").is_some());
+    }
+}

@@ -255,10 +255,10 @@ impl Story<'_> {
     /// "What does this error say": the error's own lines, read in its tool's terms.
     fn error_question(&self) -> GeneratedQuestion {
         let r = self.reading;
-        let question = format!(
-            "`{}` failed with this output in this session. What does it say went wrong, and where?",
-            self.command()
-        );
+        // "And where" only when the quoted lines name a place the key can point at.
+        let where_ = if r.location.is_some() { ", and where" } else { "" };
+        let question =
+            format!("`{}` failed with this output in this session. What does it say went wrong{where_}?", self.command());
         let answer = r.answer();
         let mut q = self.base(QuestionType::CodeReading, question, answer.clone());
         q.snippet = Some(r.excerpt.clone());

@@ -145,12 +145,19 @@ pub fn reading_of(error: &str) -> Option<Reading> {
         let Some(at) = lines.iter().position(|l| (tool.headline)(l.trim())) else { continue };
         let last = (at + tool.after).min(lines.len() - 1);
         let last = (at..=last).rev().find(|&i| !lines[i].trim().is_empty()).unwrap_or(at);
+        // Where the quoted lines name no place, the excerpt reaches down to the first line
+        // that does (pytest's `tests/x.py:35:`, vitest's `❯ src/x.test.ts:11:34`, RSpec's
+        // `# ./spec/x_spec.rb:19`, a JUnit or .NET frame of the project's own code), when it
+        // is near: the key says "it points at" only what the learner reads.
+        let quoted = lines[at..=last].iter().find_map(|l| location_in(l));
+        let reached = quoted.is_none().then(|| place_below(&lines, last)).flatten();
+        let location = quoted.or_else(|| reached.and_then(|i| location_in(lines[i])));
+        // The message under the headline, from the tool's own lines (not the place reached).
+        let detail = detail_of(&lines[at..=last]);
+        let last = reached.unwrap_or(last);
         let headline = lines[at].trim().to_string();
         let excerpt = lines[at..=last].join("\n");
-        // Only a place the quoted lines show: the key says "it points at" what the learner reads.
-        let location = lines[at..=last].iter().find_map(|l| location_in(l));
         let gloss = (tool.gloss)(&headline, error);
-        let detail = detail_of(&lines[at..=last]);
         return Some(Reading {
             headline,
             gloss,
@@ -176,6 +183,20 @@ pub fn reading_of(error: &str) -> Option<Reading> {
     })
 }
 
+/// Most lines an excerpt grows by to reach the place an error names.
+const MAX_REACH: usize = 9;
+
+/// The first line within `MAX_REACH` below `last` that names a place in the project's own code
+/// (a frame of the test framework, the standard library or an installed package is skipped).
+fn place_below(lines: &[&str], last: usize) -> Option<usize> {
+    let own = |line: &str| {
+        !["org.junit", "org.opentest4j", "java.base/", "/rustc/", "node_modules", "site-packages", "System.Runtime"]
+            .iter()
+            .any(|lib| line.contains(lib))
+    };
+    (last + 1..lines.len().min(last + 1 + MAX_REACH)).find(|&i| own(lines[i]) && location_in(lines[i]).is_some())
+}
+
 /// The last of `quoted` (the headline first) when it is a message of its own: not the
 /// headline, not a bare `-->` pointer.
 fn detail_of(quoted: &[&str]) -> Option<String> {
@@ -184,10 +205,17 @@ fn detail_of(quoted: &[&str]) -> Option<String> {
 }
 
 /// A `path:line` (or `path:line:col`) a line points at: the first word with a dot before a
-/// `:` and digits after it.
+/// `:` and digits after it (`src/lexer.rs:148:76`, `(TokenBucketTest.java:36)`), or .NET's
+/// `in /path/File.cs:line 57`.
 fn location_in(line: &str) -> Option<String> {
+    if let Some((before, after)) = line.split_once(":line ") {
+        let path = before.rsplit(' ').next().filter(|p| p.contains('.'))?;
+        let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+        return (!digits.is_empty()).then(|| format!("{path}:line {digits}"));
+    }
     line.split_whitespace().find_map(|word| {
-        let word = word.trim_end_matches(':');
+        let word = word.trim_end_matches(':').trim_end_matches(')');
+        let word = word.rsplit('(').next().unwrap_or(word);
         let (path, rest) = word.split_once(':')?;
         let digits = rest.split(':').next()?;
         let ok = path.contains('.') && !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit());

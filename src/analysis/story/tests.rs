@@ -162,3 +162,62 @@ fn the_fix_is_asked_with_the_failure_it_answered_only() {
     assert!(qs.iter().any(|q| q.question_type == "spot_the_bug"));
     assert!(qs[0].snippet.as_deref().is_some_and(|s| s.starts_with("--- FAIL")));
 }
+
+/// The recorded error of a corpus session (each checked against its ecosystem's real run by
+/// scripts/corpus-check.sh, C# aside).
+fn corpus_error(name: &str) -> String {
+    let path = format!("{}/tests/fixtures/corpus/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    let session: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("corpus file")).expect("json");
+    let steps = session["steps"].as_array().expect("steps");
+    steps
+        .iter()
+        .find_map(|s| {
+            let input = &s["input"];
+            let input: serde_json::Value = match input.as_str() {
+                Some(text) => serde_json::from_str(text).ok()?,
+                None => input.clone(),
+            };
+            (input["hook_event_name"] == "PostToolUseFailure").then(|| input["error"].as_str().map(str::to_owned))?
+        })
+        .expect("a failed command")
+}
+
+#[test]
+fn every_tools_reading_quotes_the_place_its_error_names_and_the_key_points_there() {
+    // (session, the place the learner must be shown): where each tool names it, often
+    // several lines under the headline.
+    let cases = [
+        ("python-retry", "tests/test_retry.py:35"),
+        ("typescript-duration", "src/duration.test.ts:11:34"),
+        ("ruby-importer", "./spec/importer_spec.rb:19"),
+        ("java-ratelimit", "TokenBucketTest.java:36"),
+        ("csharp-stock", "/home/dev/stock/src/Stock/Warehouse.cs:line 57"),
+        ("go-workerpool", "pool_test.go:47"),
+        ("rust-lexer", "src/lexer.rs:148:76"),
+    ];
+    for (name, place) in cases {
+        let error = corpus_error(name);
+        let reading = reading::reading_of(&error).unwrap_or_else(|| panic!("{name}: no reading"));
+        assert!(reading.excerpt.contains(place), "{name}: the excerpt does not show {place}:\n{}", reading.excerpt);
+        assert!(reading.location.as_deref().is_some_and(|l| l.starts_with(place)), "{name}: {:?}", reading.location);
+        assert!(reading.answer().contains(&format!("It points at `{}", place)), "{name}: {}", reading.answer());
+        assert!(reading.excerpt.lines().count() <= 12, "{name}: {} lines", reading.excerpt.lines().count());
+    }
+}
+
+#[test]
+fn an_error_that_names_no_place_is_not_asked_where() {
+    let error = "AssertionError: expected 1800000 to be 5400000 // Object.is equality\n\n- Expected\n+ Received";
+    let qs = story("npx vitest run", error, "src/duration.ts", "let a = 1;\n", "let a = 2;\n");
+    let reading = of_type(&qs, "code_reading").expect("the error question");
+    assert!(!reading.question.contains("where"), "{}", reading.question);
+    assert!(!reading.correct.as_deref().unwrap_or_default().contains("points at"));
+}
+
+#[test]
+fn the_key_names_the_message_under_the_headline_not_the_place_reached_for() {
+    let reading = reading::reading_of(&corpus_error("ruby-importer")).expect("a reading");
+    let detail = reading.detail.as_deref().unwrap_or_default();
+    assert!(!detail.contains("importer_spec.rb"), "{detail}");
+    assert_eq!(reading.answer().matches("importer_spec.rb:19").count(), 1, "{}", reading.answer());
+}

@@ -1,6 +1,7 @@
 //! Offline-provider tests over small sessions in five stacks: each must yield at least three
 //! concepts that pass `validate_concepts` and, at every level, one or two valid questions per concept.
 
+mod dump;
 mod fixtures;
 mod lint;
 mod sessions;

@@ -4,6 +4,9 @@
 //! session's failed calls), offline questions at the quiz job's first level, then
 //! `keep_valid` as the job runs it. What the lint counts is what a learner would be shown.
 //!
+//! The loading and the quiz path here are shared with `dump`, which prints the same questions
+//! for grading by hand.
+//!
 //! The counts per rule and language may not exceed `tests/fixtures/corpus/lint-baseline.json`:
 //! a regression fails here; an improvement is kept by lowering the baseline to what the test
 //! prints (the ratchet). The target is 0 everywhere.
@@ -25,28 +28,28 @@ use crate::llm::offline::{offline_concepts, offline_questions};
 use crate::sample::SampleSession;
 
 /// Where the sessions are, and the baseline's name among the corpus files.
-const DIRS: [&str; 2] = ["tests/fixtures/sessions", "tests/fixtures/corpus"];
+pub(super) const DIRS: [&str; 2] = ["tests/fixtures/sessions", "tests/fixtures/corpus"];
 const BASELINE: &str = "tests/fixtures/corpus/lint-baseline.json";
 /// The corpus must hold at least this many sessions with a failure and its fix (issue 40: at
 /// least seven languages).
 const MIN_CORPUS_STORIES: usize = 7;
 
 /// One session as the worker would have stored it.
-struct Recorded {
-    name: String,
-    files: Vec<SourceFile>,
-    failures: Vec<FailedCall>,
-    fix: Option<Fix>,
+pub(super) struct Recorded {
+    pub(super) name: String,
+    pub(super) files: Vec<SourceFile>,
+    pub(super) failures: Vec<FailedCall>,
+    pub(super) fix: Option<Fix>,
     manifests: Vec<SourceFile>,
     prompts: Vec<String>,
 }
 
-fn root() -> PathBuf {
+pub(super) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
 
 /// Every session file of `dir` (the baseline is not one), sorted.
-fn session_names(dir: &str) -> Vec<String> {
+pub(super) fn session_names(dir: &str) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(root().join(dir))
         .unwrap_or_else(|e| panic!("{dir}: {e}"))
         .map(|e| e.expect("directory entry").file_name().to_string_lossy().into_owned())
@@ -59,7 +62,7 @@ fn session_names(dir: &str) -> Vec<String> {
 /// Replays the hook payloads of `dir/name` into what the database would hold: each file's
 /// latest content, the failed calls (Claude Code's `PostToolUseFailure`), and the first edit
 /// after a failure of a file written before it (the fix).
-fn load(dir: &str, name: &str) -> Recorded {
+pub(super) fn load(dir: &str, name: &str) -> Recorded {
     let text = std::fs::read_to_string(root().join(dir).join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
     let session = SampleSession::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut latest: BTreeMap<String, String> = BTreeMap::new();
@@ -100,7 +103,7 @@ fn load(dir: &str, name: &str) -> Recorded {
 }
 
 /// The questions the quiz job would store for `s` at the offline provider, on its first run.
-fn quiz(s: &Recorded) -> Vec<GeneratedQuestion> {
+pub(super) fn quiz(s: &Recorded) -> Vec<GeneratedQuestion> {
     let paths: Vec<String> = s.files.iter().map(|f| f.path.clone()).collect();
     let stack = detect_stack(&s.manifests, &paths);
     let patterns = analyze_files(&s.files);

@@ -112,6 +112,10 @@ impl GeneratedQuestion {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QuestionsAnswer {
     pub questions: Vec<GeneratedQuestion>,
+    /// Questions a builder did not write, by the rule that refused them (the offline
+    /// provider's `teaches` rules); never part of a provider's JSON.
+    #[serde(default, skip)]
+    pub not_written: std::collections::BTreeMap<&'static str, usize>,
 }
 
 /// Parses a provider's questions answer with the same leniency as concepts.

@@ -257,8 +257,10 @@ impl Story<'_> {
         let r = self.reading;
         // "And where" only when the quoted lines name a place the key can point at.
         let where_ = if r.location.is_some() { ", and where" } else { "" };
-        let question =
-            format!("`{}` failed with this output in this session. What does it say went wrong{where_}?", self.command());
+        let question = format!(
+            "`{}` failed with this output in this session. What does it say went wrong{where_}?",
+            self.command()
+        );
         let answer = r.answer();
         let mut q = self.base(QuestionType::CodeReading, question, answer.clone());
         q.snippet = Some(r.excerpt.clone());

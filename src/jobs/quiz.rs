@@ -23,7 +23,7 @@ use crate::analysis::questions::{GeneratedQuestion, normalized_text_hash};
 use crate::clock::Millis;
 use crate::learn::schedule::Scheduler;
 use crate::llm::Selected;
-use crate::llm::offline::{offline_questions, reteach_question};
+use crate::llm::offline::{reteach_question, session_questions};
 use crate::queue::{CancelToken, ClaimedJob, Effects, Handler, Outcome, Queue};
 
 pub struct QuizHandler {
@@ -238,10 +238,12 @@ impl QuizHandler {
                 // The session's own story next (issue 40): where it shares type and lines with
                 // a catalogue question, it is the one kept.
                 let (failures, fix) = (&inputs.failures, inputs.fix.as_ref());
-                questions.extend(crate::analysis::story::story_questions(&pairs, failures, fix, &inputs.files));
-                questions.extend(offline_questions(&pairs, &inputs.files, &inputs.patterns).questions);
+                let offline = session_questions(&pairs, &inputs.files, &inputs.patterns, failures, fix);
+                questions.extend(offline.questions);
                 let checked = keep_valid(questions, &question_targets, sources, CannedCode::Allowed);
-                let result = checked.result(selected.name(), None);
+                let mut result = checked.result(selected.name(), None);
+                // What the builder did not write, by the rule that refused it (issue 40 §5).
+                result["not_written"] = serde_json::json!(offline.not_written);
                 Ok((checked, result))
             }
             Selected::Remote(provider) => {

@@ -18,8 +18,37 @@
 mod questions;
 mod select;
 mod summary;
+mod teaches;
 
 pub use questions::{QUESTIONS_PER_CONCEPT, RETEACH_TAG, offline_questions, question_type_for, reteach_question};
+
+use crate::analysis::concepts::Level;
+use crate::analysis::questions::{GeneratedQuestion, QuestionsAnswer};
+use crate::analysis::story::{Fix, story_questions};
+
+/// A session's offline questions as the quiz job asks them: the session's own story first
+/// (`analysis::story`: its failure and the edit that fixed it), then two per concept from its
+/// code. A catalogue question with no code for a concept the story already asks about is not
+/// written (counted under `teaches::ASKED_BY_THE_STORY`): the story shows the error itself.
+pub fn session_questions(
+    concepts: &[(Concept, Level)],
+    files: &[SourceFile],
+    patterns: &[Pattern],
+    failures: &[FailedCall],
+    fix: Option<&Fix>,
+) -> QuestionsAnswer {
+    let mut questions: Vec<GeneratedQuestion> = story_questions(concepts, failures, fix, files);
+    let mut answer = offline_questions(concepts, files, patterns);
+    let before = answer.questions.len();
+    let told: Vec<String> = questions.iter().map(|q| q.concept.clone()).collect();
+    answer.questions.retain(|q| q.snippet.is_some() || !told.contains(&q.concept));
+    let asked_by_story = before - answer.questions.len();
+    if asked_by_story > 0 {
+        *answer.not_written.entry(teaches::ASKED_BY_THE_STORY).or_default() += asked_by_story;
+    }
+    questions.append(&mut answer.questions);
+    QuestionsAnswer { questions, not_written: answer.not_written }
+}
 
 use crate::analysis::concepts::{Concept, ConceptsAnswer, MAX_CONCEPTS, MIN_CONCEPTS};
 use crate::analysis::model::{FailedCall, Pattern, SourceFile, StackProfile};

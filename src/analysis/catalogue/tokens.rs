@@ -53,14 +53,44 @@ pub const DECLARATION_KEYWORDS: &[&str] = &[
     "mod",
 ];
 
+/// Answers the line's own syntax gives away, in any language (the hand-graded sample of issue
+/// 40 found `nil` in `err != ___`, `with` in `___ pytest.raises(…) as info:`, `return`, and
+/// `assert_eq!` at the head of a test's statement): a literal, a keyword the grammar forces
+/// there, an assertion every test line starts with.
+const GIVEN_AWAY: &[&str] = &[
+    "return",
+    "with",
+    "nil",
+    "None",
+    "null",
+    "undefined",
+    "true",
+    "false",
+    "True",
+    "False",
+    "self",
+    "this",
+    "else",
+    "in",
+    "new",
+    "assert",
+    "assert!",
+    "assert_eq!",
+    "assert_ne!",
+    "assertEquals",
+    "assertTrue",
+    "expect",
+];
+
 /// Whether `answer` is no fill-in-the-blank answer worth asking (SPEC §6.4, issue 40): a
+/// literal or a keyword the line gives away ([`GIVEN_AWAY`]), a
 /// declaration keyword the next word gives away (`struct`, `func`, `class`, `it`) or a lone
 /// sigil or operator (`@`, `?`, `&`, `=>`), punctuation only. The builders never blank one;
 /// the lint counts any that slips through.
 pub fn is_trivia_answer(answer: &str) -> bool {
     let answer = answer.trim();
     let sigil = !answer.is_empty() && answer.chars().all(|c| c.is_ascii_punctuation());
-    sigil || DECLARATION_KEYWORDS.contains(&answer)
+    sigil || DECLARATION_KEYWORDS.contains(&answer) || GIVEN_AWAY.contains(&answer)
 }
 
 /// The blank marker written into fill_in_blank snippets.

@@ -167,7 +167,8 @@ fn the_fix_is_asked_with_the_failure_it_answered_only() {
 /// scripts/corpus-check.sh, C# aside).
 fn corpus_error(name: &str) -> String {
     let path = format!("{}/tests/fixtures/corpus/{name}.json", env!("CARGO_MANIFEST_DIR"));
-    let session: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("corpus file")).expect("json");
+    let session: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("corpus file")).expect("json");
     let steps = session["steps"].as_array().expect("steps");
     steps
         .iter()

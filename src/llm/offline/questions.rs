@@ -19,6 +19,7 @@
 //! statements) is skipped for the next. A question whose text equals (modulo whitespace) one
 //! already asked in the session is skipped too.
 
+use super::teaches;
 use crate::analysis::catalogue::{self, Entry, render::Evidence, render::render};
 use crate::analysis::concepts::{Concept, Level, normalize_name};
 use crate::analysis::grounded::{self, Ask, BUG_TAG_PREFIX, SessionCode, Site};
@@ -53,6 +54,7 @@ pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], pa
         }
         let sites = grounded::sites(&code, entry.as_ref(), concept, patterns);
         let before = session.questions.len();
+        let refused_before: usize = session.not_written.values().sum();
         if let Some(entry) = entry.as_ref().filter(|_| !sites.is_empty()) {
             for qtype in session.type_order(&concept.name, index, *level) {
                 if session.questions.len() - before == QUESTIONS_PER_CONCEPT {
@@ -62,23 +64,43 @@ pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], pa
                 let first_site = session.questions.len() - before;
                 // Whole functions are quoted first; where another question of this type has
                 // those lines already, the smaller unit around the site instead.
+                // A question of this type refused by a `teaches` rule counts once, whichever
+                // of the two quotes was tried.
+                let mut refused = None;
                 for narrow in [false, true] {
                     let used_bugs = &session.bugs;
                     let ask =
                         Ask { entry, concept: &concept.name, qtype, level: *level, about_error, used_bugs, narrow };
-                    if let Some(q) = grounded::question(&code, &sites, first_site, &ask)
-                        && session.add(q)
-                    {
-                        break;
+                    let Some(q) = grounded::question(&code, &sites, first_site, &ask) else { continue };
+                    match teaches::refusal(&q, &code, &concept.source_file) {
+                        Some(rule) => refused = Some(rule),
+                        None if session.add(q) => {
+                            refused = None;
+                            break;
+                        }
+                        None => {}
                     }
+                }
+                if let Some(rule) = refused {
+                    *session.not_written.entry(rule).or_default() += 1;
                 }
             }
         }
-        if session.questions.len() == before {
-            session.add(fallback_question(&code, (concept, entry.as_ref()), (*level, index), &sites, &session.placed));
+        // The canned fallback is for a concept whose code the session does not show, not one
+        // whose questions on its code were refused as teaching nothing: that concept goes
+        // unasked (issue 40 §5).
+        let refused_here = session.not_written.values().sum::<usize>() > refused_before;
+        if session.questions.len() == before && !refused_here {
+            let q = fallback_question(&code, (concept, entry.as_ref()), (*level, index), &sites, &session.placed);
+            match teaches::refusal(&q, &code, &concept.source_file) {
+                Some(rule) => *session.not_written.entry(rule).or_default() += 1,
+                None => {
+                    session.add(q);
+                }
+            }
         }
     }
-    QuestionsAnswer { questions: session.questions }
+    QuestionsAnswer { questions: session.questions, not_written: session.not_written }
 }
 
 /// Tag of a question written to re-teach a leech's concept (SPEC §7).
@@ -133,6 +155,8 @@ struct Asked {
     /// (type, file, first line, last line) of every grounded question: two questions of one
     /// type on the same lines are one question asked twice (issue 25).
     placed: BTreeSet<(String, String, u32, u32)>,
+    /// Questions built and not written, by the `teaches` rule that refused them.
+    not_written: BTreeMap<&'static str, usize>,
 }
 
 impl Asked {
@@ -155,9 +179,11 @@ impl Asked {
             return false;
         }
         let text = q.question.split_whitespace().collect::<Vec<_>>().join(" ");
-        let edit = q.grounding.as_ref().filter(|g| g.kind != GroundingKind::Quote).map(|g| {
-            let line = g.mutation.as_ref().map_or(0, |m| m.line);
-            (g.file.clone(), g.line_start, g.line_end, line)
+        // A bug planted on a line is one question whatever unit quotes it (two concepts'
+        // spot-the-bugs on one `if err != nil` are the same mutation); a blank is one per span.
+        let edit = q.grounding.as_ref().filter(|g| g.kind != GroundingKind::Quote).map(|g| match &g.mutation {
+            Some(m) => (g.file.clone(), 0, 0, m.line),
+            None => (g.file.clone(), g.line_start, g.line_end, 0),
         });
         if self.texts.contains(&text) || edit.as_ref().is_some_and(|e| self.edits.contains(e)) {
             return false;

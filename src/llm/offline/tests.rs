@@ -28,20 +28,21 @@ fn check_session(label: &str, s: &Session, expect: &[&str]) {
     }
     for level in Level::ALL {
         let asked: Vec<(Concept, Level)> = validated.concepts.iter().map(|c| (c.clone(), level)).collect();
-        let questions = offline_questions(&asked, &s.files, &s.patterns).questions;
+        let answer = offline_questions(&asked, &s.files, &s.patterns);
+        let questions = &answer.questions;
+        // At most two per concept; a concept goes unasked only where its questions were
+        // refused as teaching nothing about this code (`teaches`), which the answer counts.
+        let mut unasked = 0;
         for (concept, _) in &asked {
             let asked_about = questions.iter().filter(|q| q.concept == concept.name).count();
-            assert!(
-                (1..=QUESTIONS_PER_CONCEPT).contains(&asked_about),
-                "{label}: {asked_about} about {}",
-                concept.name
-            );
+            assert!(asked_about <= QUESTIONS_PER_CONCEPT, "{label}: {asked_about} about {}", concept.name);
+            unasked += usize::from(asked_about == 0);
         }
-        for q in &questions {
+        let refused: usize = answer.not_written.values().sum();
+        assert!(unasked <= refused, "{label} {level:?}: {unasked} concepts unasked, {refused} refused");
+        for q in questions {
             assert_eq!(validate_question(q, &names), Ok(()), "{label} {level:?}: {q:#?}");
         }
-        let types: BTreeSet<&str> = questions.iter().map(|q| q.question_type.as_str()).collect();
-        assert!(types.len() > 1, "{label}: no variety in {types:?}");
     }
 }
 

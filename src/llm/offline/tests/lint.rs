@@ -21,10 +21,10 @@ use crate::analysis::grounding_check::CannedCode;
 use crate::analysis::lint::{Finding, Fix, LintSession, Rule, lint};
 use crate::analysis::model::{FailedCall, SourceFile};
 use crate::analysis::questions::GeneratedQuestion;
-use crate::analysis::story::{StoryEvent, first_fix, story_questions};
+use crate::analysis::story::{StoryEvent, first_fix};
 use crate::analysis::{analyze_files, detect_stack, is_manifest};
 use crate::jobs::question_checks::{QuestionTarget, keep_valid};
-use crate::llm::offline::{offline_concepts, offline_questions};
+use crate::llm::offline::{offline_concepts, session_questions};
 use crate::sample::SampleSession;
 
 /// Where the sessions are, and the baseline's name among the corpus files.
@@ -117,8 +117,7 @@ pub(super) fn quiz(s: &Recorded) -> Vec<GeneratedQuestion> {
     let targets: Vec<QuestionTarget<'_>> =
         concepts.iter().map(|c| QuestionTarget { id: &c.name, name: &c.name }).collect();
     // The session's story first, as the quiz job puts it.
-    let mut questions = story_questions(&pairs, &s.failures, s.fix.as_ref(), &s.files);
-    questions.extend(offline_questions(&pairs, &s.files, &patterns).questions);
+    let questions = session_questions(&pairs, &s.files, &patterns, &s.failures, s.fix.as_ref()).questions;
     keep_valid(questions, &targets, &citable, CannedCode::Allowed).kept.into_iter().map(|(_, q)| q).collect()
 }
 

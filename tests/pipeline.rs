@@ -155,7 +155,9 @@ fn recorded_sessions_in_three_languages_get_varied_questions_from_their_own_code
             &format!("SELECT question_type, snippet, correct FROM questions WHERE session_id = '{session}'"),
         );
         let types: std::collections::BTreeSet<&str> = rows.iter().map(|r| r[0].as_str().unwrap()).collect();
-        assert!(types.len() >= 5, "{session}: {types:?}");
+        // Several types, not five: a type whose question would teach nothing about this code is
+        // not written (issue 40, `offline::teaches`).
+        assert!(types.len() >= 2, "{session}: {types:?}");
         for row in &rows {
             let (kind, snippet) = (row[0].as_str().unwrap(), row[1].as_str().unwrap_or_default());
             let shown = match kind {

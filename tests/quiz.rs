@@ -59,6 +59,7 @@ fn template() -> &'static (Vec<u8>, String) {
             !steps.is_empty() && steps.iter().all(|s| s["state"] == "succeeded")
         });
         assert!(worker.terminate().success());
+        add_provider_written_questions(&Connection::open(data.join("vibelearn.db")).unwrap());
         let copy = dir.path().join("template.db");
         Connection::open(data.join("vibelearn.db"))
             .unwrap()
@@ -66,6 +67,70 @@ fn template() -> &'static (Vec<u8>, String) {
             .unwrap();
         (std::fs::read(copy).unwrap(), session_id)
     })
+}
+
+/// Adds the types the quiz serves that the offline builder no longer writes on this session's
+/// code where they would teach nothing about it (issue 40, `offline::teaches`), as an LLM
+/// provider writes them: a mid-level multiple choice for every other concept, one junior multiple choice
+/// with a follow-up, one true/false and one ordering. Each is a copy of the concept's first
+/// stored question with the type's own fields.
+fn add_provider_written_questions(conn: &Connection) {
+    let columns: Vec<String> = conn
+        .prepare("SELECT name FROM pragma_table_info('questions')")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let concepts: Vec<String> = conn
+        .prepare("SELECT DISTINCT concept_id FROM questions WHERE parent_question_id IS NULL ORDER BY concept_id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let choices = r#"["It runs once per render","It runs after every change of a listed dependency","It never runs on the server","It blocks the first paint"]"#;
+    let steps =
+        r#"["the handler reads the request body","the request arrives","the row is written","the response is sent"]"#;
+    // (id prefix, type, difficulty, options, key, follow-up)
+    type Kind = (&'static str, &'static str, &'static str, Option<&'static str>, &'static str, Option<&'static str>);
+    // Every other concept: the deck keeps about the size the quiz's load figures are tuned to.
+    let mut added: Vec<(Kind, &String)> =
+        concepts.iter().step_by(2).map(|c| (("mc", "multiple_choice", "mid", Some(choices), "B", None), c)).collect();
+    if let (Some(first), Some(last)) = (concepts.first(), concepts.last()) {
+        added.push((("tf", "true_false", "mid", None, "true", None), first));
+        added.push((("or", "ordering", "mid", Some(steps), "2,1,3,4", None), first));
+        // Last in id order, so it is not the first new card a test meets.
+        let follow_up = Some("Which dependency would you add, and why?");
+        added.push((("zz-mc", "multiple_choice", "junior", Some(choices), "B", follow_up), last));
+    }
+    for ((prefix, kind, difficulty, options, correct, follow_up), concept) in added {
+        let quoted = |v: Option<&str>| v.map_or("NULL".to_owned(), |v| format!("'{v}'"));
+        let value = |c: &str| match c {
+            "id" | "text_hash" => format!("'{prefix}-{concept}'"),
+            "question_type" => format!("'{kind}'"),
+            "difficulty" => format!("'{difficulty}'"),
+            "question" => format!("'A {kind} question about {concept}, as a provider writes it.'"),
+            "options" => quoted(options),
+            "correct" => format!("'{correct}'"),
+            "follow_up" => quoted(follow_up),
+            "snippet"
+            | "grounding_kind"
+            | "grounding_file"
+            | "grounding_line_start"
+            | "grounding_line_end"
+            | "grounding_mutation" => "NULL".into(),
+            other => other.to_owned(),
+        };
+        let select: Vec<String> = columns.iter().map(|c| value(c)).collect();
+        let sql = format!(
+            "INSERT INTO questions ({}) SELECT {} FROM questions WHERE concept_id = ?1 AND parent_question_id IS NULL \
+             ORDER BY id LIMIT 1",
+            columns.join(", "),
+            select.join(", ")
+        );
+        conn.execute(&sql, [concept]).unwrap();
+    }
 }
 
 /// A fresh data dir holding a copy of the analysed database.
@@ -728,7 +793,7 @@ fn status_and_gaps_judge_mastery_by_fsrs_recall_and_list_leeches_first() {
     let dir = analysed();
     set_memory(&dir, "orm queries", 0.01, 30.0); // every card mature (stability >= 21 days): mastered
     set_memory(&dir, "async await", 2.0, 2.3); // ~91 % recall now, not mature: neither mastered nor a gap
-    set_memory(&dir, "closures", 100.0, 1.0); // ~49 %: a gap
+    set_memory(&dir, "higher order functions", 100.0, 1.0); // ~49 %: a gap
     set_memory(&dir, "unit tests", 0.01, 5.0); // ~100 %, but one card is a leech
     let leech: String = db(&dir)
         .query_row(
@@ -767,9 +832,9 @@ fn status_and_gaps_judge_mastery_by_fsrs_recall_and_list_leeches_first() {
     assert_eq!(lines[0], "2 gaps of 8 concepts: 1 with leeches first, then under 70 % recall", "{gaps}");
     let names: Vec<&str> =
         lines[1..3].iter().map(|l| l.split("% recall now  ").nth(1).unwrap().split("  ").next().unwrap()).collect();
-    assert_eq!(names, ["Unit tests", "Closures"], "{gaps}");
+    assert_eq!(names, ["Unit tests", "Higher-order functions"], "{gaps}");
     assert!(lines[1].ends_with("leech (8 lapses)") && lines[1].contains("100% recall now"), "{gaps}");
-    assert!(lines[2].starts_with("  █████░░░░░  49% recall now  Closures"), "{gaps}");
+    assert!(lines[2].starts_with("  █████░░░░░  49% recall now  Higher-order functions"), "{gaps}");
     assert!(gaps.contains("Of 8 concepts: 1 mastered, 1 reviewing, 4 learning, 2 gaps."), "{gaps}");
     assert!(gaps.contains("drill them with: vl quiz --leeches"), "{gaps}");
     assert!(!gaps.contains("ORM") && !gaps.contains("Async/await"), "{gaps}");
@@ -1047,7 +1112,7 @@ fn anki_export_parses_as_anki_reads_it_with_stable_guids_and_markdown_has_one_fi
         let (code, stdout, stderr) =
             run(dir.path(), &["export", "anki", "--out", path.to_str().unwrap(), "--deck", "Study"], "");
         assert_eq!(code, 0, "{stderr}");
-        assert!(stdout.contains("Wrote 17 questions to"), "{stdout}");
+        assert!(stdout.contains("Wrote 18 questions to"), "{stdout}");
         std::fs::read_to_string(path).unwrap()
     };
     let text = export(&out);
@@ -1064,7 +1129,7 @@ fn anki_export_parses_as_anki_reads_it_with_stable_guids_and_markdown_has_one_fi
         ),
         (Some("tab"), Some("true"), Some("Basic"), Some("1"), Some("2"), Some("5"))
     );
-    assert_eq!(records.len(), 17);
+    assert_eq!(records.len(), 18);
     assert!(records.iter().all(|r| r.len() == 5), "five fields each");
     assert!(records.iter().all(|r| r[1] == "Study::shop"), "{:?}", records[0]);
     let quoted = records.iter().find(|r| r[2].contains("Tab")).expect("the quoted card");
@@ -1160,7 +1225,7 @@ fn the_weekly_optimize_scheduler_job_fits_parameters_once_there_are_64_reviews()
         db(&dir).query_row("SELECT COUNT(*) FROM jobs WHERE kind = 'optimize_scheduler'", [], |r| r.get(0)).unwrap()
     };
     assert_eq!(jobs(), 0, "no fit without reviews: the defaults stand");
-    // 16 cards × 5 reviews on different days = 80 review-log rows.
+    // 17 cards × 5 reviews on different days = 85 review-log rows.
     let start = now_ms() - 60 * DAY_MS;
     let ids: Vec<String> = questions(&dir).into_iter().map(|q| q.id).collect();
     for (i, id) in ids.iter().enumerate() {
@@ -1197,7 +1262,7 @@ fn the_weekly_optimize_scheduler_job_fits_parameters_once_there_are_64_reviews()
         .query_row("SELECT parameters, reviews FROM scheduler_parameters", [], |r| Ok((r.get(0)?, r.get(1)?)))
         .unwrap();
     let parameters: Vec<f64> = serde_json::from_str(&parameters).unwrap();
-    assert_eq!((parameters.len(), reviews), (21, 80));
+    assert_eq!((parameters.len(), reviews), (21, 85));
     let outcome: String = db(&dir).query_row("SELECT outcome FROM scheduler_fit_attempts", [], |r| r.get(0)).unwrap();
     assert_eq!(outcome, "fitted");
     // Within the week: no second fit. A week later: the next quiz step asks again.
@@ -1214,7 +1279,7 @@ fn the_weekly_optimize_scheduler_job_fits_parameters_once_there_are_64_reviews()
             .unwrap()
             == 2
     });
-    // The quiz schedules with the stored parameters (80 reviews fit close to the defaults, so
+    // The quiz schedules with the stored parameters (85 reviews fit close to the defaults, so
     // a stored set with another initial Good stability shows it): a new card's Good is w2 days.
     let mut custom: Vec<f64> = fsrs_defaults();
     custom[2] = 5.0;

@@ -11,7 +11,10 @@
 //! reads such cards only through "are there cards not answered?", so one of them weighs as
 //! much as a thousand: a concept is judged over its *live* cards ([`live_card!`], migration
 //! 0018's partial index `questions_live`) plus one plain new card when it has any (one probe
-//! of `questions_plain_new`), and a concept without live cards is learning. The test
+//! of `questions_plain_new`), and a concept without live cards is learning. The probe is asked
+//! only of the concepts the live cards judge mastered or reviewing: a plain new card turns
+//! those into learning and changes no other standing (a gap stays a gap, learning stays
+//! learning), so at 1,000 sessions it went from one probe per concept met to a handful. The test
 //! `standings_are_concept_mastery_s_counted` holds this to the full read.
 //!
 //! # Performance
@@ -88,10 +91,17 @@ pub fn live_standings(
     let mut probe = conn.prepare_cached(HAS_PLAIN_NEW)?;
     let mut by_name = BTreeMap::new();
     for (key, mut facts) in live_facts(conn, scheduler, now, keys)? {
-        if probe.query_row([&key], |r| r.get::<_, bool>(0))? {
+        let mut standing = judge(&facts).standing;
+        // A plain new card leaves a gap a gap (it adds no recall and no leech) and makes any
+        // other standing learning (a card not answered): it can only turn mastered or
+        // reviewing into learning, so only those concepts are asked whether they have one.
+        if matches!(standing, Standing::Mastered | Standing::Reviewing)
+            && probe.query_row([&key], |r| r.get::<_, bool>(0))?
+        {
             facts.push(CardFacts::default());
+            standing = judge(&facts).standing;
         }
-        by_name.insert(key, judge(&facts).standing);
+        by_name.insert(key, standing);
     }
     Ok(by_name)
 }

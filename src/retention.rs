@@ -91,17 +91,17 @@ pub struct Step {
 }
 
 /// The analysed sessions idle since before `before`, not pruned since, and with no job to run:
-/// oldest first, at most `limit`.
+/// oldest first, at most `limit`. Index searches only: migration 0019's `sessions_updated`, the
+/// lanes' active jobs (`jobs_lane_active`) and the held ones (`jobs_held`), never every job.
+pub(crate) const DUE_SESSIONS: &str = "SELECT s.id FROM sessions s WHERE (s.state = 'analyzed' OR s.state = 'synced') \
+     AND s.updated_at < ?1 AND (s.captures_pruned_at IS NULL OR s.captures_pruned_at < s.updated_at) \
+     AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.lane = 'session:' || s.id \
+                     AND (j.state = 'available' OR j.state = 'running' OR j.state = 'retryable')) \
+     AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.state = 'held' AND j.lane = 'session:' || s.id) \
+     ORDER BY s.updated_at LIMIT ?2";
+
 fn due_sessions(conn: &Connection, before: Millis, limit: usize) -> rusqlite::Result<Vec<String>> {
-    conn.prepare_cached(
-        "SELECT s.id FROM sessions s WHERE (s.state = 'analyzed' OR s.state = 'synced') AND s.updated_at < ?1 \
-         AND (s.captures_pruned_at IS NULL OR s.captures_pruned_at < s.updated_at) \
-         AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.lane = 'session:' || s.id AND j.state <> 'succeeded' \
-                         AND j.state <> 'cancelled' AND j.state <> 'dead') \
-         ORDER BY s.updated_at LIMIT ?2",
-    )?
-    .query_map(params![before, limit as i64], |r| r.get(0))?
-    .collect()
+    conn.prepare_cached(DUE_SESSIONS)?.query_map(params![before, limit as i64], |r| r.get(0))?.collect()
 }
 
 /// What pruning one session did.
@@ -518,6 +518,24 @@ mod tests {
         // 0.36 MB, of which the observations 76 KB, ~13 KB a session keeping an 8 KB file.
         assert!(after * 10 < before, "the file went from {before} to {after} bytes only");
         assert_eq!(conn.query_row("PRAGMA freelist_count", [], |r| r.get::<_, i64>(0)).unwrap(), 0);
+    }
+
+    /// The pass finds its sessions from indexes: the analysed sessions by last activity, and
+    /// the lanes' pending jobs, never a scan of every job or session.
+    #[test]
+    fn the_pass_searches_indexes() {
+        let (_dir, conn) = crate::db::testing::fresh();
+        let plan: Vec<String> = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {DUE_SESSIONS}"))
+            .unwrap()
+            .query_map(params![0, 8], |r| r.get(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(plan.iter().any(|s| s.contains("INDEX sessions_updated")), "{plan:?}");
+        assert!(plan.iter().any(|s| s.contains("INDEX jobs_lane_active")), "{plan:?}");
+        assert!(plan.iter().any(|s| s.contains("INDEX jobs_held")), "{plan:?}");
+        assert!(!plan.iter().any(|s| s.ends_with("SCAN j") || s.ends_with("SCAN s")), "{plan:?}");
     }
 
     #[test]

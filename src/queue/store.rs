@@ -759,10 +759,12 @@ pub fn prune(conn: &Connection, retention: Retention, now: Millis) -> rusqlite::
 
 /// Whether `lane` has a job still to run or running (waiting, held, retrying, running).
 pub fn lane_pending(conn: &Connection, lane: &str) -> rusqlite::Result<bool> {
-    conn.prepare_cached(
-        "SELECT EXISTS (SELECT 1 FROM jobs WHERE lane = ?1 AND state <> 'succeeded' AND state <> 'cancelled' \
-         AND state <> 'dead')",
-    )?
+    // Two index searches (the lanes' active jobs, the held ones), not a scan of every job.
+    conn.prepare_cached(concat!(
+        "SELECT EXISTS (SELECT 1 FROM jobs WHERE lane = ?1 AND ",
+        super::lane_active!("state"),
+        ") OR EXISTS (SELECT 1 FROM jobs WHERE state = 'held' AND lane = ?1)"
+    ))?
     .query_row([lane], |r| r.get(0))
 }
 

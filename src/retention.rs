@@ -35,14 +35,16 @@ use crate::jobs::session_data::{self, FileActivity};
 
 /// The window's default in days: a month of sessions keeps everything it captured.
 pub const DEFAULT_WINDOW_DAYS: u64 = 30;
-/// Sessions pruned per step (one writer transaction).
-pub const SESSIONS_PER_STEP: usize = 8;
+/// Sessions pruned per step (one writer transaction): one, since a large session's rewrite
+/// (thousands of observation rows) holds the writer while it runs, and the hooks' events wait.
+pub const SESSIONS_PER_STEP: usize = 1;
 /// Free pages given back per step: 1,000 pages of 4 KiB, ~4 MB, a few milliseconds.
 pub const VACUUM_PAGES_PER_STEP: u32 = 1_000;
 /// How often the maintenance thread runs the pass.
 pub const INTERVAL: std::time::Duration = std::time::Duration::from_secs(600);
-/// Most steps per run (bounds a run after a long time off: ~32 sessions, ~16 MB a run).
-pub const MAX_STEPS: usize = 4;
+/// Most steps per run (bounds a run after a long time off: 16 sessions and ~64 MB given back
+/// every 10 minutes).
+pub const MAX_STEPS: usize = 16;
 
 /// The pass's settings; `window_ms` `None` keeps every capture forever.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,8 +147,8 @@ pub fn prune_session(conn: &Connection, session_id: &str, now: Millis) -> rusqli
 /// deleted, the pages merge and the small rows share them (measured in `the_file_shrinks`).
 fn rewrite_observations(conn: &Connection, session_id: &str, clear: &[i64]) -> rusqlite::Result<()> {
     conn.execute_batch(
-        "CREATE TEMP TABLE IF NOT EXISTS retention_rows AS SELECT * FROM main.observations WHERE 0; \
-         DELETE FROM temp.retention_rows;",
+        "DROP TABLE IF EXISTS temp.retention_rows; \
+         CREATE TEMP TABLE retention_rows AS SELECT * FROM main.observations WHERE 0;",
     )?;
     conn.execute(
         "INSERT INTO temp.retention_rows SELECT * FROM main.observations WHERE session_id = ?1",
@@ -159,7 +161,8 @@ fn rewrite_observations(conn: &Connection, session_id: &str, clear: &[i64]) -> r
     }
     conn.execute("DELETE FROM main.observations WHERE session_id = ?1", [session_id])?;
     conn.execute_batch(
-        "INSERT INTO main.observations SELECT * FROM temp.retention_rows ORDER BY id; DELETE FROM temp.retention_rows;",
+        // Dropped, not kept for the next session: a later migration may add a column.
+        "INSERT INTO main.observations SELECT * FROM temp.retention_rows ORDER BY id; DROP TABLE temp.retention_rows;",
     )
 }
 

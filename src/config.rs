@@ -34,6 +34,9 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ("VIBELEARN_SYNCHRONOUS", "FULL"),
     ("VIBELEARN_RETENTION_SUCCEEDED_HOURS", "24"),
     ("VIBELEARN_RETENTION_DEAD_DAYS", "30"),
+    // Days an analysed session keeps its raw captures after its last event (0 = forever); its
+    // questions and what re-analysis reads are kept regardless (`crate::retention`).
+    ("VIBELEARN_CAPTURE_RETENTION_DAYS", "30"),
     ("VIBELEARN_AUTO_SYNC", "true"),
     // The SessionStart hook's one-line "questions due" message (false turns it off).
     ("VIBELEARN_SESSION_START_MESSAGE", "true"),
@@ -448,6 +451,12 @@ impl Config {
         Duration::from_secs(self.number("VIBELEARN_RETENTION_DEAD_DAYS", 30u64).saturating_mul(86_400))
     }
 
+    /// `VIBELEARN_CAPTURE_RETENTION_DAYS`: how long an analysed session keeps its raw captures
+    /// after its last event; 0 keeps them forever (`crate::retention`).
+    pub fn capture_retention_days(&self) -> u64 {
+        self.number("VIBELEARN_CAPTURE_RETENTION_DAYS", crate::retention::DEFAULT_WINDOW_DAYS)
+    }
+
     /// `VIBELEARN_LLM_DAILY_TOKENS`: 0 means no budget.
     pub fn llm_daily_tokens(&self) -> u64 {
         self.number("VIBELEARN_LLM_DAILY_TOKENS", 200_000u64)
@@ -551,6 +560,7 @@ const NUMERIC: &[(&str, f64, f64, bool)] = &[
     // Ten years either way: long enough for anyone, short enough for any arithmetic.
     ("VIBELEARN_RETENTION_SUCCEEDED_HOURS", 0.0, 87_600.0, true),
     ("VIBELEARN_RETENTION_DEAD_DAYS", 0.0, 3_650.0, true),
+    ("VIBELEARN_CAPTURE_RETENTION_DAYS", 0.0, 3_650.0, true),
     ("VIBELEARN_LLM_DAILY_TOKENS", 0.0, 1e12, true),
     // The learning loop (SPEC §7): Anki's range for the retention.
     ("VIBELEARN_DESIRED_RETENTION", 0.7, 0.99, false),

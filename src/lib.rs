@@ -64,6 +64,7 @@ pub mod policy;
 pub mod queue;
 pub mod reads;
 pub mod remote;
+pub mod retention;
 pub mod sample;
 pub mod worker;
 pub mod worker_client;

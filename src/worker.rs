@@ -28,7 +28,7 @@ use crate::db;
 use crate::http::{AppContext, HttpServer};
 use crate::intake::IntakeSettings;
 use crate::platform::Scope;
-use crate::queue::maintenance::{Maintainer, MaintainerConfig};
+use crate::queue::maintenance::{Maintainer, MaintainerConfig, Task, TaskProgress};
 use crate::queue::store::Retention;
 use crate::queue::{Queue, RunnerConfig, WriterConfig};
 
@@ -206,6 +206,15 @@ impl Worker {
         let db_path = config.db_path();
         let conn = db::open_and_migrate(&db_path, config.synchronous())
             .map_err(|source| WorkerError::Database { path: db_path.clone(), source })?;
+        // A file made without `auto_vacuum = INCREMENTAL` cannot give pruned pages back: it is
+        // rewritten once, here, before the writer and the HTTP server start (docs/DECISIONS.md).
+        match crate::retention::ensure_incremental(&conn) {
+            Ok(true) => log::info!(target: "db", "set auto_vacuum=INCREMENTAL (the file was rewritten once)"),
+            Ok(false) => {}
+            Err(e) => {
+                log::warn!(target: "db", "cannot set auto_vacuum=INCREMENTAL, pruned pages stay in the file: {e}")
+            }
+        }
         let (queue, queue_thread) = Queue::start(conn, &db_path, config.synchronous(), WriterConfig::default(), clock)?;
         let admin_token = config.admin_token().unwrap_or_default().to_owned();
         let user_key = config.user_key().unwrap_or_default().to_owned();
@@ -242,9 +251,21 @@ impl Worker {
             succeeded_ms: crate::clock::millis(config.retention_succeeded()),
             dead_ms: crate::clock::millis(config.retention_dead()),
         };
-        let maintainer =
-            Maintainer::spawn(MaintainerConfig { retention, ..MaintainerConfig::default() }, queue.writer().clone())
-                .map_err(WorkerError::Maintenance)?;
+        let captures = crate::retention::CaptureRetention::days(config.capture_retention_days());
+        let tasks = vec![Task {
+            name: "capture retention",
+            interval: crate::retention::INTERVAL,
+            max_steps: crate::retention::MAX_STEPS,
+            step: Arc::new(move |conn, now| {
+                let step = captures.step(conn, now)?;
+                Ok(TaskProgress { done: step.sessions + step.pages_freed, more: step.more })
+            }),
+        }];
+        let maintainer = Maintainer::spawn(
+            MaintainerConfig { retention, tasks, ..MaintainerConfig::default() },
+            queue.writer().clone(),
+        )
+        .map_err(WorkerError::Maintenance)?;
         let pid_file = config.data_dir.join("worker.pid");
         let _ = std::fs::write(&pid_file, format!("{}\n", std::process::id()));
         ctx.ready.store(true, Ordering::SeqCst);

@@ -830,3 +830,40 @@ fn no_job_of_a_lane_starts_while_another_of_its_lane_runs_even_an_older_one_made
     assert!(succeed(running[0]));
     assert_eq!(claim(10).iter().map(|c| c.0).collect::<Vec<_>>(), [old]);
 }
+
+/// The maintenance thread runs its owner's tasks through the writer at start: a step again at
+/// once while it says there is more, at most `max_steps` a run, each step committed.
+#[test]
+fn maintenance_runs_its_owners_tasks_step_by_step_through_the_writer() {
+    use vibelearn::queue::maintenance::{Maintainer, MaintainerConfig, Task, TaskProgress};
+    let dir = TempDir::new();
+    let (queue, _thread) = start_queue(&dir);
+    let steps = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&steps);
+    let task = Task {
+        name: "test task",
+        interval: Duration::from_secs(3_600),
+        max_steps: 5,
+        step: Arc::new(move |conn, now| {
+            let n = counted.fetch_add(1, Ordering::SeqCst) + 1;
+            conn.execute(
+                "INSERT INTO queue_meta (key, value) VALUES (?1, ?2)",
+                rusqlite::params![format!("step{n}"), now],
+            )?;
+            // Three steps' work, then none; a fourth step would be a bug.
+            Ok(TaskProgress { done: 1, more: n < 3 })
+        }),
+    };
+    let maintainer = Maintainer::spawn(
+        MaintainerConfig { tasks: vec![task], ..MaintainerConfig::default() },
+        queue.writer().clone(),
+    )
+    .unwrap();
+    let conn = rusqlite::Connection::open(dir.db_path()).unwrap();
+    wait_for("three steps committed", Duration::from_secs(10), || {
+        conn.query_row("SELECT COUNT(*) FROM queue_meta WHERE key LIKE 'step%'", [], |r| r.get::<_, i64>(0)).unwrap()
+            == 3
+    });
+    drop(maintainer);
+    assert_eq!(steps.load(Ordering::SeqCst), 3);
+}

@@ -37,6 +37,7 @@ mod queue_deps;
 mod queue_stats;
 mod quiz;
 mod recovery;
+mod retention;
 mod security;
 mod statusline;
 mod trust_boundary;

@@ -63,6 +63,39 @@ pub struct StatusReport {
     pub top_categories: Vec<(String, i64)>,
     /// (kind, dead jobs), most first.
     pub dead_jobs: Vec<(String, i64)>,
+    /// Sessions whose raw captures the retention pass let go (`crate::retention`).
+    pub sessions_pruned: i64,
+    /// What the data directory holds (filled by `vl status`, which knows the directory).
+    pub storage: Option<Storage>,
+}
+
+/// The data directory's size and how long captures are kept (issue 43 §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Storage {
+    pub bytes: u64,
+    /// `VIBELEARN_CAPTURE_RETENTION_DAYS`; 0 keeps them forever.
+    pub retention_days: u64,
+}
+
+impl Storage {
+    /// `12.3 MB · raw captures kept 30 days after a session's last event (4 sessions pruned)`.
+    pub fn words(&self, pruned: i64) -> String {
+        let size = match self.bytes {
+            b if b < 1024 * 1024 => format!("{:.0} KB", b as f64 / 1024.0),
+            b => format!("{:.1} MB", b as f64 / (1024.0 * 1024.0)),
+        };
+        let kept = match self.retention_days {
+            0 => "raw captures kept forever (VIBELEARN_CAPTURE_RETENTION_DAYS=0)".to_owned(),
+            1 => "raw captures kept 1 day after a session's last event".to_owned(),
+            days => format!("raw captures kept {days} days after a session's last event"),
+        };
+        let pruned = match pruned {
+            0 => String::new(),
+            1 => " (1 session pruned)".to_owned(),
+            n => format!(" ({n} sessions pruned)"),
+        };
+        format!("{size} · {kept}{pruned}")
+    }
 }
 
 pub use crate::learning::mastery::{ConceptMastery as Gap, concept_mastery};
@@ -108,6 +141,8 @@ pub fn report(
         dead_jobs: pairs(
             "SELECT kind, COUNT(*) AS n FROM jobs WHERE state = 'dead' GROUP BY kind ORDER BY n DESC, kind",
         )?,
+        sessions_pruned: one("SELECT COUNT(*) FROM sessions WHERE captures_pruned_at IS NOT NULL")?,
+        storage: None,
     })
 }
 
@@ -215,6 +250,10 @@ pub fn run_status(config: &Config) -> ExitCode {
     with_db("status", config, |conn, out| {
         let mut report = report(conn, &scheduler(conn, config)?, config.now_ms(), config.new_per_day() as usize)?;
         report.agents = super::install::agents::installed(config).iter().map(|a| a.name().to_owned()).collect();
+        report.storage = Some(Storage {
+            bytes: crate::retention::data_dir_bytes(&config.data_dir),
+            retention_days: config.capture_retention_days(),
+        });
         // A write error on stdout (a closed pipe) leaves nobody to tell.
         let _ = print_status(out, style, &report, &provider_lines(config));
         Ok(())
@@ -365,6 +404,9 @@ pub fn print_status(out: &mut dyn Write, s: Style, r: &StatusReport, provider: &
         s.yellow(&format!("{dead} ({}) — vl jobs list --state dead", kinds.join(", ")))
     };
     row(out, "dead jobs", dead_line)?;
+    if let Some(storage) = r.storage {
+        row(out, "storage", storage.words(r.sessions_pruned))?;
+    }
     if r.reviews_due + r.learning_due + r.new_questions > 0 {
         writeln!(out, "\nNext: vl quiz")?;
     }

@@ -32,6 +32,7 @@ pub const MIGRATIONS: &[(u32, &str, &str)] = &[
     (16, "0016_review_log_new_cards", include_str!("../../migrations/0016_review_log_new_cards.sql")),
     (17, "0017_attempts_by_question", include_str!("../../migrations/0017_attempts_by_question.sql")),
     (18, "0018_reads_follow_what_is_due", include_str!("../../migrations/0018_reads_follow_what_is_due.sql")),
+    (19, "0019_capture_retention", include_str!("../../migrations/0019_capture_retention.sql")),
 ];
 
 /// A migration whose work SQL cannot do, run right after that migration's SQL in the same

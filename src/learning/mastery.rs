@@ -174,7 +174,8 @@ fn judged(
 /// answered_cards, mature_cards, leeches, gap, correct_answers, incorrect_answers,
 /// encounter_count, last_seen_at}]}`, leeches first, then the weakest recall first.
 pub fn profile_at(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Value> {
-    let mut list = concept_mastery(conn, scheduler, now)?;
+    // `concept_mastery`, read from the live cards (`learning::standings`): not a row per card.
+    let mut list = crate::learning::standings::concept_mastery_live(conn, scheduler, now)?;
     list.sort_by(|a, b| {
         (b.leeches > 0).cmp(&(a.leeches > 0)).then(a.score.total_cmp(&b.score)).then(a.name.cmp(&b.name))
     });

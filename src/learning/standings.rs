@@ -11,7 +11,10 @@
 //! reads such cards only through "are there cards not answered?", so one of them weighs as
 //! much as a thousand: a concept is judged over its *live* cards ([`live_card!`], migration
 //! 0018's partial index `questions_live`) plus one plain new card when it has any (one probe
-//! of `questions_plain_new`), and a concept without live cards is learning. The test
+//! of `questions_plain_new`), and a concept without live cards is learning. The probe is asked
+//! only of the concepts the live cards judge mastered or reviewing: a plain new card turns
+//! those into learning and changes no other standing (a gap stays a gap, learning stays
+//! learning), so at 1,000 sessions it went from one probe per concept met to a handful. The test
 //! `standings_are_concept_mastery_s_counted` holds this to the full read.
 //!
 //! # Performance
@@ -20,15 +23,16 @@
 //! (docs/PERFORMANCE.md "Reads at scale"). It still grows with the cards answered (the cards
 //! that can fall due) and the distinct concept names, not with the questions written.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rusqlite::Connection;
 
 use crate::clock::Millis;
-use crate::learn::mastery::{CardFacts, Standing, judge};
+use crate::learn::mastery::{CardFacts, Judgement, Standing, judge};
 use crate::learn::schedule::Scheduler;
 use crate::learning::cards::card_from_row_at;
 use crate::learning::counts;
+use crate::learning::mastery::ConceptMastery;
 
 /// SQL over `questions q`: a card whose facts are not those of a plain new card (module doc) —
 /// answered, in state other than `new`, or tagged a leech. Migration 0018's `questions_live`
@@ -87,11 +91,19 @@ pub fn live_standings(
 ) -> rusqlite::Result<BTreeMap<String, Standing>> {
     let mut probe = conn.prepare_cached(HAS_PLAIN_NEW)?;
     let mut by_name = BTreeMap::new();
-    for (key, mut facts) in live_facts(conn, scheduler, now, keys)? {
-        if probe.query_row([&key], |r| r.get::<_, bool>(0))? {
+    for (key, cards) in live_facts(conn, scheduler, now, Some(keys))? {
+        let mut facts: Vec<CardFacts> = cards.into_iter().map(|(f, _)| f).collect();
+        let mut standing = judge(&facts).standing;
+        // A plain new card leaves a gap a gap (it adds no recall and no leech) and makes any
+        // other standing learning (a card not answered): it can only turn mastered or
+        // reviewing into learning, so only those concepts are asked whether they have one.
+        if matches!(standing, Standing::Mastered | Standing::Reviewing)
+            && probe.query_row([&key], |r| r.get::<_, bool>(0))?
+        {
             facts.push(CardFacts::default());
+            standing = judge(&facts).standing;
         }
-        by_name.insert(key, judge(&facts).standing);
+        by_name.insert(key, standing);
     }
     Ok(by_name)
 }
@@ -107,31 +119,136 @@ pub fn counted(live: &BTreeMap<String, Standing>, concepts: usize) -> counts::St
     standings
 }
 
-/// The facts of the live cards of the concepts in `keys`, by name.
+/// The facts and lapses of the live cards of the concepts in `keys` (all when `None`), by name.
 fn live_facts(
     conn: &Connection,
     scheduler: &Scheduler,
     now: Millis,
-    keys: &HashSet<String>,
-) -> rusqlite::Result<BTreeMap<String, Vec<CardFacts>>> {
+    keys: Option<&HashSet<String>>,
+) -> rusqlite::Result<BTreeMap<String, Vec<(CardFacts, u32)>>> {
     let mut stmt = conn.prepare_cached(LIVE_CARDS)?;
     let mut rows = stmt.query([])?;
-    let mut by_name: BTreeMap<String, Vec<CardFacts>> = BTreeMap::new();
+    let mut by_name: BTreeMap<String, Vec<(CardFacts, u32)>> = BTreeMap::new();
     while let Some(r) = rows.next()? {
         let key: String = r.get(0)?;
-        if !keys.contains(&key) {
+        if keys.is_some_and(|keys| !keys.contains(&key)) {
             continue;
         }
         let card = card_from_row_at(r, 1)?;
-        by_name.entry(key).or_default().push(CardFacts {
+        let facts = CardFacts {
             recall: scheduler.retrievability(&card, now),
             stability: card.memory.filter(|_| card.last_review_at.is_some()).map(|m| m.stability),
             leech: r.get::<_, Option<bool>>(9)?.unwrap_or(false),
             in_steps: card.state.in_steps(),
-        });
+        };
+        by_name.entry(key).or_default().push((facts, card.lapses));
     }
     Ok(by_name)
 }
+
+/// Every concept judged at `now`, equal to `learning::mastery::concept_mastery` (the test
+/// `every_concept_read_live_is_concept_mastery` holds it to it), read from the live cards and
+/// a count of each concept's plain new cards (module doc) from migration 0018's
+/// `questions_plain_new` alone, not from a row per card: the profile route.
+pub fn concept_mastery_live(
+    conn: &Connection,
+    scheduler: &Scheduler,
+    now: Millis,
+) -> rusqlite::Result<Vec<ConceptMastery>> {
+    // The concepts' rows: the first name and category in sort order, as the full read keeps.
+    let mut name_of: HashMap<String, String> = HashMap::new();
+    let mut heads: BTreeMap<String, (String, String, String)> = BTreeMap::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT c.id, c.normalized_name, c.name, c.category, COALESCE(p.level, 'junior') FROM concepts c \
+         LEFT JOIN concept_profiles p ON p.normalized_name = c.normalized_name",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let (id, key, name, category, level): (String, String, String, String, String) =
+            (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
+        let head = heads.entry(key.clone()).or_insert_with(|| (name.clone(), category.clone(), level));
+        if name < head.0 {
+            head.0 = name;
+        }
+        if category < head.1 {
+            head.1 = category;
+        }
+        name_of.insert(id, key);
+    }
+    let plain = plain_new_counts(conn)?;
+    let mut plain_by_name: HashMap<&str, usize> = HashMap::new();
+    for (concept_id, n) in &plain {
+        if let Some(key) = name_of.get(concept_id) {
+            *plain_by_name.entry(key.as_str()).or_default() += n;
+        }
+    }
+    let mut live = live_facts(conn, scheduler, now, None)?;
+    Ok(heads
+        .into_iter()
+        .map(|(key, (name, category, level))| {
+            let cards = live.remove(&key).unwrap_or_default();
+            let lapses = cards.iter().filter(|(f, _)| f.leech).map(|(_, l)| i64::from(*l)).sum();
+            let mut facts: Vec<CardFacts> = cards.into_iter().map(|(f, _)| f).collect();
+            let plain = plain_by_name.get(key.as_str()).copied().unwrap_or(0);
+            facts.extend(std::iter::repeat_n(CardFacts::default(), plain));
+            let Judgement { standing, recall_now, answered, mature, leeches } = judge(&facts);
+            ConceptMastery {
+                key,
+                name,
+                category,
+                level,
+                score: recall_now,
+                standing,
+                answered: answered as i64,
+                mature: mature as i64,
+                cards: facts.len() as i64,
+                leeches: leeches as i64,
+                lapses,
+            }
+        })
+        .collect())
+}
+
+/// The plain new cards (module doc) of each concept row, by concept id: every card never
+/// answered in state `new` counted from the covering index `questions_plain_new`, less those
+/// tagged a leech (live cards, from `questions_live`) and the reflection prompts among the rest
+/// (follow-ups, from `questions_follow_ups`): three index reads, no row per card.
+fn plain_new_counts(conn: &Connection) -> rusqlite::Result<HashMap<String, usize>> {
+    let mut counts: HashMap<String, i64> = HashMap::new();
+    // A row per concept and its count, or (the few exceptions) a row per card.
+    let mut add = |sql: &str, sign: i64| -> rusqlite::Result<()> {
+        let mut stmt = conn.prepare_cached(sql)?;
+        let counted = stmt.column_count() == 2;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let n = if counted { r.get::<_, i64>(1)? } else { 1 };
+            *counts.entry(r.get(0)?).or_default() += sign * n;
+        }
+        Ok(())
+    };
+    add(PLAIN_STATE_COUNTS, 1)?;
+    add(PLAIN_STATE_LEECHES, -1)?;
+    add(PLAIN_STATE_REFLECTIONS, -1)?;
+    Ok(counts.into_iter().filter_map(|(id, n)| usize::try_from(n).ok().filter(|n| *n > 0).map(|n| (id, n))).collect())
+}
+
+/// Cards never answered and in state `new`, by concept row (`questions_plain_new`'s condition).
+const PLAIN_STATE_COUNTS: &str = "SELECT q.concept_id, COUNT(*) FROM questions q \
+     WHERE q.last_review_at IS NULL AND q.card_state = 'new' GROUP BY q.concept_id";
+/// Those of them tagged a leech (live cards all the same), a row each (few; no GROUP BY, which
+/// would have the planner walk a concept index over every card).
+const PLAIN_STATE_LEECHES: &str = concat!(
+    "SELECT q.concept_id FROM questions q WHERE ",
+    live_card!(),
+    " AND q.last_review_at IS NULL AND q.card_state = 'new' AND instr(q.tags, 'leech') > 0"
+);
+/// The reflection prompts among the rest (no card), a row each from the follow-ups (`+`: not
+/// from the never-answered cards' index, which holds every new card).
+const PLAIN_STATE_REFLECTIONS: &str = concat!(
+    "SELECT q.concept_id FROM questions q WHERE q.parent_question_id IS NOT NULL AND ",
+    crate::learning::reflection!(),
+    " AND +q.last_review_at IS NULL AND +q.card_state = 'new' AND NOT (instr(q.tags, 'leech') > 0)"
+);
 
 /// Every concept name met (the distinct names, from migration 0018's `concepts_by_name`).
 pub fn all_keys(conn: &Connection) -> rusqlite::Result<HashSet<String>> {
@@ -242,6 +359,24 @@ mod tests {
         assert!(seen.mastered > 0 && seen.reviewing > 0 && seen.learning > 0 && seen.gaps > 0, "{seen:?}");
     }
 
+    /// The profile's read from the live cards is the full read, concept for concept (recall-now
+    /// summed in another order: equal to the last bits).
+    #[test]
+    fn every_concept_read_live_is_concept_mastery() {
+        for seed in 0..20 {
+            let (_dir, conn) = crate::db::testing::fresh();
+            history(&conn, seed);
+            let scheduler = Scheduler::default();
+            let all = concept_mastery(&conn, &scheduler, NOW).unwrap();
+            let live = concept_mastery_live(&conn, &scheduler, NOW).unwrap();
+            assert_eq!(live.len(), all.len(), "seed {seed}");
+            for (l, a) in live.iter().zip(&all) {
+                assert!((l.score - a.score).abs() < 1e-12, "seed {seed}: {l:?} {a:?}");
+                assert_eq!(ConceptMastery { score: a.score, ..l.clone() }, *a, "seed {seed}");
+            }
+        }
+    }
+
     /// The reads the statusline pays on every message follow what can be due, not the history:
     /// each is an index search or a scan of a partial index of the live cards, never a scan of
     /// every question, and the new cards are read in order (no sort of all of them).
@@ -271,6 +406,13 @@ mod tests {
         for step in ["SCAN q", "SCAN a", "SCAN quiz_attempts", "SCAN questions"] {
             assert!(!counts.iter().any(|s| s == step), "{counts:?}");
         }
+        // The profile's count of plain new cards: indexes only, never a walk of every card.
+        let plain = plan(&conn, PLAIN_STATE_COUNTS);
+        assert!(plain.iter().any(|s| s.contains("INDEX questions_plain_new")), "{plain:?}");
+        let leeches = plan(&conn, PLAIN_STATE_LEECHES);
+        assert!(leeches.iter().any(|s| s.contains("COVERING INDEX questions_live")), "{leeches:?}");
+        let reflections = plan(&conn, PLAIN_STATE_REFLECTIONS);
+        assert!(reflections.iter().any(|s| s.contains("INDEX questions_follow_ups")), "{reflections:?}");
         for plan in [&live, &probe, &names, &new] {
             assert!(!plan.iter().any(|s| s == "SCAN q" || s == "SCAN c" || s == "SCAN concepts"), "{plan:?}");
         }

@@ -5,7 +5,9 @@
 //! - [`Rescuer`]: running jobs whose lease expired go back to available (or dead);
 //! - [`Pruner`]: finished jobs past retention are deleted and free pages given back.
 //!
-//! [`Maintainer`] is the one thread that runs the rescuer and the pruner on their intervals.
+//! [`Maintainer`] is the one thread that runs the rescuer and the pruner on their intervals,
+//! and the [`Task`]s its owner adds (the queue knows nothing of what they do: the worker adds
+//! the retention of VibeLearn's captures, `crate::retention`).
 
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -72,12 +74,42 @@ impl Pruner {
     }
 }
 
+/// One step of a [`Task`], run in the writer's transaction: how many things it did, and
+/// whether it has more to do now (then the thread runs it again at once, each step its own
+/// transaction, so the writer serves others between steps).
+pub type TaskStep = dyn Fn(&Connection, Millis) -> Result<TaskProgress, QueueError> + Send + Sync;
+
+/// What one step of a [`Task`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TaskProgress {
+    pub done: usize,
+    pub more: bool,
+}
+
+/// A periodic job of the maintenance thread that its owner defines.
+#[derive(Clone)]
+pub struct Task {
+    /// For the log.
+    pub name: &'static str,
+    pub interval: Duration,
+    /// At most this many steps a run (bounds one run however much there is to do).
+    pub max_steps: usize,
+    pub step: std::sync::Arc<TaskStep>,
+}
+
+impl std::fmt::Debug for Task {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Task").field("name", &self.name).field("interval", &self.interval).finish_non_exhaustive()
+    }
+}
+
 /// Settings of the maintenance thread.
 #[derive(Debug, Clone)]
 pub struct MaintainerConfig {
     pub rescue_interval: Duration,
     pub prune_interval: Duration,
     pub retention: Retention,
+    pub tasks: Vec<Task>,
 }
 
 impl Default for MaintainerConfig {
@@ -89,6 +121,7 @@ impl Default for MaintainerConfig {
                 succeeded_ms: DEFAULT_RETENTION_SUCCEEDED.as_millis() as Millis,
                 dead_ms: DEFAULT_RETENTION_DEAD.as_millis() as Millis,
             },
+            tasks: Vec::new(),
         }
     }
 }
@@ -120,9 +153,17 @@ impl Drop for Maintainer {
 
 fn maintain(config: MaintainerConfig, writer: WriterHandle, stop: Receiver<()>) {
     let pruner = Pruner { retention: config.retention };
-    let tick = config.rescue_interval.min(config.prune_interval);
+    let tick =
+        config.tasks.iter().map(|t| t.interval).fold(config.rescue_interval.min(config.prune_interval), Duration::min);
     let mut since_prune = config.prune_interval; // prune once at startup
+    let mut since_task: Vec<Duration> = config.tasks.iter().map(|t| t.interval).collect(); // each once at startup
     loop {
+        for (task, since) in config.tasks.iter().zip(since_task.iter_mut()) {
+            if *since >= task.interval {
+                run_task(task, &writer);
+                *since = Duration::ZERO;
+            }
+        }
         if since_prune >= config.prune_interval {
             let retention = pruner.retention;
             match writer.call(false, Durability::Durable, move |conn, now| Pruner { retention }.run_once(conn, now)) {
@@ -138,8 +179,34 @@ fn maintain(config: MaintainerConfig, writer: WriterHandle, stop: Receiver<()>) 
             Err(e) => log::warn!(target: "queue", "lease rescue failed: {e}"),
         }
         match stop.recv_timeout(tick) {
-            Err(crossbeam_channel::RecvTimeoutError::Timeout) => since_prune += tick,
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+                since_prune += tick;
+                since_task.iter_mut().for_each(|since| *since += tick);
+            }
             _ => return,
         }
+    }
+}
+
+/// Runs `task` through the writer, step after step while it has more, up to its bound.
+fn run_task(task: &Task, writer: &WriterHandle) {
+    let mut done = 0;
+    for _ in 0..task.max_steps.max(1) {
+        let step = task.step.clone();
+        match writer.call(false, Durability::Durable, move |conn, now| step(conn, now)) {
+            Ok(progress) => {
+                done += progress.done;
+                if !progress.more {
+                    break;
+                }
+            }
+            Err(e) => {
+                log::warn!(target: "queue", "{} failed: {e}", task.name);
+                break;
+            }
+        }
+    }
+    if done > 0 {
+        log::info!(target: "queue", "{}: {done}", task.name);
     }
 }

@@ -757,6 +757,38 @@ pub fn prune(conn: &Connection, retention: Retention, now: Millis) -> rusqlite::
     .execute(params![succeeded_before, dead_before])
 }
 
+/// Whether `lane` has a job still to run or running (waiting, held, retrying, running).
+pub fn lane_pending(conn: &Connection, lane: &str) -> rusqlite::Result<bool> {
+    // Two index searches (the lanes' active jobs, the held ones), not a scan of every job.
+    conn.prepare_cached(concat!(
+        "SELECT EXISTS (SELECT 1 FROM jobs WHERE lane = ?1 AND ",
+        super::lane_active!("state"),
+        ") OR EXISTS (SELECT 1 FROM jobs WHERE state = 'held' AND lane = ?1)"
+    ))?
+    .query_row([lane], |r| r.get(0))
+}
+
+/// Deletes every finished job of `lane` (succeeded, cancelled, dead), whatever its age: its
+/// owner let the lane's work go (`crate::retention`). Whatever still waits on one of them is
+/// cancelled first, as [`prune`] does. Returns how many went.
+pub fn prune_lane(conn: &Connection, lane: &str, now: Millis) -> rusqlite::Result<usize> {
+    let doomed: Vec<JobId> = conn
+        .prepare_cached(
+            "SELECT DISTINCT p.id FROM jobs p JOIN job_deps d ON d.dep_id = p.id JOIN jobs j ON j.id = d.job_id \
+             WHERE p.lane = ?1 AND (p.state = 'cancelled' OR p.state = 'dead') \
+             AND (j.state = 'available' OR j.state = 'retryable' OR j.state = 'held') ORDER BY p.id",
+        )?
+        .query_map([lane], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    for id in doomed {
+        deps::cancel_dependents(conn, id, "was pruned with its lane", now)?;
+    }
+    conn.prepare_cached(
+        "DELETE FROM jobs WHERE lane = ?1 AND (state = 'succeeded' OR state = 'cancelled' OR state = 'dead')",
+    )?
+    .execute([lane])
+}
+
 /// The earliest future `run_at` among waiting jobs: when the dispatcher must wake next.
 pub fn next_run_at(conn: &Connection, now: Millis) -> rusqlite::Result<Option<Millis>> {
     conn.prepare_cached(

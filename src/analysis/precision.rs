@@ -12,7 +12,9 @@
 //! 5. the premise holds: "look at `X`" only where `X` is in the snippet and the right answer is
 //!    about `X`; a right answer naming an API (`functools.wraps`) only where the snippet shows
 //!    it; a follow-up that names the concept's tokens as code (`` `reduce` ``) only where the
-//!    code shown holds one of them; no sentence twice in an answer or explanation.
+//!    code shown holds one of them; no sentence twice in an answer or explanation;
+//! 6. a concept is named only where its syntax is in the snippet (`concept_syntax`: a
+//!    type-parameter list for Generics, a `go` statement for Goroutines, …).
 //!
 //! Pure: a question and the session's files in, the problems out.
 
@@ -42,9 +44,42 @@ const ONLY_IN: [(&[Lang], &[&str]); 7] = [
 /// Languages whose exception syntax is `try`/`catch`.
 const TRY_CATCH: [Lang; 4] = [Lang::TypeScript, Lang::JavaScript, Lang::Java, Lang::CSharp];
 
+/// The precision rule a problem breaks, named in the quiz job's `refused` counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PrecisionRule {
+    /// Rule 2: the snippet is not a whole unit of its file.
+    CutUnit,
+    /// Rule 3: an ordering's steps do not run, or none carries the concept.
+    Steps,
+    /// Rule 4: another language's words.
+    Language,
+    /// Rule 5: the premise does not hold in the snippet, or a sentence is said twice.
+    Premise,
+    /// Rule 6 (issue 40): the concept is named where its syntax is not in the snippet.
+    ConceptAbsent,
+}
+
+impl PrecisionRule {
+    /// The rule's name in the job result (`"precision: cut unit"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PrecisionRule::CutUnit => "precision: cut unit",
+            PrecisionRule::Steps => "precision: steps",
+            PrecisionRule::Language => "precision: language",
+            PrecisionRule::Premise => "precision: premise",
+            PrecisionRule::ConceptAbsent => "precision: concept not in snippet",
+        }
+    }
+}
+
 /// Every rule `q` breaks, as reasons a model can act on; empty when it holds to all.
 pub fn precision_problems(q: &GeneratedQuestion, files: &[SourceFile]) -> Vec<String> {
-    let mut problems = Vec::new();
+    precision_findings(q, files).into_iter().map(|(_, why)| why).collect()
+}
+
+/// Every rule `q` breaks, each with its reason.
+pub fn precision_findings(q: &GeneratedQuestion, files: &[SourceFile]) -> Vec<(PrecisionRule, String)> {
+    let mut problems: Vec<(PrecisionRule, String)> = Vec::new();
     let langs: Vec<Lang> = files.iter().filter_map(|f| lang_for_path(&f.path)).collect();
     let grounded = q.grounding.as_ref().and_then(|g| Some((g, files.iter().find(|f| f.path == g.file)?)));
     // A failed command's output is cited like a file, but it is no code: rules 2 and 3 are
@@ -54,18 +89,23 @@ pub fn precision_problems(q: &GeneratedQuestion, files: &[SourceFile]) -> Vec<St
         let (start, end) = (g.line_start.saturating_sub(1) as usize, g.line_end.saturating_sub(1) as usize);
         if q.question_type == "ordering" {
             let findings = crate::analysis::analyze_files(std::slice::from_ref(file));
-            problems.extend(step_problems(q, &code, (start, end), &findings));
+            problems.extend(
+                step_problems(q, &code, (start, end), &findings).into_iter().map(|p| (PrecisionRule::Steps, p)),
+            );
         } else if q.snippet.is_some()
             && matches!(g.kind, GroundingKind::Quote | GroundingKind::Blank | GroundingKind::Mutation)
             && let Err(why) = check_whole(&code, start, end)
         {
-            problems.push(format!("the snippet is not a whole unit of {}: {why}", g.file));
+            problems.push((PrecisionRule::CutUnit, format!("the snippet is not a whole unit of {}: {why}", g.file)));
         }
     }
     if !langs.is_empty() {
-        problems.extend(language_problems(q, &langs));
+        problems.extend(language_problems(q, &langs).into_iter().map(|p| (PrecisionRule::Language, p)));
     }
-    problems.extend(premise_problems(q));
+    problems.extend(premise_problems(q).into_iter().map(|p| (PrecisionRule::Premise, p)));
+    if let Some(why) = crate::analysis::concept_syntax::question_problem(q, files) {
+        problems.push((PrecisionRule::ConceptAbsent, why));
+    }
     problems
 }
 

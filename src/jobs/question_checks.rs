@@ -29,6 +29,23 @@ pub struct Checked {
     pub dropped: Vec<String>,
     /// How many of `dropped` failed the grounding check (structure was fine).
     pub grounding_failures: usize,
+    /// Per rule, how many questions it refused (issue 40 §5): a question is counted under
+    /// the first check it fails (structure, grounding, precision, a repeat), and under each
+    /// precision rule it breaks.
+    pub refused: BTreeMap<&'static str, usize>,
+}
+
+/// The names of the checks before and after precision, in the job result's `refused`.
+pub const REFUSED_STRUCTURE: &str = "structure";
+pub const REFUSED_GROUNDING: &str = "grounding";
+pub const REFUSED_SAME_PLACE: &str = "a second question of its type on the same lines";
+pub const REFUSED_SAME_MUTATION: &str = "a second spot-the-bug with the same mutation";
+
+impl Checked {
+    fn refuse(&mut self, rule: &'static str, why: String) {
+        self.dropped.push(why);
+        *self.refused.entry(rule).or_default() += 1;
+    }
 }
 
 /// Normalises, validates and grounds each question against `files`.
@@ -43,32 +60,47 @@ pub fn keep_valid(
     // Two questions of one type on the same lines are one question asked twice (issue 25):
     // the first is kept.
     let mut placed: std::collections::BTreeSet<(String, String, u32, u32)> = Default::default();
+    // Two spot-the-bug questions with one edit are one question asked twice (issue 40 §4).
+    let mut mutations: std::collections::BTreeSet<(String, String)> = Default::default();
     for mut question in questions {
         normalize_question(&mut question);
         if let Err(e) = validate_question(&question, &names) {
-            checked.dropped.push(format!("{}: {e}", question.concept));
+            checked.refuse(REFUSED_STRUCTURE, format!("{}: {e}", question.concept));
             continue;
         }
         match verify_grounding(&question, files, canned) {
             Ok(grounding) => question.grounding = grounding,
             Err(e) => {
-                checked.dropped.push(format!("{}: grounding: {e}", question.concept));
+                checked.refuse(REFUSED_GROUNDING, format!("{}: grounding: {e}", question.concept));
                 checked.grounding_failures += 1;
                 continue;
             }
         }
-        let problems = crate::analysis::precision::precision_problems(&question, files);
+        let problems = crate::analysis::precision::precision_findings(&question, files);
         if !problems.is_empty() {
-            checked.dropped.push(format!("{}: precision: {}", question.concept, problems.join("; ")));
+            let rules: std::collections::BTreeSet<_> = problems.iter().map(|(rule, _)| *rule).collect();
+            for rule in rules {
+                *checked.refused.entry(rule.as_str()).or_default() += 1;
+            }
+            let reasons: Vec<&str> = problems.iter().map(|(_, why)| why.as_str()).collect();
+            checked.dropped.push(format!("{}: precision: {}", question.concept, reasons.join("; ")));
             continue;
         }
         if let Some(g) = &question.grounding
             && !placed.insert((question.question_type.clone(), g.file.clone(), g.line_start, g.line_end))
         {
-            checked.dropped.push(format!(
+            let why = format!(
                 "{}: a second {} question on {}:{}-{}",
                 question.concept, question.question_type, g.file, g.line_start, g.line_end
-            ));
+            );
+            checked.refuse(REFUSED_SAME_PLACE, why);
+            continue;
+        }
+        if let Some(edit) = crate::analysis::lint::mutation_edit(&question)
+            && !mutations.insert(edit.clone())
+        {
+            let why = format!("{}: a second spot-the-bug turning `{}` into `{}`", question.concept, edit.0, edit.1);
+            checked.refuse(REFUSED_SAME_MUTATION, why);
             continue;
         }
         let wanted = normalize_name(&question.concept);
@@ -92,6 +124,7 @@ impl Checked {
             "dropped": self.dropped.len(),
             "drop_reasons": self.dropped,
             "grounding_failures": self.grounding_failures,
+            "refused": self.refused,
             "grounded": by_kind.values().sum::<usize>(),
             "grounded_by_kind": by_kind,
         });

@@ -134,11 +134,7 @@ impl Mutations {
     /// Rule (e): the question's edit (what it removes and adds, the common head and tail
     /// trimmed) is one an earlier spot-the-bug already made.
     pub fn repeated(&mut self, q: &GeneratedQuestion) -> Option<String> {
-        if q.question_type != "spot_the_bug" {
-            return None;
-        }
-        let m = q.grounding.as_ref()?.mutation.as_ref()?;
-        let key = edit_of(m.original.trim(), m.mutated.trim());
+        let key = super::mutation_edit(q)?;
         let seen = self.0.entry(key.clone()).or_insert(0);
         *seen += 1;
         (*seen > 1).then(|| format!("`{}` → `{}` again", key.0, key.1))
@@ -146,7 +142,7 @@ impl Mutations {
 }
 
 /// What turning `original` into `mutated` removes and adds.
-fn edit_of(original: &str, mutated: &str) -> (String, String) {
+pub(super) fn edit_of(original: &str, mutated: &str) -> (String, String) {
     let (a, b): (Vec<char>, Vec<char>) = (original.chars().collect(), mutated.chars().collect());
     let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
     let tail = a[head..].iter().rev().zip(b[head..].iter().rev()).take_while(|(x, y)| x == y).count();

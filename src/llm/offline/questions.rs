@@ -20,6 +20,7 @@
 //! already asked in the session is skipped too.
 
 use crate::analysis::catalogue::{self, Entry, render::Evidence, render::render};
+use crate::analysis::concept_syntax;
 use crate::analysis::concepts::{Concept, Level, normalize_name};
 use crate::analysis::grounded::{self, Ask, BUG_TAG_PREFIX, SessionCode, Site};
 use crate::analysis::grounding::GroundingKind;
@@ -66,7 +67,9 @@ pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], pa
                     let used_bugs = &session.bugs;
                     let ask =
                         Ask { entry, concept: &concept.name, qtype, level: *level, about_error, used_bugs, narrow };
+                    // A concept is named only where its syntax is in the lines shown (SPEC §6.4).
                     if let Some(q) = grounded::question(&code, &sites, first_site, &ask)
+                        && concept_syntax::question_problem(&q, files).is_none()
                         && session.add(q)
                     {
                         break;
@@ -75,7 +78,11 @@ pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], pa
             }
         }
         if session.questions.len() == before {
-            session.add(fallback_question(&code, (concept, entry.as_ref()), (*level, index), &sites, &session.placed));
+            let fallback =
+                fallback_question(&code, (concept, entry.as_ref()), (*level, index), &sites, &session.placed);
+            if concept_syntax::question_problem(&fallback, files).is_none() {
+                session.add(fallback);
+            }
         }
     }
     QuestionsAnswer { questions: session.questions }
@@ -111,7 +118,9 @@ pub fn reteach_question(
     let order = (0..level_types(level).len()).map(|k| level_types(level)[k]);
     for qtype in order.filter(|t| !avoid.iter().any(|a| a == t.as_str())) {
         let ask = Ask { entry, concept: &concept.name, qtype, level, about_error, used_bugs: &[], narrow: false };
-        if let Some(mut q) = grounded::question(&code, &sites, 0, &ask) {
+        if let Some(mut q) = grounded::question(&code, &sites, 0, &ask)
+            && concept_syntax::question_problem(&q, files).is_none()
+        {
             q.tags.push(RETEACH_TAG.to_owned());
             return Some(q);
         }
@@ -133,6 +142,9 @@ struct Asked {
     /// (type, file, first line, last line) of every grounded question: two questions of one
     /// type on the same lines are one question asked twice (issue 25).
     placed: BTreeSet<(String, String, u32, u32)>,
+    /// What each spot_the_bug's edit removes and adds: two rules can make one edit
+    /// (`err != nil` flipped by the error-check rule and by the comparison rule).
+    mutations: BTreeSet<(String, String)>,
 }
 
 impl Asked {
@@ -159,9 +171,14 @@ impl Asked {
             let line = g.mutation.as_ref().map_or(0, |m| m.line);
             (g.file.clone(), g.line_start, g.line_end, line)
         });
-        if self.texts.contains(&text) || edit.as_ref().is_some_and(|e| self.edits.contains(e)) {
+        let mutation = crate::analysis::lint::mutation_edit(&q);
+        if self.texts.contains(&text)
+            || edit.as_ref().is_some_and(|e| self.edits.contains(e))
+            || mutation.as_ref().is_some_and(|m| self.mutations.contains(m))
+        {
             return false;
         }
+        self.mutations.extend(mutation);
         self.edits.extend(edit);
         self.bugs.extend(q.tags.iter().filter_map(|t| t.strip_prefix(BUG_TAG_PREFIX)).map(str::to_string));
         if self.texts.insert(text) {

@@ -2,7 +2,8 @@
 //! normalised, validated structurally, verified against the session's files
 //! (`analysis::grounding_check`), its checked grounding attached, and held to the precision
 //! rules (`analysis::precision`: whole units, steps that run, the session's language,
-//! premises that hold); the rest dropped with the reason and counted. For an LLM, `RepairJudge` turns the first answer's failures into one
+//! premises that hold, the concept's syntax in the snippet); the rest dropped with the reason
+//! and counted per rule (`refused`: issue 40 §5), a second spot-the-bug with one edit too. For an LLM, `RepairJudge` turns the first answer's failures into one
 //! repair round-trip (`llm_call::ask_with_repair`) and keeps the better of the two answers.
 
 use std::cell::{Cell, RefCell};
@@ -130,6 +131,7 @@ impl Checked {
         });
         if let Some(judge) = repair {
             result["rejected_before_repair"] = json!(judge.rejected_before_repair());
+            result["refused_before_repair"] = json!(*judge.first_refused.borrow());
         }
         result
     }
@@ -145,6 +147,8 @@ pub struct RepairJudge<'a> {
     answers_seen: Cell<u32>,
     first: RefCell<Option<Checked>>,
     rejected_first: Cell<usize>,
+    /// The first answer's `refused`, per rule: what the repair was asked to fix.
+    first_refused: RefCell<BTreeMap<&'static str, usize>>,
 }
 
 impl<'a> RepairJudge<'a> {
@@ -155,6 +159,7 @@ impl<'a> RepairJudge<'a> {
             answers_seen: Cell::new(0),
             first: RefCell::new(None),
             rejected_first: Cell::new(0),
+            first_refused: RefCell::new(BTreeMap::new()),
         }
     }
 
@@ -175,6 +180,7 @@ impl<'a> RepairJudge<'a> {
             }
             let reason = failures(&checked);
             self.rejected_first.set(checked.dropped.len());
+            *self.first_refused.borrow_mut() = checked.refused.clone();
             *self.first.borrow_mut() = Some(checked);
             return Err(reason);
         }

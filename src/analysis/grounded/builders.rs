@@ -117,9 +117,10 @@ pub fn spot_the_bug(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<G
         question.push_str(&format!(" Hint: look at how {} is used.", ask.entry.name));
     }
     let original = file.lines[at];
-    let answer =
-        format!("Line {}: `{}` should read `{}`. {}", at + 1, mutated.trim(), original.trim(), rule.consequence);
-    let mut q = base(ask, question, format!("{} {}", rule.consequence, ask.entry.description));
+    // What goes wrong follows from the edit and where it sits (issue 40 §4).
+    let consequence = rule.consequence_at(&file.masked, at);
+    let answer = format!("Line {}: `{}` should read `{}`. {}", at + 1, mutated.trim(), original.trim(), consequence);
+    let mut q = base(ask, question, format!("{consequence} {}", ask.entry.description));
     q.snippet = Some(shown.join("\n"));
     q.correct = Some(answer);
     q.tags.push(format!("{BUG_TAG_PREFIX}{}", rule.id));
@@ -308,13 +309,28 @@ pub fn quoted(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<Generat
             };
             let mut q = base(ask, question, entry.description.to_string());
             q.question_type = QuestionType::CodeReading.as_str().to_string();
-            q.correct = Some(reading_answer(entry, ask.level, &pointer));
+            // At least one point of the rubric is taken from the lines shown (issue 40 §4).
+            let shown_point = line_point(file, (first, last), line, token);
+            q.correct = Some(format!("{} {shown_point}", reading_answer(entry, ask.level, &pointer)));
             q
         }
     };
     q.snippet = Some(shown);
     q.grounding = Some(quote_grounding(file, first, last, GroundingKind::Quote));
     Some(q)
+}
+
+/// A rubric point taken from the lines shown: the line among `first..=last` that shows
+/// `token` (else the site's own line), quoted with its number.
+fn line_point(file: &CodeFile<'_>, (first, last): (usize, usize), site: usize, token: Option<&str>) -> String {
+    let with_token = token.and_then(|t| (first..=last).find(|&i| find_token(&file.masked[i], t).is_some()));
+    let at = with_token.unwrap_or(site.clamp(first, last));
+    let what = token.filter(|_| with_token.is_some()).map(|t| format!(" `{t}`")).unwrap_or_default();
+    format!(
+        "In the lines shown, it names line {} (`{}`), where this code uses{what} for it.",
+        at + 1,
+        file.lines[at].trim()
+    )
 }
 
 /// The level whose fact the question states: the asked level's, unless that fact names an

@@ -164,8 +164,13 @@ fn carries(code: &CodeFile<'_>, i: usize, entry: &catalogue::Entry, findings: &[
 
 /// Rule 4: the words a question uses, against the session's languages.
 fn language_problems(q: &GeneratedQuestion, langs: &[Lang]) -> Vec<String> {
-    let text = said(q).to_lowercase();
+    // Another language's name for the concept may be said only as a labelled aside, and
+    // never as the answer (SPEC §6.4).
+    let text = catalogue::asides::without_asides(&said(q)).to_lowercase();
     let mut out = Vec::new();
+    if let Some(answer) = right_answer(q).or(q.correct.as_deref()).filter(|a| catalogue::asides::has_aside(a)) {
+        out.push(format!("the answer is an aside about another language (`{answer}`): say it in this one"));
+    }
     for (family, phrases) in ONLY_IN {
         if langs.iter().any(|l| family.contains(l)) {
             continue;
@@ -362,6 +367,26 @@ mod tests {
         // An English word a token spells is no code: "Why reduce" asks about no `reduce`.
         let prose = question("Why reduce the orders to amounts before summing them?");
         assert_eq!(precision_problems(&prose, &[]), Vec::<String>::new());
+    }
+
+    #[test]
+    fn another_languages_words_pass_only_as_a_labelled_aside_and_never_as_the_answer() {
+        let files = vec![SourceFile::new("app.py", "import asyncio\n")];
+        let question = |explanation: &str, correct: &str| -> GeneratedQuestion {
+            serde_json::from_value(serde_json::json!({
+                "concept": "Modules and imports", "question_type": "code_reading", "difficulty": "mid",
+                "snippet": null, "question": "What does this import give the module?", "correct": correct,
+                "explanation": explanation,
+            }))
+            .unwrap()
+        };
+        let aside =
+            question("It names the event loop's module. Elsewhere: in JavaScript, package.json lists it.", "asyncio");
+        assert_eq!(precision_problems(&aside, &files), Vec::<String>::new());
+        let bare = question("It names the module, as package.json would.", "asyncio");
+        assert!(precision_problems(&bare, &files).iter().any(|p| p.contains("package.json")));
+        let as_answer = question("It names the module.", "Elsewhere: in JavaScript, Promise.all.");
+        assert!(precision_problems(&as_answer, &files).iter().any(|p| p.contains("the answer is an aside")));
     }
 
     #[test]

@@ -154,12 +154,29 @@ pub const RULES: &[Rule] = &[
         consequence: "The list items lose their `key`: React can no longer tell which item is which between renders, warns in the console, and may keep the wrong item's state or DOM when the list changes order.",
         in_context: anywhere,
     },
+    // One bug in each language's own words: what an un-awaited call hands back differs.
     Rule {
         id: "drop-await",
-        langs: &[Lang::TypeScript, Lang::JavaScript, Lang::Python, Lang::Rust],
+        langs: JS,
         topics: &["async", "await", "database", "orm", "api_design", "quer", "test"],
         apply: drop_await,
-        consequence: "The call is no longer awaited: the code gets a pending Promise / coroutine / future instead of its result, uses that as if it were the value, and a failure of the call is no longer caught or propagated here.",
+        consequence: "The call is no longer awaited: the code gets a pending Promise instead of its result, uses that as if it were the value, and a rejection of the call is no longer caught or propagated here.",
+        in_context: anywhere,
+    },
+    Rule {
+        id: "drop-await",
+        langs: PY,
+        topics: &["async", "await", "database", "orm", "api_design", "quer", "test"],
+        apply: drop_await,
+        consequence: "The call is no longer awaited: the code gets a coroutine object that never runs instead of its result, uses that as if it were the value (Python warns \"coroutine was never awaited\"), and an exception of the call is no longer raised here.",
+        in_context: anywhere,
+    },
+    Rule {
+        id: "drop-await",
+        langs: RS,
+        topics: &["async", "await", "database", "orm", "api_design", "quer", "test"],
+        apply: drop_await,
+        consequence: "The call is no longer awaited: the code holds a future that does nothing until polled instead of its output, so the types no longer match where the value is used and the compiler refuses the code (and an unused future is warned about).",
         in_context: anywhere,
     },
     Rule {

@@ -432,3 +432,22 @@ fn a_bugs_consequence_follows_from_where_it_sits() {
     assert!(key.contains("receive blocks forever"), "{key}");
     assert!(!key.contains("send on an unbuffered channel inside it blocks"), "{key}");
 }
+
+/// Issue 40 §2: a question says what the concept is called elsewhere only in its labelled
+/// aside, at the end of the explanation, and never its own language's name there.
+#[test]
+fn a_question_names_other_languages_only_in_its_labelled_aside() {
+    let code = "import asyncio\n\n\nasync def load(client):\n    user, orders = await asyncio.gather(client.user(), client.orders())\n    return user, orders\n";
+    let files = vec![SourceFile::new("load.py", code)];
+    let session = SessionCode::new(&files);
+    let entry = catalogue::find_in("Concurrent promises and joins", Some(crate::analysis::lexer::Lang::Python))
+        .expect("the Python variant");
+    let q = question(&session, &[Site { file: 0, line: 4 }], 0, &ask_owned(&entry, QuestionType::CodeReading))
+        .expect("a question");
+    assert!(
+        q.explanation.ends_with("Elsewhere: in JavaScript, Promise.all; in Rust, tokio::join!."),
+        "{}",
+        q.explanation
+    );
+    assert!(!q.explanation.contains("in Python,"), "{}", q.explanation);
+}

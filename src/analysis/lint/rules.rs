@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{LintSession, vocabulary};
+use crate::analysis::catalogue::asides;
 use crate::analysis::catalogue::tokens::is_trivia_answer;
 use crate::analysis::grounding::GroundingKind;
 use crate::analysis::questions::GeneratedQuestion;
@@ -25,9 +26,15 @@ fn prose(q: &GeneratedQuestion) -> String {
     text
 }
 
-/// Rule (a): a phrase of another ecosystem in the prose.
+/// Rule (a): a phrase of another ecosystem in the prose, outside a labelled aside
+/// (`catalogue::asides`: "Elsewhere: in Python, asyncio.gather."), or an aside in the answer
+/// (another language's name is never the answer).
 pub fn foreign_words(q: &GeneratedQuestion, lang: Lang) -> Option<String> {
-    vocabulary::foreign_word(&prose(q), lang).map(|w| format!("`{w}` in a {} question", lang.as_str()))
+    if let Some(correct) = q.correct.as_deref().filter(|c| asides::has_aside(c)) {
+        return Some(format!("an aside in the answer: `{correct}`"));
+    }
+    let own = asides::without_asides(&prose(q));
+    vocabulary::foreign_word(&own, lang).map(|w| format!("`{w}` in a {} question", lang.as_str()))
 }
 
 /// The snippet as the learner's code reads: a blank filled with its answer, a mutated line

@@ -80,8 +80,8 @@ pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], pa
         if session.questions.len() == before {
             let fallback =
                 fallback_question(&code, (concept, entry.as_ref()), (*level, index), &sites, &session.placed);
-            if concept_syntax::question_problem(&fallback, files).is_none() {
-                session.add(fallback);
+            if let Some(q) = fallback.filter(|q| concept_syntax::question_problem(q, files).is_none()) {
+                session.add(q);
             }
         }
     }
@@ -206,7 +206,9 @@ pub fn question_type_for(name: &str, index: usize, level: Level) -> QuestionType
 
 /// One question for a concept the session's code does not show: the catalogue's template over
 /// the concept's own snippet (an error that names no captured file, say), or for a concept the catalogue
-/// does not know, a code_reading question quoting the snippet.
+/// does not know, a code_reading question quoting the snippet. `None` where the template would
+/// show the catalogue's example in place of the user's code (issue 40 §2), but for a concept
+/// met as an error, whose entry is the error's ecosystem's.
 /// `placed` holds the (type, file, lines) of the session's questions so far: a question
 /// showing the concept's own code is not a second one of a type on the same lines.
 fn fallback_question(
@@ -215,7 +217,7 @@ fn fallback_question(
     (level, index): (Level, usize),
     sites: &[Site],
     placed: &BTreeSet<(String, String, u32, u32)>,
-) -> GeneratedQuestion {
+) -> Option<GeneratedQuestion> {
     match entry {
         Some(entry) => {
             let qtype = question_type_for(&concept.name, index, level);
@@ -236,25 +238,34 @@ fn fallback_question(
                     .map(|k| render(entry, types[(start + k) % types.len()], level, &evidence))
                     .find(|q| shows_code(q, snippet) && free(q));
                 if let Some(q) = shown {
-                    return q;
+                    return Some(q);
                 }
                 // Every type that shows this code is on those lines already: the rotation's
                 // type, placed there, so that the session's `add` refuses it as a second of
                 // its type on one place, as the quiz job's validator would.
+                // A question that shows the catalogue's example instead is not written: an
+                // example is never shown where the user's code is (issue 40 §2); nor is one
+                // that shows no code where the concept's code is (it would be the only
+                // ungrounded question of a session whose code is all there).
                 let mut q = render(entry, qtype, level, &evidence);
-                if shows_code(&q, snippet) {
-                    q.grounding = Some(at);
+                if !shows_code(&q, snippet) {
+                    return None;
                 }
-                return q;
+                q.grounding = Some(at);
+                return Some(q);
             }
-            render(entry, qtype, level, &evidence)
+            let q = render(entry, qtype, level, &evidence);
+            // The concept's snippet is in no captured file: only a concept met as an error
+            // (its entry in the error's ecosystem) is asked over code that is not the user's.
+            let canned = q.snippet.as_deref().is_some_and(|_| !shows_code(&q, snippet));
+            (!canned || FailedCall::is_label(&concept.source_file)).then_some(q)
         }
         None => {
             let mut q = unknown_concept_question(concept, level);
             if !sites.is_empty() {
                 q.grounding = grounded::locate_snippet(code, &concept.source_file, &concept.snippet);
             }
-            q
+            Some(q)
         }
     }
 }

@@ -168,3 +168,30 @@ fn an_llm_question_naming_a_concept_its_snippet_lacks_is_sent_back_and_counted_b
     assert!(repair.contains("Generics needs a type-parameter list in the code shown"), "{repair}");
     assert_eq!(stored.len(), 1, "{stored:?}");
 }
+
+/// A multiple choice about the context manager whose keyed option is `correct`.
+fn choice(correct: &str) -> Value {
+    json!({"concept": "Context managers", "question_type": "multiple_choice", "difficulty": "mid", "snippet": null,
+        "question": "What makes the replacement safe if writing fails?",
+        "options": [correct, "The file is flushed twice", "The temporary name is random", "Python retries the write"],
+        "correct": "A", "explanation": "os.replace runs only after the with block completes.", "follow_up": null,
+        "tags": ["python"]})
+}
+
+/// Issue 40 §2 on the LLM path: another language's name is allowed only as a labelled aside,
+/// never as the answer; an answer that is an aside is refused, counted under its rule and asked
+/// once more, and the repair (the aside in the explanation) is stored.
+#[test]
+fn an_llm_answer_that_is_another_languages_aside_is_sent_back_and_an_aside_in_the_explanation_is_kept() {
+    let concepts = concepts_about("Context managers", "@contextmanager\ndef atomic_write(path):");
+    let first = json!({"questions": [choice("Elsewhere: in Go, defer.")]});
+    let mut repaired = choice("os.replace runs only after the block exits without an error");
+    repaired["explanation"] = json!(
+        "The yield hands the file to the block; os.replace follows it. Elsewhere: in Go, defer; in C#, a using statement."
+    );
+    let (quiz, repair, stored) = run_with_repair(&concepts, &first, &json!({"questions": [repaired]}), STORE);
+    assert_eq!(quiz["result"]["refused_before_repair"], json!({"precision: language": 1}), "{quiz}");
+    assert!(repair.contains("the answer is an aside about another language"), "{repair}");
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert!(stored[0][1].as_str().unwrap_or_default().ends_with("in C#, a using statement."), "{stored:?}");
+}

@@ -333,11 +333,9 @@ fn line_point(file: &CodeFile<'_>, (first, last): (usize, usize), site: usize, t
     let with_token = token.and_then(|t| (first..=last).find(|&i| find_token(&file.masked[i], t).is_some()));
     let at = with_token.unwrap_or(site.clamp(first, last));
     let what = token.filter(|_| with_token.is_some()).map(|t| format!(" `{t}`")).unwrap_or_default();
-    format!(
-        "In the lines shown, it names line {} (`{}`), where this code uses{what} for it.",
-        at + 1,
-        file.lines[at].trim()
-    )
+    let uses =
+        if what.is_empty() { "where this code does it".to_owned() } else { format!("where this code uses{what}") };
+    format!("It also points at line {} (`{}`), {uses}.", at + 1, file.lines[at].trim())
 }
 
 /// The level whose fact the question states: the asked level's, unless that fact names an

@@ -399,7 +399,11 @@ fn a_code_reading_rubric_names_a_line_it_shows() {
     let q = question(&code, &[Site { file: 0, line: 3 }], 0, &ask(entry, QuestionType::CodeReading, Level::Mid))
         .expect("a code-reading question");
     let correct = q.correct.as_deref().unwrap_or_default();
-    assert!(correct.contains("line 4 (`const body = await request.json();`)"), "{correct}");
+    assert!(
+        correct
+            .contains("It also points at line 4 (`const body = await request.json();`), where this code uses `await`"),
+        "{correct}"
+    );
     let snippet = q.snippet.as_deref().unwrap_or_default();
     assert!(snippet.contains("const body = await request.json();"), "{snippet}");
 }

@@ -249,6 +249,9 @@ fn an_llm_provider_answer_is_validated_grounded_and_stored() {
     assert_eq!(concepts["result"]["dropped"], 1, "the low-confidence concept is dropped");
     let quiz = wait_step(&http, &session, "analyze_quiz", "succeeded", Duration::from_secs(15));
     assert_eq!((quiz["result"]["questions"].clone(), quiz["result"]["dropped"].clone()), (json!(2), json!(1)));
+    // What refused it is counted by rule (issue 40 §5).
+    let refused = quiz["result"]["refused"].as_object().cloned().unwrap_or_default();
+    assert_eq!(refused.values().filter_map(Value::as_u64).sum::<u64>(), 1, "{quiz}");
     let requests = fake.requests();
     assert_eq!(requests.len(), 3);
     assert!(

@@ -43,6 +43,17 @@ fn run_with_repair(
     repaired: &Value,
     content: &str,
 ) -> (Value, String, Vec<Vec<Value>>) {
+    run_with_repair_on("store.py", concepts, first, repaired, content)
+}
+
+/// `run_with_repair` with the session writing `path`.
+fn run_with_repair_on(
+    path: &str,
+    concepts: &Value,
+    first: &Value,
+    repaired: &Value,
+    content: &str,
+) -> (Value, String, Vec<Vec<Value>>) {
     let dir = TempDir::new();
     let project = TempDir::new();
     let fake = FakeServer::start(vec![anthropic(concepts), anthropic(first), anthropic(repaired)], anthropic(repaired));
@@ -53,7 +64,7 @@ fn run_with_repair(
     let init = json!({"contentSessionId": session, "cwd": cwd, "prompt": "write an atomic writer"});
     assert_eq!(http.post("/api/sessions/init", &init).unwrap().0, 202);
     let write = json!({"contentSessionId": session, "cwd": cwd, "tool_name": "Write", "tool_use_id": "p-w1",
-        "tool_input": {"file_path": format!("{cwd}/store.py"), "content": content}});
+        "tool_input": {"file_path": format!("{cwd}/{path}"), "content": content}});
     assert_eq!(http.post("/api/sessions/observations", &write).unwrap().0, 202);
     request_steps(&http, session, &STEPS);
     let concepts = wait_step(&http, session, "analyze_concepts", "succeeded", Duration::from_secs(20));
@@ -111,4 +122,76 @@ fn an_llm_ordering_without_the_statement_that_carries_the_concept_is_sent_back()
     assert!(repair.contains("none of the steps is the statement that carries Context managers and with"), "{repair}");
     assert_eq!(stored.len(), 1, "{stored:?}");
     assert!(stored[0][2].as_str().unwrap_or_default().contains("with atomic_write(path) as fh:"), "{stored:?}");
+}
+
+/// Two functions: the first's only `generic` is in a `cfg` name (issue 40), the second has a
+/// type parameter.
+const WIDTH: &str = "#[cfg(feature = \"generic-simd\")]\npub fn width(n: usize) -> usize {\n    n * 2\n}\n\npub fn first<T: Clone>(xs: &[T]) -> T {\n    xs[0].clone()\n}\n";
+
+/// A code_reading question about Generics over lines `start..=end` of `WIDTH`.
+fn generics_reading(start: u32, end: u32) -> Value {
+    let snippet: Vec<&str> = WIDTH.lines().skip(start as usize - 1).take((end - start + 1) as usize).collect();
+    json!({"concept": "Generics", "question_type": "code_reading", "difficulty": "mid", "snippet": snippet.join("\n"),
+        "question": "What does this function accept, and why?", "options": null,
+        "correct": "Any slice of a cloneable type: the caller picks the type.", "explanation": "The type is chosen per call.",
+        "follow_up": null, "tags": ["rust"],
+        "grounding": {"file": "width.rs", "line_start": start, "line_end": end, "kind": "quote"}})
+}
+
+/// Issue 40 §6 on the LLM path: a question naming Generics over a function whose only
+/// `generic` is in a `cfg` name breaks "a concept is named only where its syntax is in the
+/// snippet" (decided on the Rust grammar's tree); it is refused, asked once more with the
+/// reason, and the job result counts it under its rule.
+#[test]
+fn an_llm_question_naming_a_concept_its_snippet_lacks_is_sent_back_and_counted_by_rule() {
+    let concepts = json!({
+        "summary": {"what_was_built": "Width helpers", "developer_intent": "helpers", "architecture_decisions": []},
+        "concepts": [{"name": "Generics", "category": "type_system", "difficulty": "mid", "source_file": "width.rs",
+            "snippet": "pub fn first<T: Clone>(xs: &[T]) -> T {", "why_it_matters": "One function for many types.",
+            "confidence": 0.9},
+            {"name": "Conditional compilation", "category": "general", "difficulty": "mid", "source_file": "width.rs",
+            "snippet": "#[cfg(feature = \"generic-simd\")]", "why_it_matters": "Code built only with a feature.",
+            "confidence": 0.8},
+            {"name": "Cloning", "category": "general", "difficulty": "junior", "source_file": "width.rs",
+            "snippet": "xs[0].clone()", "why_it_matters": "A copy the caller owns.", "confidence": 0.7}]
+    });
+    let (quiz, repair, stored) = run_with_repair_on(
+        "width.rs",
+        &concepts,
+        &json!({"questions": [generics_reading(1, 4)]}),
+        &json!({"questions": [generics_reading(6, 8)]}),
+        WIDTH,
+    );
+    assert_eq!(quiz["result"]["rejected_before_repair"], 1, "{quiz}");
+    assert_eq!(quiz["result"]["refused_before_repair"], json!({"precision: concept not in snippet": 1}), "{quiz}");
+    assert_eq!(quiz["result"]["refused"], json!({}), "{quiz}");
+    assert!(repair.contains("Generics needs a type-parameter list in the code shown"), "{repair}");
+    assert_eq!(stored.len(), 1, "{stored:?}");
+}
+
+/// A multiple choice about the context manager whose keyed option is `correct`.
+fn choice(correct: &str) -> Value {
+    json!({"concept": "Context managers", "question_type": "multiple_choice", "difficulty": "mid", "snippet": null,
+        "question": "What makes the replacement safe if writing fails?",
+        "options": [correct, "The file is flushed twice", "The temporary name is random", "Python retries the write"],
+        "correct": "A", "explanation": "os.replace runs only after the with block completes.", "follow_up": null,
+        "tags": ["python"]})
+}
+
+/// Issue 40 §2 on the LLM path: another language's name is allowed only as a labelled aside,
+/// never as the answer; an answer that is an aside is refused, counted under its rule and asked
+/// once more, and the repair (the aside in the explanation) is stored.
+#[test]
+fn an_llm_answer_that_is_another_languages_aside_is_sent_back_and_an_aside_in_the_explanation_is_kept() {
+    let concepts = concepts_about("Context managers", "@contextmanager\ndef atomic_write(path):");
+    let first = json!({"questions": [choice("Elsewhere: in Go, defer.")]});
+    let mut repaired = choice("os.replace runs only after the block exits without an error");
+    repaired["explanation"] = json!(
+        "The yield hands the file to the block; os.replace follows it. Elsewhere: in Go, defer; in C#, a using statement."
+    );
+    let (quiz, repair, stored) = run_with_repair(&concepts, &first, &json!({"questions": [repaired]}), STORE);
+    assert_eq!(quiz["result"]["refused_before_repair"], json!({"precision: language": 1}), "{quiz}");
+    assert!(repair.contains("the answer is an aside about another language"), "{repair}");
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert!(stored[0][1].as_str().unwrap_or_default().ends_with("in C#, a using statement."), "{stored:?}");
 }

@@ -1153,7 +1153,7 @@ fn anki_export_parses_as_anki_reads_it_with_stable_guids_and_markdown_has_one_fi
     assert_eq!(code, 0);
     assert!(stdout.contains("in 1 file(s)"), "{stdout}");
     let shop = std::fs::read_to_string(md.join("shop.md")).unwrap();
-    assert!(shop.starts_with("# shop — VibeLearn cards\n\n17 questions."), "{shop}");
+    assert!(shop.starts_with("# shop — VibeLearn cards\n\n18 questions."), "{shop}");
     assert!(shop.contains("## Closures (") && shop.contains("```typescript") && shop.contains("**Answer:**"), "{shop}");
 }
 

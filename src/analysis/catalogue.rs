@@ -12,6 +12,7 @@
 //! contains a blankable token and the first bug edit, 4–6 distinct steps, distinct options).
 
 mod api_testing;
+pub mod asides;
 mod async_errors;
 mod code_style;
 mod concurrency;

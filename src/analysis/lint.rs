@@ -121,6 +121,16 @@ pub fn is_keyword_blank(answer: &str) -> bool {
     rules::keyword_blank(&q).is_some()
 }
 
+/// What a spot-the-bug's edit removes and adds (the common head and tail trimmed), the key
+/// two questions with one mutation share; `None` for other questions.
+pub fn mutation_edit(q: &GeneratedQuestion) -> Option<(String, String)> {
+    if q.question_type != "spot_the_bug" {
+        return None;
+    }
+    let m = q.grounding.as_ref()?.mutation.as_ref()?;
+    Some(rules::edit_of(m.original.trim(), m.mutated.trim()))
+}
+
 /// Every finding of every rule over `questions`, in question order, then session-wide.
 pub fn lint(session: &LintSession<'_>, questions: &[GeneratedQuestion]) -> Vec<Finding> {
     let mut findings = Vec::new();

@@ -16,10 +16,12 @@
 //!   tool's terms, and the questions built from the two.
 //! - `precision`: SPEC §6.4's precision rules (whole units, steps that run, the session's
 //!   language, premises that hold) as checks on one question.
+//! - `concept_syntax`: which syntax each concept needs in a snippet (tree-sitter queries).
 //! - `syntax`: the real grammars (tree-sitter): which one reads a file, and its parse.
 //! - `lint`: issue 40's question lint, which measures what the rules above let through.
 
 pub mod catalogue;
+pub mod concept_syntax;
 pub mod concepts;
 pub mod failures;
 pub mod grounded;

@@ -12,7 +12,9 @@
 //! 5. the premise holds: "look at `X`" only where `X` is in the snippet and the right answer is
 //!    about `X`; a right answer naming an API (`functools.wraps`) only where the snippet shows
 //!    it; a follow-up that names the concept's tokens as code (`` `reduce` ``) only where the
-//!    code shown holds one of them; no sentence twice in an answer or explanation.
+//!    code shown holds one of them; no sentence twice in an answer or explanation;
+//! 6. a concept is named only where its syntax is in the snippet (`concept_syntax`: a
+//!    type-parameter list for Generics, a `go` statement for Goroutines, …).
 //!
 //! Pure: a question and the session's files in, the problems out.
 
@@ -42,9 +44,42 @@ const ONLY_IN: [(&[Lang], &[&str]); 7] = [
 /// Languages whose exception syntax is `try`/`catch`.
 const TRY_CATCH: [Lang; 4] = [Lang::TypeScript, Lang::JavaScript, Lang::Java, Lang::CSharp];
 
+/// The precision rule a problem breaks, named in the quiz job's `refused` counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PrecisionRule {
+    /// Rule 2: the snippet is not a whole unit of its file.
+    CutUnit,
+    /// Rule 3: an ordering's steps do not run, or none carries the concept.
+    Steps,
+    /// Rule 4: another language's words.
+    Language,
+    /// Rule 5: the premise does not hold in the snippet, or a sentence is said twice.
+    Premise,
+    /// Rule 6 (issue 40): the concept is named where its syntax is not in the snippet.
+    ConceptAbsent,
+}
+
+impl PrecisionRule {
+    /// The rule's name in the job result (`"precision: cut unit"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PrecisionRule::CutUnit => "precision: cut unit",
+            PrecisionRule::Steps => "precision: steps",
+            PrecisionRule::Language => "precision: language",
+            PrecisionRule::Premise => "precision: premise",
+            PrecisionRule::ConceptAbsent => "precision: concept not in snippet",
+        }
+    }
+}
+
 /// Every rule `q` breaks, as reasons a model can act on; empty when it holds to all.
 pub fn precision_problems(q: &GeneratedQuestion, files: &[SourceFile]) -> Vec<String> {
-    let mut problems = Vec::new();
+    precision_findings(q, files).into_iter().map(|(_, why)| why).collect()
+}
+
+/// Every rule `q` breaks, each with its reason.
+pub fn precision_findings(q: &GeneratedQuestion, files: &[SourceFile]) -> Vec<(PrecisionRule, String)> {
+    let mut problems: Vec<(PrecisionRule, String)> = Vec::new();
     let langs: Vec<Lang> = files.iter().filter_map(|f| lang_for_path(&f.path)).collect();
     let grounded = q.grounding.as_ref().and_then(|g| Some((g, files.iter().find(|f| f.path == g.file)?)));
     // A failed command's output is cited like a file, but it is no code: rules 2 and 3 are
@@ -54,18 +89,23 @@ pub fn precision_problems(q: &GeneratedQuestion, files: &[SourceFile]) -> Vec<St
         let (start, end) = (g.line_start.saturating_sub(1) as usize, g.line_end.saturating_sub(1) as usize);
         if q.question_type == "ordering" {
             let findings = crate::analysis::analyze_files(std::slice::from_ref(file));
-            problems.extend(step_problems(q, &code, (start, end), &findings));
+            problems.extend(
+                step_problems(q, &code, (start, end), &findings).into_iter().map(|p| (PrecisionRule::Steps, p)),
+            );
         } else if q.snippet.is_some()
             && matches!(g.kind, GroundingKind::Quote | GroundingKind::Blank | GroundingKind::Mutation)
             && let Err(why) = check_whole(&code, start, end)
         {
-            problems.push(format!("the snippet is not a whole unit of {}: {why}", g.file));
+            problems.push((PrecisionRule::CutUnit, format!("the snippet is not a whole unit of {}: {why}", g.file)));
         }
     }
     if !langs.is_empty() {
-        problems.extend(language_problems(q, &langs));
+        problems.extend(language_problems(q, &langs).into_iter().map(|p| (PrecisionRule::Language, p)));
     }
-    problems.extend(premise_problems(q));
+    problems.extend(premise_problems(q).into_iter().map(|p| (PrecisionRule::Premise, p)));
+    if let Some(why) = crate::analysis::concept_syntax::question_problem(q, files) {
+        problems.push((PrecisionRule::ConceptAbsent, why));
+    }
     problems
 }
 
@@ -124,8 +164,13 @@ fn carries(code: &CodeFile<'_>, i: usize, entry: &catalogue::Entry, findings: &[
 
 /// Rule 4: the words a question uses, against the session's languages.
 fn language_problems(q: &GeneratedQuestion, langs: &[Lang]) -> Vec<String> {
-    let text = said(q).to_lowercase();
+    // Another language's name for the concept may be said only as a labelled aside, and
+    // never as the answer (SPEC §6.4).
+    let text = catalogue::asides::without_asides(&said(q)).to_lowercase();
     let mut out = Vec::new();
+    if let Some(answer) = right_answer(q).or(q.correct.as_deref()).filter(|a| catalogue::asides::has_aside(a)) {
+        out.push(format!("the answer is an aside about another language (`{answer}`): say it in this one"));
+    }
     for (family, phrases) in ONLY_IN {
         if langs.iter().any(|l| family.contains(l)) {
             continue;
@@ -322,6 +367,26 @@ mod tests {
         // An English word a token spells is no code: "Why reduce" asks about no `reduce`.
         let prose = question("Why reduce the orders to amounts before summing them?");
         assert_eq!(precision_problems(&prose, &[]), Vec::<String>::new());
+    }
+
+    #[test]
+    fn another_languages_words_pass_only_as_a_labelled_aside_and_never_as_the_answer() {
+        let files = vec![SourceFile::new("app.py", "import asyncio\n")];
+        let question = |explanation: &str, correct: &str| -> GeneratedQuestion {
+            serde_json::from_value(serde_json::json!({
+                "concept": "Modules and imports", "question_type": "code_reading", "difficulty": "mid",
+                "snippet": null, "question": "What does this import give the module?", "correct": correct,
+                "explanation": explanation,
+            }))
+            .unwrap()
+        };
+        let aside =
+            question("It names the event loop's module. Elsewhere: in JavaScript, package.json lists it.", "asyncio");
+        assert_eq!(precision_problems(&aside, &files), Vec::<String>::new());
+        let bare = question("It names the module, as package.json would.", "asyncio");
+        assert!(precision_problems(&bare, &files).iter().any(|p| p.contains("package.json")));
+        let as_answer = question("It names the module.", "Elsewhere: in JavaScript, Promise.all.");
+        assert!(precision_problems(&as_answer, &files).iter().any(|p| p.contains("the answer is an aside")));
     }
 
     #[test]

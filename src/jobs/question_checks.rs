@@ -2,7 +2,8 @@
 //! normalised, validated structurally, verified against the session's files
 //! (`analysis::grounding_check`), its checked grounding attached, and held to the precision
 //! rules (`analysis::precision`: whole units, steps that run, the session's language,
-//! premises that hold); the rest dropped with the reason and counted. For an LLM, `RepairJudge` turns the first answer's failures into one
+//! premises that hold, the concept's syntax in the snippet); the rest dropped with the reason
+//! and counted per rule (`refused`: issue 40 §5), a second spot-the-bug with one edit too. For an LLM, `RepairJudge` turns the first answer's failures into one
 //! repair round-trip (`llm_call::ask_with_repair`) and keeps the better of the two answers.
 
 use std::cell::{Cell, RefCell};
@@ -29,6 +30,23 @@ pub struct Checked {
     pub dropped: Vec<String>,
     /// How many of `dropped` failed the grounding check (structure was fine).
     pub grounding_failures: usize,
+    /// Per rule, how many questions it refused (issue 40 §5): a question is counted under
+    /// the first check it fails (structure, grounding, precision, a repeat), and under each
+    /// precision rule it breaks.
+    pub refused: BTreeMap<&'static str, usize>,
+}
+
+/// The names of the checks before and after precision, in the job result's `refused`.
+pub const REFUSED_STRUCTURE: &str = "structure";
+pub const REFUSED_GROUNDING: &str = "grounding";
+pub const REFUSED_SAME_PLACE: &str = "a second question of its type on the same lines";
+pub const REFUSED_SAME_MUTATION: &str = "a second spot-the-bug with the same mutation";
+
+impl Checked {
+    fn refuse(&mut self, rule: &'static str, why: String) {
+        self.dropped.push(why);
+        *self.refused.entry(rule).or_default() += 1;
+    }
 }
 
 /// Normalises, validates and grounds each question against `files`.
@@ -43,32 +61,47 @@ pub fn keep_valid(
     // Two questions of one type on the same lines are one question asked twice (issue 25):
     // the first is kept.
     let mut placed: std::collections::BTreeSet<(String, String, u32, u32)> = Default::default();
+    // Two spot-the-bug questions with one edit are one question asked twice (issue 40 §4).
+    let mut mutations: std::collections::BTreeSet<(String, String)> = Default::default();
     for mut question in questions {
         normalize_question(&mut question);
         if let Err(e) = validate_question(&question, &names) {
-            checked.dropped.push(format!("{}: {e}", question.concept));
+            checked.refuse(REFUSED_STRUCTURE, format!("{}: {e}", question.concept));
             continue;
         }
         match verify_grounding(&question, files, canned) {
             Ok(grounding) => question.grounding = grounding,
             Err(e) => {
-                checked.dropped.push(format!("{}: grounding: {e}", question.concept));
+                checked.refuse(REFUSED_GROUNDING, format!("{}: grounding: {e}", question.concept));
                 checked.grounding_failures += 1;
                 continue;
             }
         }
-        let problems = crate::analysis::precision::precision_problems(&question, files);
+        let problems = crate::analysis::precision::precision_findings(&question, files);
         if !problems.is_empty() {
-            checked.dropped.push(format!("{}: precision: {}", question.concept, problems.join("; ")));
+            let rules: std::collections::BTreeSet<_> = problems.iter().map(|(rule, _)| *rule).collect();
+            for rule in rules {
+                *checked.refused.entry(rule.as_str()).or_default() += 1;
+            }
+            let reasons: Vec<&str> = problems.iter().map(|(_, why)| why.as_str()).collect();
+            checked.dropped.push(format!("{}: precision: {}", question.concept, reasons.join("; ")));
             continue;
         }
         if let Some(g) = &question.grounding
             && !placed.insert((question.question_type.clone(), g.file.clone(), g.line_start, g.line_end))
         {
-            checked.dropped.push(format!(
+            let why = format!(
                 "{}: a second {} question on {}:{}-{}",
                 question.concept, question.question_type, g.file, g.line_start, g.line_end
-            ));
+            );
+            checked.refuse(REFUSED_SAME_PLACE, why);
+            continue;
+        }
+        if let Some(edit) = crate::analysis::lint::mutation_edit(&question)
+            && !mutations.insert(edit.clone())
+        {
+            let why = format!("{}: a second spot-the-bug turning `{}` into `{}`", question.concept, edit.0, edit.1);
+            checked.refuse(REFUSED_SAME_MUTATION, why);
             continue;
         }
         let wanted = normalize_name(&question.concept);
@@ -92,11 +125,13 @@ impl Checked {
             "dropped": self.dropped.len(),
             "drop_reasons": self.dropped,
             "grounding_failures": self.grounding_failures,
+            "refused": self.refused,
             "grounded": by_kind.values().sum::<usize>(),
             "grounded_by_kind": by_kind,
         });
         if let Some(judge) = repair {
             result["rejected_before_repair"] = json!(judge.rejected_before_repair());
+            result["refused_before_repair"] = json!(*judge.first_refused.borrow());
         }
         result
     }
@@ -112,6 +147,8 @@ pub struct RepairJudge<'a> {
     answers_seen: Cell<u32>,
     first: RefCell<Option<Checked>>,
     rejected_first: Cell<usize>,
+    /// The first answer's `refused`, per rule: what the repair was asked to fix.
+    first_refused: RefCell<BTreeMap<&'static str, usize>>,
 }
 
 impl<'a> RepairJudge<'a> {
@@ -122,6 +159,7 @@ impl<'a> RepairJudge<'a> {
             answers_seen: Cell::new(0),
             first: RefCell::new(None),
             rejected_first: Cell::new(0),
+            first_refused: RefCell::new(BTreeMap::new()),
         }
     }
 
@@ -142,6 +180,7 @@ impl<'a> RepairJudge<'a> {
             }
             let reason = failures(&checked);
             self.rejected_first.set(checked.dropped.len());
+            *self.first_refused.borrow_mut() = checked.refused.clone();
             *self.first.borrow_mut() = Some(checked);
             return Err(reason);
         }

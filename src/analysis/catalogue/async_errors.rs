@@ -75,7 +75,7 @@ pub const ENTRIES: &[Entry] = &[
         example: "async function loadUser(id) {\n  const res = await fetch(`/api/users/${id}`);\n  return res.json();\n}",
         facts: [
             "`await` pauses only the current async function until the awaited operation completes; other work keeps running.",
-            "Calling an async function always hands back something to await (a promise, coroutine, future or task, by language), even when its body returns a plain value.",
+            "Calling an async function hands back an awaitable at once, even when its body returns a plain value; the value arrives only when that awaitable is awaited.",
             "Awaiting independent calls one after another serialises them; starting them together and awaiting once overlaps their latency.",
         ],
         myths: [
@@ -86,19 +86,19 @@ pub const ENTRIES: &[Entry] = &[
         order_prompt: "Put these steps of `const user = await loadUser(id)` in the order they happen.",
         steps: &[
             "loadUser is called and starts its request",
-            "loadUser reaches its own await and hands back a pending promise",
+            "loadUser reaches its own await and hands back a pending awaitable",
             "the caller suspends at await and the event loop runs other work",
-            "the response arrives and the promise resolves",
+            "the response arrives and the awaitable completes",
             "the caller resumes and assigns the resolved value to user",
         ],
         reading: [
             "Which lines wait for I/O here, and what does the function hand back to its caller?",
-            "Each `await` marks a point where the function suspends until that I/O completes, letting the runtime do other work meanwhile. The function itself returns a promise (future) of its final value, so its callers must await it too.",
+            "Each `await` marks a point where the function suspends until that I/O completes, letting the runtime do other work meanwhile. The function itself hands back an awaitable of its final value, so its callers must await it too.",
         ],
         bugs: &[BugEdit {
             from: "await ",
             to: "",
-            answer: "The `await` is gone, so the variable holds a pending promise (or coroutine) instead of the result: property access yields undefined or throws, and a rejection goes unhandled.",
+            answer: "The `await` is gone, so the variable holds the pending awaitable instead of the result: using it as the value fails or gives nonsense, and a failure of the call goes unhandled.",
         }],
         open: [
             "When would you run several awaits concurrently instead of in sequence, and what do you give up?",
@@ -212,7 +212,9 @@ pub const ENTRIES: &[Entry] = &[
             "Catch where something can be done about it (retry, fallback, user message) rather than at every call; add context when rethrowing instead of logging at each level; separate expected failures (404, validation) from unexpected ones; make sure every promise is awaited or explicitly handled so nothing rejects unobserved; and write tests for the failure paths, timeouts included.",
         ],
         follow_up: "Why does fetch not throw on a 500 response, and how do you handle that case?",
-        holds_in: &[Lang::TypeScript, Lang::JavaScript, Lang::Java, Lang::CSharp],
+        // Promises, rejections and Node are JavaScript's: Java's and C#'s async failures are
+        // another story, not told here.
+        holds_in: &[Lang::TypeScript, Lang::JavaScript],
         variants: &[],
         generic: false,
     },

@@ -46,7 +46,7 @@ pub const ENTRIES: &[Entry] = &[
             "it takes a connection from the pool",
             "the database uses an index to find matching rows",
             "the rows come back and are mapped to objects",
-            "the awaited promise resolves with the list of posts",
+            "the awaited query completes with the list of posts",
         ],
         reading: [
             "What SQL does this call roughly produce, and which parts keep it cheap?",

@@ -13,6 +13,7 @@ use crate::analysis::catalogue::render::{
 use crate::analysis::catalogue::tokens::{find_token, is_trivia_answer, named_but_not_shown, shown_word};
 use crate::analysis::concepts::{Level, normalize_name};
 use crate::analysis::grounding::{GroundingKind, LineEdit};
+use crate::analysis::lexer::Lang;
 use crate::analysis::questions::{
     GeneratedQuestion, QuestionType, RUBRIC_DIMENSIONS, count_blanks, fnv1a64, rubric_tag,
 };
@@ -27,9 +28,15 @@ pub const BUG_TAG_PREFIX: &str = "bug:";
 /// The blank marker (as `catalogue::tokens` writes it).
 const BLANK: &str = "___";
 
-/// A question with the fields every builder sets the same way.
-fn base(ask: &Ask<'_>, question: String, explanation: String) -> GeneratedQuestion {
+/// A question with the fields every builder sets the same way; the explanation ends with the
+/// concept's labelled aside for a question in `lang` (its names in other languages), if any.
+fn base(ask: &Ask<'_>, lang: Option<Lang>, question: String, explanation: String) -> GeneratedQuestion {
     let entry = ask.entry;
+    let own_name = crate::analysis::catalogue::find(entry.name).map_or(entry.name, |e| e.name);
+    let explanation = match crate::analysis::catalogue::asides::render(own_name, lang) {
+        Some(aside) => format!("{explanation} {aside}"),
+        None => explanation,
+    };
     GeneratedQuestion {
         concept: ask.concept.to_string(),
         question_type: ask.qtype.as_str().to_string(),
@@ -117,9 +124,10 @@ pub fn spot_the_bug(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<G
         question.push_str(&format!(" Hint: look at how {} is used.", ask.entry.name));
     }
     let original = file.lines[at];
-    let answer =
-        format!("Line {}: `{}` should read `{}`. {}", at + 1, mutated.trim(), original.trim(), rule.consequence);
-    let mut q = base(ask, question, format!("{} {}", rule.consequence, ask.entry.description));
+    // What goes wrong follows from the edit and where it sits (issue 40 §4).
+    let consequence = rule.consequence_at(&file.masked, at);
+    let answer = format!("Line {}: `{}` should read `{}`. {}", at + 1, mutated.trim(), original.trim(), consequence);
+    let mut q = base(ask, file.lang, question, format!("{consequence} {}", ask.entry.description));
     q.snippet = Some(shown.join("\n"));
     q.correct = Some(answer);
     q.tags.push(format!("{BUG_TAG_PREFIX}{}", rule.id));
@@ -185,7 +193,7 @@ pub fn fill_in_blank(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<
         ),
     };
     let explanation = format!("Line {} reads `{}`. {}", at + 1, original.trim(), ask.entry.description);
-    let mut q = base(ask, question, explanation);
+    let mut q = base(ask, file.lang, question, explanation);
     q.snippet = Some(snippet);
     q.correct = Some(token.to_string());
     q.grounding = Some(quote_grounding(file, first, last, GroundingKind::Blank));
@@ -232,7 +240,7 @@ pub fn ordering(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<Gener
     );
     let explanation =
         format!("In `{}` they run in this order: {}. {}", file.path, steps.join(" → "), ask.entry.description);
-    let mut q = base(ask, question, explanation);
+    let mut q = base(ask, file.lang, question, explanation);
     q.options = Some(options);
     q.correct = Some(correct);
     let (first, last) = (chosen[0], chosen[chosen.len() - 1]);
@@ -278,7 +286,7 @@ pub fn quoted(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<Generat
                     "Reviewing your code in {where_}, which statement about {name} would an experienced reviewer agree with?{look_at}"
                 ),
             };
-            let mut q = base(ask, question, explanation);
+            let mut q = base(ask, file.lang, question, explanation);
             q.options = Some(options);
             q.correct = Some(letter);
             q
@@ -287,13 +295,13 @@ pub fn quoted(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<Generat
             let (statement, truth, explanation) = fact_or_myth(entry, level, seed);
             let look_at = if truth { look_at(statement) } else { String::new() };
             let question = format!("{intro}{look_at} True or false: {statement}");
-            let mut q = base(ask, question, explanation);
+            let mut q = base(ask, file.lang, question, explanation);
             q.correct = Some(truth.to_string());
             q
         }
         QuestionType::OpenEnded => {
             let question = format!("Looking at your code in {where_}: {}", entry.open[0]);
-            let mut q = base(ask, question, open_explanation(entry));
+            let mut q = base(ask, file.lang, question, open_explanation(entry));
             q.correct = Some(entry.open[1].to_string());
             q.tags.extend(RUBRIC_DIMENSIONS.iter().map(|d| rubric_tag(d)));
             q
@@ -306,15 +314,28 @@ pub fn quoted(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<Generat
             } else {
                 reading_question(entry, ask.level, &where_)
             };
-            let mut q = base(ask, question, entry.description.to_string());
+            let mut q = base(ask, file.lang, question, entry.description.to_string());
             q.question_type = QuestionType::CodeReading.as_str().to_string();
-            q.correct = Some(reading_answer(entry, ask.level, &pointer));
+            // At least one point of the rubric is taken from the lines shown (issue 40 §4).
+            let shown_point = line_point(file, (first, last), line, token);
+            q.correct = Some(format!("{} {shown_point}", reading_answer(entry, ask.level, &pointer)));
             q
         }
     };
     q.snippet = Some(shown);
     q.grounding = Some(quote_grounding(file, first, last, GroundingKind::Quote));
     Some(q)
+}
+
+/// A rubric point taken from the lines shown: the line among `first..=last` that shows
+/// `token` (else the site's own line), quoted with its number.
+fn line_point(file: &CodeFile<'_>, (first, last): (usize, usize), site: usize, token: Option<&str>) -> String {
+    let with_token = token.and_then(|t| (first..=last).find(|&i| find_token(&file.masked[i], t).is_some()));
+    let at = with_token.unwrap_or(site.clamp(first, last));
+    let what = token.filter(|_| with_token.is_some()).map(|t| format!(" `{t}`")).unwrap_or_default();
+    let uses =
+        if what.is_empty() { "where this code does it".to_owned() } else { format!("where this code uses{what}") };
+    format!("It also points at line {} (`{}`), {uses}.", at + 1, file.lines[at].trim())
 }
 
 /// The level whose fact the question states: the asked level's, unless that fact names an

@@ -27,8 +27,101 @@ pub struct Rule {
     pub topics: &'static [&'static str],
     /// The mutated line for (masked, original) when the bug applies to it.
     pub apply: fn(&str, &str) -> Option<String>,
-    /// What goes wrong at runtime, for the answer key.
+    /// What goes wrong at runtime, for the answer key, where its context says nothing more.
     pub consequence: &'static str,
+    /// What goes wrong given where the edited line sits (issue 40 §4: an inverted check in a
+    /// test's assertion, a dropped `go` before a send, a guard that returns early), from the
+    /// file's masked lines and the edited line's index; `None` keeps `consequence`.
+    pub in_context: fn(&[String], usize) -> Option<&'static str>,
+}
+
+impl Rule {
+    /// The consequence of this bug on line `at` of a file whose masked lines are `masked`.
+    pub fn consequence_at(&self, masked: &[String], at: usize) -> &'static str {
+        (self.in_context)(masked, at).unwrap_or(self.consequence)
+    }
+}
+
+/// No context changes the consequence.
+fn anywhere(_: &[String], _: usize) -> Option<&'static str> {
+    None
+}
+
+/// The lines of the block opened on line `at` (those after it indented deeper, up to a few),
+/// trimmed: what an `if` runs when it holds.
+fn block_under(masked: &[String], at: usize) -> Vec<&str> {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let own = indent(&masked[at]);
+    masked[at + 1..]
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .take_while(|l| indent(l) > own)
+        .take(6)
+        .map(|l| l.trim())
+        .collect()
+}
+
+/// Whether line `at` is in a Go test function (`func TestX(t *testing.T)`) or a test file's
+/// assertion block (one calling `t.Fatal`, `t.Error`, …).
+fn in_go_test(masked: &[String], at: usize) -> bool {
+    let block = block_under(masked, at);
+    let asserts = block
+        .iter()
+        .any(|l| ["t.Fatal", "t.Error", "b.Fatal", "b.Error", "require.", "assert."].iter().any(|a| l.starts_with(a)));
+    let header = masked[..=at].iter().rev().find(|l| l.starts_with("func "));
+    asserts || header.is_some_and(|h| h.starts_with("func Test") || h.contains("*testing.T"))
+}
+
+/// Whether the block opened on line `at` leaves the function (`return`, `raise`, `throw`).
+fn returns_early(masked: &[String], at: usize) -> bool {
+    let block = block_under(masked, at);
+    let inline = masked[at].split_once('{').map(|(_, rest)| rest.trim_start()).unwrap_or("");
+    let leaves = |l: &str| ["return", "raise", "throw"].iter().any(|kw| find_token(l, kw) == Some(0));
+    leaves(inline) || block.first().is_some_and(|l| leaves(l))
+}
+
+/// An inverted `err != nil` where it sits: a test's assertion, or a check that returns early.
+fn err_check_context(masked: &[String], at: usize) -> Option<&'static str> {
+    if !masked[at].contains("err ") {
+        return None;
+    }
+    if in_go_test(masked, at) {
+        return Some(
+            "The test's error check is inverted: the test now fails exactly when the call succeeds (a false failure), and when the call returns a real error the check lets it pass silently, so the test goes on, or passes, with a broken result.",
+        );
+    }
+    returns_early(masked, at).then_some(
+        "The error check is inverted: on success the function returns early (as if it failed), and on failure it carries on with a zero value and ignores the error.",
+    )
+}
+
+/// An inverted condition where it sits: a guard that returns early, or an assertion in a test.
+fn comparison_context(masked: &[String], at: usize) -> Option<&'static str> {
+    if let Some(found) = err_check_context(masked, at) {
+        return Some(found);
+    }
+    returns_early(masked, at).then_some(
+        "The guard is inverted: input that should go on now takes the early return (or raise) in the block under it, and input the guard was written to stop goes past it into code that assumes it was checked.",
+    )
+}
+
+/// A dropped `go` where it sits: the function sends to the worker after the call, so the
+/// worker's receive waits for a send that can only come once it has returned.
+fn go_context(masked: &[String], at: usize) -> Option<&'static str> {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let own = indent(&masked[at]);
+    let after: Vec<&str> = masked[at + 1..]
+        .iter()
+        .take_while(|l| l.trim().is_empty() || indent(l) >= own)
+        .take(12)
+        .map(|l| l.trim())
+        .collect();
+    let sends = after
+        .iter()
+        .any(|l| l.split_once("<-").is_some_and(|(left, _)| !left.trim().is_empty() && !left.contains('=')));
+    sends.then_some(
+        "Without `go` the call runs on the current goroutine and must return before the next line runs: the values it waits to receive are sent only after that line, so its receive blocks forever and the program deadlocks (\"all goroutines are asleep\").",
+    )
 }
 
 impl Rule {
@@ -51,6 +144,7 @@ pub const RULES: &[Rule] = &[
         topics: &["effect", "hook"],
         apply: drop_effect_deps,
         consequence: "Without its dependency array the effect runs after every render; when it sets state, that state change renders again and the effect runs again, in an endless loop of requests.",
+        in_context: anywhere,
     },
     Rule {
         id: "drop-jsx-key",
@@ -58,13 +152,32 @@ pub const RULES: &[Rule] = &[
         topics: &["react", "state", "hook", "component"],
         apply: drop_jsx_key,
         consequence: "The list items lose their `key`: React can no longer tell which item is which between renders, warns in the console, and may keep the wrong item's state or DOM when the list changes order.",
+        in_context: anywhere,
+    },
+    // One bug in each language's own words: what an un-awaited call hands back differs.
+    Rule {
+        id: "drop-await",
+        langs: JS,
+        topics: &["async", "await", "database", "orm", "api_design", "quer", "test"],
+        apply: drop_await,
+        consequence: "The call is no longer awaited: the code gets a pending Promise instead of its result, uses that as if it were the value, and a rejection of the call is no longer caught or propagated here.",
+        in_context: anywhere,
     },
     Rule {
         id: "drop-await",
-        langs: &[Lang::TypeScript, Lang::JavaScript, Lang::Python, Lang::Rust],
+        langs: PY,
         topics: &["async", "await", "database", "orm", "api_design", "quer", "test"],
         apply: drop_await,
-        consequence: "The call is no longer awaited: the code gets a pending Promise / coroutine / future instead of its result, uses that as if it were the value, and a failure of the call is no longer caught or propagated here.",
+        consequence: "The call is no longer awaited: the code gets a coroutine object that never runs instead of its result, uses that as if it were the value (Python warns \"coroutine was never awaited\"), and an exception of the call is no longer raised here.",
+        in_context: anywhere,
+    },
+    Rule {
+        id: "drop-await",
+        langs: RS,
+        topics: &["async", "await", "database", "orm", "api_design", "quer", "test"],
+        apply: drop_await,
+        consequence: "The call is no longer awaited: the code holds a future that does nothing until polled instead of its output, so the types no longer match where the value is used and the compiler refuses the code (and an unused future is warned about).",
+        in_context: anywhere,
     },
     Rule {
         id: "all-to-race",
@@ -72,6 +185,7 @@ pub const RULES: &[Rule] = &[
         topics: &["concurren", "promise", "join"],
         apply: all_to_race,
         consequence: "Promise.race settles with the first promise to finish and drops the others' results, so the destructured values are wrong (undefined) and a later failure goes unnoticed.",
+        in_context: anywhere,
     },
     Rule {
         id: "drop-where-filter",
@@ -79,6 +193,7 @@ pub const RULES: &[Rule] = &[
         topics: &["database", "orm", "quer", "security", "auth"],
         apply: drop_where_filter,
         consequence: "The query lost its filter: it now reads or changes every row of the table instead of the caller's own, a data leak (or a mass update) with no error to warn anyone.",
+        in_context: anywhere,
     },
     Rule {
         id: "question-mark-to-unwrap",
@@ -86,6 +201,7 @@ pub const RULES: &[Rule] = &[
         topics: &["result", "error", "?"],
         apply: question_mark_to_unwrap,
         consequence: "`unwrap()` on a fallible call panics on the first error instead of returning it to the caller with `?`: one bad input or a failed I/O call crashes the thread (in a server, the request) instead of becoming an error response.",
+        in_context: anywhere,
     },
     Rule {
         id: "drop-defer",
@@ -93,6 +209,7 @@ pub const RULES: &[Rule] = &[
         topics: &["concurren", "mutex", "goroutine", "resource"],
         apply: drop_defer,
         consequence: "Without `defer` the call runs immediately instead of when the function returns: the lock is released (or the resource closed, or the WaitGroup marked done) before the work it protects has happened.",
+        in_context: anywhere,
     },
     // One bug, told in each language's own terms (issue 40: `__cause__` in a Go answer).
     Rule {
@@ -101,6 +218,7 @@ pub const RULES: &[Rule] = &[
         topics: &["context", "wrap"],
         apply: drop_error_wrap,
         consequence: "The original error is no longer wrapped: its message may survive, but errors.Is / errors.As can no longer find it, so callers that check for the specific error (to answer 404, say) stop recognising it.",
+        in_context: anywhere,
     },
     Rule {
         id: "drop-error-wrap",
@@ -108,13 +226,15 @@ pub const RULES: &[Rule] = &[
         topics: &["context", "wrap"],
         apply: drop_error_wrap,
         consequence: "The original exception is no longer chained: the new one's __cause__ is empty, so the traceback loses the error that started it and code that inspects the cause stops finding it.",
+        in_context: anywhere,
     },
     Rule {
         id: "drop-go-keyword",
         langs: GO,
         topics: &["goroutine", "concurren"],
         apply: drop_go_keyword,
-        consequence: "Without `go` the call runs synchronously on the current goroutine: the work is no longer concurrent, and a send on an unbuffered channel inside it blocks forever (deadlock) because nobody is receiving yet.",
+        consequence: "Without `go` the call runs synchronously on the current goroutine: the work is no longer concurrent, and the next line runs only after it returns, so anything it waits for that this function provides later never comes.",
+        in_context: go_context,
     },
     Rule {
         id: "swap-err-check",
@@ -122,6 +242,7 @@ pub const RULES: &[Rule] = &[
         topics: &["error", "go"],
         apply: swap_err_check,
         consequence: "The error check is inverted: on success the function returns early (as if it failed), and on failure it carries on with a zero value and ignores the error.",
+        in_context: err_check_context,
     },
     Rule {
         id: "swallow-raise",
@@ -129,6 +250,7 @@ pub const RULES: &[Rule] = &[
         topics: &["error", "exception", "failure"],
         apply: swallow_raise,
         consequence: "The error is swallowed: instead of failing, the function returns nothing (undefined / None), so the caller carries on as if it had succeeded and the real cause is lost.",
+        in_context: anywhere,
     },
     Rule {
         id: "broaden-except",
@@ -136,6 +258,7 @@ pub const RULES: &[Rule] = &[
         topics: &["error", "exception", "failure"],
         apply: broaden_except,
         consequence: "`except Exception` catches every error, including bugs such as a typo's NameError or a failed database call, and turns them all into the same handled case, hiding the real failure.",
+        in_context: anywhere,
     },
     Rule {
         id: "drop-last-derive",
@@ -143,6 +266,7 @@ pub const RULES: &[Rule] = &[
         topics: &["derive", "struct", "type"],
         apply: drop_last_derive,
         consequence: "The type no longer derives that trait, so every use that needs it (serialising the value, cloning it, comparing it, printing it with {:?}) fails to compile.",
+        in_context: anywhere,
     },
     Rule {
         id: "error-status-to-ok",
@@ -150,6 +274,7 @@ pub const RULES: &[Rule] = &[
         topics: &[],
         apply: error_status_to_ok,
         consequence: "The error response now carries a success status: clients, retries and monitoring all see success, so the failure goes unnoticed while the body says something went wrong.",
+        in_context: anywhere,
     },
     Rule {
         id: "mutable-default",
@@ -157,6 +282,7 @@ pub const RULES: &[Rule] = &[
         topics: &[],
         apply: mutable_default,
         consequence: "A mutable default argument is created once, when the function is defined, and shared by every call: items added in one call show up in the next.",
+        in_context: anywhere,
     },
     Rule {
         id: "off-by-one",
@@ -164,6 +290,7 @@ pub const RULES: &[Rule] = &[
         topics: &[],
         apply: off_by_one,
         consequence: "The loop bound is off by one: the loop runs one step too far and reads past the last element.",
+        in_context: anywhere,
     },
     Rule {
         id: "swap-comparison",
@@ -171,6 +298,7 @@ pub const RULES: &[Rule] = &[
         topics: &[],
         apply: swap_comparison,
         consequence: "The comparison is inverted, so the code decides the opposite way: what should pass is rejected (or the error path runs on valid input) and what should be rejected goes through.",
+        in_context: comparison_context,
     },
 ];
 

@@ -389,3 +389,69 @@ fn a_snippet_longer_than_a_screen_is_not_asked() {
 fn ask_owned(entry: &Entry, qtype: QuestionType) -> Ask<'_> {
     Ask { entry, concept: entry.name, qtype, level: Level::Mid, about_error: false, used_bugs: &[], narrow: false }
 }
+
+/// Issue 40 §4: a code-reading rubric holds a point taken from the lines shown.
+#[test]
+fn a_code_reading_rubric_names_a_line_it_shows() {
+    let files = files();
+    let code = SessionCode::new(&files);
+    let entry = catalogue::find("Async/await").expect("catalogue entry");
+    let q = question(&code, &[Site { file: 0, line: 3 }], 0, &ask(entry, QuestionType::CodeReading, Level::Mid))
+        .expect("a code-reading question");
+    let correct = q.correct.as_deref().unwrap_or_default();
+    assert!(
+        correct
+            .contains("It also points at line 4 (`const body = await request.json();`), where this code uses `await`"),
+        "{correct}"
+    );
+    let snippet = q.snippet.as_deref().unwrap_or_default();
+    assert!(snippet.contains("const body = await request.json();"), "{snippet}");
+}
+
+/// Issue 40 §4: a spot-the-bug's consequence follows from where the edit sits.
+#[test]
+fn a_bugs_consequence_follows_from_where_it_sits() {
+    let bug_of = |path: &str, code: &str, concept: &str, line: usize| {
+        let files = vec![SourceFile::new(path, code)];
+        let code = SessionCode::new(&files);
+        let entry = catalogue::find_in(concept, crate::analysis::lexer::lang_for_path(path)).expect("entry");
+        let q =
+            question(&code, &[Site { file: 0, line }], 0, &ask_owned(&entry, QuestionType::SpotTheBug)).expect("a bug");
+        (q.correct.unwrap_or_default(), q.grounding.and_then(|g| g.mutation).expect("an edit"))
+    };
+    // A flipped `err != nil` in a test's assertion: a false failure and a real error passing.
+    let test = "package store\n\nimport \"testing\"\n\nfunc TestLoad(t *testing.T) {\n\tv, err := Load(\"a\")\n\tif err != nil {\n\t\tt.Fatalf(\"load: %v\", err)\n\t}\n\tif v != 1 {\n\t\tt.Errorf(\"got %d\", v)\n\t}\n}\n";
+    let (key, edit) = bug_of("store_test.go", test, "Explicit error returns in Go", 6);
+    assert_eq!(edit.mutated.trim(), "if err == nil {");
+    assert!(key.contains("false failure") && key.contains("real error"), "{key}");
+    assert!(!key.contains("returns early"), "{key}");
+    // The same flip in a function that returns on error: an early return.
+    let load = "package store\n\nfunc Load(k string) (int, error) {\n\tv, err := read(k)\n\tif err != nil {\n\t\treturn 0, err\n\t}\n\treturn v, nil\n}\n";
+    let (key, _) = bug_of("store.go", load, "Explicit error returns in Go", 4);
+    assert!(key.contains("returns early"), "{key}");
+    // A dropped `go` before the function sends to the worker: the worker's receive blocks.
+    let pool = "package pool\n\nfunc Run(items []int) {\n\tjobs := make(chan int)\n\tgo worker(jobs)\n\tfor _, it := range items {\n\t\tjobs <- it\n\t}\n\tclose(jobs)\n}\n";
+    let (key, edit) = bug_of("pool.go", pool, "Goroutines", 4);
+    assert_eq!(edit.mutated.trim(), "worker(jobs)");
+    assert!(key.contains("receive blocks forever"), "{key}");
+    assert!(!key.contains("send on an unbuffered channel inside it blocks"), "{key}");
+}
+
+/// Issue 40 §2: a question says what the concept is called elsewhere only in its labelled
+/// aside, at the end of the explanation, and never its own language's name there.
+#[test]
+fn a_question_names_other_languages_only_in_its_labelled_aside() {
+    let code = "import asyncio\n\n\nasync def load(client):\n    user, orders = await asyncio.gather(client.user(), client.orders())\n    return user, orders\n";
+    let files = vec![SourceFile::new("load.py", code)];
+    let session = SessionCode::new(&files);
+    let entry = catalogue::find_in("Concurrent promises and joins", Some(crate::analysis::lexer::Lang::Python))
+        .expect("the Python variant");
+    let q = question(&session, &[Site { file: 0, line: 4 }], 0, &ask_owned(&entry, QuestionType::CodeReading))
+        .expect("a question");
+    assert!(
+        q.explanation.ends_with("Elsewhere: in JavaScript, Promise.all; in Rust, tokio::join!."),
+        "{}",
+        q.explanation
+    );
+    assert!(!q.explanation.contains("in Python,"), "{}", q.explanation);
+}

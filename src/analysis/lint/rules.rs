@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{LintSession, vocabulary};
+use crate::analysis::catalogue::asides;
 use crate::analysis::catalogue::tokens::is_trivia_answer;
 use crate::analysis::grounding::GroundingKind;
 use crate::analysis::questions::GeneratedQuestion;
@@ -25,9 +26,15 @@ fn prose(q: &GeneratedQuestion) -> String {
     text
 }
 
-/// Rule (a): a phrase of another ecosystem in the prose.
+/// Rule (a): a phrase of another ecosystem in the prose, outside a labelled aside
+/// (`catalogue::asides`: "Elsewhere: in Python, asyncio.gather."), or an aside in the answer
+/// (another language's name is never the answer).
 pub fn foreign_words(q: &GeneratedQuestion, lang: Lang) -> Option<String> {
-    vocabulary::foreign_word(&prose(q), lang).map(|w| format!("`{w}` in a {} question", lang.as_str()))
+    if let Some(correct) = q.correct.as_deref().filter(|c| asides::has_aside(c)) {
+        return Some(format!("an aside in the answer: `{correct}`"));
+    }
+    let own = asides::without_asides(&prose(q));
+    vocabulary::foreign_word(&own, lang).map(|w| format!("`{w}` in a {} question", lang.as_str()))
 }
 
 /// The snippet as the learner's code reads: a blank filled with its answer, a mutated line
@@ -134,11 +141,7 @@ impl Mutations {
     /// Rule (e): the question's edit (what it removes and adds, the common head and tail
     /// trimmed) is one an earlier spot-the-bug already made.
     pub fn repeated(&mut self, q: &GeneratedQuestion) -> Option<String> {
-        if q.question_type != "spot_the_bug" {
-            return None;
-        }
-        let m = q.grounding.as_ref()?.mutation.as_ref()?;
-        let key = edit_of(m.original.trim(), m.mutated.trim());
+        let key = super::mutation_edit(q)?;
         let seen = self.0.entry(key.clone()).or_insert(0);
         *seen += 1;
         (*seen > 1).then(|| format!("`{}` → `{}` again", key.0, key.1))
@@ -146,7 +149,7 @@ impl Mutations {
 }
 
 /// What turning `original` into `mutated` removes and adds.
-fn edit_of(original: &str, mutated: &str) -> (String, String) {
+pub(super) fn edit_of(original: &str, mutated: &str) -> (String, String) {
     let (a, b): (Vec<char>, Vec<char>) = (original.chars().collect(), mutated.chars().collect());
     let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
     let tail = a[head..].iter().rev().zip(b[head..].iter().rev()).take_while(|(x, y)| x == y).count();

@@ -68,6 +68,31 @@ fn another_ecosystems_words_are_found_in_the_prose_not_the_snippet() {
     assert_eq!(one(own), vec![]);
 }
 
+/// Issue 40 §2: another language's name only as a labelled aside, never as the answer.
+#[test]
+fn another_languages_name_is_accepted_as_a_labelled_aside_and_never_as_the_answer() {
+    let mut aside = question("code_reading", WHOLE_FUNC);
+    aside.explanation =
+        "wg.Wait blocks until every Done. Elsewhere: in JavaScript, Promise.all; in Python, asyncio.gather.".into();
+    assert_eq!(one(aside), vec![]);
+    // The same names unlabelled are the question's own words, in a Go question.
+    let mut bare = question("code_reading", WHOLE_FUNC);
+    bare.explanation = "wg.Wait blocks until every Done, like Promise.all or asyncio.gather.".into();
+    assert_eq!(one(bare), vec![Rule::ForeignWords]);
+    // A label without the "in <language>, <name>" form is no aside.
+    let mut loose = question("code_reading", WHOLE_FUNC);
+    loose.explanation = "wg.Wait blocks until every Done. Elsewhere: Promise.all does this.".into();
+    assert_eq!(one(loose), vec![Rule::ForeignWords]);
+    // An aside as the answer is refused even when well formed.
+    let mut answer = question("code_reading", WHOLE_FUNC);
+    answer.correct = Some("Elsewhere: in JavaScript, Promise.all.".into());
+    assert_eq!(one(answer), vec![Rule::ForeignWords]);
+    // A promise is JavaScript's word: said in a Go question it is another ecosystem's.
+    let mut promise = question("code_reading", WHOLE_FUNC);
+    promise.explanation = "Run returns once the pending promise settles.".into();
+    assert_eq!(one(promise), vec![Rule::ForeignWords]);
+}
+
 #[test]
 fn a_snippet_line_from_elsewhere_is_not_the_sessions_code() {
     let canned = "function readPort(config) {\n  throw new Error(\"no port\");\n}";

@@ -35,6 +35,17 @@ pub const ECOSYSTEM_WORDS: &[(&str, &[Lang])] = &[
     ("useEffect", JS),
     ("vitest", JS),
     ("npm ", JS),
+    // What an async call hands back in JavaScript: other languages have coroutines, futures
+    // and tasks (issue 40: a Python session was told about promises).
+    ("Promise", JS),
+    ("promises", JS),
+    ("the promise", JS),
+    ("pending promise", JS),
+    ("rejected promise", JS),
+    ("promise resolves", JS),
+    ("promise rejects", JS),
+    ("promise settles", JS),
+    ("unhandled rejection", JS),
     ("interfaces are structural", &[TypeScript, Go]),
     ("conditional type", &[TypeScript]),
     // Go
@@ -80,7 +91,7 @@ pub const ECOSYSTEM_WORDS: &[(&str, &[Lang])] = &[
 
 /// Languages by name, matched as whole words (`Java` is not in `JavaScript`): a question that
 /// names another language speaks of that language. `Go` is left out: it is an English verb.
-/// Labelled asides ("elsewhere called …") are not told apart yet; the catalogue has none.
+/// A labelled aside ("Elsewhere: in Python, asyncio.gather.") is taken out before matching.
 pub const LANGUAGE_NAMES: &[(&str, &[Lang])] = &[
     ("Python", &[Python]),
     ("JavaScript", JS),
@@ -127,5 +138,14 @@ mod tests {
         assert_eq!(foreign_word("Rustacean", Lang::Go), None);
         assert_eq!(foreign_word("`cargo test` failed", Lang::Rust), None);
         assert_eq!(foreign_word("`go test` failed", Lang::Rust), Some("go test"));
+    }
+
+    #[test]
+    fn promises_are_javascripts_word() {
+        assert_eq!(foreign_word("the call hands back a pending promise", Lang::Python), Some("pending promise"));
+        assert_eq!(foreign_word("it returns a Promise of the row", Lang::Rust), Some("Promise"));
+        assert_eq!(foreign_word("it returns a Promise of the row", Lang::TypeScript), None);
+        // The English verb is no ecosystem's.
+        assert_eq!(foreign_word("every public member is a promise to callers", Lang::Go), None);
     }
 }

@@ -21,6 +21,7 @@
 
 use super::teaches;
 use crate::analysis::catalogue::{self, Entry, render::Evidence, render::render};
+use crate::analysis::concept_syntax;
 use crate::analysis::concepts::{Concept, Level, normalize_name};
 use crate::analysis::grounded::{self, Ask, BUG_TAG_PREFIX, SessionCode, Site};
 use crate::analysis::grounding::GroundingKind;
@@ -72,7 +73,12 @@ pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], pa
                     let ask =
                         Ask { entry, concept: &concept.name, qtype, level: *level, about_error, used_bugs, narrow };
                     let Some(q) = grounded::question(&code, &sites, first_site, &ask) else { continue };
-                    match teaches::refusal(&q, &code, &concept.source_file) {
+                    // A concept is named only where its syntax is in the lines shown (SPEC §6.4).
+                    let rule = match concept_syntax::question_problem(&q, files) {
+                        Some(_) => Some(teaches::CONCEPT_NOT_SHOWN),
+                        None => teaches::refusal(&q, &code, &concept.source_file),
+                    };
+                    match rule {
                         Some(rule) => refused = Some(rule),
                         None if session.add(q) => {
                             refused = None;
@@ -91,11 +97,15 @@ pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], pa
         // unasked (issue 40 §5).
         let refused_here = session.not_written.values().sum::<usize>() > refused_before;
         if session.questions.len() == before && !refused_here {
-            let q = fallback_question(&code, (concept, entry.as_ref()), (*level, index), &sites, &session.placed);
-            match teaches::refusal(&q, &code, &concept.source_file) {
+            let fallback =
+                fallback_question(&code, (concept, entry.as_ref()), (*level, index), &sites, &session.placed);
+            let fallback = fallback.filter(|q| concept_syntax::question_problem(q, files).is_none());
+            match fallback.as_ref().and_then(|q| teaches::refusal(q, &code, &concept.source_file)) {
                 Some(rule) => *session.not_written.entry(rule).or_default() += 1,
                 None => {
-                    session.add(q);
+                    if let Some(q) = fallback {
+                        session.add(q);
+                    }
                 }
             }
         }
@@ -133,7 +143,9 @@ pub fn reteach_question(
     let order = (0..level_types(level).len()).map(|k| level_types(level)[k]);
     for qtype in order.filter(|t| !avoid.iter().any(|a| a == t.as_str())) {
         let ask = Ask { entry, concept: &concept.name, qtype, level, about_error, used_bugs: &[], narrow: false };
-        if let Some(mut q) = grounded::question(&code, &sites, 0, &ask) {
+        if let Some(mut q) = grounded::question(&code, &sites, 0, &ask)
+            && concept_syntax::question_problem(&q, files).is_none()
+        {
             q.tags.push(RETEACH_TAG.to_owned());
             return Some(q);
         }
@@ -157,6 +169,9 @@ struct Asked {
     placed: BTreeSet<(String, String, u32, u32)>,
     /// Questions built and not written, by the `teaches` rule that refused them.
     not_written: BTreeMap<&'static str, usize>,
+    /// What each spot_the_bug's edit removes and adds: two rules can make one edit
+    /// (`err != nil` flipped by the error-check rule and by the comparison rule).
+    mutations: BTreeSet<(String, String)>,
 }
 
 impl Asked {
@@ -185,9 +200,14 @@ impl Asked {
             Some(m) => (g.file.clone(), 0, 0, m.line),
             None => (g.file.clone(), g.line_start, g.line_end, 0),
         });
-        if self.texts.contains(&text) || edit.as_ref().is_some_and(|e| self.edits.contains(e)) {
+        let mutation = crate::analysis::lint::mutation_edit(&q);
+        if self.texts.contains(&text)
+            || edit.as_ref().is_some_and(|e| self.edits.contains(e))
+            || mutation.as_ref().is_some_and(|m| self.mutations.contains(m))
+        {
             return false;
         }
+        self.mutations.extend(mutation);
         self.edits.extend(edit);
         self.bugs.extend(q.tags.iter().filter_map(|t| t.strip_prefix(BUG_TAG_PREFIX)).map(str::to_string));
         if self.texts.insert(text) {
@@ -215,7 +235,9 @@ pub fn question_type_for(name: &str, index: usize, level: Level) -> QuestionType
 
 /// One question for a concept the session's code does not show: the catalogue's template over
 /// the concept's own snippet (an error that names no captured file, say), or for a concept the catalogue
-/// does not know, a code_reading question quoting the snippet.
+/// does not know, a code_reading question quoting the snippet. `None` where the template would
+/// show the catalogue's example in place of the user's code (issue 40 §2), but for a concept
+/// met as an error, whose entry is the error's ecosystem's.
 /// `placed` holds the (type, file, lines) of the session's questions so far: a question
 /// showing the concept's own code is not a second one of a type on the same lines.
 fn fallback_question(
@@ -224,7 +246,7 @@ fn fallback_question(
     (level, index): (Level, usize),
     sites: &[Site],
     placed: &BTreeSet<(String, String, u32, u32)>,
-) -> GeneratedQuestion {
+) -> Option<GeneratedQuestion> {
     match entry {
         Some(entry) => {
             let qtype = question_type_for(&concept.name, index, level);
@@ -245,25 +267,34 @@ fn fallback_question(
                     .map(|k| render(entry, types[(start + k) % types.len()], level, &evidence))
                     .find(|q| shows_code(q, snippet) && free(q));
                 if let Some(q) = shown {
-                    return q;
+                    return Some(q);
                 }
                 // Every type that shows this code is on those lines already: the rotation's
                 // type, placed there, so that the session's `add` refuses it as a second of
                 // its type on one place, as the quiz job's validator would.
+                // A question that shows the catalogue's example instead is not written: an
+                // example is never shown where the user's code is (issue 40 §2); nor is one
+                // that shows no code where the concept's code is (it would be the only
+                // ungrounded question of a session whose code is all there).
                 let mut q = render(entry, qtype, level, &evidence);
-                if shows_code(&q, snippet) {
-                    q.grounding = Some(at);
+                if !shows_code(&q, snippet) {
+                    return None;
                 }
-                return q;
+                q.grounding = Some(at);
+                return Some(q);
             }
-            render(entry, qtype, level, &evidence)
+            let q = render(entry, qtype, level, &evidence);
+            // The concept's snippet is in no captured file: only a concept met as an error
+            // (its entry in the error's ecosystem) is asked over code that is not the user's.
+            let canned = q.snippet.as_deref().is_some_and(|_| !shows_code(&q, snippet));
+            (!canned || FailedCall::is_label(&concept.source_file)).then_some(q)
         }
         None => {
             let mut q = unknown_concept_question(concept, level);
             if !sites.is_empty() {
                 q.grounding = grounded::locate_snippet(code, &concept.source_file, &concept.snippet);
             }
-            q
+            Some(q)
         }
     }
 }

@@ -26,6 +26,8 @@ use crate::analysis::questions::GeneratedQuestion;
 pub const GENERIC_KEY: &str = "generic key";
 pub const SOURCE_ORDER: &str = "source order";
 pub const ASKED_BY_THE_STORY: &str = "asked by the story";
+/// A question on a concept whose syntax its lines do not show (`analysis::concept_syntax`).
+pub const CONCEPT_NOT_SHOWN: &str = "concept not in snippet";
 
 /// The rule `q` breaks, if any. `concept_file` is the concept's `source_file` (a failed call's
 /// label for a concept met as an error).

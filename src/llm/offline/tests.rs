@@ -84,7 +84,15 @@ fn code_without_patterns_falls_back_to_stack_then_generic() {
         files: vec![file("notes.txt", "just some words\n")],
         patterns: vec![],
     };
-    check_session("plain text", &plain, &[]);
+    // Its concepts come from the generic fallback; a question over them would show the
+    // catalogue's example as if it were the user's code (issue 40 §2), so none that does is
+    // written: every snippet shown is the file's own words.
+    let answer = offline_concepts(&plain.stack, &[], &plain.files, &[], &prompts());
+    let concepts = validate_concepts(answer, &plain.files).expect("generic concepts").concepts;
+    let asked: Vec<(Concept, Level)> = concepts.iter().map(|c| (c.clone(), Level::Mid)).collect();
+    for q in offline_questions(&asked, &plain.files, &plain.patterns).questions {
+        assert!(q.snippet.as_deref().is_none_or(|s| s.contains("just some words")), "{q:#?}");
+    }
 }
 
 #[test]

@@ -750,3 +750,27 @@ fn no_question_shows_a_catalogue_example_where_the_session_has_the_code() {
     }
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
 }
+
+/// Issue 40 §2 and §5 on the two sessions that each lost a grounded question last time (the
+/// Python ledger: a spot-the-bug over the catalogue's example where every type showing the
+/// concept's own lines was taken; the FastAPI todo: an Async/await multiple choice showing no
+/// code for the same reason): a question that would show the catalogue's example, or no code,
+/// where the concept's code is in the session is not written. Over every recorded session,
+/// every question the offline provider writes cites the session's own lines, as the
+/// validator checks an LLM's (canned code refused).
+#[test]
+fn every_offline_question_of_a_recorded_session_cites_its_own_code() {
+    let mut problems = Vec::new();
+    for name in sessions() {
+        let s = replay(&name, None);
+        for q in &s.questions {
+            match verify_grounding(q, &s.files, CannedCode::Refused) {
+                Ok(Some(_)) => {}
+                other => {
+                    problems.push(format!("{name}: {} {} ({other:?}): {:?}", q.question_type, q.concept, q.snippet))
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{} ungrounded:\n{}", problems.len(), problems.join("\n"));
+}

@@ -13,7 +13,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
-use tree_sitter::{Language, ParseOptions, Parser, Tree};
+use tree_sitter::{Language, ParseOptions, Parser};
+pub use tree_sitter::{Node, Tree};
 
 /// Largest file parsed, in bytes.
 pub const MAX_PARSE_BYTES: usize = 2 * 1024 * 1024;
@@ -111,6 +112,108 @@ pub fn parse_file(path: &str, src: &str) -> Option<(Grammar, Tree)> {
     let lang = super::lexer::lang_for_path(path)?;
     let grammar = Grammar::for_file(lang, path);
     Some((grammar, parse(grammar, src)?))
+}
+
+/// Whether `node` is a comment (`comment`, `line_comment`, `block_comment`, every grammar's
+/// spelling).
+pub fn is_comment(node: Node<'_>) -> bool {
+    node.kind().contains("comment")
+}
+
+/// Node kinds that are string (or character, regex, heredoc) literals, in every grammar:
+/// masking blanks what is between their delimiters, interpolations included.
+const STRING_KINDS: [&str; 17] = [
+    "string",
+    "template_string",
+    "string_literal",
+    "raw_string_literal",
+    "interpreted_string_literal",
+    "rune_literal",
+    "char_literal",
+    "character_literal",
+    "verbatim_string_literal",
+    "interpolated_string_expression",
+    "text_block",
+    "heredoc_body",
+    "string_array",
+    "symbol_array",
+    "regex",
+    "subshell",
+    "delimited_symbol",
+];
+
+/// Whether `node` is a string literal (see `STRING_KINDS`).
+pub fn is_string(node: Node<'_>) -> bool {
+    STRING_KINDS.contains(&node.kind())
+}
+
+/// `src` with every comment blanked whole and every string literal's contents blanked (its
+/// delimiters stay: `"`, `"""`, `r#"`, a backtick), as the tree reads them; same byte length
+/// and the same line breaks, so an offset or a line found in the masked text holds in `src`.
+pub fn mask_comments_and_strings(tree: &Tree, src: &str) -> String {
+    let mut ranges = Vec::new();
+    let mut cursor = tree.walk();
+    'walk: loop {
+        let node = cursor.node();
+        let masked = if is_comment(node) {
+            ranges.push(node.byte_range());
+            true
+        } else if is_string(node) {
+            ranges.push(string_contents(node, src));
+            true
+        } else {
+            false
+        };
+        if !masked && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    let mut bytes = src.as_bytes().to_vec();
+    for range in ranges {
+        // Widened to whole characters, so the result stays UTF-8 of the same length.
+        let mut start = range.start.min(src.len());
+        while !src.is_char_boundary(start) {
+            start -= 1;
+        }
+        let mut end = range.end.clamp(start, src.len());
+        while !src.is_char_boundary(end) {
+            end += 1;
+        }
+        for b in &mut bytes[start..end] {
+            if *b != b'\n' && *b != b'\r' {
+                *b = b' ';
+            }
+        }
+    }
+    String::from_utf8(bytes).unwrap_or_else(|_| src.to_string())
+}
+
+/// The byte range of a string literal's contents: between its first and last child when it
+/// has delimiter children (`"` … `"`, Python's `string_start` … `string_end`), else between
+/// its first quote and its last character (`'a'`, `@"x"`); a heredoc's body up to its
+/// terminator.
+fn string_contents(node: Node<'_>, src: &str) -> std::ops::Range<usize> {
+    let range = node.byte_range();
+    let n = node.child_count();
+    if node.kind() == "heredoc_body" {
+        let end = node.child(n.saturating_sub(1)).filter(|c| c.kind() == "heredoc_end");
+        return range.start..end.map_or(range.end, |c| c.start_byte());
+    }
+    if n >= 2 {
+        let first = node.child(0).map_or(range.start, |c| c.end_byte());
+        let last = node.child(n - 1).map_or(range.end, |c| c.start_byte());
+        return first..last.max(first);
+    }
+    let text = src.get(range.clone()).unwrap_or("");
+    match text.find(['"', '\'', '`', '/', '[', '(', '{', '<']) {
+        Some(q) if text.len() >= q + 2 => range.start + q + 1..range.end - 1,
+        _ => range.start..range.start,
+    }
 }
 
 #[cfg(test)]

@@ -297,8 +297,9 @@ fn units_of(file: &CodeFile<'_>, container: Node<'_>) -> Vec<Unit> {
     out
 }
 
-/// Named children of a container that are no unit of their own (a block's parameters).
-const SKIPPED: [&str; 3] = ["block_parameters", "exceptions", "exception_variable"];
+/// Named children of a container that are no unit of their own: a block's parameters, the
+/// statement list of a Go block (its statements are the units).
+const SKIPPED: [&str; 4] = ["block_parameters", "exceptions", "exception_variable", "statement_list"];
 
 /// Node kinds that hold a sequence of units, in every grammar: a file, a block or body, a
 /// class, impl, trait or interface body, a struct's fields, a case of a switch.

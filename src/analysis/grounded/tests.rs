@@ -443,6 +443,19 @@ mod whole_units_from_the_grammar {
     }
 
     #[test]
+    fn two_statements_on_one_line_are_whole_together_but_not_with_the_brace_after_them() {
+        let text = "function f(a) {\n  const b = a + 1; log(b);\n  return g(b,\n    a); }\n";
+        let files = [SourceFile::new("f.js", text)];
+        let code = SessionCode::new(&files);
+        let file = &code.files[0];
+        assert_eq!(check_whole(file, 1, 1), Ok(()));
+        assert!(check_whole(file, 1, 2).is_err(), "stops inside `g(b,`");
+        let why = check_whole(file, 1, 3).expect_err("the `}` closing the function");
+        assert!(why.contains("closes a block"), "{why}");
+        assert_eq!(check_whole(file, 0, 3), Ok(()));
+    }
+
+    #[test]
     fn a_python_statement_over_several_lines_is_cut_only_at_its_boundaries() {
         let text = "def total(rows):\n    amount = sum(\n        r.price * r.qty\n        for r in rows\n    )\n    tax = (amount *\n           RATE)\n    return amount + tax\n";
         let files = [SourceFile::new("shop/total.py", text)];

@@ -135,28 +135,27 @@ pub fn check_whole(file: &CodeFile<'_>, start: usize, end: usize) -> Result<(), 
         if unit.code_start != first || unit.start_byte > file.code_byte(first) {
             continue;
         }
+        // The last unit at this level that starts within the stretch: it must end on its
+        // last line (two statements on one line are both in it).
         let mut k = level.at;
-        while k + 1 < level.units.len() && level.units[k].span.1 < last {
+        while k + 1 < level.units.len() && level.units[k + 1].code_start <= last {
             k += 1;
         }
         let reached = level.units[k];
-        let next_starts_on_last = level.units.get(k + 1).is_some_and(|n| n.code_start <= last);
         // What follows the unit on its last line is at most the `,` or `;` its container
         // puts between units (a struct's fields, an interface's members).
         let rest = file.src.get(reached.end_byte..file.code_end_byte(last).max(reached.end_byte)).unwrap_or("");
         let ends_there = rest.chars().all(|c| c.is_whitespace() || c == ',' || c == ';');
-        if reached.span.1 == last && ends_there && !next_starts_on_last {
+        if reached.span.1 == last && ends_there {
             return Ok(());
         }
         why.get_or_insert_with(|| {
-            if reached.span.1 > last || next_starts_on_last {
-                let (s, e) = if reached.span.1 > last {
-                    (reached.code_start, reached.span.1)
-                } else {
-                    let n = level.units[k + 1];
-                    (n.code_start, n.span.1)
-                };
-                format!("the statement on line {} runs past the snippet's end (to line {})", s + 1, e + 1)
+            if reached.span.1 > last {
+                format!(
+                    "the statement on line {} runs past the snippet's end (to line {})",
+                    reached.code_start + 1,
+                    reached.span.1 + 1
+                )
             } else {
                 format!("line {} closes a block that opens above the snippet", last + 1)
             }

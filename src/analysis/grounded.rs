@@ -251,7 +251,23 @@ fn quote_window(file: &CodeFile<'_>, line: usize, narrow: bool) -> (usize, usize
     if unit.1 - unit.0 >= QUOTE_CONTEXT * 2 {
         return unit;
     }
-    units::with_siblings(file, unit, QUOTE_CONTEXT * 2 + 1)
+    let grown = units::with_siblings(file, unit, QUOTE_CONTEXT * 2 + 1);
+    // A statement whose neighbour is a long one (a `let` above a 16-line `match`), or the
+    // only statements of a small block, would be quoted alone: a spot-the-bug of one line says
+    // where its bug is. The neighbour, whole, as far as a quote may go; else the smallest
+    // unit around them that shows a few lines and fits.
+    let lines = |(s, e): units::Span| e - s + 1;
+    if lines(grown) >= QUOTE_CONTEXT {
+        return grown;
+    }
+    let wider = units::with_siblings(file, unit, MAX_QUOTE_LINES);
+    if lines(wider) >= QUOTE_CONTEXT {
+        return wider;
+    }
+    units::units_around(file, line)
+        .into_iter()
+        .find(|&u| lines(u) >= QUOTE_CONTEXT && lines(u) <= MAX_QUOTE_LINES)
+        .unwrap_or(grown)
 }
 
 /// The first of the entry's tokens that occurs as code in `start..=end` of `file`, for

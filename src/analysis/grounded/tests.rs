@@ -576,6 +576,24 @@ mod whole_units_from_the_grammar {
         assert_eq!(check_whole(file, start, end), Ok(()));
     }
 
+    /// A statement whose only neighbour is long is not quoted alone (a one-line spot-the-bug
+    /// says where its bug is): with that neighbour, whole, when it fits.
+    #[test]
+    fn a_statement_beside_a_long_one_is_quoted_with_it() {
+        let arms: String = (0..14).map(|k| format!("            '{k}' => Token::Digit({k}),\n")).collect();
+        let text = format!(
+            "impl Lexer {{\n    fn next(&mut self) -> Option<Token> {{\n        let c = self.chars.find(|c| !c.is_whitespace())?;\n        let token = match c {{\n{arms}            _ => Token::Other,\n        }};\n        Some(token)\n    }}\n}}\n"
+        );
+        let files = [SourceFile::new("src/lexer.rs", text.as_str())];
+        let (code, site) = at(&files, "let c = self.chars.find(|c| !c.is_whitespace())?;");
+        let file = &code.files[0];
+        let entry = catalogue::find("Closures").expect("an entry");
+        let q = builders::quoted(&ask(entry, QuestionType::CodeReading, Level::Mid), file, site).expect("a question");
+        let g = q.grounding.expect("grounded");
+        assert_eq!((g.line_start as usize - 1, g.line_end as usize - 1), (site, site + 17), "the let and the match");
+        assert_eq!(check_whole(file, site, site + 17), Ok(()));
+    }
+
     /// The same rule holds for a question an LLM returns: precision refuses a cut snippet.
     #[test]
     fn precision_refuses_an_llm_snippet_cut_at_where() {

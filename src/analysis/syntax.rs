@@ -193,10 +193,10 @@ pub fn mask_comments_and_strings(tree: &Tree, src: &str) -> String {
     String::from_utf8(bytes).unwrap_or_else(|_| src.to_string())
 }
 
-/// The byte range of a string literal's contents: between its first and last child when it
-/// has delimiter children (`"` … `"`, Python's `string_start` … `string_end`), else between
-/// its first quote and its last character (`'a'`, `@"x"`); a heredoc's body up to its
-/// terminator.
+/// The byte range of a string literal's contents: between the runs of delimiter children at
+/// its ends when it has them (`"` … `"`, Python's `string_start` … `string_end`), else
+/// between its first quote and the last of the same quote (`'a'`, `@"x"`, Rust's `r#"…"#`,
+/// whose delimiters the grammar keeps hidden); a heredoc's body up to its terminator.
 fn string_contents(node: Node<'_>, src: &str) -> std::ops::Range<usize> {
     let range = node.byte_range();
     let n = node.child_count();
@@ -205,14 +205,30 @@ fn string_contents(node: Node<'_>, src: &str) -> std::ops::Range<usize> {
         return range.start..end.map_or(range.end, |c| c.start_byte());
     }
     if n >= 2 {
-        let first = node.child(0).map_or(range.start, |c| c.end_byte());
-        let last = node.child(n - 1).map_or(range.end, |c| c.start_byte());
-        return first..last.max(first);
+        // The delimiters: the runs of anonymous tokens (or `string_start`/`string_end`) at
+        // either end (`r`, `#`, `"` of a raw string may be three).
+        let delimiter = |c: &Node<'_>| !c.is_named() || c.kind().ends_with("_start") || c.kind().ends_with("_end");
+        let children: Vec<Node<'_>> = (0..n).filter_map(|i| node.child(i)).collect();
+        let head = children.iter().take_while(|c| delimiter(c)).count().clamp(1, children.len() - 1);
+        let tail = children[head..].iter().rev().take_while(|c| delimiter(c)).count().max(1);
+        let first = children[head - 1].end_byte();
+        let last = children[children.len() - tail].start_byte().max(first);
+        return first..last;
     }
     let text = src.get(range.clone()).unwrap_or("");
-    match text.find(['"', '\'', '`', '/', '[', '(', '{', '<']) {
-        Some(q) if text.len() >= q + 2 => range.start + q + 1..range.end - 1,
-        _ => range.start..range.start,
+    // Between the first quote and the last of the same quote (`r#"…"#`, `'a'`, `@"x"`).
+    let Some(open) = text.find(['"', '\'', '`', '/', '[', '(', '{', '<']) else { return range.start..range.start };
+    let quote = text[open..].chars().next().unwrap_or('"');
+    let closer = match quote {
+        '[' => ']',
+        '(' => ')',
+        '{' => '}',
+        '<' => '>',
+        q => q,
+    };
+    match text.rfind(closer) {
+        Some(close) if close > open => range.start + open + 1..range.start + close,
+        _ => range.start + open + 1..range.end.max(range.start + open + 1),
     }
 }
 
@@ -248,5 +264,42 @@ mod tests {
         let big = "x = 1\n".repeat(MAX_PARSE_BYTES / 6 + 1);
         assert!(parse(Grammar::Python, &big).is_none());
         assert!(parse(Grammar::Python, "x = 1\n").is_some());
+    }
+
+    /// Comments go whole, strings keep their delimiters and lose their contents (an
+    /// interpolation with them), in every grammar; lengths and line breaks are kept.
+    #[test]
+    fn masking_blanks_comments_and_string_contents_from_the_tree() {
+        let cases = [
+            (
+                "a.py",
+                "x = f\"a {b}\"  # await\ny = '''doc\nawait'''\n",
+                "x = f\"     \"         \ny = '''   \n     '''\n",
+            ),
+            (
+                "a.ts",
+                "const q = `a ${b}`; // await\nconst r = \"await\";\n",
+                "const q = `      `;         \nconst r = \"     \";\n",
+            ),
+            ("a.go", "s := `raw` /* await */\nr := 'x'\n", "s := `   `            \nr := ' '\n"),
+            (
+                "a.rs",
+                "let s = r#\"await\"#; // await\nlet c = 'a';\n",
+                "let s = r#\"     \"#;         \nlet c = ' ';\n",
+            ),
+            ("a.rb", "x = \"a #{b}\" # await\n", "x = \"      \"        \n"),
+            (
+                "A.cs",
+                "var s = $\"a {b}\"; // await\nvar v = @\"await\";\n",
+                "var s = $\"     \";         \nvar v = @\"     \";\n",
+            ),
+            ("A.java", "String s = \"await\"; /* await */\n", "String s = \"     \";            \n"),
+        ];
+        for (path, src, want) in cases {
+            let (_, tree) = parse_file(path, src).unwrap_or_else(|| panic!("{path} did not parse"));
+            let masked = mask_comments_and_strings(&tree, src);
+            assert_eq!(masked.len(), src.len(), "{path}");
+            assert_eq!(masked, want, "{path}");
+        }
     }
 }

@@ -72,7 +72,7 @@ impl<'a> CodeFile<'a> {
     pub fn new(file: &'a SourceFile) -> CodeFile<'a> {
         let lang = lang_for_path(&file.path);
         let src = file.content.as_str();
-        let tree = lang.and_then(|_| syntax::parse_file(&file.path, src)).map(|(_, tree)| tree);
+        let tree = lang.and_then(|_| recent_tree(&file.path, src));
         let masked_text = match &tree {
             Some(tree) => syntax::mask_comments_and_strings(tree, src),
             None => src.to_string(),
@@ -121,6 +121,42 @@ impl<'a> CodeFile<'a> {
         }
         last
     }
+}
+
+/// Files parsed lately on this thread, most recent last: precision checks every question of a
+/// session against its files (`precision::precision_problems` builds a `CodeFile` per
+/// question), so the same few files are read again and again. A tree is kept with the exact
+/// path and text it was parsed from, and handed out again only for the same path and text:
+/// a memo, invisible to callers (a tree clone shares the parse).
+const RECENT_TREES: usize = 8;
+/// Files larger than this are parsed each time rather than kept.
+const MAX_KEPT_BYTES: usize = 256 * 1024;
+
+thread_local! {
+    static RECENT: std::cell::RefCell<std::collections::VecDeque<(String, String, syntax::Tree)>> =
+        const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
+}
+
+/// The tree of the file at `path` with text `src` (`syntax::parse_file`), from `RECENT` when
+/// it was parsed lately.
+fn recent_tree(path: &str, src: &str) -> Option<syntax::Tree> {
+    let hit = RECENT.with(|recent| {
+        recent.borrow().iter().find(|(p, text, _)| p == path && text == src).map(|(_, _, tree)| tree.clone())
+    });
+    if hit.is_some() {
+        return hit;
+    }
+    let (_, tree) = syntax::parse_file(path, src)?;
+    if src.len() <= MAX_KEPT_BYTES {
+        RECENT.with(|recent| {
+            let mut recent = recent.borrow_mut();
+            if recent.len() == RECENT_TREES {
+                recent.pop_front();
+            }
+            recent.push_back((path.to_string(), src.to_string(), tree.clone()));
+        });
+    }
+    Some(tree)
 }
 
 /// Every captured file of a session, ready for searching.

@@ -142,6 +142,18 @@ const TABLE: &[ConceptSyntax] = &[
             shape(&[Python], "(function_definition name: (identifier) @x (#match? @x \"^__(a)?(enter|exit)__$\"))"),
         ],
     },
+    // The hand-graded sample (docs/QUESTIONS.md) found try/catch asked on a `try`/`finally`
+    // with no `catch`, and on a status-code line inside a `try`: the handler is the concept.
+    ConceptSyntax {
+        concept: "Exception handling with try/catch",
+        what: "a `catch` clause",
+        shapes: &[shape(&[JavaScript, TypeScript, Tsx, Java, CSharp], "(catch_clause) @x")],
+    },
+    ConceptSyntax {
+        concept: "Exception handling with try/except",
+        what: "an `except` clause",
+        shapes: &[shape(&[Python], "(except_clause) @x")],
+    },
     ConceptSyntax {
         concept: "Decorators",
         what: "a decorator",

@@ -3,10 +3,11 @@
 //! question of each type built from those lines, each carrying its [`Grounding`].
 //!
 //! # Shape
-//! [`SessionCode`] holds every captured file split into lines, next to the same lines with
-//! comments and strings masked by the lexer, so a search for `await` or `err != nil` never
-//! lands in a comment, and an edit found in the masked text applies at the same byte offsets
-//! of the original. [`sites`] ranks the places a concept occurs: the static patterns its
+//! [`SessionCode`] holds every captured file split into lines and parsed once by its grammar
+//! (`analysis::syntax`), next to the same lines with the tree's comments and strings masked,
+//! so a search for `await` or `err != nil` never lands in a comment, and an edit found in the
+//! masked text applies at the same byte offsets of the original; the tree gives the whole
+//! units a question quotes (`units`) and the statements an ordering question orders (`flow`). [`sites`] ranks the places a concept occurs: the static patterns its
 //! catalogue signals match (strongest first, the concept's own file first), then the line where
 //! the concept's cited snippet starts; for a concept grounded in an error the developer met, the
 //! lines of the session's files the error points at (`src/cart.ts(12,9)`, `main.rs:4:18`,
@@ -28,16 +29,16 @@ mod mutations;
 pub mod units;
 
 pub use builders::BUG_TAG_PREFIX;
-pub use flow::is_bare_string as flow_is_bare_string;
 
 use crate::analysis::catalogue::tokens::find_token;
 use crate::analysis::catalogue::{Entry, best_weight};
 use crate::analysis::concepts::{Concept, Level, path_matches};
 use crate::analysis::grounding::{Grounding, GroundingKind};
-use crate::analysis::lexer::{self, Lang};
+use crate::analysis::lexer::{Lang, lang_for_path};
 use crate::analysis::lint::MAX_SNIPPET_LINES;
 use crate::analysis::model::{FailedCall, Pattern, SourceFile};
 use crate::analysis::questions::{GeneratedQuestion, QuestionType};
+use crate::analysis::syntax;
 use std::cmp::Reverse;
 
 /// Most sites kept per concept: the questions of one concept use the first few.
@@ -48,28 +49,42 @@ const MAX_QUOTE_LINES: usize = 18;
 /// A unit quoted inside a long function is grown by neighbours to about twice this plus one.
 const QUOTE_CONTEXT: usize = 3;
 
-/// One captured file, line by line, as written and with comments and strings masked.
+/// One captured file, line by line, as written and with comments and strings masked, and its
+/// syntax tree when its grammar read it.
 pub struct CodeFile<'a> {
     pub path: &'a str,
     pub lang: Option<Lang>,
+    /// The file's text as captured.
+    pub src: &'a str,
     /// The file's lines as `str::lines` splits them (no line breaks, no trailing `\r`).
     pub lines: Vec<&'a str>,
-    /// The same lines with comment and string contents blanked (same byte offsets).
+    /// The same lines with comment and string contents blanked (same byte offsets): the
+    /// tree's comment and string nodes; without a tree, the lines as written.
     pub masked: Vec<String>,
+    /// The file's syntax tree (`analysis::syntax`), parsed once here; `None` for a file with
+    /// no grammar, past the size bound or whose parse was abandoned: its units are its lines.
+    pub tree: Option<syntax::Tree>,
+    /// Byte offset in `src` where each line starts.
+    line_starts: Vec<usize>,
 }
 
 impl<'a> CodeFile<'a> {
     pub fn new(file: &'a SourceFile) -> CodeFile<'a> {
-        let lang = lexer::lang_for_path(&file.path);
-        let masked_text = match lang {
-            Some(lang) => lexer::mask_comments_and_strings(&file.content, lang),
-            None => file.content.clone(),
+        let lang = lang_for_path(&file.path);
+        let src = file.content.as_str();
+        let tree = lang.and_then(|_| recent_tree(&file.path, src));
+        let masked_text = match &tree {
+            Some(tree) => syntax::mask_comments_and_strings(tree, src),
+            None => src.to_string(),
         };
-        let lines: Vec<&str> = file.content.lines().collect();
+        let lines: Vec<&str> = src.lines().collect();
         let mut masked: Vec<String> = masked_text.lines().map(str::to_string).collect();
         // Masking keeps line breaks, so the counts agree; guard anyway rather than index past.
         masked.resize(lines.len(), String::new());
-        CodeFile { path: &file.path, lang, lines, masked }
+        let line_starts = std::iter::once(0)
+            .chain(src.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1))
+            .collect();
+        CodeFile { path: &file.path, lang, src, lines, masked, tree, line_starts }
     }
 
     /// Lines `start..=end` (0-based) joined with `\n`.
@@ -77,14 +92,71 @@ impl<'a> CodeFile<'a> {
         self.lines[start..=end].join("\n")
     }
 
-    fn indent(&self, line: usize) -> usize {
-        let l = self.lines[line];
-        l.len() - l.trim_start().len()
-    }
-
     fn is_blank(&self, line: usize) -> bool {
         self.masked[line].trim().is_empty()
     }
+
+    /// Byte offset in `src` of the first character of line `line` that is not whitespace (the
+    /// line's start when it has none).
+    fn code_byte(&self, line: usize) -> usize {
+        let start = self.line_starts.get(line).copied().unwrap_or(self.src.len());
+        start + self.lines.get(line).map_or(0, |l| l.len() - l.trim_start().len())
+    }
+
+    /// Byte offset in `src` just past the last character of line `line` that is not
+    /// whitespace in the masked text (a trailing comment is not code).
+    fn code_end_byte(&self, line: usize) -> usize {
+        let start = self.line_starts.get(line).copied().unwrap_or(self.src.len());
+        start + self.masked.get(line).map_or(0, |l| l.trim_end().len())
+    }
+
+    /// The last line a node's text reaches, not counting the line break or blank lines some
+    /// grammars end a node with (a Go statement list, a Rust doc comment).
+    fn last_row(&self, node: syntax::Node<'_>) -> usize {
+        let (start, end) = (node.start_position().row, node.end_position().row);
+        let mut last = if node.end_position().column == 0 && end > start { end - 1 } else { end };
+        last = last.min(self.lines.len().saturating_sub(1));
+        while last > start && self.lines[last].trim().is_empty() {
+            last -= 1;
+        }
+        last
+    }
+}
+
+/// Files parsed lately on this thread, most recent last: precision checks every question of a
+/// session against its files (`precision::precision_problems` builds a `CodeFile` per
+/// question), so the same few files are read again and again. A tree is kept with the exact
+/// path and text it was parsed from, and handed out again only for the same path and text:
+/// a memo, invisible to callers (a tree clone shares the parse).
+const RECENT_TREES: usize = 8;
+/// Files larger than this are parsed each time rather than kept.
+const MAX_KEPT_BYTES: usize = 256 * 1024;
+
+thread_local! {
+    static RECENT: std::cell::RefCell<std::collections::VecDeque<(String, String, syntax::Tree)>> =
+        const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
+}
+
+/// The tree of the file at `path` with text `src` (`syntax::parse_file`), from `RECENT` when
+/// it was parsed lately.
+fn recent_tree(path: &str, src: &str) -> Option<syntax::Tree> {
+    let hit = RECENT.with(|recent| {
+        recent.borrow().iter().find(|(p, text, _)| p == path && text == src).map(|(_, _, tree)| tree.clone())
+    });
+    if hit.is_some() {
+        return hit;
+    }
+    let (_, tree) = syntax::parse_file(path, src)?;
+    if src.len() <= MAX_KEPT_BYTES {
+        RECENT.with(|recent| {
+            let mut recent = recent.borrow_mut();
+            if recent.len() == RECENT_TREES {
+                recent.pop_front();
+            }
+            recent.push_back((path.to_string(), src.to_string(), tree.clone()));
+        });
+    }
+    Some(tree)
 }
 
 /// Every captured file of a session, ready for searching.
@@ -215,7 +287,23 @@ fn quote_window(file: &CodeFile<'_>, line: usize, narrow: bool) -> (usize, usize
     if unit.1 - unit.0 >= QUOTE_CONTEXT * 2 {
         return unit;
     }
-    units::with_siblings(file, unit, QUOTE_CONTEXT * 2 + 1)
+    let grown = units::with_siblings(file, unit, QUOTE_CONTEXT * 2 + 1);
+    // A statement whose neighbour is a long one (a `let` above a 16-line `match`), or the
+    // only statements of a small block, would be quoted alone: a spot-the-bug of one line says
+    // where its bug is. The neighbour, whole, as far as a quote may go; else the smallest
+    // unit around them that shows a few lines and fits.
+    let lines = |(s, e): units::Span| e - s + 1;
+    if lines(grown) >= QUOTE_CONTEXT {
+        return grown;
+    }
+    let wider = units::with_siblings(file, unit, MAX_QUOTE_LINES);
+    if lines(wider) >= QUOTE_CONTEXT {
+        return wider;
+    }
+    units::units_around(file, line)
+        .into_iter()
+        .find(|&u| lines(u) >= QUOTE_CONTEXT && lines(u) <= MAX_QUOTE_LINES)
+        .unwrap_or(grown)
 }
 
 /// The first of the entry's tokens that occurs as code in `start..=end` of `file`, for
@@ -287,10 +375,22 @@ pub fn whole_snippet(code: &SessionCode<'_>, source_file: &str, snippet: &str) -
     let g = locate_snippet(code, source_file, snippet)?;
     let file = code.files.iter().find(|f| f.path == g.file && f.lang.is_some())?;
     let (start, end) = (g.line_start.saturating_sub(1) as usize, g.line_end.saturating_sub(1) as usize);
-    units::check_whole(file, start, end).is_err().then(|| {
-        let (s, e) = units::unit_within(file, start, MAX_QUOTE_LINES);
-        file.text(s, e)
-    })
+    if units::check_whole(file, start, end).is_ok() {
+        return None;
+    }
+    // The unit around its first line that fits; where that is longer (the snippet opens a
+    // long class), the first fitting unit inside the snippet, with its neighbours.
+    let fits = |(s, e): units::Span| e - s < MAX_QUOTE_LINES;
+    let around = units::unit_within(file, start, MAX_QUOTE_LINES);
+    let (s, e) = if fits(around) {
+        around
+    } else {
+        (start..=end)
+            .filter(|&i| !file.is_blank(i))
+            .find_map(|i| units::units_around(file, i).into_iter().rev().find(|&u| fits(u)))
+            .map(|u| units::with_siblings(file, u, MAX_QUOTE_LINES))?
+    };
+    Some(file.text(s, e))
 }
 
 /// A verbatim quote of the lines `snippet` occupies in the file `source_file` names, for a

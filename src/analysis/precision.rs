@@ -2,7 +2,8 @@
 //! catalogue's questions and an LLM's alike (the quiz job drops, or sends back for one repair,
 //! a question that breaks one):
 //!
-//! 2. a snippet is a whole syntactic unit of its file (`grounded::units::check_whole`);
+//! 2. a snippet is a whole syntactic unit of its file, as its grammar reads it
+//!    (`grounded::units::check_whole` over the file's syntax tree);
 //! 3. an ordering question's steps are statements that run (no docstring, comment or bare
 //!    string), lines of the cited stretch, and one of them — with the block under it — is the
 //!    statement that carries the concept: it shows one of the catalogue entry's tokens or
@@ -19,8 +20,7 @@
 //! Pure: a question and the session's files in, the problems out.
 
 use crate::analysis::catalogue::{self, tokens::find_token, tokens::is_evidence_in, tokens::named_but_not_shown};
-use crate::analysis::grounded::flow_is_bare_string;
-use crate::analysis::grounded::{CodeFile, units::check_whole, units::unit_of};
+use crate::analysis::grounded::{CodeFile, units::check_whole, units::is_bare_string, units::unit_of};
 use crate::analysis::grounding::GroundingKind;
 use crate::analysis::lexer::{Lang, lang_for_path};
 use crate::analysis::model::{Pattern, SourceFile};
@@ -122,7 +122,7 @@ fn step_problems(
         let at = (start..=end.min(code.lines.len().saturating_sub(1))).find(|&i| code.lines[i].trim() == step.trim());
         match at {
             None => out.push(format!("the step `{step}` is not a line of the cited code")),
-            Some(i) if code.masked[i].trim().is_empty() || flow_is_bare_string(&code.masked[i]) => {
+            Some(i) if code.masked[i].trim().is_empty() || is_bare_string(code, i) => {
                 out.push(format!("the step `{step}` is a comment or a bare string, which does not run"))
             }
             Some(i) => lines.push(i),

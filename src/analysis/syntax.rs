@@ -13,7 +13,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
-use tree_sitter::{Language, ParseOptions, Parser, Tree};
+use tree_sitter::{Language, ParseOptions, Parser};
+pub use tree_sitter::{Node, Tree};
 
 /// Largest file parsed, in bytes.
 pub const MAX_PARSE_BYTES: usize = 2 * 1024 * 1024;
@@ -113,6 +114,124 @@ pub fn parse_file(path: &str, src: &str) -> Option<(Grammar, Tree)> {
     Some((grammar, parse(grammar, src)?))
 }
 
+/// Whether `node` is a comment (`comment`, `line_comment`, `block_comment`, every grammar's
+/// spelling).
+pub fn is_comment(node: Node<'_>) -> bool {
+    node.kind().contains("comment")
+}
+
+/// Node kinds that are string (or character, regex, heredoc) literals, in every grammar:
+/// masking blanks what is between their delimiters, interpolations included.
+const STRING_KINDS: [&str; 17] = [
+    "string",
+    "template_string",
+    "string_literal",
+    "raw_string_literal",
+    "interpreted_string_literal",
+    "rune_literal",
+    "char_literal",
+    "character_literal",
+    "verbatim_string_literal",
+    "interpolated_string_expression",
+    "text_block",
+    "heredoc_body",
+    "string_array",
+    "symbol_array",
+    "regex",
+    "subshell",
+    "delimited_symbol",
+];
+
+/// Whether `node` is a string literal (see `STRING_KINDS`).
+pub fn is_string(node: Node<'_>) -> bool {
+    STRING_KINDS.contains(&node.kind())
+}
+
+/// `src` with every comment blanked whole and every string literal's contents blanked (its
+/// delimiters stay: `"`, `"""`, `r#"`, a backtick), as the tree reads them; same byte length
+/// and the same line breaks, so an offset or a line found in the masked text holds in `src`.
+pub fn mask_comments_and_strings(tree: &Tree, src: &str) -> String {
+    let mut ranges = Vec::new();
+    let mut cursor = tree.walk();
+    'walk: loop {
+        let node = cursor.node();
+        let masked = if is_comment(node) {
+            ranges.push(node.byte_range());
+            true
+        } else if is_string(node) {
+            ranges.push(string_contents(node, src));
+            true
+        } else {
+            false
+        };
+        if !masked && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    let mut bytes = src.as_bytes().to_vec();
+    for range in ranges {
+        // Widened to whole characters, so the result stays UTF-8 of the same length.
+        let mut start = range.start.min(src.len());
+        while !src.is_char_boundary(start) {
+            start -= 1;
+        }
+        let mut end = range.end.clamp(start, src.len());
+        while !src.is_char_boundary(end) {
+            end += 1;
+        }
+        for b in &mut bytes[start..end] {
+            if *b != b'\n' && *b != b'\r' {
+                *b = b' ';
+            }
+        }
+    }
+    String::from_utf8(bytes).unwrap_or_else(|_| src.to_string())
+}
+
+/// The byte range of a string literal's contents: between the runs of delimiter children at
+/// its ends when it has them (`"` … `"`, Python's `string_start` … `string_end`), else
+/// between its first quote and the last of the same quote (`'a'`, `@"x"`, Rust's `r#"…"#`,
+/// whose delimiters the grammar keeps hidden); a heredoc's body up to its terminator.
+fn string_contents(node: Node<'_>, src: &str) -> std::ops::Range<usize> {
+    let range = node.byte_range();
+    let n = node.child_count();
+    if node.kind() == "heredoc_body" {
+        let end = node.child(n.saturating_sub(1)).filter(|c| c.kind() == "heredoc_end");
+        return range.start..end.map_or(range.end, |c| c.start_byte());
+    }
+    if n >= 2 {
+        // The delimiters: the runs of anonymous tokens (or `string_start`/`string_end`) at
+        // either end (`r`, `#`, `"` of a raw string may be three).
+        let delimiter = |c: &Node<'_>| !c.is_named() || c.kind().ends_with("_start") || c.kind().ends_with("_end");
+        let children: Vec<Node<'_>> = (0..n).filter_map(|i| node.child(i)).collect();
+        let head = children.iter().take_while(|c| delimiter(c)).count().clamp(1, children.len() - 1);
+        let tail = children[head..].iter().rev().take_while(|c| delimiter(c)).count().max(1);
+        let first = children[head - 1].end_byte();
+        let last = children[children.len() - tail].start_byte().max(first);
+        return first..last;
+    }
+    let text = src.get(range.clone()).unwrap_or("");
+    // Between the first quote and the last of the same quote (`r#"…"#`, `'a'`, `@"x"`).
+    let Some(open) = text.find(['"', '\'', '`', '/', '[', '(', '{', '<']) else { return range.start..range.start };
+    let quote = text[open..].chars().next().unwrap_or('"');
+    let closer = match quote {
+        '[' => ']',
+        '(' => ')',
+        '{' => '}',
+        '<' => '>',
+        q => q,
+    };
+    match text.rfind(closer) {
+        Some(close) if close > open => range.start + open + 1..range.start + close,
+        _ => range.start + open + 1..range.end.max(range.start + open + 1),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,5 +264,42 @@ mod tests {
         let big = "x = 1\n".repeat(MAX_PARSE_BYTES / 6 + 1);
         assert!(parse(Grammar::Python, &big).is_none());
         assert!(parse(Grammar::Python, "x = 1\n").is_some());
+    }
+
+    /// Comments go whole, strings keep their delimiters and lose their contents (an
+    /// interpolation with them), in every grammar; lengths and line breaks are kept.
+    #[test]
+    fn masking_blanks_comments_and_string_contents_from_the_tree() {
+        let cases = [
+            (
+                "a.py",
+                "x = f\"a {b}\"  # await\ny = '''doc\nawait'''\n",
+                "x = f\"     \"         \ny = '''   \n     '''\n",
+            ),
+            (
+                "a.ts",
+                "const q = `a ${b}`; // await\nconst r = \"await\";\n",
+                "const q = `      `;         \nconst r = \"     \";\n",
+            ),
+            ("a.go", "s := `raw` /* await */\nr := 'x'\n", "s := `   `            \nr := ' '\n"),
+            (
+                "a.rs",
+                "let s = r#\"await\"#; // await\nlet c = 'a';\n",
+                "let s = r#\"     \"#;         \nlet c = ' ';\n",
+            ),
+            ("a.rb", "x = \"a #{b}\" # await\n", "x = \"      \"        \n"),
+            (
+                "A.cs",
+                "var s = $\"a {b}\"; // await\nvar v = @\"await\";\n",
+                "var s = $\"     \";         \nvar v = @\"     \";\n",
+            ),
+            ("A.java", "String s = \"await\"; /* await */\n", "String s = \"     \";            \n"),
+        ];
+        for (path, src, want) in cases {
+            let (_, tree) = parse_file(path, src).unwrap_or_else(|| panic!("{path} did not parse"));
+            let masked = mask_comments_and_strings(&tree, src);
+            assert_eq!(masked.len(), src.len(), "{path}");
+            assert_eq!(masked, want, "{path}");
+        }
     }
 }

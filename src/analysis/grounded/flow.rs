@@ -1,184 +1,169 @@
 //! The functions of a file and the statements of one in the order they run: what ordering
-//! questions are built from. A heuristic over masked lines, not a parser: a function starts at
-//! a header line (`function`, an arrow `=> {`, `def`, `fn`, `func`, a Java or C# method
-//! declaration) and ends where its braces close (in Python where the indentation returns, in
-//! Ruby at its `end`); its statements are the body lines that
-//! start a statement (not inside an open `(`/`[`) at the body's own indentation or directly
-//! inside a `try`/`with` block, leaving out block closers, `try` openers, the `catch`/`except`/`else` branches (which do not run on the normal path) and the
-//! bodies of conditions and loops (which run maybe, or many times; their header line stays),
-//! and bare string literals (docstrings, directives), which do nothing when they run.
+//! questions are built from, read from the file's syntax tree. A function is a function,
+//! method or constructor node with a block body (`def`, `fn`, `func`, a JavaScript function or
+//! arrow function with a `{ … }` body, a Java or C# method, a Ruby `def`); an interface or
+//! trait method without a body is none. Its statements are the direct statements of its body,
+//! in order: a condition or loop keeps its header line but not its body (which runs maybe, or
+//! many times); a `try` block's statements run on the normal path, and its `finally` or
+//! `ensure` after them, but not its `catch`, `except`, `rescue` or `else` branches; a `with`
+//! or `using` statement is a step and so are the statements under it. Docstrings, bare
+//! strings and comments do nothing when they run and are no steps. A step is the first line
+//! of its statement, and only when the statement starts that line.
 
 use super::CodeFile;
-use crate::analysis::catalogue::tokens::find_token;
-use crate::analysis::lexer::Lang;
+use super::units::bare_string_statement;
+use crate::analysis::syntax::{self, Node};
 
-/// How far up from a line a function header is looked for.
-const MAX_HEADER_DISTANCE: usize = 80;
 /// Longest line offered as an ordering step; longer ones make unreadable options.
 const MAX_STEP_LEN: usize = 100;
 
+/// Node kinds of functions (with a body: see `function_body`).
+const FUNCTIONS: [&str; 14] = [
+    "function_definition",
+    "function_declaration",
+    "function_expression",
+    "function",
+    "generator_function_declaration",
+    "generator_function",
+    "arrow_function",
+    "method_definition",
+    "method_declaration",
+    "function_item",
+    "constructor_declaration",
+    "method",
+    "singleton_method",
+    "local_function_statement",
+];
+
+/// The block a function node's statements are in, when it is a function with one.
+fn function_body(node: Node<'_>) -> Option<Node<'_>> {
+    if !FUNCTIONS.contains(&node.kind()) {
+        return None;
+    }
+    let body = node.child_by_field_name("body")?;
+    matches!(body.kind(), "block" | "statement_block" | "body_statement" | "constructor_body").then_some(body)
+}
+
+/// The line a function's header is on: its name's, else its own first line (under any
+/// attributes or annotations the node starts with).
+fn header_row(node: Node<'_>) -> usize {
+    node.child_by_field_name("name").map_or(node.start_position().row, |n| n.start_position().row)
+}
+
 /// The innermost function around `line`: its header line and last line (0-based, inclusive).
 pub fn enclosing_function(file: &CodeFile<'_>, line: usize) -> Option<(usize, usize)> {
-    let lang = file.lang?;
-    let lowest = line.saturating_sub(MAX_HEADER_DISTANCE);
-    (lowest..=line).rev().filter(|&h| is_header(lang, &file.masked[h])).find_map(|h| {
-        let end = function_end(file, lang, h)?;
-        (end >= line && end > h).then_some((h, end))
-    })
-}
-
-/// Whether line `i` of `file` starts a function (see `is_header`).
-pub fn is_header_line(file: &CodeFile<'_>, i: usize) -> bool {
-    file.lang.is_some_and(|lang| is_header(lang, &file.masked[i]))
-}
-
-fn is_header(lang: Lang, masked: &str) -> bool {
-    let t = masked.trim_start();
-    match lang {
-        Lang::Python => t.starts_with("def ") || t.starts_with("async def "),
-        Lang::Go => t.starts_with("func "),
-        Lang::Rust => find_token(masked, "fn").is_some(),
-        Lang::TypeScript | Lang::JavaScript => {
-            find_token(masked, "function").is_some() || masked.trim_end().ends_with("=> {")
+    let node = function_at_header(file, line).or_else(|| {
+        let tree = file.tree.as_ref()?;
+        let at = file.code_byte(line);
+        let mut node = tree.root_node().descendant_for_byte_range(at, at)?;
+        loop {
+            if function_body(node).is_some() && header_row(node) <= line {
+                return Some(node);
+            }
+            node = node.parent()?;
         }
-        Lang::Ruby => t.starts_with("def "),
-        Lang::CSharp | Lang::Java => is_method_header(t),
+    })?;
+    let (header, end) = (header_row(node), file.last_row(node));
+    (end > header).then_some((header, end))
+}
+
+/// The innermost function whose header is on line `header`.
+fn function_at_header<'t>(file: &'t CodeFile<'_>, header: usize) -> Option<Node<'t>> {
+    let tree = file.tree.as_ref()?;
+    let mut found = None;
+    let mut node = tree.root_node();
+    // Down through the nodes that hold line `header`, keeping the deepest function there.
+    'down: loop {
+        if function_body(node).is_some() && header_row(node) == header {
+            found = Some(node);
+        }
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if child.start_position().row <= header && header <= child.end_position().row {
+                node = child;
+                continue 'down;
+            }
+        }
+        return found;
     }
 }
 
-/// A Java or C# method (or constructor) declaration: modifiers or a return type, a name, a
-/// parameter list, and no `;` (an interface method has no body). Control statements, calls
-/// and `new` expressions are not.
-fn is_method_header(t: &str) -> bool {
-    const NOT_HEADERS: [&str; 14] = [
-        "if", "for", "foreach", "while", "switch", "catch", "using", "return", "new", "else", "try", "lock", "throw",
-        "await",
-    ];
-    let Some(open) = t.find('(') else { return false };
-    let before: Vec<&str> = t[..open].split_whitespace().collect();
-    let t_end = t.trim_end();
-    before.len() >= 2
-        && !NOT_HEADERS.contains(&before[0])
-        && !t[..open].contains(['=', '.'])
-        && t.contains(')')
-        && !t_end.ends_with(';')
-        && before.last().is_some_and(|name| name.chars().all(|c| c.is_alphanumeric() || c == '_'))
-}
-
-/// The last line of the function whose header is on line `header`: the end of its block as
-/// `units` finds blocks (braces, Python's indentation, Ruby's `end`). `None` for a declaration
-/// without a body (a trait or interface method ends in `;` before any `{`).
-fn function_end(file: &CodeFile<'_>, lang: Lang, header: usize) -> Option<usize> {
-    let end = super::units::unit_of(file, header).1;
-    let bodiless =
-        !matches!(lang, Lang::Python | Lang::Ruby) && !file.masked[header..=end].iter().any(|l| l.contains('{'));
-    (end > header && !bodiless).then_some(end)
-}
-
-/// The function's name from its header line, when one can be read.
+/// The function's name from its header line, when one can be read: its name node, or the
+/// variable a function value is bound to (`const loadUser = async (id) => {`).
 pub fn function_name(file: &CodeFile<'_>, header: usize) -> Option<String> {
-    let m = &file.masked[header];
-    let after = ["function", "def", "fn", "func"].iter().find_map(|kw| {
-        let at = find_token(m, kw)?;
-        Some(m[at + kw.len()..].trim_start())
-    });
-    // Java and C#: the word before the parameter list.
-    if after.is_none() && matches!(file.lang, Some(Lang::Java | Lang::CSharp)) {
-        let name = m.split('(').next()?.split_whitespace().last()?;
-        return (!name.is_empty()).then(|| name.to_owned());
-    }
-    let ident = |s: &str| -> String { s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect() };
-    // Go methods: `func (s *Store) Get(` — the name follows the receiver.
-    let name = match after {
-        Some(rest) if rest.starts_with('(') => rest.find(')').map(|p| ident(rest[p + 1..].trim_start())),
-        Some(rest) => Some(ident(rest)),
-        // `const loadUser = async (id) => {`
-        None => m.split_once('=').map(|(lhs, _)| ident(lhs.split_whitespace().last().unwrap_or(""))),
-    }?;
-    (!name.is_empty()).then_some(name)
+    let node = function_at_header(file, header)?;
+    let name = node.child_by_field_name("name").or_else(|| {
+        let parent = node.parent()?;
+        parent.child_by_field_name("name").or_else(|| parent.child_by_field_name("left"))
+    })?;
+    let text = file.src.get(name.byte_range())?.trim();
+    (!text.is_empty() && !text.contains('\n')).then(|| text.to_owned())
 }
 
-/// The body lines of the function `header..=end` that start a statement on the normal path,
-/// in order (see the module doc).
+/// The lines of the function `header..=end` that start a statement on the normal path, in
+/// order (see the module doc).
 pub fn statements(file: &CodeFile<'_>, header: usize, end: usize) -> Vec<usize> {
-    // Python bodies run to the last line; brace bodies stop before the closing line.
-    let last = if file.lang == Some(Lang::Python) { end } else { end.saturating_sub(1) };
-    // A brace on a line of its own (C#'s usual style) opens the body; it is not the body.
-    let Some(top) =
-        (header + 1..=last).find(|&i| !file.is_blank(i) && file.masked[i].trim() != "{").map(|i| file.indent(i))
+    let Some(body) = function_at_header(file, header).filter(|f| file.last_row(*f) == end).and_then(function_body)
     else {
         return Vec::new();
     };
     let mut out = Vec::new();
-    let mut open = 0i32;
-    let mut skip_deeper_than: Option<usize> = None;
-    // Inside a `try`/`with` block at this indentation, whose body (at the second value, once
-    // seen) runs on the normal path like the function's own statements.
-    let mut guarded: Option<(usize, Option<usize>)> = None;
-    for i in header + 1..=last {
-        let m = file.masked[i].trim();
-        let indent = file.indent(i);
-        let statement_start = open <= 0;
-        open += nesting_change(m);
-        // An opening brace on a line of its own (C#'s usual style) belongs to the line above.
-        if m.is_empty() || m == "{" {
-            continue;
-        }
-        if let Some(level) = skip_deeper_than {
-            if indent > level {
-                continue;
-            }
-            skip_deeper_than = None;
-        }
-        match guarded {
-            Some((at, _)) if indent <= at => guarded = None,
-            Some((at, None)) => guarded = Some((at, Some(indent))),
-            _ => {}
-        }
-        if is_side_branch(m) {
-            skip_deeper_than = Some(indent);
-            continue;
-        }
-        if starts_with_keyword(m, &["try", "with", "async"]) && (m.ends_with('{') || m.ends_with(':') || m == "try") {
-            guarded = Some((indent, None));
-            if !m.starts_with("try") {
-                out.extend((statement_start && indent == top).then_some(i));
-            }
-            continue;
-        }
-        // A condition or loop header runs; its body runs maybe, or many times.
-        if starts_with_keyword(m, &["if", "for", "while", "switch", "match", "select", "loop"]) {
-            skip_deeper_than = Some(indent);
-        }
-        // Deeper lines are the inside of a literal or a callback, not statements of their own.
-        let at_level = indent == top || guarded.is_some_and(|(_, body)| body == Some(indent));
-        let trivial =
-            m.chars().all(|c| "{}()[];,".contains(c)) || m.starts_with('}') || m.starts_with(')') || is_bare_string(m);
-        if statement_start && at_level && !trivial && file.lines[i].trim().len() <= MAX_STEP_LEN {
-            out.push(i);
-        }
-    }
+    collect(file, body, header, &mut out);
     out
 }
 
-/// A masked line that is only a string literal (a docstring, a `"use strict"` directive): its
-/// contents are blanked, so what is left is quotes, a prefix such as `r` or `f`, and `;`.
-pub fn is_bare_string(masked: &str) -> bool {
-    let t = masked.trim().trim_end_matches(';').trim_end();
-    let body = t.trim_start_matches(|c: char| "rRbBuUfF@$".contains(c));
-    !body.is_empty() && body.starts_with(['"', '\'', '`']) && body.chars().all(|c| "\"'` ".contains(c))
+/// The steps of the statements of `container`, appended to `out`.
+fn collect(file: &CodeFile<'_>, container: Node<'_>, header: usize, out: &mut Vec<usize>) {
+    let mut cursor = container.walk();
+    let children: Vec<Node<'_>> = container.named_children(&mut cursor).collect();
+    for child in children {
+        match child.kind() {
+            _ if syntax::is_comment(child) || bare_string_statement(child) => {}
+            // Go's block holds a statement list; Ruby's `begin` its statements.
+            "statement_list" | "body_statement" | "begin" => collect(file, child, header, out),
+            // Branches that do not run on the normal path.
+            "except_clause" | "catch_clause" | "rescue" | "else_clause" | "else" | "except_group_clause" => {}
+            "finally_clause" | "ensure" => collect_clause(file, child, header, out),
+            "try_statement" => {
+                if let Some(body) = child.child_by_field_name("body") {
+                    collect(file, body, header, out);
+                }
+                let mut c = child.walk();
+                let finally: Vec<Node<'_>> =
+                    child.named_children(&mut c).filter(|n| n.kind() == "finally_clause").collect();
+                for f in finally {
+                    collect_clause(file, f, header, out);
+                }
+            }
+            "with_statement" | "using_statement" | "try_with_resources_statement" => {
+                push_step(file, child, header, out);
+                if let Some(body) = child.child_by_field_name("body") {
+                    if matches!(body.kind(), "block" | "statement_block") {
+                        collect(file, body, header, out);
+                    } else {
+                        push_step(file, body, header, out);
+                    }
+                }
+            }
+            _ => push_step(file, child, header, out),
+        }
+    }
 }
 
-/// Net change of open `(` and `[` on a masked line.
-fn nesting_change(masked: &str) -> i32 {
-    masked.bytes().map(|b| i32::from(matches!(b, b'(' | b'[')) - i32::from(matches!(b, b')' | b']'))).sum()
+/// The statements of a `finally` clause (in its block) or an `ensure` (which holds them).
+fn collect_clause(file: &CodeFile<'_>, clause: Node<'_>, header: usize, out: &mut Vec<usize>) {
+    let mut cursor = clause.walk();
+    let block = clause.named_children(&mut cursor).find(|n| matches!(n.kind(), "block" | "statement_block"));
+    collect(file, block.unwrap_or(clause), header, out);
 }
 
-/// A `catch`/`except`/`else`/`elif` line: its block does not run on the normal path.
-fn is_side_branch(m: &str) -> bool {
-    starts_with_keyword(m.trim_start_matches('}').trim_start(), &["catch", "except", "else", "elif", "rescue"])
-}
-
-fn starts_with_keyword(m: &str, keywords: &[&str]) -> bool {
-    keywords.iter().any(|kw| find_token(m, kw) == Some(0))
+/// The statement `node` as a step: its first line, when it starts that line, is below the
+/// header, is not a step already and is short enough to read as an option.
+fn push_step(file: &CodeFile<'_>, node: Node<'_>, header: usize, out: &mut Vec<usize>) {
+    let row = node.start_position().row;
+    let starts_line = file.code_byte(row) == node.start_byte();
+    let readable = file.lines.get(row).is_some_and(|l| l.trim().len() <= MAX_STEP_LEN);
+    if row > header && starts_line && readable && !out.contains(&row) && !file.is_blank(row) {
+        out.push(row);
+    }
 }

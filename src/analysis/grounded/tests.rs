@@ -455,3 +455,249 @@ fn a_question_names_other_languages_only_in_its_labelled_aside() {
     );
     assert!(!q.explanation.contains("in Python,"), "{}", q.explanation);
 }
+
+/// Issue 40's cut snippets, one per example: the unit around a line is the whole node (with
+/// its where-clause and body, its attributes and doc comment, the whole multi-line statement
+/// or block), and a stretch that stops inside one is refused with the reason.
+mod whole_units_from_the_grammar {
+    use super::super::units::{check_whole, unit_within, units_around};
+    use super::*;
+
+    /// `text`'s file, and the 0-based line whose trimmed text is `line`.
+    fn at<'a>(files: &'a [SourceFile], line: &str) -> (SessionCode<'a>, usize) {
+        let code = SessionCode::new(files);
+        let i = code.files[0].lines.iter().position(|l| l.trim() == line).unwrap_or_else(|| panic!("no `{line}`"));
+        (code, i)
+    }
+
+    fn lines_of(file: &CodeFile<'_>, span: (usize, usize)) -> Vec<String> {
+        file.lines[span.0..=span.1].iter().map(|l| l.trim().to_string()).collect()
+    }
+
+    const QUOTED: &str = "use std::fmt;\n\npub struct Quoted<C>(C);\n\nimpl<C> fmt::Display for Quoted<C>\nwhere\n    C: fmt::Display,\n{\n    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n        write!(f, \"\\\"{}\\\"\", self.0)\n    }\n}\n";
+
+    #[test]
+    fn an_impl_is_quoted_with_its_where_clause_and_body_and_a_cut_at_where_is_refused() {
+        let files = [SourceFile::new("src/quoted.rs", QUOTED)];
+        let (code, header) = at(&files, "impl<C> fmt::Display for Quoted<C>");
+        let file = &code.files[0];
+        let unit = unit_within(file, header, 18);
+        assert_eq!(unit, (4, 11), "{:?}", lines_of(file, unit));
+        assert_eq!(check_whole(file, 4, 11), Ok(()));
+        // Ending at `where`, or at the impl's header with no body: cut.
+        for end in [4, 5, 6] {
+            let why = check_whole(file, 4, end).expect_err("a cut impl");
+            assert!(why.contains("runs past the snippet's end (to line 12)"), "{end}: {why}");
+        }
+        // The site in the body: the innermost definition that fits is the method.
+        let (_, inner) = at(&files, "write!(f, \"\\\"{}\\\"\", self.0)");
+        assert_eq!(unit_within(file, inner, 18), (8, 10), "the method, the innermost definition");
+        assert_eq!(units_around(file, inner).last(), Some(&(4, 11)), "inside the impl");
+    }
+
+    #[test]
+    fn a_conditional_type_is_one_unit_and_a_cut_at_its_true_branch_is_refused() {
+        let text = "export type Awaited2<T> = T extends Promise<infer S>\n  ? S\n  : T;\n\nexport const x = 1;\n";
+        let files = [SourceFile::new("src/types.ts", text)];
+        let (code, _) = at(&files, "? S");
+        let file = &code.files[0];
+        assert_eq!(units_around(file, 1)[0], (0, 2));
+        assert!(check_whole(file, 0, 1).is_err(), "ends at `? S`");
+        assert!(check_whole(file, 1, 2).is_err(), "starts inside the type");
+        assert_eq!(check_whole(file, 0, 2), Ok(()));
+        assert_eq!(check_whole(file, 0, 4), Ok(()), "two whole statements");
+    }
+
+    #[test]
+    fn two_statements_on_one_line_are_whole_together_but_not_with_the_brace_after_them() {
+        let text = "function f(a) {\n  const b = a + 1; log(b);\n  return g(b,\n    a); }\n";
+        let files = [SourceFile::new("f.js", text)];
+        let code = SessionCode::new(&files);
+        let file = &code.files[0];
+        assert_eq!(check_whole(file, 1, 1), Ok(()));
+        assert!(check_whole(file, 1, 2).is_err(), "stops inside `g(b,`");
+        let why = check_whole(file, 1, 3).expect_err("the `}` closing the function");
+        assert!(why.contains("closes a block"), "{why}");
+        assert_eq!(check_whole(file, 0, 3), Ok(()));
+    }
+
+    #[test]
+    fn a_python_statement_over_several_lines_is_cut_only_at_its_boundaries() {
+        let text = "def total(rows):\n    amount = sum(\n        r.price * r.qty\n        for r in rows\n    )\n    tax = (amount *\n           RATE)\n    return amount + tax\n";
+        let files = [SourceFile::new("shop/total.py", text)];
+        let (code, inner) = at(&files, "for r in rows");
+        let file = &code.files[0];
+        assert_eq!(units_around(file, inner)[0], (1, 4));
+        assert_eq!(units_around(file, 6)[0], (5, 6));
+        assert_eq!(check_whole(file, 1, 6), Ok(()));
+        assert!(check_whole(file, 1, 3).is_err(), "stops inside `sum(`");
+        assert!(check_whole(file, 2, 4).is_err(), "starts inside it");
+        assert!(check_whole(file, 5, 5).is_err(), "stops inside `(amount *`");
+    }
+
+    #[test]
+    fn a_ruby_block_is_one_unit_with_its_end() {
+        let text = "class Report\n  def rows(items)\n    items.each do |item|\n      line = format_line(item)\n      puts line\n    end\n    items.size\n  end\nend\n";
+        let files = [SourceFile::new("lib/report.rb", text)];
+        let (code, inner) = at(&files, "puts line");
+        let file = &code.files[0];
+        let around = units_around(file, inner);
+        assert_eq!(&around[..3], &[(4, 4), (2, 5), (1, 7)], "the statement, the block, the method");
+        assert_eq!(check_whole(file, 2, 5), Ok(()));
+        assert_eq!(check_whole(file, 2, 6), Ok(()));
+        assert!(check_whole(file, 2, 4).is_err(), "the block without its `end`");
+        assert!(check_whole(file, 3, 5).is_err(), "`end` closes a block that opens above");
+        assert_eq!(units_around(file, 5)[0], (2, 5), "an `end` line belongs to the block it closes");
+    }
+
+    #[test]
+    fn a_decorated_function_holds_its_multi_line_decorator() {
+        let text = "import functools\n\n\n@retry(\n    attempts=3,\n    backoff=lambda n: 2 ** n,\n)\n@functools.lru_cache\ndef fetch(url):\n    return get(url)\n";
+        let files = [SourceFile::new("client.py", text)];
+        let (code, inner) = at(&files, "return get(url)");
+        let file = &code.files[0];
+        assert_eq!(unit_within(file, inner, 18), (3, 9));
+        assert_eq!(units_around(file, 4).last(), Some(&(3, 9)), "a decorator's line: the decorated definition");
+        assert!(check_whole(file, 7, 9).is_err(), "the first decorator left out");
+        assert!(check_whole(file, 4, 9).is_err(), "cut inside the decorator");
+        assert_eq!(check_whole(file, 3, 9), Ok(()));
+    }
+
+    #[test]
+    fn a_rust_item_holds_its_attribute_and_doc_comment() {
+        let text = "use std::fmt;\n\n/// A price in cents.\n/// Never negative.\n#[derive(Debug, Clone,\n         PartialEq)]\npub struct Cents(u64);\n\nfn other() {}\n";
+        let files = [SourceFile::new("src/money.rs", text)];
+        let (code, item) = at(&files, "pub struct Cents(u64);");
+        let file = &code.files[0];
+        assert_eq!(unit_within(file, item, 18), (2, 6), "from the doc comment");
+        assert_eq!(check_whole(file, 2, 6), Ok(()));
+        assert_eq!(check_whole(file, 4, 6), Ok(()), "a doc comment may be left out");
+        let why = check_whole(file, 6, 6).expect_err("the attribute left out");
+        assert!(why.contains("attribute on line 5"), "{why}");
+        assert!(check_whole(file, 5, 6).is_err(), "cut inside the attribute");
+    }
+
+    #[test]
+    fn a_go_table_test_is_its_table_with_its_loop() {
+        let text = "package cart\n\nfunc TestTotal(t *testing.T) {\n\tt.Parallel()\n\ttests := []struct {\n\t\tname string\n\t\twant int\n\t}{\n\t\t{\"empty\", 0},\n\t\t{\"one\", 3},\n\t}\n\tfor _, tc := range tests {\n\t\tif got := Total(tc.name); got != tc.want {\n\t\t\tt.Errorf(\"got %d\", got)\n\t\t}\n\t}\n\tt.Log(\"done\")\n}\n";
+        let files = [SourceFile::new("cart_test.go", text)];
+        let (code, inner) = at(&files, "t.Errorf(\"got %d\", got)");
+        let file = &code.files[0];
+        assert!(units_around(file, inner).contains(&(4, 15)), "{:?}", units_around(file, inner));
+        assert!(units_around(file, 8).contains(&(4, 15)), "from a row of the table too");
+        // Inside a test too long to show whole, the table with its loop.
+        assert_eq!(unit_within(file, inner, 14), (4, 15));
+        assert_eq!(check_whole(file, 4, 15), Ok(()));
+    }
+
+    #[test]
+    fn parameterised_tests_hold_their_tables() {
+        let cases = [
+            (
+                "cart.test.ts",
+                "describe(\"total\", () => {\n  it.each([\n    [1, 1],\n    [2, 4],\n  ])(\"squares %i\", (n, want) => {\n    expect(square(n)).toBe(want);\n  });\n});\n",
+                "expect(square(n)).toBe(want);",
+                (1, 6),
+            ),
+            (
+                "Tests/SquareTests.cs",
+                "public class SquareTests\n{\n    /// <summary>Squares.</summary>\n    [Theory]\n    [InlineData(1, 1)]\n    [InlineData(2, 4)]\n    public void Squares(int n, int want)\n    {\n        Assert.Equal(want, Square(n));\n    }\n}\n",
+                "Assert.Equal(want, Square(n));",
+                (2, 9),
+            ),
+        ];
+        for (path, text, site, want) in cases {
+            let files = [SourceFile::new(path, text)];
+            let (code, line) = at(&files, site);
+            let file = &code.files[0];
+            let unit = unit_within(file, line, 18);
+            assert_eq!(unit, want, "{path}: {:?}", lines_of(file, unit));
+            assert_eq!(check_whole(file, unit.0, unit.1), Ok(()), "{path}");
+        }
+    }
+
+    #[test]
+    fn a_long_test_shows_the_statements_around_the_site_whole() {
+        let mut text = String::from("package big\n\nfunc TestEverything(t *testing.T) {\n");
+        for k in 0..40 {
+            text.push_str(&format!("\tv{k} := compute({k},\n\t\t{k} + 1)\n"));
+        }
+        text.push_str("\tif v20 != 41 {\n\t\tt.Fatalf(\"v20 = %d\", v20)\n\t}\n");
+        for k in 40..60 {
+            text.push_str(&format!("\tcheck(t, v{})\n", k - 40));
+        }
+        text.push_str("}\n");
+        let files = [SourceFile::new("big_test.go", text.as_str())];
+        let (code, site) = at(&files, "t.Fatalf(\"v20 = %d\", v20)");
+        let file = &code.files[0];
+        assert!(file.lines.len() > 100, "a test of {} lines", file.lines.len());
+        let entry =
+            catalogue::find("Table-driven tests").or_else(|| catalogue::find("Error handling")).expect("an entry");
+        let q = builders::quoted(&ask(entry, QuestionType::CodeReading, Level::Mid), file, site).expect("a question");
+        let g = q.grounding.expect("grounded");
+        let (start, end) = (g.line_start as usize - 1, g.line_end as usize - 1);
+        assert!(start <= site && site <= end, "holds the site");
+        assert!(end - start < crate::analysis::lint::MAX_SNIPPET_LINES, "{} lines", end - start + 1);
+        assert!(end - start >= 4, "the statements around the site, not one line: {}-{}", start + 1, end + 1);
+        assert_eq!(check_whole(file, start, end), Ok(()));
+    }
+
+    /// A statement whose only neighbour is long is not quoted alone (a one-line spot-the-bug
+    /// says where its bug is): with that neighbour, whole, when it fits.
+    #[test]
+    fn a_statement_beside_a_long_one_is_quoted_with_it() {
+        let arms: String = (0..14).map(|k| format!("            '{k}' => Token::Digit({k}),\n")).collect();
+        let text = format!(
+            "impl Lexer {{\n    fn next(&mut self) -> Option<Token> {{\n        let c = self.chars.find(|c| !c.is_whitespace())?;\n        let token = match c {{\n{arms}            _ => Token::Other,\n        }};\n        Some(token)\n    }}\n}}\n"
+        );
+        let files = [SourceFile::new("src/lexer.rs", text.as_str())];
+        let (code, site) = at(&files, "let c = self.chars.find(|c| !c.is_whitespace())?;");
+        let file = &code.files[0];
+        let entry = catalogue::find("Closures").expect("an entry");
+        let q = builders::quoted(&ask(entry, QuestionType::CodeReading, Level::Mid), file, site).expect("a question");
+        let g = q.grounding.expect("grounded");
+        assert_eq!((g.line_start as usize - 1, g.line_end as usize - 1), (site, site + 17), "the let and the match");
+        assert_eq!(check_whole(file, site, site + 17), Ok(()));
+    }
+
+    /// The same rule holds for a question an LLM returns: precision refuses a cut snippet.
+    #[test]
+    fn precision_refuses_an_llm_snippet_cut_at_where() {
+        use crate::analysis::grounding_check::{CannedCode, verify_grounding};
+        let files = vec![SourceFile::new("src/quoted.rs", QUOTED)];
+        let question = |snippet: &str| {
+            let mut q: GeneratedQuestion = serde_json::from_value(serde_json::json!({
+                "concept": "Traits", "question_type": "code_reading", "difficulty": "mid", "snippet": snippet,
+                "question": "What does this impl give `Quoted`?", "correct": "Display for any displayable C.",
+                "explanation": "The where-clause bounds C."
+            }))
+            .expect("a question");
+            q.grounding = verify_grounding(&q, &files, CannedCode::Allowed).expect("grounded");
+            q
+        };
+        let cut = question("impl<C> fmt::Display for Quoted<C>\nwhere");
+        let problems = crate::analysis::precision::precision_problems(&cut, &files);
+        assert!(problems.iter().any(|p| p.contains("not a whole unit")), "{problems:?}");
+        let whole = question(&QUOTED.lines().skip(4).collect::<Vec<_>>().join("\n"));
+        let problems = crate::analysis::precision::precision_problems(&whole, &files);
+        assert!(problems.iter().all(|p| !p.contains("not a whole unit")), "{problems:?}");
+    }
+}
+
+/// Ordering steps from the tree: a `finally` runs after the `try` body on the normal path, a
+/// Go function's statements are its statement list's, a closure's statements are not the
+/// outer function's.
+#[test]
+fn ordering_steps_come_from_the_body_in_the_order_they_run() {
+    let ts = "export async function save(db, row) {\n  const tx = await db.begin();\n  try {\n    await tx.insert(row);\n    await tx.commit();\n  } catch (err) {\n    await tx.rollback();\n  } finally {\n    db.release(tx);\n  }\n  rows.forEach((r) => {\n    log(r);\n  });\n  return row.id;\n}\n";
+    let go = "package store\n\nfunc (s *Store) Put(k string) error {\n\ts.mu.Lock()\n\tdefer s.mu.Unlock()\n\t// a comment is no step\n\tif k == \"\" {\n\t\treturn ErrEmpty\n\t}\n\ts.items[k]++\n\treturn nil\n}\n";
+    let files = vec![SourceFile::new("db.ts", ts), SourceFile::new("store.go", go)];
+    let code = SessionCode::new(&files);
+    let f = enclosing_function(&code.files[0], 8).expect("save");
+    assert_eq!(f, (0, 14));
+    assert_eq!(function_name(&code.files[0], 0).as_deref(), Some("save"));
+    assert_eq!(statements(&code.files[0], f.0, f.1), vec![1, 3, 4, 8, 10, 13]);
+    let g = enclosing_function(&code.files[1], 9).expect("Put");
+    assert_eq!((g, function_name(&code.files[1], g.0).as_deref()), ((2, 11), Some("Put")));
+    assert_eq!(statements(&code.files[1], g.0, g.1), vec![3, 4, 6, 9, 10]);
+}

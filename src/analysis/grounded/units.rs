@@ -1,46 +1,71 @@
-//! Whole syntactic units of a file (SPEC §6.4's precision rules): the statement a line belongs
-//! to, the blocks around it, and the function or class holding them with every decorator,
-//! annotation or attribute above it (multi-line ones too: a `@pytest.mark.parametrize(...)`
-//! table, a `#[cfg(test)]`, a C# `[Theory]`). A question quotes one of these, never a stretch
-//! that cuts through a statement.
+//! Whole syntactic units of a file (SPEC §6.4's precision rules), read from its syntax tree
+//! (`analysis::syntax`): the statement a line belongs to, the blocks around it, and the item
+//! holding them — a function, method, class, impl or test with every attribute, decorator or
+//! annotation it carries (Rust `#[...]`, C# `[...]`, Java `@...`, a Python
+//! `decorated_definition`), the doc comment right above it, its where-clause and its body. A
+//! question quotes one of these, or a run of them at one level, never a stretch that cuts
+//! through one.
 //!
-//! A heuristic over the lexer's masked lines (comments and string contents blanked), as
-//! `flow` is, not a parser: a statement runs while `(`/`[` stay open or its line ends in a
-//! continuation (`\`, `,`, an operator) or the next line starts with one (`.`, `?`, `)`);
-//! a block is its header statement plus its body — until its braces balance (C-like
-//! languages), while lines are indented deeper (Python), to the `end` at its indentation
-//! (Ruby) — with the branches that continue it (`else`, `catch`, `except`, `finally`).
-//! Measured choice: tree-sitter grammars for the seven languages would be exact but cost a
-//! long cold build on a 2-core CI (docs/DECISIONS.md, "Whole syntactic units").
+//! # What a unit is
+//! A node whose parent holds a sequence of them (a file, a block, a class or impl body, a
+//! case: `is_container`), with the attributes and comments right above it that belong to it
+//! (`attached`). A table test's table and the loop over it are one more unit around each
+//! (`table_with_loop`: `tests := []struct{…}{…}` then `for _, tc := range tests`). Lines are
+//! 0-based; a unit is the inclusive span of its lines.
+//!
+//! A file without a tree (no grammar, past the size bound, a parse abandoned) has no units
+//! but its lines: each line is its own, and every stretch is whole.
 
 use super::CodeFile;
 use crate::analysis::catalogue::tokens::find_token;
-use crate::analysis::lexer::Lang;
-
-/// How far a unit's statement or block is followed before giving up (a runaway heuristic).
-const MAX_UNIT_LINES: usize = 400;
+use crate::analysis::syntax::{self, Node};
 
 /// Lines `start..=end` (0-based, inclusive).
 pub type Span = (usize, usize);
 
+/// One unit of a file: its lines, and what the rules below need to know of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Unit {
+    /// From its first attached comment or attribute to its last line.
+    span: Span,
+    /// Its first line of code: its first attribute's, else its own (a doc comment above is
+    /// not code: a snippet may leave it out).
+    code_start: usize,
+    /// The line the node itself starts on (under its attributes).
+    node_row: usize,
+    /// Byte offsets of the unit's code: from its first attribute (or the node) to the node's end.
+    start_byte: usize,
+    end_byte: usize,
+    /// It defines something: a function, class, impl, type or test (`is_definition`).
+    definition: bool,
+}
+
+/// One level of the units around a line: the units of one container, in order, and which of
+/// them holds the line.
+struct Level {
+    units: Vec<Unit>,
+    at: usize,
+}
+
 /// The units holding `line`, innermost first: its statement (a decorator's is the whole
-/// decorated definition), then each enclosing block up to the top level. Never empty.
+/// decorated definition; a line that closes a block belongs to the block it closes), then each
+/// enclosing unit up to the top level. Never empty.
 pub fn units_around(file: &CodeFile<'_>, line: usize) -> Vec<Span> {
-    // A line that closes a block belongs to the block it closes.
-    let opener = starts_with_closer(file, line)
-        .then(|| {
-            let lowest = line.saturating_sub(MAX_UNIT_LINES);
-            (lowest..line).rev().filter(|&k| !file.is_blank(k) && file.indent(k) == file.indent(line)).find_map(|k| {
-                let s = statement_start(file, k);
-                (!starts_with_closer(file, s) && unit_at(file, s).1 >= line).then_some(s)
-            })
-        })
-        .flatten();
-    let mut out = vec![unit_at(file, opener.unwrap_or_else(|| statement_start(file, line)))];
-    loop {
-        let inner = *out.last().unwrap_or(&(line, line));
-        let Some(parent) = parent_unit(file, inner) else { break };
-        out.push(parent);
+    let spans: Vec<Span> = chain(file, line).iter().map(|u| u.span).collect();
+    if spans.is_empty() { vec![(line, line)] } else { spans }
+}
+
+/// The units holding `line` innermost first, table-with-loop groups included.
+fn chain(file: &CodeFile<'_>, line: usize) -> Vec<Unit> {
+    let mut out: Vec<Unit> = Vec::new();
+    for level in levels(file, line) {
+        let unit = level.units[level.at];
+        if out.last() != Some(&unit) {
+            out.push(unit);
+        }
+        if let Some(group) = table_with_loop(file, &level) {
+            out.push(group);
+        }
     }
     out
 }
@@ -50,377 +75,402 @@ pub fn units_around(file: &CodeFile<'_>, line: usize) -> Vec<Span> {
 /// lines; inside a longer one, the largest unit within it that fits; outside any definition,
 /// the largest fitting unit. Else the innermost unit (a long unit whole rather than a cut one).
 pub fn unit_within(file: &CodeFile<'_>, line: usize, max_lines: usize) -> Span {
-    let units = units_around(file, line);
-    let fits = |&&(s, e): &&Span| e - s < max_lines;
-    let inside = match units.iter().position(|&(s, _)| is_definition(file, s)) {
-        Some(k) if fits(&&units[k]) => return units[k],
+    let units = chain(file, line);
+    let Some(innermost) = units.first() else { return (line, line) };
+    let fits = |u: &&Unit| u.span.1 - u.span.0 < max_lines;
+    let inside = match units.iter().position(|u| u.definition) {
+        Some(k) if fits(&&units[k]) => return units[k].span,
         Some(k) => &units[..k],
         None => &units[..],
     };
-    inside.iter().rev().find(fits).copied().unwrap_or(units[0])
+    inside.iter().rev().find(fits).map_or(innermost.span, |u| u.span)
 }
 
-/// Whether the unit starting at `s` defines something: a function or method, a class, struct,
-/// enum, trait, interface, module or impl, a test (`it "…" do`, `test(…)`), or is decorated.
-fn is_definition(file: &CodeFile<'_>, s: usize) -> bool {
-    if is_decorator(file, s) {
-        return true;
-    }
-    let t = file.masked[s].trim_start();
-    if super::flow::is_header_line(file, s) {
-        return true;
-    }
-    const KINDS: [&str; 14] = [
-        "class",
-        "struct",
-        "enum",
-        "trait",
-        "interface",
-        "module",
-        "impl",
-        "record",
-        "object",
-        "describe",
-        "context",
-        "it",
-        "test",
-        "type",
-    ];
-    t.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .take(4)
-        .take_while(|w| KINDS.contains(w) || MODIFIERS.contains(w))
-        .any(|w| KINDS.contains(&w))
-}
-
-/// Words that may come before what a declaration declares.
-const MODIFIERS: [&str; 12] = [
-    "pub",
-    "public",
-    "private",
-    "protected",
-    "internal",
-    "static",
-    "abstract",
-    "sealed",
-    "export",
-    "default",
-    "final",
-    "partial",
-];
-
-/// `unit` grown by whole sibling units (same indentation, before and after, nearer first)
-/// while it stays within `max_lines`: context around a statement of a long function.
+/// `unit` grown by whole sibling units (the units before and after it at its level, nearer
+/// first) while it stays within `max_lines`: context around a statement of a long function.
 pub fn with_siblings(file: &CodeFile<'_>, unit: Span, max_lines: usize) -> Span {
-    let (mut start, mut end) = unit;
-    let indent = file.indent(unit.0);
+    let Some(level) = levels(file, unit.0)
+        .into_iter()
+        .find(|l| l.units.iter().any(|u| u.span.0 == unit.0) && l.units.iter().any(|u| u.span.1 == unit.1))
+    else {
+        return unit;
+    };
+    let Some(mut first) = level.units.iter().position(|u| u.span.0 == unit.0) else { return unit };
+    let Some(mut last) = level.units.iter().rposition(|u| u.span.1 == unit.1) else { return unit };
+    if last < first {
+        return unit;
+    }
+    let size = |a: usize, b: usize| level.units[b].span.1 - level.units[a].span.0;
     loop {
-        let before = (0..start)
-            .rev()
-            .filter(|&k| !file.is_blank(k) && file.indent(k) <= indent)
-            .find(|&k| file.indent(k) < indent || (statement_start(file, k) == k && !starts_with_closer(file, k)))
-            .filter(|&k| file.indent(k) == indent)
-            .map(|k| unit_at(file, k))
-            .filter(|u| u.1 < start);
-        let after = first_code_line(file, end + 1, file.lines.len().saturating_sub(1))
-            .filter(|&n| file.indent(n) == indent && statement_start(file, n) == n)
-            .filter(|&n| !is_branch(&file.masked[n]) && !starts_with_closer(file, n))
-            .map(|n| unit_at(file, n));
-        let grown = [after.map(|a| (start, a.1)), before.map(|b| (b.0, end))]
+        let after = (last + 1 < level.units.len()).then(|| (first, last + 1));
+        let before = first.checked_sub(1).map(|b| (b, last));
+        let grown = [after, before]
             .into_iter()
             .flatten()
-            .filter(|(s, e)| e - s < max_lines)
-            .min_by_key(|(s, e)| e - s);
+            .filter(|&(a, b)| size(a, b) < max_lines)
+            .min_by_key(|&(a, b)| size(a, b));
         match grown {
-            Some(span) => (start, end) = span,
-            None => return (start, end),
+            Some((a, b)) => (first, last) = (a, b),
+            None => return (level.units[first].span.0, level.units[last].span.1),
         }
     }
 }
 
-/// Why `start..=end` is not a run of whole units at one level (a cut statement, a decorator
-/// left out above it), or `Ok` when it is.
+/// Why `start..=end` is not a run of whole units at one level (a cut statement, an attribute
+/// or decorator left out above it, a block closed that opens above it), or `Ok` when it is.
+/// Blank and comment lines at either end do not count.
 pub fn check_whole(file: &CodeFile<'_>, start: usize, end: usize) -> Result<(), String> {
     if end >= file.lines.len() || start > end {
         return Err(format!("lines {}-{} are not in the file", start + 1, end + 1));
     }
-    let first = first_code_line(file, start, end).ok_or("the snippet has no code")?;
-    if statement_start(file, first) != first {
-        return Err(format!("line {} continues a statement that starts above the snippet", first + 1));
+    let first = (start..=end).find(|&i| !file.is_blank(i)).ok_or("the snippet has no code")?;
+    let last = (start..=end).rev().find(|&i| !file.is_blank(i)).unwrap_or(first);
+    if file.tree.is_none() {
+        return Ok(());
     }
-    if let Some(above) = decorator_above(file, first) {
-        return Err(format!("the decorator or attribute on line {} belongs to this code but is left out", above + 1));
-    }
-    let mut open = 0;
-    for i in start..=end {
-        open += bracket_change(&file.masked[i], true);
-        if open < 0 {
-            return Err(format!("line {} closes a bracket opened above the snippet", i + 1));
+    let levels = levels(file, first);
+    let mut why = None;
+    for level in &levels {
+        let unit = level.units[level.at];
+        if unit.code_start != first || unit.start_byte > file.code_byte(first) {
+            continue;
         }
-    }
-    if open != 0 {
-        return Err(format!("{open} bracket(s) opened in the snippet are closed after it"));
-    }
-    let mut at = Some(first);
-    while let Some(s) = at {
-        if starts_with_closer(file, s) {
-            return Err(format!("line {} closes a block that opens above the snippet", s + 1));
+        // The last unit at this level that starts within the stretch: it must end on its
+        // last line (two statements on one line are both in it).
+        let mut k = level.at;
+        while k + 1 < level.units.len() && level.units[k + 1].code_start <= last {
+            k += 1;
         }
-        let (_, e) = unit_at(file, s);
-        if e > end {
-            return Err(format!("the statement on line {} runs past the snippet's end (to line {})", s + 1, e + 1));
+        let reached = level.units[k];
+        // What follows the unit on its last line is at most the `,` or `;` its container
+        // puts between units (a struct's fields, an interface's members).
+        let rest = file.src.get(reached.end_byte..file.code_end_byte(last).max(reached.end_byte)).unwrap_or("");
+        let ends_there = rest.chars().all(|c| c.is_whitespace() || c == ',' || c == ';');
+        if reached.span.1 == last && ends_there {
+            return Ok(());
         }
-        at = first_code_line(file, e + 1, end);
+        why.get_or_insert_with(|| {
+            if reached.span.1 > last {
+                format!(
+                    "the statement on line {} runs past the snippet's end (to line {})",
+                    reached.code_start + 1,
+                    reached.span.1 + 1
+                )
+            } else {
+                format!("line {} closes a block that opens above the snippet", last + 1)
+            }
+        });
     }
-    Ok(())
+    if let Some(why) = why {
+        return Err(why);
+    }
+    if starts_with_closer(file, first) {
+        return Err(format!("line {} closes a block that opens above the snippet", first + 1));
+    }
+    match levels.first().map(|l| l.units[l.at]) {
+        Some(u) if u.node_row == first && u.code_start < first => {
+            Err(format!("the decorator or attribute on line {} belongs to this code but is left out", u.code_start + 1))
+        }
+        Some(u) if u.code_start < first => Err(format!(
+            "line {} continues a statement that starts above the snippet (on line {})",
+            first + 1,
+            u.code_start + 1
+        )),
+        _ => Err(format!("line {} does not start a statement", first + 1)),
+    }
 }
 
-/// A line that closes a block or a bracket (`}`, `)`, `]`, Ruby's `end`): no unit starts there.
+/// A line that starts with a token closing a block or a bracket (`}`, `)`, `]`, Ruby's
+/// `end`): no unit starts there.
 pub fn starts_with_closer(file: &CodeFile<'_>, i: usize) -> bool {
-    let t = file.masked[i].trim_start();
-    t.starts_with(['}', ')', ']']) || (file.lang == Some(Lang::Ruby) && find_token(t, "end") == Some(0))
+    let Some(tree) = &file.tree else {
+        return file.masked.get(i).is_some_and(|m| m.trim_start().starts_with(['}', ')', ']']));
+    };
+    if file.is_blank(i) {
+        return false;
+    }
+    let at = file.code_byte(i);
+    tree.root_node()
+        .descendant_for_byte_range(at, at + 1)
+        .is_some_and(|leaf| !leaf.is_named() && matches!(leaf.kind(), "}" | ")" | "]" | "end" | "})" | "}}"))
 }
 
-fn first_code_line(file: &CodeFile<'_>, from: usize, to: usize) -> Option<usize> {
-    (from..=to.min(file.lines.len().saturating_sub(1))).find(|&i| !file.is_blank(i))
-}
-
-/// The unit starting at statement start `s` (see `unit_at`).
+/// The unit that starts on line `s` (a statement, with the block under it), or the innermost
+/// unit holding `s` when none starts there.
 pub fn unit_of(file: &CodeFile<'_>, s: usize) -> Span {
-    unit_at(file, s)
+    units_around(file, s)[0]
 }
 
-/// The unit that starts at statement start `s`: the statement, its block and branches; a
-/// decorator's runs on to the definition it decorates; a definition's decorators are in it.
-fn unit_at(file: &CodeFile<'_>, s: usize) -> Span {
-    let mut start = s;
-    while let Some(above) = decorator_above(file, start) {
-        start = above;
-    }
-    let mut at = s;
-    // Decorators, then what they decorate.
-    while is_decorator(file, at) {
-        let (_, e) = statement_span(file, at);
-        match first_code_line(file, e + 1, file.lines.len().saturating_sub(1)) {
-            Some(next) => at = next,
-            None => return (start, e),
-        }
-    }
-    (start, block_end(file, at))
-}
-
-/// The statement start whose statement (alone) holds line `i`.
-pub fn statement_start(file: &CodeFile<'_>, i: usize) -> usize {
-    let depth = open_at_line_starts(file, i);
-    let lowest = i.saturating_sub(MAX_UNIT_LINES);
-    let mut s = i;
-    while s > lowest {
-        let Some(prev) = (lowest..s).rev().find(|&k| !file.is_blank(k)) else { break };
-        if depth[s] > 0 || continues(file, prev, s) {
-            s = prev;
-        } else {
+/// Whether line `i` starts a statement that is only a string literal (a docstring, a
+/// `"use strict"` directive): it does nothing when it runs.
+pub fn is_bare_string(file: &CodeFile<'_>, i: usize) -> bool {
+    let Some(tree) = &file.tree else { return false };
+    let at = file.code_byte(i);
+    let Some(mut node) = tree.root_node().descendant_for_byte_range(at, at + 1) else { return false };
+    while let Some(parent) = node.parent() {
+        if is_container(parent.kind()) {
             break;
         }
+        node = parent;
     }
-    s
+    bare_string_statement(node)
 }
 
-/// For each line `0..=upto`, the `(` and `[` open at its start — within the innermost `{`
-/// block in C-like languages (a callback's body holds statements of its own), counting `{`
-/// too in Python and Ruby (where braces are data).
-fn open_at_line_starts(file: &CodeFile<'_>, upto: usize) -> Vec<i32> {
-    let braces_are_data = matches!(file.lang, Some(Lang::Python | Lang::Ruby));
-    let mut out = Vec::with_capacity(upto + 1);
-    let mut depth = 0i32;
-    let mut outer: Vec<i32> = Vec::new();
-    for line in file.masked.iter().take(upto + 1) {
-        out.push(depth.max(0));
-        for b in line.bytes() {
-            match b {
-                b'(' | b'[' => depth += 1,
-                b')' | b']' => depth -= 1,
-                b'{' if braces_are_data => depth += 1,
-                b'}' if braces_are_data => depth -= 1,
-                b'{' => outer.push(std::mem::replace(&mut depth, 0)),
-                b'}' => depth = outer.pop().unwrap_or(0),
-                _ => {}
+/// A statement whose only content is a string literal.
+pub(super) fn bare_string_statement(node: Node<'_>) -> bool {
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.named_children(&mut cursor).filter(|c| !syntax::is_comment(*c)).collect();
+    node.kind() == "expression_statement"
+        && !children.is_empty()
+        && children.iter().all(|c| syntax::is_string(*c) || c.kind() == "concatenated_string")
+}
+
+/// The levels of units around `line`, innermost first (empty without a tree).
+fn levels(file: &CodeFile<'_>, line: usize) -> Vec<Level> {
+    let Some(tree) = &file.tree else { return Vec::new() };
+    if line >= file.lines.len() {
+        return Vec::new();
+    }
+    let at = file.code_byte(line);
+    let root = tree.root_node();
+    let Some(mut node) = root.descendant_for_byte_range(at, at + usize::from(!file.is_blank(line))) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    while let Some(parent) = node.parent() {
+        if is_container(parent.kind()) {
+            let units = units_of(file, parent);
+            // The unit this node is, or (a comment or attribute) the one it belongs to.
+            let found = units.iter().position(|u| u.start_byte <= node.start_byte() && node.end_byte() <= u.end_byte);
+            let found = found.or_else(|| units.iter().position(|u| u.span.0 <= line && line <= u.span.1));
+            if let Some(at) = found {
+                out.push(Level { units, at });
             }
         }
+        node = parent;
     }
     out
 }
 
-/// Whether the statement on line `prev` goes on to line `next` by its line ends.
-fn continues(file: &CodeFile<'_>, prev: usize, next: usize) -> bool {
-    let p = file.masked[prev].trim_end();
-    let n = file.masked[next].trim_start();
-    let lang = file.lang;
-    let operator = ["+", "-", "*", "/", "&&", "||", "=", "=>", " and", " or", "->", "?"]
-        .iter()
-        .any(|op| p.ends_with(op) && !(*op == "?" && lang == Some(Lang::Rust)));
-    let ends_open = p.ends_with('\\')
-        || (p.ends_with(',') && matches!(lang, Some(Lang::Python | Lang::Ruby)))
-        || (operator && !p.ends_with("++") && !p.ends_with("--"));
-    let starts_cont = n.starts_with('.') && !n.starts_with("..")
-        || n.starts_with("?.")
-        || n.starts_with("&&")
-        || n.starts_with("||")
-        || (n.starts_with('?') && lang != Some(Lang::Rust))
-        || (n == "{" && !matches!(lang, Some(Lang::Python | Lang::Ruby)));
-    ends_open || starts_cont
-}
-
-fn bracket_change(masked: &str, braces: bool) -> i32 {
-    masked
-        .bytes()
-        .map(|b| match b {
-            b'(' | b'[' => 1,
-            b')' | b']' => -1,
-            b'{' if braces => 1,
-            b'}' if braces => -1,
-            _ => 0,
-        })
-        .sum()
-}
-
-/// The last line of the statement starting at `s` (its brackets closed, no continuation).
-fn statement_span(file: &CodeFile<'_>, s: usize) -> Span {
-    let last = (s + MAX_UNIT_LINES).min(file.lines.len() - 1);
-    let mut depth = 0;
-    let mut e = s;
-    for i in s..=last {
-        depth += bracket_change(&file.masked[i], matches!(file.lang, Some(Lang::Python | Lang::Ruby)));
-        e = i;
-        let next = first_code_line(file, i + 1, last);
-        let goes_on = depth > 0 || next.is_some_and(|n| continues(file, i, n));
-        if !goes_on {
-            break;
-        }
-    }
-    (s, e)
-}
-
-/// The last line of the block (or plain statement) starting at statement start `s`.
-fn block_end(file: &CodeFile<'_>, s: usize) -> usize {
-    let (_, e) = statement_span(file, s);
-    let end = match file.lang {
-        Some(Lang::Python) => python_block_end(file, s, e),
-        Some(Lang::Ruby) => ruby_block_end(file, s, e),
-        _ => brace_block_end(file, s, e),
-    };
-    // Branches that continue the block: `else`, `catch`, `except`, `finally`, `elif`, `rescue`.
-    match first_code_line(file, end + 1, file.lines.len() - 1) {
-        Some(next) if file.indent(next) == file.indent(s) && is_branch(&file.masked[next]) => block_end(file, next),
-        _ => end,
-    }
-}
-
-fn is_branch(masked: &str) -> bool {
-    let t = masked.trim_start();
-    ["else", "elif", "except", "finally", "catch", "rescue", "ensure", "elsif", "when"]
-        .iter()
-        .any(|kw| find_token(t, kw) == Some(0))
-}
-
-fn python_block_end(file: &CodeFile<'_>, s: usize, e: usize) -> usize {
-    if !file.masked[e].trim_end().ends_with(':') {
-        return e;
-    }
-    let base = file.indent(s);
-    let last = (e + MAX_UNIT_LINES).min(file.lines.len() - 1);
-    let mut end = e;
-    for i in e + 1..=last {
-        if file.is_blank(i) {
+/// The units of one container, in order: each named child that is not a comment or an
+/// attribute, with the comments and attributes above it that belong to it.
+fn units_of(file: &CodeFile<'_>, container: Node<'_>) -> Vec<Unit> {
+    let mut out: Vec<Unit> = Vec::new();
+    let mut pending: Vec<Node<'_>> = Vec::new();
+    let mut cursor = container.walk();
+    for child in container.named_children(&mut cursor) {
+        if syntax::is_comment(child) || is_attribute(child.kind()) {
+            pending.push(child);
             continue;
         }
-        if file.indent(i) <= base {
-            break;
+        if SKIPPED.contains(&child.kind()) {
+            pending.clear();
+            continue;
         }
-        end = i;
-    }
-    end
-}
-
-fn ruby_block_end(file: &CodeFile<'_>, s: usize, e: usize) -> usize {
-    let t = file.masked[s].trim();
-    let opens = ["def", "class", "module", "if", "unless", "while", "until", "case", "begin", "for"]
-        .iter()
-        .any(|kw| find_token(t, kw) == Some(0))
-        || find_token(t, "do").is_some_and(|_| t.ends_with("do") || t.contains("do |"));
-    if !opens || t.ends_with(" end") {
-        return e;
-    }
-    let base = file.indent(s);
-    let last = (e + MAX_UNIT_LINES).min(file.lines.len() - 1);
-    (e + 1..=last).find(|&i| file.indent(i) == base && find_token(file.masked[i].trim(), "end") == Some(0)).unwrap_or(e)
-}
-
-fn brace_block_end(file: &CodeFile<'_>, s: usize, e: usize) -> usize {
-    let last = (s + MAX_UNIT_LINES).min(file.lines.len() - 1);
-    let mut depth = 0i32;
-    let mut opened = false;
-    for i in s..=last {
-        for b in file.masked[i].bytes() {
-            match b {
-                b'{' => {
-                    depth += 1;
-                    opened = true;
-                }
-                b'}' => depth -= 1,
-                _ => {}
+        let row = child.start_position().row;
+        let previous_end = out.last().map(|u| u.span.1);
+        let (mut start, mut code_start, mut start_byte) = (row, row, child.start_byte());
+        for above in pending.drain(..).rev() {
+            let comment = syntax::is_comment(above);
+            let trailing = previous_end.is_some_and(|e| above.start_position().row <= e);
+            let adjacent = file.last_row(above) + 1 >= start;
+            if trailing || (comment && !adjacent) {
+                break;
+            }
+            start = above.start_position().row;
+            if !comment {
+                code_start = start;
+                start_byte = above.start_byte();
             }
         }
-        if i >= e && (!opened || depth <= 0) {
-            // `}` closing the block, unless the statement goes on (`} else {` was counted).
-            return i;
-        }
+        pending.clear();
+        out.push(Unit {
+            span: (start, file.last_row(child)),
+            code_start,
+            node_row: row,
+            start_byte,
+            end_byte: child.end_byte(),
+            definition: is_definition(file, child),
+        });
     }
-    e
+    out
 }
 
-/// Whether the statement at statement start `i` is a decorator, annotation or attribute.
-fn is_decorator(file: &CodeFile<'_>, i: usize) -> bool {
-    let t = file.masked[i].trim_start();
-    match file.lang {
-        Some(Lang::Python | Lang::TypeScript | Lang::JavaScript) => t.starts_with('@'),
-        Some(Lang::Java) => t.starts_with('@') && !t.starts_with("@interface"),
-        Some(Lang::Rust) => t.starts_with("#[") || t.starts_with("#!["),
-        Some(Lang::CSharp) => t.starts_with('[') && statement_span(file, i).1 >= i && !t.contains('='),
+/// Named children of a container that are no unit of their own: a block's parameters, the
+/// statement list of a Go block (its statements are the units).
+const SKIPPED: [&str; 4] = ["block_parameters", "exceptions", "exception_variable", "statement_list"];
+
+/// Node kinds that hold a sequence of units, in every grammar: a file, a block or body, a
+/// class, impl, trait or interface body, a struct's fields, a case of a switch.
+fn is_container(kind: &str) -> bool {
+    matches!(
+        kind,
+        // roots
+        "module" | "program" | "source_file" | "compilation_unit"
+            // blocks and bodies (Python, Rust, Java and C# `block`; Go's `statement_list`;
+            // JavaScript's `statement_block`; Ruby's `body_statement`, `then`, `do`)
+            | "block"
+            | "statement_block"
+            | "statement_list"
+            | "body_statement"
+            | "block_body"
+            | "then"
+            | "else"
+            | "ensure"
+            | "do"
+            | "begin"
+            | "constructor_body"
+            // class, impl, trait and interface bodies, fields, variants
+            | "class_body"
+            | "interface_body"
+            | "enum_body"
+            | "object_type"
+            | "declaration_list"
+            | "field_declaration_list"
+            | "enum_variant_list"
+            | "annotation_type_body"
+            // cases
+            | "switch_case"
+            | "switch_default"
+            | "switch_block_statement_group"
+            | "switch_section"
+            | "match_block"
+            | "ERROR"
+    )
+}
+
+/// Attributes and decorators that stand before the item they belong to, as its siblings.
+fn is_attribute(kind: &str) -> bool {
+    matches!(kind, "attribute_item" | "decorator" | "attribute_list")
+}
+
+/// Node kinds that define something.
+const DEFINITIONS: [&str; 36] = [
+    // Python
+    "function_definition",
+    "decorated_definition",
+    "class_definition",
+    // JavaScript, TypeScript
+    "function_declaration",
+    "generator_function_declaration",
+    "class_declaration",
+    "abstract_class_declaration",
+    "method_definition",
+    "interface_declaration",
+    "type_alias_declaration",
+    "enum_declaration",
+    "internal_module",
+    // Go
+    "method_declaration",
+    "type_declaration",
+    // Rust
+    "function_item",
+    "impl_item",
+    "trait_item",
+    "struct_item",
+    "enum_item",
+    "mod_item",
+    "type_item",
+    "union_item",
+    "macro_definition",
+    // Java, C#
+    "record_declaration",
+    "constructor_declaration",
+    "annotation_type_declaration",
+    "struct_declaration",
+    "namespace_declaration",
+    "local_function_statement",
+    "record_struct_declaration",
+    // Ruby
+    "method",
+    "singleton_method",
+    "class",
+    "module",
+    "singleton_class",
+    "function_signature_item",
+];
+
+/// Words a test or a test group is called with (`it "sums" do`, `describe("cart", …)`,
+/// `test.each(…)`).
+const TEST_CALLS: [&str; 7] = ["describe", "context", "it", "test", "specify", "suite", "feature"];
+
+/// Whether `node` defines something: see `DEFINITIONS`; an `export` of one; a variable bound
+/// to a function (`const load = async () => {`); a test (`it(…)`, `it "…" do`).
+fn is_definition(file: &CodeFile<'_>, node: Node<'_>) -> bool {
+    if DEFINITIONS.contains(&node.kind()) {
+        return true;
+    }
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    match node.kind() {
+        "export_statement" => children.iter().any(|c| DEFINITIONS.contains(&c.kind()) || is_definition(file, *c)),
+        "lexical_declaration" | "variable_declaration" => children.iter().any(|d| {
+            d.child_by_field_name("value")
+                .is_some_and(|v| matches!(v.kind(), "arrow_function" | "function_expression" | "function"))
+        }),
+        "expression_statement" | "call" => {
+            let head = file.masked.get(node.start_position().row).map_or("", |l| l.trim_start());
+            TEST_CALLS.iter().any(|w| find_token(head, w) == Some(0) && head[w.len()..].starts_with(['(', ' ', '.']))
+        }
         _ => false,
     }
 }
 
-/// The start of a decorator statement right above line `i` (no blank line between), if any.
-fn decorator_above(file: &CodeFile<'_>, i: usize) -> Option<usize> {
-    let prev = i.checked_sub(1)?;
-    if file.is_blank(prev) && !file.lines[prev].trim().is_empty() {
-        // A comment line between: look past it (a doc comment under an attribute).
-        return decorator_above(file, prev);
-    }
-    if file.is_blank(prev) {
-        return None;
-    }
-    // Back to the line that opens what `prev` closes (a `})` ending `@CsvSource({ … })`).
-    let mut k = prev;
-    let mut balance = bracket_change(&file.masked[prev], true);
-    while balance < 0 && k > 0 {
-        k -= 1;
-        balance += bracket_change(&file.masked[k], true);
-    }
-    let s = statement_start(file, k);
-    is_decorator(file, s).then_some(s)
-}
+/// Loops that walk a table.
+const LOOPS: [&str; 7] = [
+    "for_statement",
+    "for_in_statement",
+    "for_expression",
+    "for",
+    "foreach_statement",
+    "enhanced_for_statement",
+    "for_range_loop",
+];
 
-/// The smallest block that holds `inner` and starts above it, at a lower indentation.
-fn parent_unit(file: &CodeFile<'_>, inner: Span) -> Option<Span> {
-    let indent = file.indent(inner.0);
-    if indent == 0 {
-        return None;
+/// At this level, a table and the loop over it as one unit, when the line's unit is one of
+/// them: a declaration over two lines or more whose name the loop's first line walks
+/// (`for _, tc := range tests`, `for (const c of cases)`, `cases.each do |c|`).
+fn table_with_loop(file: &CodeFile<'_>, level: &Level) -> Option<Unit> {
+    let units = &level.units;
+    let name_of = |u: &Unit| -> Option<String> {
+        if u.span.1 == u.code_start {
+            return None;
+        }
+        let head = file.masked.get(u.code_start)?.trim();
+        let (lhs, rhs) = head.split_once(":=").or_else(|| head.split_once('='))?;
+        let control = ["for", "if", "while", "switch", "match", "return"].iter().any(|k| find_token(lhs, k) == Some(0));
+        if control || lhs.contains('(') || !rhs.contains(['[', '{']) {
+            return None;
+        }
+        let name: String = lhs.trim_end().chars().rev().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let name: String = name.chars().rev().collect();
+        (!name.is_empty()).then_some(name)
+    };
+    let walks = |u: &Unit, name: &str| {
+        let head = file.masked.get(u.code_start).map_or("", |l| l.trim());
+        let is_loop = file
+            .tree
+            .as_ref()
+            .and_then(|t| t.root_node().descendant_for_byte_range(u.start_byte, u.start_byte + 1))
+            .is_some_and(|mut n| {
+                let mut is_loop = LOOPS.contains(&n.kind());
+                while let Some(p) = n.parent().filter(|p| p.start_byte() == u.start_byte) {
+                    n = p;
+                    is_loop |= LOOPS.contains(&n.kind());
+                }
+                is_loop
+            });
+        (is_loop && find_token(head, name).is_some())
+            || head.strip_prefix(name).is_some_and(|rest| rest.starts_with('.'))
+    };
+    let at = level.at;
+    let pair = |table: usize, lp: usize| {
+        let (t, l) = (units[table], units[lp]);
+        Some(Unit { span: (t.span.0, l.span.1), end_byte: l.end_byte, definition: false, ..t })
+    };
+    if let Some(name) = name_of(&units[at]) {
+        let lp = (at + 1..units.len()).find(|&k| walks(&units[k], &name))?;
+        return pair(at, lp);
     }
-    let lowest = inner.0.saturating_sub(MAX_UNIT_LINES);
-    (lowest..inner.0).rev().filter(|&k| !file.is_blank(k) && file.indent(k) < indent).find_map(|k| {
-        let s = statement_start(file, k);
-        let unit = unit_at(file, s);
-        (unit.1 >= inner.1 && unit.0 <= inner.0 && unit != inner).then_some(unit)
-    })
+    (0..at).rev().find(|&k| name_of(&units[k]).is_some_and(|n| walks(&units[at], &n))).and_then(|k| pair(k, at))
 }

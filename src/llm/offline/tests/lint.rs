@@ -215,3 +215,37 @@ fn the_ratchet_fails_a_count_above_the_baseline_and_passes_one_below() {
     let relaxed = json!({"go": {"cut_unit": 2}, "all": {"cut_unit": 2}});
     assert!(regressions(&table, &relaxed).is_empty());
 }
+
+/// The grammar's rule over the same questions (issue 40 §1): every grounded snippet, offline
+/// or story, of every recorded session and corpus session is a run of whole units of its
+/// file as its grammar reads it (`units::check_whole`) — a Python or Ruby block cut at a
+/// statement boundary included, which the bracket count of `cut_unit` cannot see.
+#[test]
+fn every_snippet_of_every_session_is_whole_by_the_grammar() {
+    use crate::analysis::grounded::{SessionCode, units::check_whole};
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for dir in DIRS {
+        for name in session_names(dir) {
+            let s = load(dir, &name);
+            let code = SessionCode::new(&s.files);
+            for q in quiz(&s) {
+                let Some(g) = q.grounding.as_ref().filter(|_| q.snippet.is_some()) else { continue };
+                let Some(file) = code.files.iter().find(|f| f.path == g.file && f.tree.is_some()) else { continue };
+                checked += 1;
+                let (start, end) = (g.line_start as usize - 1, g.line_end as usize - 1);
+                if let Err(why) = check_whole(file, start, end) {
+                    problems.push(format!(
+                        "{name}: {} at {}:{}-{}: {why}",
+                        q.question_type,
+                        g.file,
+                        start + 1,
+                        end + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} snippets checked");
+    assert!(problems.is_empty(), "{} cut:\n{}", problems.len(), problems.join("\n"));
+}

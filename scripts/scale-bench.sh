@@ -8,6 +8,7 @@
 # overview and profile reads in process (`vl-load reads`: the routes' functions; the HTTP
 # handler around them is a few lines).
 # Usage: scripts/scale-bench.sh [SIZES] [RUNS]   e.g. scripts/scale-bench.sh "1 50 300 1000" 11
+#        scripts/scale-bench.sh sessions [FILE-COUNTS]   (the session-size half, below)
 # Release build (`cargo build --release --features dev-tools`) unless PROFILE=debug.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +25,27 @@ fi
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 export VIBELEARN_PROVIDER=offline
+
+# The session-size half (issue 43 §4, §6; docs/PERFORMANCE.md "Sessions at scale"):
+# `scripts/scale-bench.sh sessions ["5 50 200 1000 3000"]`. Each size is one session of that
+# many written files through the real hooks into a fresh worker (`vl-load session-size`):
+# the time each analysis job ran, Stop→done, the hooks' p50 and the worker's peak RSS.
+sessions_bench() {
+    printf '| files | static patterns | questions | hook p50 | stack | static | concepts | quiz | Stop→done | worker peak RSS |\n'
+    printf '|---|---|---|---|---|---|---|---|---|---|\n'
+    for n in $1; do
+        r=$("$BIN/vl-load" session-size "$n")
+        f() { sed -n "s/.*\"$1\":\([0-9.truefals-]*\).*/\1/p" <<<"$r"; }
+        if [ "$(f succeeded)" != true ]; then echo "session of $n files: not every step succeeded: $r" >&2; fi
+        printf '| %s | %s | %s | %.1f ms | %s ms | %s ms | %s ms | %s ms | %.0f ms | %.1f MB |\n' "$n" "$(f patterns)" \
+            "$(f questions)" "$(f hook_p50_ms)" "$(f stack_ms)" "$(f static_ms)" "$(f concepts_ms)" "$(f quiz_ms)" \
+            "$(f stop_to_done_ms)" "$(f peak_rss_mb)"
+    done
+}
+if [ "${1:-}" = sessions ]; then
+    sessions_bench "${2:-5 50 200 1000 3000}"
+    exit 0
+fi
 
 # "WALL CPU": the medians in ms of RUNS runs of "$@" with stdin from $INPUT (or nothing), wall
 # time and the process's CPU time (user + system, from the kernel's accounting: on a shared,

@@ -455,9 +455,29 @@ pub fn record_input_hash(
     Ok(())
 }
 
-/// Hex SHA-256 of a serialisable input.
+/// Hex SHA-256 of a serialisable input: of its JSON, streamed into the hash rather than
+/// written out first (a large session's files and patterns are tens of megabytes of JSON:
+/// issue 43 §4). The same digest as hashing `serde_json::to_vec(input)`.
 pub fn hash_of(input: &impl serde::Serialize) -> String {
-    sha256_hex(&serde_json::to_vec(input).unwrap_or_default())
+    let mut hasher = HashWriter(Sha256::new());
+    match serde_json::to_writer(&mut hasher, input) {
+        Ok(()) => hex::encode(hasher.0.finalize()),
+        Err(_) => sha256_hex(b""),
+    }
+}
+
+/// An `io::Write` that feeds a SHA-256.
+struct HashWriter(Sha256);
+
+impl std::io::Write for HashWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Hex SHA-256 of some bytes.
@@ -567,6 +587,14 @@ mod tests {
         seen.sort();
         assert_eq!(seen, paths, "a permutation");
         assert_eq!(prompt_files(&all, &story).len(), super::super::prompts::MAX_FILES);
+    }
+
+    #[test]
+    fn the_streamed_hash_is_the_hash_of_the_json() {
+        let files = files(&["a.rs", "src/b.ts"]);
+        let input = ("offline", &files, vec![1, 2, 3]);
+        assert_eq!(hash_of(&input), sha256_hex(&serde_json::to_vec(&input).unwrap()));
+        assert_ne!(hash_of(&input), hash_of(&("offline", &files, vec![1, 2])));
     }
 
     #[test]

@@ -413,10 +413,12 @@ fn locate(
     files: &[SourceFile],
     canned: CannedCode,
 ) -> Result<Option<Grounding>, GroundingError> {
-    let squeezed: Vec<SqueezedFile> =
-        files.iter().map(|f| SqueezedFile::of_lines(numbered_lines(&f.content))).collect();
+    // Each file squeezed when it is first searched, at most once: the search stops at the
+    // first file that has the code, usually long before a large session's last (issue 43 §4).
+    let squeezed: Vec<std::cell::OnceCell<SqueezedFile>> = files.iter().map(|_| std::cell::OnceCell::new()).collect();
     let found = |needle: &str, fits: &dyn Fn(Occurrence) -> bool| {
         files.iter().zip(&squeezed).find_map(|(file, sq)| {
+            let sq = sq.get_or_init(|| SqueezedFile::of_lines(numbered_lines(&file.content)));
             sq.occurrences(needle).into_iter().find(|&at| fits(at)).map(|at| (file, (at.first_line, at.last_line)))
         })
     };

@@ -465,9 +465,12 @@ pub fn record_input_hash(
 /// written out first (a large session's files and patterns are tens of megabytes of JSON:
 /// issue 43 §4). The same digest as hashing `serde_json::to_vec(input)`.
 pub fn hash_of(input: &impl serde::Serialize) -> String {
-    let mut hasher = HashWriter(Sha256::new());
-    match serde_json::to_writer(&mut hasher, input) {
-        Ok(()) => hex::encode(hasher.0.finalize()),
+    // Buffered: the serializer writes a token at a time, and a hash update per token cost
+    // more than writing the JSON out whole (measured: the static job 2.5x slower at 3,000 files).
+    let mut hasher = std::io::BufWriter::with_capacity(64 * 1024, HashWriter(Sha256::new()));
+    let written = serde_json::to_writer(&mut hasher, input).map_err(std::io::Error::from);
+    match written.and_then(|()| hasher.into_inner().map_err(|e| e.into_error())) {
+        Ok(hasher) => hex::encode(hasher.0.finalize()),
         Err(_) => sha256_hex(b""),
     }
 }

@@ -8,6 +8,7 @@
 # overview and profile reads in process (`vl-load reads`: the routes' functions; the HTTP
 # handler around them is a few lines).
 # Usage: scripts/scale-bench.sh [SIZES] [RUNS]   e.g. scripts/scale-bench.sh "1 50 300 1000" 11
+#        scripts/scale-bench.sh sessions [FILE-COUNTS] [RUNS]   (the session-size half, below)
 # Release build (`cargo build --release --features dev-tools`) unless PROFILE=debug.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +25,33 @@ fi
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 export VIBELEARN_PROVIDER=offline
+
+# The session-size half (issue 43 §4, §6; docs/PERFORMANCE.md "Sessions at scale"):
+# `scripts/scale-bench.sh sessions ["5 50 200 1000 3000"] [RUNS]`. Each size is a session of that
+# many written files through the real hooks into a fresh worker (`vl-load session-size`):
+# the time each analysis job ran, Stop→done, the hooks' p50 and the worker's peak RSS.
+sessions_bench() {
+    python3 - "$BIN/vl-load" "$2" $1 <<'PY'
+import json, statistics, subprocess, sys
+load, runs, sizes = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+print(f"Medians of {runs} runs a size (a fresh worker and data dir each run).\n")
+print("| files | static patterns | questions | hook p50 | stack | static | concepts | quiz | quiz per file | Stop→done | worker peak RSS |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+for n in sizes:
+    results = [json.loads(subprocess.run([load, "session-size", n], capture_output=True, text=True).stdout) for _ in range(runs)]
+    for r in results:
+        if not r["succeeded"]:
+            print(f"session of {n} files: not every step succeeded: {r}", file=sys.stderr)
+    m = lambda key: statistics.median(r[key] for r in results)
+    print(f"| {int(n):,} | {results[0]['patterns']:,} | {results[0]['questions']} | {m('hook_p50_ms'):.1f} ms | {m('stack_ms'):.0f} ms "
+          f"| {m('static_ms'):.0f} ms | {m('concepts_ms'):.0f} ms | {m('quiz_ms'):.0f} ms | {m('quiz_ms') * 1000 / int(n):.0f} µs "
+          f"| {m('stop_to_done_ms'):.0f} ms | {m('peak_rss_mb'):.1f} MB |")
+PY
+}
+if [ "${1:-}" = sessions ]; then
+    sessions_bench "${2:-5 50 200 1000 3000}" "${3:-3}"
+    exit 0
+fi
 
 # "WALL CPU": the medians in ms of RUNS runs of "$@" with stdin from $INPUT (or nothing), wall
 # time and the process's CPU time (user + system, from the kernel's accounting: on a shared,

@@ -48,7 +48,8 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     (ACCEPT_UNKEYED_EVENTS, "false"),
     // The worker's LLM tokens a day (input and output, all providers); 0 = no budget. When
     // spent, the provider pauses until the next day (UTC) or `vl jobs resume` (SPEC §6.5).
-    ("VIBELEARN_LLM_DAILY_TOKENS", "200000"),
+    // A working day of large sessions (`jobs::llm_usage::DEFAULT_DAILY_TOKENS`, issue 43 §5).
+    ("VIBELEARN_LLM_DAILY_TOKENS", "1000000"),
     // The learning loop (SPEC §7).
     ("VIBELEARN_DESIRED_RETENTION", "0.9"),
     ("VIBELEARN_NEW_PER_DAY", "20"),
@@ -459,7 +460,7 @@ impl Config {
 
     /// `VIBELEARN_LLM_DAILY_TOKENS`: 0 means no budget.
     pub fn llm_daily_tokens(&self) -> u64 {
-        self.number("VIBELEARN_LLM_DAILY_TOKENS", 200_000u64)
+        self.number("VIBELEARN_LLM_DAILY_TOKENS", crate::jobs::llm_usage::DEFAULT_DAILY_TOKENS)
     }
 
     /// FSRS's target recall probability, clamped to Anki's 0.70–0.99.

@@ -56,6 +56,12 @@ fn the_daily_token_budget_pauses_the_provider_and_resume_lets_it_go_on() {
     assert!(status.contains("(the worker's; chosen by VIBELEARN_PROVIDER)"), "{status}");
     assert!(status.contains(&format!("{calls} calls")), "{status}");
     assert!(status.contains("of 2500 tokens"), "{status}");
+    // What a session costs: the prompts' bound, and today's 1,000 tokens a call twice.
+    assert!(status.contains("a session costs up to ~41,232 tokens"), "{status}");
+    assert!(
+        status.contains("~2,000 as measured today") && status.contains("budget of 2,500 fits 0 sessions"),
+        "{status}"
+    );
     let line = vl(dir.path(), worker.port).arg("statusline").stdin(std::process::Stdio::null()).output().unwrap();
     let line = String::from_utf8_lossy(&line.stdout);
     assert!(line.contains("⚠ anthropic paused (daily budget spent) — vl status"), "the status line says so: {line}");
@@ -74,6 +80,7 @@ fn status_names_the_provider_even_without_sessions() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("provider") && stdout.contains("offline (no LLM, free)"), "{stdout}");
     assert!(stdout.contains("from this shell's settings"), "{stdout}");
+    assert!(!stdout.contains("a session costs"), "the offline provider spends no tokens: {stdout}");
 }
 
 #[test]

@@ -204,6 +204,12 @@ fn a_provider_named_for_vibelearn_is_used_with_the_agents_key_for_it_and_no_othe
     let announced = vl_stdout(home.path(), port, &env, &["provider"]);
     assert!(announced.starts_with("LLM provider: gemini gemini-2.0-flash — billed per token"), "{announced}");
     assert!(announced.contains("(chosen by VIBELEARN_PROVIDER)"), "{announced}");
+    // What a session costs in tokens, and what the default daily budget fits (issue 43 §5).
+    assert!(
+        announced.contains("a session costs up to ~41,232 tokens")
+            && announced.contains("the daily budget of 1,000,000 fits 24 sessions"),
+        "{announced}"
+    );
 
     let _stop = StopsWorker(home.path(), port);
     replay_lines(home.path(), port, "gemini", GEMINI, &env);
@@ -239,6 +245,7 @@ fn the_command_a_note_names_chooses_the_provider_and_keeps_its_key_for_every_wor
     assert!(
         installed.contains("LLM provider: offline (no LLM, free) — nothing leaves this machine (chosen by default)")
     );
+    assert!(!installed.contains("a session costs"), "offline, a session costs no tokens: {installed}");
     assert!(
         installed.contains("GEMINI_API_KEY is set but not used") && installed.contains("`vl provider gemini`"),
         "{installed}"

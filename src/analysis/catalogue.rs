@@ -245,12 +245,13 @@ pub fn derives_from_error(name: &str, snippet: &str) -> bool {
 }
 
 pub fn best_weight(signals: &[Signal], p: &Pattern, lowered: &(String, String)) -> Option<u32> {
-    let language = p.language.to_lowercase();
     let (name, snippet) = lowered;
     signals
         .iter()
         .filter(|s| s.pattern_type == "*" || s.pattern_type == p.pattern_type)
-        .filter(|s| s.langs.is_empty() || s.langs.contains(&language.as_str()))
+        // The signals' languages are lowercase ASCII: compared without lowercasing a copy of
+        // the pattern's per call (entries × patterns calls in a job: issue 43 §4).
+        .filter(|s| s.langs.is_empty() || s.langs.iter().any(|l| l.eq_ignore_ascii_case(&p.language)))
         .filter(|s| s.name_test.is_none_or(|test| test(&p.name)))
         // A class deriving from an exception type is the language's idiom for errors, not a
         // design choice: it is no evidence about inheritance vs composition (issue 25: such a

@@ -224,14 +224,18 @@ pub fn validate_concepts(answer: ConceptsAnswer, files: &[SourceFile]) -> Result
     if summary.what_was_built.is_empty() {
         return Err(ConceptsError::EmptySummary);
     }
-    // Collapsed once per file rather than once per concept: contents can be large.
-    let collapsed: Vec<String> = files.iter().map(|f| collapse_whitespace(&f.content)).collect();
+    // The files a concept cites found by an index, not a scan (issue 43 §4); each collapsed
+    // when a concept first cites it, at most once: contents can be large, and most files of a
+    // large session are cited by no concept.
+    let paths = crate::analysis::path_index::PathIndex::new(files.iter().map(|f| f.path.as_str()));
+    let collapsed: Vec<std::cell::OnceCell<String>> = files.iter().map(|_| std::cell::OnceCell::new()).collect();
+    let cited = Cited { files, paths: &paths, collapsed: &collapsed };
     let mut seen = HashSet::new();
     let mut kept = Vec::new();
     let mut dropped = Vec::new();
     for concept in answer.concepts {
         let name = concept.name.clone();
-        match check_concept(concept, files, &collapsed) {
+        match check_concept(concept, &cited) {
             Ok(c) if !seen.insert(normalize_name(&c.name)) => {
                 dropped.push(DroppedConcept { name: c.name, reason: DropReason::Duplicate })
             }
@@ -260,9 +264,17 @@ pub fn validate_concepts(answer: ConceptsAnswer, files: &[SourceFile]) -> Result
     Ok(ValidatedConcepts { summary, concepts: kept, dropped })
 }
 
+/// The files concepts may cite, by path, each collapsed when first needed.
+struct Cited<'a> {
+    files: &'a [SourceFile],
+    paths: &'a crate::analysis::path_index::PathIndex<'a>,
+    collapsed: &'a [std::cell::OnceCell<String>],
+}
+
 /// One concept's checks; returns it cleaned up (trimmed, canonical category and difficulty,
 /// `source_file` set to the captured path).
-fn check_concept(mut c: Concept, files: &[SourceFile], collapsed: &[String]) -> Result<Concept, DropReason> {
+fn check_concept(mut c: Concept, cited: &Cited<'_>) -> Result<Concept, DropReason> {
+    let files = cited.files;
     c.name = c.name.trim().to_string();
     if c.name.is_empty() {
         return Err(DropReason::EmptyName);
@@ -280,12 +292,13 @@ fn check_concept(mut c: Concept, files: &[SourceFile], collapsed: &[String]) -> 
     if needle.is_empty() {
         return Err(DropReason::EmptySnippet);
     }
-    let candidates: Vec<usize> = (0..files.len()).filter(|&i| path_matches(&files[i].path, &c.source_file)).collect();
+    let candidates = cited.paths.matching(&c.source_file);
     if candidates.is_empty() {
         return Err(DropReason::UnknownFile(c.source_file));
     }
     // A bare "index.ts" can match several files; the one that holds the snippet wins.
-    match candidates.iter().find(|&&i| collapsed[i].contains(&needle)) {
+    let collapsed = |i: usize| cited.collapsed[i].get_or_init(|| collapse_whitespace(&files[i].content));
+    match candidates.iter().find(|&&i| collapsed(i).contains(&needle)) {
         Some(&i) => {
             c.source_file = files[i].path.clone();
             Ok(c)

@@ -32,14 +32,16 @@ pub use builders::BUG_TAG_PREFIX;
 
 use crate::analysis::catalogue::tokens::find_token;
 use crate::analysis::catalogue::{Entry, best_weight};
-use crate::analysis::concepts::{Concept, Level, path_matches};
+use crate::analysis::concepts::{Concept, Level};
 use crate::analysis::grounding::{Grounding, GroundingKind};
 use crate::analysis::lexer::{Lang, lang_for_path};
 use crate::analysis::lint::MAX_SNIPPET_LINES;
 use crate::analysis::model::{FailedCall, Pattern, SourceFile};
+use crate::analysis::path_index::PathIndex;
 use crate::analysis::questions::{GeneratedQuestion, QuestionType};
 use crate::analysis::syntax;
 use std::cmp::Reverse;
+use std::collections::HashMap;
 
 /// Most sites kept per concept: the questions of one concept use the first few.
 const MAX_SITES: usize = 6;
@@ -162,12 +164,48 @@ fn recent_tree(path: &str, src: &str) -> Option<syntax::Tree> {
 /// Every captured file of a session, ready for searching.
 pub struct SessionCode<'a> {
     pub files: Vec<CodeFile<'a>>,
+    /// The files by the paths that cite them: a lookup, not a scan of every file (issue 43 §4).
+    paths: PathIndex<'a>,
+    /// The session's patterns as [`sites`] reads them, prepared once for every concept.
+    patterns: Option<PreparedPatterns<'a>>,
+}
+
+/// The static patterns of a session, read once per job rather than once per concept: each
+/// one's name and snippet lowercased (what `best_weight` compares hints with) and the file of
+/// the session it is in.
+struct PreparedPatterns<'a> {
+    patterns: &'a [Pattern],
+    lowered: Vec<(String, String)>,
+    files: Vec<Option<usize>>,
 }
 
 impl<'a> SessionCode<'a> {
     pub fn new(files: &'a [SourceFile]) -> SessionCode<'a> {
-        SessionCode { files: files.iter().map(CodeFile::new).collect() }
+        let paths = PathIndex::new(files.iter().map(|f| f.path.as_str()));
+        SessionCode { files: files.iter().map(CodeFile::new).collect(), paths, patterns: None }
     }
+
+    /// As [`SessionCode::new`], with `patterns` prepared for [`sites`]: a job that asks for
+    /// the sites of many concepts over the same patterns lowercases and places them once.
+    pub fn with_patterns(files: &'a [SourceFile], patterns: &'a [Pattern]) -> SessionCode<'a> {
+        let mut code = SessionCode::new(files);
+        let mut placed: HashMap<&str, Option<usize>> = HashMap::new();
+        let files = patterns.iter().map(|p| *placed.entry(&p.file).or_insert_with(|| code.paths.first(&p.file)));
+        let files = files.collect();
+        let lowered = patterns.iter().map(lowered).collect();
+        code.patterns = Some(PreparedPatterns { patterns, lowered, files });
+        code
+    }
+
+    /// The first file `cited` names (`path_matches`), from the index.
+    fn file_named(&self, cited: &str) -> Option<usize> {
+        self.paths.first(cited)
+    }
+}
+
+/// A pattern's name and snippet lowercased, as `best_weight` takes them.
+fn lowered(p: &Pattern) -> (String, String) {
+    (p.name.to_lowercase(), p.snippet.to_lowercase())
 }
 
 /// A place a concept occurs: a file of the session and a 0-based line of it.
@@ -183,13 +221,23 @@ pub struct Site {
 pub fn sites(code: &SessionCode<'_>, entry: Option<&Entry>, concept: &Concept, patterns: &[Pattern]) -> Vec<Site> {
     let mut ranked: Vec<(u32, bool, Site)> = Vec::new();
     if let Some(entry) = entry {
-        for p in patterns {
-            let lowered = (p.name.to_lowercase(), p.snippet.to_lowercase());
-            let Some(weight) = best_weight(entry.signals, p, &lowered) else { continue };
-            let Some(file) = code.files.iter().position(|f| path_matches(f.path, &p.file)) else { continue };
+        // The patterns as `SessionCode::with_patterns` prepared them, when these are those.
+        let prepared = code.patterns.as_ref().filter(|prepared| std::ptr::eq(prepared.patterns, patterns));
+        let own_files = code.paths.matching(&concept.source_file);
+        for (i, p) in patterns.iter().enumerate() {
+            let weight = match prepared {
+                Some(prepared) => best_weight(entry.signals, p, &prepared.lowered[i]),
+                None => best_weight(entry.signals, p, &lowered(p)),
+            };
+            let Some(weight) = weight else { continue };
+            let file = match prepared {
+                Some(prepared) => prepared.files[i],
+                None => code.file_named(&p.file),
+            };
+            let Some(file) = file else { continue };
             let Some(line) = usize::try_from(p.line).ok().and_then(|l| l.checked_sub(1)) else { continue };
             if line < code.files[file].lines.len() {
-                let own_file = path_matches(code.files[file].path, &concept.source_file);
+                let own_file = own_files.contains(&file);
                 ranked.push((weight, own_file, Site { file, line }));
             }
         }
@@ -212,7 +260,7 @@ pub fn sites(code: &SessionCode<'_>, entry: Option<&Entry>, concept: &Concept, p
 fn snippet_site(code: &SessionCode<'_>, concept: &Concept) -> Option<Site> {
     let wanted: Vec<&str> = concept.snippet.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     let first = *wanted.first()?;
-    let file = code.files.iter().position(|f| path_matches(f.path, &concept.source_file))?;
+    let file = code.file_named(&concept.source_file)?;
     let lines = &code.files[file].lines;
     let matches_at = |start: usize| {
         let mut rest = lines[start..].iter().map(|l| l.trim()).filter(|l| !l.is_empty());
@@ -397,7 +445,7 @@ pub fn whole_snippet(code: &SessionCode<'_>, source_file: &str, snippet: &str) -
 /// question about a concept the catalogue does not know.
 pub fn locate_snippet(code: &SessionCode<'_>, source_file: &str, snippet: &str) -> Option<Grounding> {
     let wanted: Vec<&str> = snippet.lines().map(str::trim).collect();
-    let file = code.files.iter().find(|f| path_matches(f.path, source_file))?;
+    let file = &code.files[code.file_named(source_file)?];
     let n = wanted.len();
     if n == 0 || n > file.lines.len() {
         return None;

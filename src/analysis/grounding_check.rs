@@ -36,6 +36,7 @@ use thiserror::Error;
 use super::concepts::path_matches;
 use super::grounding::{Grounding, GroundingKind, LineEdit};
 use super::model::SourceFile;
+use super::path_index::may_match;
 use super::questions::{GeneratedQuestion, QuestionType, count_blanks, replace_blank};
 
 /// What to do with a snippet that occurs in none of the session's files and declares no
@@ -236,7 +237,9 @@ fn check_declared(
     check_kind_fits_type(q, declared.kind)?;
     let mut first_error = None;
     // A bare "index.ts" can name several files: the first one that checks out wins.
-    for file in files.iter().filter(|f| path_matches(&f.path, &declared.file)) {
+    // `may_match` first: no allocation for the files that end in another name (issue 43 §4).
+    let named = |f: &&SourceFile| may_match(&f.path, &declared.file) && path_matches(&f.path, &declared.file);
+    for file in files.iter().filter(named) {
         match check_in_file(q, declared, file) {
             Ok(grounding) => return Ok(grounding),
             Err(e) => {
@@ -413,10 +416,12 @@ fn locate(
     files: &[SourceFile],
     canned: CannedCode,
 ) -> Result<Option<Grounding>, GroundingError> {
-    let squeezed: Vec<SqueezedFile> =
-        files.iter().map(|f| SqueezedFile::of_lines(numbered_lines(&f.content))).collect();
+    // Each file squeezed when it is first searched, at most once: the search stops at the
+    // first file that has the code, usually long before a large session's last (issue 43 §4).
+    let squeezed: Vec<std::cell::OnceCell<SqueezedFile>> = files.iter().map(|_| std::cell::OnceCell::new()).collect();
     let found = |needle: &str, fits: &dyn Fn(Occurrence) -> bool| {
         files.iter().zip(&squeezed).find_map(|(file, sq)| {
+            let sq = sq.get_or_init(|| SqueezedFile::of_lines(numbered_lines(&file.content)));
             sq.occurrences(needle).into_iter().find(|&at| fits(at)).map(|at| (file, (at.first_line, at.last_line)))
         })
     };

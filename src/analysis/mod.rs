@@ -9,6 +9,7 @@
 //! - `questions`: the question shape and its structural validation.
 //! - `catalogue`: the concept catalogue the offline provider draws on.
 //! - `grounding`: where a question's code comes from in the session's files.
+//! - `path_index`: a session's files by the paths that cite them, built once per job.
 //! - `grounded`: questions built from the session's own files (bugs, blanks, orderings, quotes).
 //! - `grounding_check`: verifying a question's grounding and answer key against those files.
 //! - `failures`: errors the developer met (failed tool calls), classified by kind.
@@ -30,6 +31,7 @@ pub mod grounding_check;
 pub mod lexer;
 pub mod lint;
 pub mod model;
+pub mod path_index;
 pub mod precision;
 pub mod questions;
 pub mod stack;

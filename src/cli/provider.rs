@@ -51,6 +51,11 @@ fn print_decision(config: &Config) {
         crate::jobs::describe_provider(&choice),
         crate::jobs::provider_cost(&choice)
     );
+    // What a session costs in tokens and what the budget fits (issue 43 §5).
+    if let Ok(crate::llm::Selected::Remote(_)) = &choice {
+        let usage = crate::jobs::llm_usage::Usage::default();
+        println!("  {}", crate::jobs::llm_usage::session_cost(usage, config.llm_daily_tokens()));
+    }
     if let Some(note) = crate::jobs::provider_note(config) {
         println!("  {note}");
     }

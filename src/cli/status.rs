@@ -306,6 +306,21 @@ fn provider_lines(config: &Config) -> Vec<String> {
             )
         }
     };
+    // What a session costs in tokens and what the budget fits (issue 43 §5), for a provider
+    // whose calls spend them.
+    let cost = match &health {
+        Some(response) if response.body["llm"]["uses_tokens"] == true => {
+            let llm = &response.body["llm"];
+            let usage = crate::jobs::llm_usage::Usage {
+                calls: llm["calls_today"].as_u64().unwrap_or(0),
+                tokens: llm["tokens_today"].as_u64().unwrap_or(0),
+            };
+            Some(crate::jobs::llm_usage::session_cost(usage, llm["daily_tokens"].as_u64().unwrap_or(0)))
+        }
+        Some(_) => None,
+        None => matches!(crate::jobs::decide(config), Ok(crate::llm::Selected::Remote(_)))
+            .then(|| crate::jobs::llm_usage::session_cost(Default::default(), config.llm_daily_tokens())),
+    };
     let worker_note = health.as_ref().and_then(|r| r.body["llm"]["note"].as_str().map(str::to_owned));
     let mut notes: Vec<String> = worker_note.into_iter().chain(crate::jobs::provider_note(config)).collect();
     notes.dedup();
@@ -341,7 +356,7 @@ fn provider_lines(config: &Config) -> Vec<String> {
                 .collect()
         }
     };
-    std::iter::once(provider).chain(notes).chain(worker).collect()
+    std::iter::once(provider).chain(cost).chain(notes).chain(worker).collect()
 }
 
 /// Today's calls and tokens, against the budget when there is one.

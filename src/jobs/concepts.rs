@@ -36,7 +36,11 @@ pub fn concept_id(session_id: &str, normalized: &str) -> String {
 /// and the input hash of its last success.
 struct Inputs {
     session: session_data::SessionInfo,
-    files: Vec<crate::analysis::model::SourceFile>,
+    /// The captured files, then the failures as sources: what a concept may cite, held once
+    /// (not the files and a copy of them: issue 43 §4). [`Inputs::files`] is the first part.
+    sources: Vec<crate::analysis::model::SourceFile>,
+    /// How many of `sources` are captured files.
+    captured: usize,
     patterns: Vec<crate::analysis::model::Pattern>,
     stack: crate::analysis::model::StackProfile,
     prompts: Vec<String>,
@@ -44,6 +48,13 @@ struct Inputs {
     failures: Vec<crate::analysis::model::FailedCall>,
     /// What the session did to each file: which files the prompt shows first.
     activity: Vec<session_data::FileActivity>,
+}
+
+impl Inputs {
+    /// The session's captured files.
+    fn files(&self) -> &[crate::analysis::model::SourceFile] {
+        &self.sources[..self.captured]
+    }
 }
 
 impl Handler for ConceptsHandler {
@@ -56,7 +67,7 @@ impl Handler for ConceptsHandler {
             Ok(inputs) => inputs,
             Err(outcome) => return outcome,
         };
-        if inputs.files.is_empty() {
+        if inputs.files().is_empty() {
             // No code was written: there is nothing to ground a concept in. Not a failure,
             // and not a fake success either: the result says so.
             return Outcome::done(json!({ "skipped": "no_code" }));
@@ -79,14 +90,17 @@ impl ConceptsHandler {
     fn inputs(&self, session_id: &str) -> Result<Inputs, Outcome> {
         let read = self.queue.read().and_then(|conn| {
             let Some(session) = session_data::session(&conn, session_id)? else { return Ok(None) };
+            let files = session_data::captured_files(&conn, session_id)?;
+            let failures = session_data::failures(&conn, session_id)?;
             Ok(Some(Inputs {
                 session,
-                files: session_data::captured_files(&conn, session_id)?,
+                captured: files.len(),
+                sources: session_data::into_citable(files, &failures),
                 patterns: session_data::patterns(&conn, session_id)?,
                 stack: session_data::stack_profile(&conn, session_id)?.unwrap_or_default(),
                 prompts: session_data::prompts(&conn, session_id)?,
                 last_hash: session_data::last_input_hash(&conn, session_id, super::ANALYZE_CONCEPTS)?,
-                failures: session_data::failures(&conn, session_id)?,
+                failures,
                 activity: session_data::file_activity(&conn, session_id)?,
             }))
         });
@@ -105,12 +119,12 @@ impl ConceptsHandler {
         last_message: Option<&str>,
         cancel: &CancelToken,
     ) -> Result<ValidatedConcepts, Outcome> {
-        let Inputs { files, patterns, stack, prompts, failures, activity, .. } = inputs;
-        let citable = session_data::citable(files, failures);
+        let (files, citable) = (inputs.files(), inputs.sources.as_slice());
+        let Inputs { patterns, stack, prompts, failures, activity, .. } = inputs;
         match selected {
             Selected::Offline => {
                 let answer = offline_concepts(stack, patterns, files, failures, prompts);
-                validate_concepts(answer, &citable)
+                validate_concepts(answer, citable)
                     .map_err(|e| Outcome::dead(format!("the offline provider found no usable concepts: {e}")))
             }
             Selected::Remote(provider) => {
@@ -122,7 +136,7 @@ impl ConceptsHandler {
                 let request = prompts::concepts_request(stack, &patterns, &shown, failures, prompts, last_message);
                 let accept = |text: &str| {
                     let answer = parse_concepts_json(text).map_err(|e| e.to_string())?;
-                    validate_concepts(answer, &citable).map_err(|e| e.to_string())
+                    validate_concepts(answer, citable).map_err(|e| e.to_string())
                 };
                 llm_call::ask_with_repair(provider.as_ref(), &request, &self.llm, cancel, accept)
             }
@@ -160,7 +174,8 @@ impl ConceptsHandler {
 /// Failures join the hash only when there are some, so sessions without any keep the hash they
 /// had before failures were recorded (no re-analysis after an upgrade).
 fn input_hash(selected: &Selected, inputs: &Inputs) -> String {
-    let Inputs { stack, patterns, files, failures, .. } = inputs;
+    let files = inputs.files();
+    let Inputs { stack, patterns, failures, .. } = inputs;
     if failures.is_empty() {
         hash_of(&(selected.name(), stack, patterns, files))
     } else {

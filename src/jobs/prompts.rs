@@ -11,6 +11,14 @@ const MAX_FILE_CHARS: usize = 4_000;
 /// Most files one prompt shows; which ones is `session_data::story_order`'s choice.
 pub const MAX_FILES: usize = 12;
 const MAX_PATTERNS: usize = 60;
+/// The longest answer asked for, in tokens: the concepts (a summary and up to 8 concepts) and
+/// the questions (one per concept).
+pub const CONCEPTS_ANSWER_TOKENS: u32 = 4_000;
+pub const QUESTIONS_ANSWER_TOKENS: u32 = 6_000;
+/// What each of the two prompts holds at most in practice, in bytes: ~61 KB at any session size
+/// (measured in issue 43 at 5 to 3,000 files; `tests/large_session.rs` holds a 1,000-file
+/// session's prompts to 64 KiB).
+pub const PROMPT_BYTES: u32 = 61 * 1024;
 
 pub const SYSTEM: &str = "You are a senior engineer and teacher. You read code a developer wrote with an AI \
 assistant and explain the concepts it uses. You answer with one JSON object only, exactly in the requested shape.";
@@ -85,7 +93,7 @@ pub fn concepts_request(
             " A file marked as edits only is fragments of a file, not the whole file: do not describe its structure.",
         );
     }
-    LlmRequest { system: SYSTEM.to_owned(), prompt, max_tokens: 4_000 }
+    LlmRequest { system: SYSTEM.to_owned(), prompt, max_tokens: CONCEPTS_ANSWER_TOKENS }
 }
 
 /// Most lines of one file shown to the questions prompt, and of all files together: enough
@@ -172,7 +180,7 @@ pub fn questions_request(concepts: &[(Concept, Level)], files: &[SourceFile]) ->
          question that shows no code.",
         RUBRIC_DIMENSIONS.iter().map(|d| format!("\"rubric:{d}\"")).collect::<Vec<_>>().join(", ")
     ));
-    LlmRequest { system: SYSTEM.to_owned(), prompt, max_tokens: 6_000 }
+    LlmRequest { system: SYSTEM.to_owned(), prompt, max_tokens: QUESTIONS_ANSWER_TOKENS }
 }
 
 #[cfg(test)]

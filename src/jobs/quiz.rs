@@ -171,7 +171,11 @@ struct Inputs {
     exists: bool,
     targets: Vec<Target>,
     last_hash: Option<String>,
-    files: Vec<SourceFile>,
+    /// The captured files, then the failures as sources: what questions may cite, held once
+    /// (not the files and a copy of them: issue 43 §4). [`Inputs::files`] is the first part.
+    sources: Vec<SourceFile>,
+    /// How many of `sources` are captured files.
+    captured: usize,
     failures: Vec<crate::analysis::model::FailedCall>,
     /// The edit that fixed the session's first failure: the story questions' change.
     fix: Option<crate::analysis::story::Fix>,
@@ -189,7 +193,8 @@ impl Inputs {
     /// fix. Each optional part is hashed only when present, so a session without one keeps
     /// the hash it had before that part existed (no re-generation after an upgrade).
     fn hash(&self, provider: &str) -> String {
-        let Inputs { targets, files, failures, patterns, reteach, fix, .. } = self;
+        let files = self.files();
+        let Inputs { targets, failures, patterns, reteach, fix, .. } = self;
         match (reteach.is_empty(), fix) {
             (true, None) => hash_of(&(provider, targets, files, failures, patterns)),
             (false, None) => hash_of(&(provider, targets, files, failures, patterns, reteach)),
@@ -198,17 +203,27 @@ impl Inputs {
     }
 }
 
+impl Inputs {
+    /// The session's captured files.
+    fn files(&self) -> &[SourceFile] {
+        &self.sources[..self.captured]
+    }
+}
+
 impl QuizHandler {
     fn read_inputs(&self, session_id: &str) -> Result<Inputs, crate::queue::QueueError> {
         let conn = self.queue.read()?;
         let scheduler = self.scheduling.load(&conn)?;
         let reteach = super::reteach::needs(&conn, session_id)?;
+        let files = session_data::captured_files(&conn, session_id)?;
+        let failures = session_data::failures(&conn, session_id)?;
         Ok(Inputs {
             exists: session_data::session(&conn, session_id)?.is_some(),
             targets: targets(&conn, &scheduler, self.queue.now(), session_id, &reteach)?,
             last_hash: session_data::last_input_hash(&conn, session_id, super::ANALYZE_QUIZ)?,
-            files: session_data::captured_files(&conn, session_id)?,
-            failures: session_data::failures(&conn, session_id)?,
+            captured: files.len(),
+            sources: session_data::into_citable(files, &failures),
+            failures,
             fix: session_data::story_fix(&conn, session_id)?,
             patterns: session_data::patterns(&conn, session_id)?,
             stored: grounded_questions(&conn, session_id)?,
@@ -223,9 +238,9 @@ impl QuizHandler {
         &self,
         selected: &Selected,
         inputs: &Inputs,
-        sources: &[SourceFile],
         cancel: &CancelToken,
     ) -> Result<(super::question_checks::Checked, Value), Outcome> {
+        let (sources, files) = (inputs.sources.as_slice(), inputs.files());
         let targets = &inputs.targets;
         let pairs: Vec<(Concept, Level)> = targets.iter().map(|t| (t.concept.clone(), t.level)).collect();
         let question_targets: Vec<QuestionTarget<'_>> =
@@ -238,7 +253,7 @@ impl QuizHandler {
                 // The session's own story next (issue 40): where it shares type and lines with
                 // a catalogue question, it is the one kept.
                 let (failures, fix) = (&inputs.failures, inputs.fix.as_ref());
-                let offline = session_questions(&pairs, &inputs.files, &inputs.patterns, failures, fix);
+                let offline = session_questions(&pairs, files, &inputs.patterns, failures, fix);
                 questions.extend(offline.questions);
                 let checked = keep_valid(questions, &question_targets, sources, CannedCode::Allowed);
                 let mut result = checked.result(selected.name(), None);
@@ -251,7 +266,7 @@ impl QuizHandler {
                 let sites: Vec<&str> = targets.iter().map(|t| t.concept.source_file.as_str()).collect();
                 let story =
                     session_data::Story { activity: &inputs.activity, failures: &inputs.failures, sites: &sites };
-                let shown = session_data::prompt_files(&inputs.files, &story);
+                let shown = session_data::prompt_files(files, &story);
                 let mut request = prompts::questions_request(&pairs, &session_data::citable(&shown, &inputs.failures));
                 let names: Vec<(String, String)> =
                     targets.iter().map(|t| (t.id.clone(), t.concept.name.clone())).collect();
@@ -273,7 +288,7 @@ fn reteach_questions(inputs: &Inputs) -> Vec<GeneratedQuestion> {
     let mut questions = Vec::new();
     for r in &inputs.reteach {
         let Some(t) = inputs.targets.iter().find(|t| t.id == r.concept_id) else { continue };
-        let (files, patterns, file) = (&inputs.files, &inputs.patterns, r.leech_file.as_deref());
+        let (files, patterns, file) = (inputs.files(), &inputs.patterns, r.leech_file.as_deref());
         let avoid: Vec<String> = r.leech_types.iter().chain(&r.known_types).cloned().collect();
         let found = reteach_question(&t.concept, t.level, files, patterns, &avoid, file)
             .or_else(|| reteach_question(&t.concept, t.level, files, patterns, &r.leech_types, file));
@@ -335,15 +350,14 @@ impl Handler for QuizHandler {
                 effects: Some(mark_analyzed(session_id)),
             };
         }
-        let sources = session_data::citable(&inputs.files, &inputs.failures);
-        let (checked, mut result) = match self.generate(selected, &inputs, &sources, cancel) {
+        let (checked, mut result) = match self.generate(selected, &inputs, cancel) {
             Ok(generated) => generated,
             Err(outcome) => return outcome,
         };
         if checked.kept.is_empty() {
             return Outcome::dead(format!("no valid question could be generated: {}", checked.dropped.join("; ")));
         }
-        let stale = stale_questions(inputs.stored, &sources);
+        let stale = stale_questions(inputs.stored, &inputs.sources);
         let mut kept = checked.kept;
         kept.retain_mut(|(concept_id, question)| super::reteach::keep(&inputs.reteach, concept_id, question));
         result["replaced_stale"] = json!(stale.len());

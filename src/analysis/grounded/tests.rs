@@ -701,3 +701,44 @@ fn ordering_steps_come_from_the_body_in_the_order_they_run() {
     assert_eq!((g, function_name(&code.files[1], g.0).as_deref()), ((2, 11), Some("Put")));
     assert_eq!(statements(&code.files[1], g.0, g.1), vec![3, 4, 6, 9, 10]);
 }
+
+#[test]
+fn patterns_prepared_once_give_the_sites_they_give_unprepared() {
+    // Many copies of the two files, the cited paths spelled as an absolute path, as a tail and
+    // as written: the index and the prepared patterns find what a scan over the files found.
+    let mut files = Vec::new();
+    for i in 0..40 {
+        files.push(SourceFile::new(format!("pkg{i}/app/api/users/route.ts"), ROUTE));
+        files.push(SourceFile::new(format!("pkg{i}/app/service.py"), SERVICE));
+    }
+    let mut patterns = crate::analysis::analyze_files(&files);
+    for (n, p) in patterns.iter_mut().enumerate() {
+        if n % 3 == 1 {
+            p.file = format!("/home/ann/shop/{}", p.file);
+        }
+    }
+    let plain = SessionCode::new(&files);
+    let prepared = SessionCode::with_patterns(&files, &patterns);
+    let entry = catalogue::find("Async/await");
+    for source_file in ["pkg7/app/api/users/route.ts", "/home/ann/shop/pkg31/app/api/users/route.ts", "x.ts"] {
+        let concept = Concept {
+            name: "Async/await".into(),
+            category: "async_pattern".into(),
+            difficulty: "junior".into(),
+            source_file: source_file.into(),
+            snippet: "const user = await prisma.user.findUnique({".into(),
+            why_it_matters: String::new(),
+            confidence: 0.9,
+        };
+        let found = sites(&prepared, entry, &concept, &patterns);
+        assert_eq!(found, sites(&plain, entry, &concept, &patterns), "{source_file}");
+        assert!(!found.is_empty(), "{source_file}");
+        let scan = files.iter().position(|f| crate::analysis::concepts::path_matches(&f.path, source_file));
+        if let Some(own) = scan {
+            assert_eq!(found[0].file, own, "the concept's own file first: {source_file}");
+        }
+        // Other patterns than the prepared ones are prepared afresh, not read from the cache.
+        let fewer = &patterns[..patterns.len() / 2];
+        assert_eq!(sites(&prepared, entry, &concept, fewer), sites(&plain, entry, &concept, fewer));
+    }
+}

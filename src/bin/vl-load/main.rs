@@ -22,6 +22,9 @@
 //! - `history <data-dir> <sessions> [per-day] [answers-per-day]`: a learner's history of that
 //!   many analysed sessions, answered day by day (`scripts/scale-bench.sh`, issue 43)
 //! - `reads <data-dir> [runs]`: the learning reads over such a history, in process
+//! - `session-size <files>`: a session of that many written files through the real hooks into
+//!   a fresh worker (offline provider), each analysis step's time and the worker's peak RSS
+//!   (`scripts/scale-bench.sh sessions`, issue 43 §6)
 //! - `grounding <session.json>…`: recorded sessions through the offline pipeline, and the
 //!   share of their questions grounded in their files (issue 16)
 
@@ -34,6 +37,7 @@ mod history;
 mod keep_alive;
 mod load;
 mod remote_faults;
+mod session_size;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -62,6 +66,7 @@ fn main() {
         "coverage" => grounding::coverage(&args[1..]),
         "history" => history::run(std::path::Path::new(&arg(1, ".")), number(2, 1), number(3, 5), number(4, 100)),
         "reads" => history::reads(std::path::Path::new(&arg(1, ".")), number(2, 7)),
+        "session-size" => session_size::run(number(1, 200)),
         other => {
             eprintln!("usage: vl-load enqueue|noop|latency|http … (got {other:?})");
             std::process::exit(2);

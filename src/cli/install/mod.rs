@@ -299,6 +299,10 @@ fn print_provider(config: &Config) {
     } else {
         let (described, cost) = (crate::jobs::describe_provider(&choice), crate::jobs::provider_cost(&choice));
         println!("LLM provider: {described} — {cost} (chosen by {source})");
+        if let Ok(crate::llm::Selected::Remote(_)) = &choice {
+            let usage = crate::jobs::llm_usage::Usage::default();
+            println!("  {}", crate::jobs::llm_usage::session_cost(usage, config.llm_daily_tokens()));
+        }
     }
     if let Some(note) = crate::jobs::provider_note(config) {
         println!("  {note}");

@@ -247,6 +247,9 @@ fn health(ctx: &AppContext, detailed: bool) -> Response {
         body["llm"] = json!({
             "description": crate::jobs::provider_now(&ctx.provider, &ctx.llm_choice), "calls_today": usage.calls, "tokens_today": usage.tokens,
             "daily_tokens": ctx.daily_tokens,
+            // Whether its calls spend tokens (the offline provider makes none): `vl status` says
+            // what a session costs only then.
+            "uses_tokens": matches!(ctx.llm_choice.as_ref(), Ok(crate::llm::Selected::Remote(_))),
             // What made the decision (issue 42): VIBELEARN_PROVIDER, settings.json, claude CLI.
             "source": crate::jobs::provider_source(&ctx.config, &ctx.llm_choice),
             // The keys this worker sees but does not spend, with the command that turns one on.

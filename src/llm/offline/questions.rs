@@ -38,7 +38,7 @@ pub const QUESTIONS_PER_CONCEPT: usize = 2;
 /// (non-empty snippet); a concept the catalogue does not know (named by an LLM) gets one
 /// code_reading question built from its own `why_it_matters`, quoting its snippet.
 pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], patterns: &[Pattern]) -> QuestionsAnswer {
-    let code = SessionCode::new(files);
+    let code = SessionCode::with_patterns(files, patterns);
     let mut session = Asked::default();
     let session_lang = main_language(files);
     for (index, (concept, level)) in concepts.iter().enumerate() {

@@ -4,10 +4,11 @@
 
 use crate::analysis::catalogue::tokens::{find_token, is_evidence_in};
 use crate::analysis::catalogue::{self, Entry, best_weight};
-use crate::analysis::concepts::{Concept, MAX_CONCEPTS, MIN_CONCEPTS, path_matches};
+use crate::analysis::concepts::{Concept, MAX_CONCEPTS, MIN_CONCEPTS};
 use crate::analysis::failures::{self, ErrorKind};
 use crate::analysis::lexer::lang_for_path;
 use crate::analysis::model::{FailedCall, Pattern, SourceFile, StackProfile};
+use crate::analysis::path_index::PathIndex;
 use crate::analysis::stack::language_id;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
@@ -99,6 +100,8 @@ pub(super) fn pick_from_failures(failures: &[FailedCall], files: &[SourceFile]) 
 pub(super) fn pick_from_patterns(patterns: &[Pattern], files: &[SourceFile]) -> Vec<Pick> {
     let lowered: Vec<(String, String)> =
         patterns.iter().map(|p| (p.name.to_lowercase(), p.snippet.to_lowercase())).collect();
+    // The files by the paths the patterns cite: a lookup per hit, not a scan (issue 43 §4).
+    let paths = PathIndex::new(files.iter().map(|f| f.path.as_str()));
     // (score, catalogue order, pick) for every entry some pattern reveals with usable evidence.
     let mut scored = Vec::new();
     for (order, entry) in catalogue::all().enumerate() {
@@ -112,7 +115,7 @@ pub(super) fn pick_from_patterns(patterns: &[Pattern], files: &[SourceFile]) -> 
         let score: u32 = hits.iter().take(MAX_HITS_PER_CONCEPT).map(|h| h.0).sum();
         let evidence = hits.iter().find_map(|&(_, i)| {
             let p = &patterns[i];
-            let file = files.iter().find(|f| path_matches(&f.path, &p.file))?;
+            let file = &files[paths.first(&p.file)?];
             // Only where the entry has text true in the file's language (issue 40).
             holds_at(entry, &file.path).then_some(())?;
             Some((file.path.clone(), pattern_snippet(file, p)?, p.name.clone()))

@@ -418,6 +418,9 @@ mod tests {
         "derive_macro",
         "lifetime",
         "test",
+        "table_test",
+        "generic",
+        "trait_impl",
     ];
 
     #[test]

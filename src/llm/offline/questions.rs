@@ -75,7 +75,12 @@ pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], pa
             }
         }
         if session.questions.len() == before {
-            session.add(fallback_question(&code, (concept, entry.as_ref()), (*level, index), &sites, &session.placed));
+            // Held to the site questions' rule: a snippet past a screen is not asked (a long
+            // class whose header is the only site quotes the whole class here).
+            let q = fallback_question(&code, (concept, entry.as_ref()), (*level, index), &sites, &session.placed);
+            if grounded::fits_screen(&q) {
+                session.add(q);
+            }
         }
     }
     QuestionsAnswer { questions: session.questions }
@@ -224,7 +229,15 @@ fn fallback_question(
                 // Every type that shows this code is on those lines already: the rotation's
                 // type, placed there, so that the session's `add` refuses it as a second of
                 // its type on one place, as the quiz job's validator would.
-                let mut q = render(entry, qtype, level, &evidence);
+                // (A type that shows the code, not the rotation's when that one would show the
+                // catalogue's example instead: a canned example is no stand-in for the
+                // developer's own code, issue 31.)
+                let in_code = lang_for_path(&concept.source_file).is_some();
+                let shows = (0..types.len())
+                    .filter(|_| in_code)
+                    .map(|k| render(entry, types[(start + k) % types.len()], level, &evidence))
+                    .find(|q| shows_code(q, snippet));
+                let mut q = shows.unwrap_or_else(|| render(entry, qtype, level, &evidence));
                 if shows_code(&q, snippet) {
                     q.grounding = Some(at);
                 }

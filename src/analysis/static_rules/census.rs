@@ -116,3 +116,78 @@ fn print_one_sessions_concepts_and_questions() {
         );
     }
 }
+
+/// The cost of detection per language (docs/DECISIONS.md): a file just under
+/// `syntax::MAX_PARSE_BYTES` of repeated idiomatic code, parse and queries timed apart, best of
+/// three; and one minified line. Run by hand in a release build:
+/// `cargo test --release --lib static_rules::census::measure -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement, run by hand"]
+fn measure_the_cost_per_language() {
+    use crate::analysis::syntax::{MAX_PARSE_BYTES, parse_file};
+    use std::time::{Duration, Instant};
+    let units: [(&str, &str); 8] = [
+        (
+            "a.go",
+            "func (s *Store) Get(ctx context.Context, id string) (*Item, error) {\n\ts.mu.Lock()\n\tdefer s.mu.Unlock()\n\tgo s.refresh(id)\n\tv := <-s.ch\n\tif err := s.db.QueryRow(\"SELECT v FROM items WHERE id = $1\", id).Scan(&v); err != nil {\n\t\treturn nil, fmt.Errorf(\"get %s: %w\", id, err)\n\t}\n\treturn &Item{V: v}, nil\n}\n",
+        ),
+        (
+            "a.rs",
+            "impl<'a> Iterator for Lexer<'a> {\n    type Item = Token<'a>;\n    fn next(&mut self) -> Option<Token<'a>> {\n        let c = self.chars.next()?;\n        let v: Vec<_> = self.buf.iter().map(|b| b.len()).collect();\n        Some(Token::new(c, v.len()))\n    }\n}\nfn load<T: DeserializeOwned>(p: &Path) -> Result<T, Error> {\n    let s = fs::read_to_string(p)?;\n    Ok(serde_json::from_str(&s)?)\n}\n",
+        ),
+        (
+            "a.ts",
+            "export async function load<T extends object>(id: string): Promise<T> {\n  try {\n    const rows = await db.query(`SELECT * FROM items WHERE id = ${id}`);\n    return rows.map((r) => r.value as T)[0];\n  } catch (e) {\n    throw new Error(String(e));\n  }\n}\ntype Unwrap<T> = T extends Promise<infer U> ? U : T;\n",
+        ),
+        (
+            "a.js",
+            "export async function load(id) {\n  try {\n    const rows = await db.query(`SELECT * FROM items WHERE id = ${id}`);\n    return rows.map((r) => r.value)[0];\n  } catch (e) {\n    throw new Error(String(e));\n  }\n}\nit.each([[1, 2], [3, 4]])('adds %i', (a, b) => { expect(a).toBeLessThan(b); });\n",
+        ),
+        (
+            "a.py",
+            "@app.get(\"/items/{item_id}\")\nasync def get_item(item_id: int):\n    async with pool.acquire() as conn:\n        try:\n            row = await conn.fetchrow(\"SELECT * FROM items WHERE id = $1\", item_id)\n        except KeyError as e:\n            raise HTTPException(404) from e\n    return [x for x in row if x]\n",
+        ),
+        (
+            "A.java",
+            "class S {\n  @GetMapping(\"/items/{id}\")\n  public Item get(@PathVariable long id) throws IOException {\n    try (var in = open()) {\n      return repo.findById(id).map(i -> i.copy()).orElseThrow();\n    } catch (IOException e) {\n      throw e;\n    }\n  }\n}\n",
+        ),
+        (
+            "a.rb",
+            "class ItemsController < ApplicationController\n  def show\n    @item = Item.where(id: params[:id]).first\n    @tags = @item.tags.map { |t| t.name }\n  rescue ActiveRecord::RecordNotFound => e\n    head :not_found\n  end\nend\n",
+        ),
+        (
+            "a.cs",
+            "class S {\n  [HttpGet(\"{id}\")]\n  public async Task<Item> Get(int id) {\n    try {\n      var i = await _db.Items.Where(x => x.Id == id).FirstOrDefaultAsync();\n      return i;\n    } catch (DbException e) {\n      throw;\n    }\n  }\n}\n",
+        ),
+    ];
+    let best = |f: &dyn Fn() -> Duration| (0..3).map(|_| f()).min().unwrap_or_default();
+    for (path, unit) in units {
+        let src = unit.repeat((MAX_PARSE_BYTES - 4096) / unit.len());
+        let mb = src.len() as f64 / 1_000_000.0;
+        let parse = best(&|| {
+            let t = Instant::now();
+            let _ = parse_file(path, &src);
+            t.elapsed()
+        });
+        let total = best(&|| {
+            let t = Instant::now();
+            let _ = super::analyze_file(&SourceFile::new(path, src.clone()));
+            t.elapsed()
+        });
+        let per10 = total.as_secs_f64() * 10.0 / mb;
+        println!(
+            "COST {path}: {mb:.2} MB parse {:.3} s, parse+queries {:.3} s -> {per10:.2} s per 10 MB",
+            parse.as_secs_f64(),
+            total.as_secs_f64()
+        );
+    }
+    let line = "var a=function(){return x.map(y=>y+1)};".repeat(50_000);
+    let t = Instant::now();
+    let n = super::analyze_file(&SourceFile::new("min.js", line.clone())).len();
+    let s = t.elapsed().as_secs_f64();
+    println!(
+        "COST min.js: {:.2} MB one line, {s:.3} s ({n} patterns) -> {:.2} s per 10 MB",
+        line.len() as f64 / 1e6,
+        s * 10e6 / line.len() as f64
+    );
+}

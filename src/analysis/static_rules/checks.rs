@@ -104,6 +104,8 @@ impl Check {
 
 pub(super) fn run(check: Check, hit: &Hit) -> Option<String> {
     match check {
+        // A string that is a statement by itself is a docstring or a directive, not a query.
+        Check::Sql if hit.node.parent().is_some_and(|p| p.kind() == "expression_statement") => None,
         Check::Sql => sql_statement(unquote(hit.text_of(hit.cap("sql").unwrap_or(hit.node)))),
         Check::EnclosingFn => Some(enclosing_fn_name(hit.node, hit.src).unwrap_or_else(|| hit.name.clone())),
         Check::RustTry => Some(rust_try(hit.node, hit.src)),

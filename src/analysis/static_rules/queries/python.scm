@@ -92,6 +92,8 @@
   (#set! type "context_manager") (#set! name "{t}"))
 ((try_statement) @node
   (#set! type "error_handling") (#set! name "try/except"))
+((except_clause !value) @node
+  (#set! type "error_handling") (#set! name "except"))
 ((except_clause . [(identifier) (attribute)] @e) @node
   (#set! type "error_handling") (#set! name "except {e}"))
 ((except_clause . (as_pattern [(identifier) (attribute)] @e)) @node

@@ -30,6 +30,7 @@ fn every_pattern_positive_and_negative() {
         ("try:\n    x()\nexcept ValueError as e:\n    pass", "error_handling", "try/except"),
         ("try:\n    x()\nexcept ValueError as e:\n    pass", "error_handling", "except ValueError"),
         ("try:\n    x()\nexcept (KeyError, ValueError):\n    pass", "error_handling", "except KeyError"),
+        ("try:\n    x()\nexcept:\n    pass", "error_handling", "except"),
         ("users = db.session.query(User).all()", "db_query", "db.session.query"),
         ("rows = session.execute(select(User))", "db_query", "session.execute"),
         ("stmt = select(User).where(User.id == 1)", "db_query", "select"),
@@ -84,6 +85,7 @@ fn every_pattern_positive_and_negative() {
         ("q = []", "channel"),
         ("within = 1", "context_manager"),
         ("def test_add():\n    assert add(1, 2) == 3\n    assert add(2, 2) == 4", "table_test"),
+        ("def f():\n    \"\"\"SELECT * FROM docs WHERE the docstring explains\"\"\"\n    return 1", "db_query"),
     ];
     check("app/main.py", "#", positives, negatives);
 }

@@ -83,8 +83,16 @@
 ((assignment left: (identifier) @p right: (call function: (identifier) @f arguments: (argument_list (keyword_argument name: (identifier) @k)))) @node
   (#eq? @f "TypeVar") (#eq? @k "bound")
   (#set! type "generic") (#set! name "bounded TypeVar {p}"))
-((function_definition type_parameters: (type_parameter (type) @p)) @node
+((assignment left: (identifier) @p right: (call function: (identifier) @f arguments: (argument_list . (string) .))) @node
+  (#eq? @f "TypeVar")
+  (#set! type "generic") (#set! name "unbounded TypeVar {p}"))
+; PEP 695: `def first[T](…)`, `class Box[T: Hashable]`.
+([(function_definition type_parameters: (type_parameter (type (identifier) @p)))
+  (class_definition type_parameters: (type_parameter (type (identifier) @p)))] @node
   (#set! type "generic") (#set! name "unbounded {p}"))
+([(function_definition type_parameters: (type_parameter (type (constrained_type . (type) @p . (type) @b))))
+  (class_definition type_parameters: (type_parameter (type (constrained_type . (type) @p . (type) @b))))] @node
+  (#set! type "generic") (#set! name "bounded {p}: {b}"))
 
 ; ---- with, errors, await
 ((with_statement (with_clause (with_item value: [(call function: (_) @t) (as_pattern (call function: (_) @t))

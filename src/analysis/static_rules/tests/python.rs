@@ -60,6 +60,9 @@ fn every_pattern_positive_and_negative() {
         ),
         ("T = TypeVar(\"T\", bound=Hashable)", "generic", "bounded TypeVar T"),
         ("def first[T](xs: list[T]) -> T:\n    return xs[0]", "generic", "unbounded T"),
+        ("def first[T: Hashable, U](xs: list[T]) -> T:\n    return xs[0]", "generic", "bounded T: Hashable"),
+        ("def first[T: Hashable, U](xs: list[T]) -> T:\n    return xs[0]", "generic", "unbounded U"),
+        ("T = TypeVar(\"T\")", "generic", "unbounded TypeVar T"),
     ];
     let negatives: &[(&str, &str)] = &[
         ("d.get('/users')\nrequests.post('/x')", "api_route"),

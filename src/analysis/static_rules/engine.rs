@@ -299,3 +299,39 @@ mod tests {
         assert_eq!(render("{absent} x", &[], ""), " x");
     }
 }
+
+#[cfg(test)]
+mod profile {
+    use super::*;
+
+    /// Which query patterns cost most (`VL_PROFILE_QUERY` = a source file): the time of one
+    /// run with each pattern disabled in turn, against all enabled. Run by hand.
+    #[test]
+    #[ignore = "a measurement, run by hand"]
+    fn each_patterns_share_of_the_query_time() {
+        let Ok(path) = std::env::var("VL_PROFILE_QUERY") else { return };
+        let src = std::fs::read_to_string(&path).expect("source file");
+        let (grammar, tree) = crate::analysis::syntax::parse_file(&path, &src).expect("parsed");
+        let time = |rules: &Rules| {
+            let t = std::time::Instant::now();
+            let mut cursor = QueryCursor::new();
+            let mut matches = cursor.matches(&rules.query, tree.root_node(), src.as_bytes());
+            let mut n = 0;
+            while matches.next().is_some() {
+                n += 1;
+            }
+            (t.elapsed().as_secs_f64(), n)
+        };
+        let all = compile(grammar).expect("rules");
+        let (base, n) = time(&all);
+        println!("ALL {base:.3} s {n} matches");
+        for i in 0..all.query.pattern_count() {
+            let mut rules = compile(grammar).expect("rules");
+            rules.query.disable_pattern(i);
+            let (t, _) = time(&rules);
+            let start = rules.query.start_byte_for_pattern(i);
+            let text: String = source(grammar)[start..].lines().next().unwrap_or("").chars().take(90).collect();
+            println!("SAVE {:.3} s  #{i} {text}", base - t);
+        }
+    }
+}

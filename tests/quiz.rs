@@ -815,7 +815,10 @@ fn status_and_gaps_judge_mastery_by_fsrs_recall_and_list_leeches_first() {
         "concepts        8 (1 mastered, 1 reviewing, 4 learning, 2 gaps)",
         "leeches         1 card suspended — vl quiz --leeches",
         "streak          0 days",
-        "top categories  async_pattern 2, functional_pattern 2, database_pattern 1",
+        // The sample's concept mix as the tree-sitter patterns give it: "Handling async failures"
+        // was picked over "Exception handling with try/catch" only because an await's old
+        // snippet (its line ±2) held the `try` of the line above.
+        "top categories  functional_pattern 2, architecture_pattern 1, async_pattern 1, database_pattern 1",
         "provider        offline",
         "worker not running",
         "dead jobs       1 (sync 1) — vl jobs list --state dead",

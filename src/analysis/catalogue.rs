@@ -420,6 +420,9 @@ mod tests {
         "derive_macro",
         "lifetime",
         "test",
+        "table_test",
+        "generic",
+        "trait_impl",
     ];
 
     #[test]

@@ -4,7 +4,8 @@
 //! - `model`: the shared data types (`SourceFile` in, `StackProfile` and `Pattern` out).
 //! - `stack`: stack detection from manifests (real JSON/TOML parsers) and touched paths.
 //! - `lexer`: per-language masking of comments and strings, so rules never match inside them.
-//! - `static_rules`: per-language pattern rules (hooks, routes, async, errors, tests …).
+//! - `static_rules`: pattern detection (hooks, routes, async, errors, tests …): one
+//!   tree-sitter query file per grammar, run by one engine.
 //! - `concepts`: the concept answer shape, category aliases, grounding validation.
 //! - `questions`: the question shape and its structural validation.
 //! - `catalogue`: the concept catalogue the offline provider draws on.

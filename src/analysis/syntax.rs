@@ -232,6 +232,21 @@ fn string_contents(node: Node<'_>, src: &str) -> std::ops::Range<usize> {
     }
 }
 
+/// The name stored in `Pattern::language` for a file read by `grammar` (both TypeScript
+/// grammars are "typescript").
+pub fn language_name(grammar: Grammar) -> &'static str {
+    match grammar {
+        Grammar::Python => "python",
+        Grammar::JavaScript => "javascript",
+        Grammar::TypeScript | Grammar::Tsx => "typescript",
+        Grammar::Go => "go",
+        Grammar::Rust => "rust",
+        Grammar::Java => "java",
+        Grammar::Ruby => "ruby",
+        Grammar::CSharp => "csharp",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -247,12 +247,7 @@ pub const ENTRIES: &[Entry] = &[
         category: "testing",
         difficulty: Level::Mid,
         description: "Table-driven (parametrised) tests list inputs and expected outputs as data and run one check over all of them. Adding an edge case becomes a one-line change, which means edge cases actually get added.",
-        signals: &[sig(
-            "test",
-            &["[]struct", "cases", "parametrize", ".each(", "for _, tc", "tt :=", "test_case"],
-            &[],
-            4,
-        )],
+        signals: &[sig("table_test", &[], &[], 4)],
         stack_hints: &["go", "pytest", "jest", "vitest", "rust"],
         tokens: &["range", "want", "tc"],
         example: "tests := []struct {\n    in   string\n    want int\n}{\n    {\"\", 0},\n    {\"a,b\", 2},\n}\nfor _, tc := range tests {\n    t.Run(tc.in, func(t *testing.T) {\n        if got := count(tc.in); got != tc.want {\n            t.Errorf(\"count(%q) = %d, want %d\", tc.in, got, tc.want)\n        }\n    })\n}",

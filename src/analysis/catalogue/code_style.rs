@@ -206,6 +206,7 @@ pub const ENTRIES: &[Entry] = &[
         signals: &[
             sig("interface", &[], &[], 3),
             sig("trait", &[], &[], 3),
+            sig("trait_impl", &[], &["rust"], 3),
             sig("class", &["implements", "abc", "protocol"], &[], 2),
         ],
         stack_hints: &["typescript", "java", "csharp", "go", "rust"],

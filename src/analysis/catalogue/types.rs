@@ -282,7 +282,7 @@ pub const ENTRIES: &[Entry] = &[
         category: "type_system",
         difficulty: Level::Mid,
         description: "Generics let one function or type work for many types while keeping the link between input and output types. They replace copy-pasted code and unchecked `any` with checked reuse.",
-        signals: &[sig("*", &["<t>", "<t,", "<t ", "[t]", "[t any]", "typevar", "impl<t", "<t:", "generic"], &[], 3)],
+        signals: &[sig("generic", &[], &[], 3)],
         stack_hints: &["typescript", "rust", "go", "java", "csharp"],
         tokens: &["T"],
         example: "function first<T>(items: T[]): T | undefined {\n  return items[0];\n}",

@@ -99,7 +99,11 @@ pub fn offline_questions(concepts: &[(Concept, Level)], files: &[SourceFile], pa
         if session.questions.len() == before && !refused_here {
             let fallback =
                 fallback_question(&code, (concept, entry.as_ref()), (*level, index), &sites, &session.placed);
-            let fallback = fallback.filter(|q| concept_syntax::question_problem(q, files).is_none());
+            // Held to the site questions' rules: the concept's syntax in the lines shown, and
+            // no snippet past a screen (a long class whose header is the only site quotes it
+            // whole here).
+            let fallback =
+                fallback.filter(|q| concept_syntax::question_problem(q, files).is_none() && grounded::fits_screen(q));
             match fallback.as_ref().and_then(|q| teaches::refusal(q, &code, &concept.source_file)) {
                 Some(rule) => *session.not_written.entry(rule).or_default() += 1,
                 None => {

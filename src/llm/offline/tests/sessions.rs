@@ -328,6 +328,15 @@ const MARKERS: [(&str, &[&str]); 7] = [
     ("csharp", &["console.writeline", "ienumerable", "dotnet "]),
 ];
 
+/// Whether `text` holds `marker` where a word starts: "inputs and outputs" does not hold Ruby's
+/// "puts " (a word match inside another word is not the other language).
+fn contains_marker(text: &str, marker: &str) -> bool {
+    text.match_indices(marker).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        !marker.starts_with(|c: char| c.is_alphanumeric()) || before.is_none_or(|c| !c.is_alphanumeric() && c != '_')
+    })
+}
+
 /// Issue 25: no two questions of a session share type and lines, in any recorded session.
 #[test]
 fn no_two_questions_share_type_and_lines() {
@@ -370,7 +379,7 @@ fn questions_are_precise_about_the_code_they_quote() {
             let lang = language(&g.file);
             let explanation = format!("{} {}", q.explanation, q.correct.as_deref().unwrap_or("")).to_lowercase();
             for (other, words) in MARKERS.iter().filter(|(l, _)| *l != lang && lang != "other") {
-                if let Some(word) = words.iter().find(|w| explanation.contains(*w)) {
+                if let Some(word) = words.iter().find(|w| contains_marker(&explanation, w)) {
                     problems.push(format!(
                         "{name}: {} on {} ({lang}) speaks {other} ({word:?}): {}",
                         q.question_type, g.file, q.explanation

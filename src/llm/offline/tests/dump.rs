@@ -11,12 +11,13 @@ use super::lint::{DIRS, Recorded, load, quiz, session_names};
 use crate::analysis::lint::LintSession;
 use crate::analysis::questions::GeneratedQuestion;
 
-/// The hand-graded sample's rule: in each corpus session every third question from the first
-/// (#1, #4, #7, …); in the recorded sessions, taken in name order, every third session from the
-/// first (the 1st, 4th, 7th, …), its fifth question. `position` is the session's 0-based place
-/// in its directory, `index` the question's 1-based number in the session.
-fn sampled(dir: &str, position: usize, index: usize) -> bool {
-    if dir.ends_with("corpus") { index % 3 == 1 } else { position.is_multiple_of(3) && index == 5 }
+/// The hand-graded sample's rule (round 2, `docs/QUESTIONS.md`): every question of the corpus
+/// sessions (40 to 80 of them; round 1 took every third); in the recorded sessions, taken in
+/// name order, the fifth question of every third session from the first (the 1st, 4th, 7th,
+/// …, round 1's) and of the last. `position` is the session's 0-based place in its directory,
+/// `sessions` how many it holds, `index` the question's 1-based number in the session.
+fn sampled(dir: &str, (position, sessions): (usize, usize), index: usize) -> bool {
+    if dir.ends_with("corpus") { true } else { (position.is_multiple_of(3) || position + 1 == sessions) && index == 5 }
 }
 
 /// One question as markdown: its number in the session, what it is about, the code with its
@@ -60,14 +61,16 @@ fn dump_every_question_a_learner_would_be_shown() {
     let mut total = 0;
     for dir in DIRS {
         let _ = writeln!(body, "## {dir}\n");
-        for (position, name) in session_names(dir).into_iter().enumerate() {
+        let names = session_names(dir);
+        let sessions = names.len();
+        for (position, name) in names.into_iter().enumerate() {
             let s = load(dir, &name);
             let questions = quiz(&s);
             let session = LintSession { files: &s.files, failures: &s.failures, fix: s.fix.as_ref() };
             let lang = session.language().map_or("other", |l| l.as_str());
             let _ = writeln!(body, "### {name} ({lang}, {} questions)\n", questions.len());
             for (i, q) in questions.iter().enumerate() {
-                let in_sample = sampled(dir, position, i + 1);
+                let in_sample = sampled(dir, (position, sessions), i + 1);
                 if in_sample {
                     sample.push(format!("{name} #{} ({lang}, {}, {})", i + 1, q.question_type, q.concept));
                 }

@@ -6,26 +6,28 @@ use crate::analysis::concepts::Level;
 use crate::analysis::lexer::Lang;
 
 /// Statements about named data types that hold in Go, Rust, C#, Java and Ruby alike.
+// Issue 40's hand-graded samples: money and cents were asked about on every record, whatever
+// it held (a rate limiter's decision, stock counts); the statements are about any named type.
 const DATA_TYPE_FACTS: [&str; 3] = [
     "A named type with named fields lets data travel as one value instead of loose arguments or maps.",
-    "Giving each field a precise type (an integer number of cents, an id type) lets the compiler or the constructor catch mixed-up values.",
-    "Storing money as an integer number of minor units avoids floating-point rounding errors.",
+    "Giving each field a precise type (an id type rather than a bare string, an enum rather than a flag) lets the compiler or the constructor catch mixed-up values.",
+    "A constructor or factory that checks its fields keeps invalid values from existing, so the code that receives one need not check it again.",
 ];
 const DATA_TYPE_MYTHS: [&str; 3] = [
     "A type with named fields is only worth it in low-level code.",
     "Passing the same values as separate arguments is just as safe as passing one typed value.",
-    "A binary floating-point amount stores every price in cents exactly.",
+    "Naming the fields changes nothing for the reader of a call, so positional arguments are just as clear.",
 ];
 const DATA_TYPE_OPEN: [&str; 2] = [
     "How would you model money, identifiers and other domain values so mistakes are caught early?",
     "Give each its own small type rather than bare numbers and strings: money as integer minor units plus a currency, with arithmetic that refuses mixed currencies; a distinct type per kind of id so they cannot be swapped; validation where the value is created so invalid values cannot exist. Trade-off: a little ceremony and conversion at boundaries, in exchange for bugs becoming type errors.",
 ];
 const DATA_TYPE_READING: [&str; 2] = [
-    "What does this type guarantee about its values, and what would change if the amount were a floating-point number?",
-    "Every value carries an integer amount of cents and a currency together, so a function taking it cannot receive them mixed up or half missing. A floating-point amount would pick up rounding errors (0.1 + 0.2 is not 0.3), so totals would drift by fractions of a cent.",
+    "What does this type guarantee about its values, and what would a caller have to check without it?",
+    "Every value carries its fields together under their names, so a function taking it cannot receive them mixed up or half missing; without it, each caller would pass loose values in the right order and check them itself.",
 ];
 const DATA_TYPE_FOLLOW_UP: &str =
-    "Why should an amount of money be an integer number of cents rather than a floating-point number?";
+    "What would a caller have to check if this data were passed as loose arguments instead?";
 
 /// "Structs, records and dataclasses" outside Python: each language's own name and example.
 const STRUCT_VARIANTS: &[Variant] = &[
@@ -427,7 +429,7 @@ pub const ENTRIES: &[Entry] = &[
         facts: [
             "A dataclass or struct names each field, so data travels as one typed value instead of loose arguments.",
             "frozen=True (or immutable fields) prevents accidental changes after creation and makes instances hashable.",
-            "Storing money as an integer number of minor units avoids floating-point rounding errors.",
+            "A dataclass's __post_init__ runs after the generated __init__, the place to check the fields it was given.",
         ],
         myths: [
             "Python dataclasses validate field types at runtime.",
@@ -454,7 +456,7 @@ pub const ENTRIES: &[Entry] = &[
             "How would you model money, identifiers and other domain values so mistakes are caught early?",
             "Give each its own small immutable type rather than bare numbers and strings: Money as integer minor units plus currency, with arithmetic that refuses mixed currencies; newtypes for ids (UserId vs OrderId) so they cannot be swapped; validation in the constructor so invalid values cannot exist. Trade-off: a little ceremony and conversion at boundaries, in exchange for bugs becoming type errors.",
         ],
-        follow_up: "Why should money not be stored as a float?",
+        follow_up: "What does @dataclass write for you that a plain class would spell out by hand?",
         // The text above is Python's (dataclasses, frozen=True, __init__); the other
         // languages with a struct or record pattern get their own names and statements.
         holds_in: &[Lang::Python],

@@ -13,6 +13,8 @@
 //! - `source order`: an ordering question whose order is the order the lines are written in,
 //!   which reading the file answers; asked where the order differs (a `defer`, a `finally`, the
 //!   code after a `yield`).
+//! - `blank given away`: a fill-in-the-blank whose answer the snippet shows elsewhere, or a
+//!   keyword of the grammar that the line around the blank forces.
 //! - `asked by the story`: a catalogue question with no snippet for a concept the session's
 //!   story already asks about with the error's own lines (`offline::session_questions`).
 
@@ -21,11 +23,14 @@ use crate::analysis::grounded::SessionCode;
 use crate::analysis::grounding::GroundingKind;
 use crate::analysis::model::FailedCall;
 use crate::analysis::questions::GeneratedQuestion;
+use crate::analysis::syntax::parse_file;
 
 /// The names of the rules, as the job result counts them.
 pub const GENERIC_KEY: &str = "generic key";
 pub const SOURCE_ORDER: &str = "source order";
 pub const ASKED_BY_THE_STORY: &str = "asked by the story";
+/// A blank whose answer the snippet shows elsewhere or the grammar forces.
+pub const GIVEN_AWAY: &str = "blank given away";
 /// A question on a concept whose syntax its lines do not show (`analysis::concept_syntax`).
 pub const CONCEPT_NOT_SHOWN: &str = "concept not in snippet";
 
@@ -42,8 +47,32 @@ pub fn refusal(q: &GeneratedQuestion, code: &SessionCode<'_>, concept_file: &str
             (!names_shown_code(&key_text(q), snippet)).then_some(GENERIC_KEY)
         }
         "ordering" if quoted && in_source_order(q, code) => Some(SOURCE_ORDER),
+        "fill_in_blank" if blank_given_away(q) => Some(GIVEN_AWAY),
         _ => None,
     }
+}
+
+/// Whether a blank's answer is in sight or forced by the syntax: the answer occurs elsewhere
+/// in the snippet shown (`err` in `if ___ != nil` under `err := …`), or it is one of the
+/// grammar's own tokens (a keyword: `select`, `match`, `try`, `rescue`), which the line
+/// around the blank leaves no choice about. The second is read from the tree of the snippet
+/// with the answer put back: a keyword is a node the grammar does not name.
+fn blank_given_away(q: &GeneratedQuestion) -> bool {
+    let (Some(snippet), Some(answer)) = (q.snippet.as_deref(), q.correct.as_deref().map(str::trim)) else {
+        return false;
+    };
+    let Some(at) = snippet.find("___") else { return false };
+    let restored = format!("{}{answer}{}", &snippet[..at], &snippet[at + 3..]);
+    let elsewhere = format!("{}{}", &snippet[..at], &snippet[at + 3..]);
+    if !answer.is_empty() && find_token(&elsewhere, answer).is_some() {
+        return true;
+    }
+    let Some(path) = q.grounding.as_ref().map(|g| g.file.as_str()) else { return false };
+    let Some((_, tree)) = parse_file(path, &restored) else { return false };
+    let end = at + answer.len();
+    tree.root_node()
+        .descendant_for_byte_range(at, end)
+        .is_some_and(|node| !node.is_named() && node.start_byte() == at && node.end_byte() == end)
 }
 
 /// What the question keys as true: the keyed option, the statement with the explanation
@@ -65,8 +94,10 @@ fn key_text(q: &GeneratedQuestion) -> String {
     }
 }
 
-/// `text` less each "(look at `…`)" aside.
+/// `text` less each "(look at `…`)" aside and the closing "It also points at line N (`…`)"
+/// sentence: both quote a line of the snippet whatever the rest of the key says.
 fn without_pointer(text: &str) -> String {
+    let text = text.split("It also points at line ").next().unwrap_or(text);
     let mut out = String::new();
     let mut rest = text;
     while let Some(at) = rest.find("(look at `") {
@@ -154,6 +185,39 @@ mod tests {
         let options: &[&str] = &["Tests are slow.", "A unit test checks one behaviour in isolation.", "x", "y"];
         let mc = question("multiple_choice", Some(TEST), "B", Some(options));
         assert_eq!(refusal(&mc, &code, "tests/test_retry.py"), Some(GENERIC_KEY));
+    }
+
+    #[test]
+    fn a_blank_the_snippet_shows_elsewhere_or_the_grammar_forces_is_refused_and_a_name_is_kept() {
+        let files: Vec<SourceFile> = Vec::new();
+        let code = SessionCode::new(&files);
+        let blank = |snippet: &str, answer: &str, file: &str| {
+            let mut q = question("fill_in_blank", Some(snippet), answer, None);
+            if let Some(g) = q.grounding.as_mut() {
+                g.file = file.into();
+                g.kind = GroundingKind::Blank;
+            }
+            q
+        };
+        let go = "func f() error {\n\terr := run()\n\tif ___ != nil {\n\t\treturn err\n\t}\n\treturn nil\n}\n";
+        assert_eq!(refusal(&blank(go, "err", "a.go"), &code, "a.go"), Some(GIVEN_AWAY));
+        let rust = "fn f(x: Option<u8>) -> u8 {\n    ___ x {\n        Some(v) => v,\n        None => 0,\n    }\n}\n";
+        assert_eq!(refusal(&blank(rust, "match", "a.rs"), &code, "a.rs"), Some(GIVEN_AWAY));
+        let named = "fn f(xs: &[u8]) -> usize {\n    xs.iter().___(|x| **x > 2).count()\n}\n";
+        assert_eq!(refusal(&blank(named, "filter", "a.rs"), &code, "a.rs"), None);
+    }
+
+    #[test]
+    fn a_rubrics_closing_pointer_to_a_line_does_not_make_a_definition_about_the_code() {
+        let files = vec![SourceFile { path: "tests/test_retry.py".into(), content: TEST.into(), fragment: false }];
+        let code = SessionCode::new(&files);
+        let q = question(
+            "code_reading",
+            Some(TEST),
+            "A unit test has an arrange, act, assert structure. It also points at line 3 (`assert n > 0`), where this code uses `assert`.",
+            None,
+        );
+        assert_eq!(refusal(&q, &code, "tests/test_retry.py"), Some(GENERIC_KEY));
     }
 
     #[test]

@@ -246,6 +246,7 @@ fn every_snippet_of_every_session_is_whole_by_the_grammar() {
             }
         }
     }
-    assert!(checked > 100, "only {checked} snippets checked");
+    // Fewer questions are written since `offline::teaches` (96 over the recorded sessions and the corpus).
+    assert!(checked > 50, "only {checked} snippets checked");
     assert!(problems.is_empty(), "{} cut:\n{}", problems.len(), problems.join("\n"));
 }

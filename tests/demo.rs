@@ -37,7 +37,9 @@ fn vl_demo_runs_the_whole_pipeline_offline_and_prints_stack_concepts_and_questio
         .unwrap_or(0);
     let per_concept = vibelearn::llm::offline::QUESTIONS_PER_CONCEPT;
     assert!(
-        (concepts..=concepts * per_concept).contains(&questions),
+        // At most two per concept; a concept whose questions would teach nothing about the
+        // code goes unasked (issue 40, `offline::teaches`), so at least half are asked here.
+        (concepts.div_ceil(2)..=concepts * per_concept).contains(&questions),
         "up to {per_concept} questions per concept:\n{stdout}"
     );
     // The grounded share counts the questions that show where their code comes from, whatever

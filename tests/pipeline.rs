@@ -204,7 +204,10 @@ fn the_offline_pipeline_stores_stack_patterns_concepts_and_questions_then_skips_
     let (_, due) = http.get(&format!("/api/vibelearn/questions/due?session={session}&limit=50")).unwrap();
     let questions = due["questions"].as_array().unwrap().len();
     let per_concept = vibelearn::llm::offline::QUESTIONS_PER_CONCEPT;
-    assert!((concepts.len()..=concepts.len() * per_concept).contains(&questions), "up to {per_concept} per concept");
+    // At most two per concept, and at least half the concepts asked: one whose questions would
+    // teach nothing about this code goes unasked (issue 40, `offline::teaches`).
+    let asked = concepts.len().div_ceil(2)..=concepts.len() * per_concept;
+    assert!(asked.contains(&questions), "{questions} questions for {} concepts", concepts.len());
     let (_, sessions) = http.get("/api/sessions").unwrap();
     assert_eq!(sessions["sessions"][0]["state"], "analyzed", "no account: analysed, not synced");
 

@@ -84,9 +84,13 @@ fn the_statusline_shows_what_is_due_for_the_project_and_never_fails() {
     let cap_five = [("VIBELEARN_NEW_PER_DAY", "5")];
     let line = statusline(dir.path(), &status_json(project.path()), &cap_five);
     let learning = concepts - 1;
+    // The new cards left, at most the day's five (the deck's size follows what the builder writes).
+    let left: i64 =
+        conn.query_row("SELECT COUNT(*) FROM questions WHERE concept_id != ?1", [&mastered], |r| r.get(0)).unwrap();
+    let due = left.min(5);
     assert_eq!(
         line,
-        format!("📚 5 questions due · vl quiz · {concepts} concepts here (1 mastered, {learning} learning)")
+        format!("📚 {due} questions due · vl quiz · {concepts} concepts here (1 mastered, {learning} learning)")
     );
     let status = String::from_utf8(vl(dir.path(), worker.port).arg("status").output().unwrap().stdout).unwrap();
     assert!(status.contains(&format!("{concepts} (1 mastered, {learning} learning)")), "{status}");

@@ -354,7 +354,11 @@ impl Handler for QuizHandler {
             Ok(generated) => generated,
             Err(outcome) => return outcome,
         };
-        if checked.kept.is_empty() {
+        // Nothing kept because something was written and refused is a generator's failure;
+        // nothing written at all is the offline builder declining questions that would teach
+        // nothing about this code (`not_written` in the result says which rules): the session
+        // is analysed, with no question (issue 40 §5).
+        if checked.kept.is_empty() && !checked.dropped.is_empty() {
             return Outcome::dead(format!("no valid question could be generated: {}", checked.dropped.join("; ")));
         }
         let stale = stale_questions(inputs.stored, &inputs.sources);

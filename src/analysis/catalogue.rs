@@ -26,8 +26,8 @@ mod resources;
 pub mod tokens;
 mod types;
 
+use crate::analysis::Lang;
 use crate::analysis::concepts::{Level, normalize_name};
-use crate::analysis::lexer::Lang;
 use crate::analysis::model::Pattern;
 
 /// A static-analysis signal that reveals a concept.
@@ -477,8 +477,8 @@ mod tests {
 
     #[test]
     fn every_error_kind_has_its_entry_in_every_language() {
+        use crate::analysis::Lang;
         use crate::analysis::failures::ErrorKind;
-        use crate::analysis::lexer::Lang;
         let kinds = [ErrorKind::MissingDependency, ErrorKind::TypeError, ErrorKind::FailingTest, ErrorKind::Other];
         let langs = [Lang::TypeScript, Lang::Python, Lang::Go, Lang::Rust, Lang::Ruby, Lang::Java, Lang::CSharp];
         let mut named = HashSet::new();

@@ -16,7 +16,7 @@ use tree_sitter::{Node, Query, QueryCursor, StreamingIterator, Tree};
 
 use super::syntax::{Grammar, parse};
 use crate::analysis::catalogue;
-use crate::analysis::lexer::lang_for_path;
+use crate::analysis::lang_for_path;
 use crate::analysis::model::SourceFile;
 use crate::analysis::questions::GeneratedQuestion;
 

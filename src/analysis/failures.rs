@@ -14,7 +14,7 @@
 //! module`), else from the command that failed (`pytest`, `go test`, `cargo`, …), else from the
 //! session's one language; [`ErrorKind::concept_in`] names the catalogue entry for it.
 
-use super::lexer::Lang;
+use super::lang::Lang;
 use super::model::FailedCall;
 
 /// What an error shows.

@@ -34,12 +34,12 @@ use crate::analysis::catalogue::tokens::find_token;
 use crate::analysis::catalogue::{Entry, best_weight};
 use crate::analysis::concepts::{Concept, Level};
 use crate::analysis::grounding::{Grounding, GroundingKind};
-use crate::analysis::lexer::{Lang, lang_for_path};
 use crate::analysis::lint::MAX_SNIPPET_LINES;
 use crate::analysis::model::{FailedCall, Pattern, SourceFile};
 use crate::analysis::path_index::PathIndex;
 use crate::analysis::questions::{GeneratedQuestion, QuestionType};
 use crate::analysis::syntax;
+use crate::analysis::{Lang, lang_for_path};
 use std::cmp::Reverse;
 use std::collections::HashMap;
 

@@ -7,9 +7,9 @@
 //! - [`Rule::ForeignWords`]: the prose names another ecosystem's construct ([`vocabulary`]).
 //! - [`Rule::NotSessionCode`]: a snippet line occurs in no captured file and no failure text.
 //! - [`Rule::CutUnit`]: the snippet ends inside an open bracket or at a dangling `where`,
-//!   operator or body-less `impl … for …`. Bracket balance over the lexer's masked text: a
-//!   stand-in until the grammars are in, so a Python or Ruby block cut at a statement boundary
-//!   (no bracket open) goes unseen.
+//!   operator or body-less `impl … for …`. Bracket balance over the snippet masked by its own
+//!   parse (`syntax::mask_comments_and_strings`), so a Python or Ruby block cut at a statement
+//!   boundary (no bracket open) goes unseen.
 //! - [`Rule::KeywordBlank`]: a blank whose answer is a declaration keyword or a lone sigil.
 //! - [`Rule::RepeatedMutation`]: a spot-the-bug with the same edit as an earlier one.
 //! - [`Rule::MissedStory`]: a session with a failure and a fix has no question on either.

@@ -3,7 +3,7 @@
 //!
 //! - `model`: the shared data types (`SourceFile` in, `StackProfile` and `Pattern` out).
 //! - `stack`: stack detection from manifests (real JSON/TOML parsers) and touched paths.
-//! - `lexer`: per-language masking of comments and strings, so rules never match inside them.
+//! - `lang`: the languages we read, and which one a file is in.
 //! - `static_rules`: pattern detection (hooks, routes, async, errors, tests …): one
 //!   tree-sitter query file per grammar, run by one engine.
 //! - `concepts`: the concept answer shape, category aliases, grounding validation.
@@ -19,7 +19,8 @@
 //! - `precision`: SPEC §6.4's precision rules (whole units, steps that run, the session's
 //!   language, premises that hold) as checks on one question.
 //! - `concept_syntax`: which syntax each concept needs in a snippet (tree-sitter queries).
-//! - `syntax`: the real grammars (tree-sitter): which one reads a file, and its parse.
+//! - `syntax`: the real grammars (tree-sitter): which one reads a file, its parse, and the
+//!   masking of comments and strings every rule searches past.
 //! - `lint`: issue 40's question lint, which measures what the rules above let through.
 
 pub mod catalogue;
@@ -29,7 +30,7 @@ pub mod failures;
 pub mod grounded;
 pub mod grounding;
 pub mod grounding_check;
-pub mod lexer;
+pub mod lang;
 pub mod lint;
 pub mod model;
 pub mod path_index;
@@ -40,7 +41,7 @@ pub mod static_rules;
 pub mod story;
 pub mod syntax;
 
-pub use lexer::{Lang, lang_for_path, mask_comments_and_strings};
+pub use lang::{Lang, lang_for_path};
 pub use stack::{SessionEvidence, detect_stack, detect_stack_with, is_manifest};
 pub use static_rules::analyze_files;
 

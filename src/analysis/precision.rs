@@ -22,9 +22,9 @@
 use crate::analysis::catalogue::{self, tokens::find_token, tokens::is_evidence_in, tokens::named_but_not_shown};
 use crate::analysis::grounded::{CodeFile, units::check_whole, units::is_bare_string, units::unit_of};
 use crate::analysis::grounding::GroundingKind;
-use crate::analysis::lexer::{Lang, lang_for_path};
 use crate::analysis::model::{Pattern, SourceFile};
 use crate::analysis::questions::GeneratedQuestion;
+use crate::analysis::{Lang, lang_for_path};
 
 /// Phrases only one language family uses, lowercase: said in a session with no file of that
 /// family, they talk about the wrong language.
@@ -239,7 +239,7 @@ fn follow_up_off_snippet(q: &GeneratedQuestion) -> Option<&'static str> {
         return None;
     }
     // The tokens of the entry as the question's language shows it (`Entry::in_lang`).
-    let lang = q.grounding.as_ref().and_then(|g| crate::analysis::lexer::lang_for_path(&g.file));
+    let lang = q.grounding.as_ref().and_then(|g| crate::analysis::lang_for_path(&g.file));
     let entry = catalogue::find(&q.concept)?;
     named_but_not_shown(entry.in_lang(lang).unwrap_or(*entry).tokens, q.follow_up.as_deref()?, &shown)
 }

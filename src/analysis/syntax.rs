@@ -8,7 +8,7 @@
 //! teaches nothing), and a parse is abandoned after `PARSE_BUDGET` so one pathological file
 //! cannot hold an analysis job. The hook never calls into this module.
 
-use super::lexer::Lang;
+use super::lang::Lang;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -109,7 +109,7 @@ pub fn parse(grammar: Grammar, src: &str) -> Option<Tree> {
 
 /// The tree of a file at `path`, when its language is one we read.
 pub fn parse_file(path: &str, src: &str) -> Option<(Grammar, Tree)> {
-    let lang = super::lexer::lang_for_path(path)?;
+    let lang = super::lang::lang_for_path(path)?;
     let grammar = Grammar::for_file(lang, path);
     Some((grammar, parse(grammar, src)?))
 }
@@ -151,6 +151,18 @@ pub fn is_string(node: Node<'_>) -> bool {
 /// delimiters stay: `"`, `"""`, `r#"`, a backtick), as the tree reads them; same byte length
 /// and the same line breaks, so an offset or a line found in the masked text holds in `src`.
 pub fn mask_comments_and_strings(tree: &Tree, src: &str) -> String {
+    mask(tree, src, true)
+}
+
+/// `src` with every comment blanked whole and string literals left as written (for a token
+/// that lives in strings, such as a format verb): same byte length and line breaks.
+pub fn mask_comments(tree: &Tree, src: &str) -> String {
+    mask(tree, src, false)
+}
+
+/// Blanks comments, and string contents when `strings`; a string is not entered either way,
+/// so a `//` inside one is no comment.
+fn mask(tree: &Tree, src: &str, strings: bool) -> String {
     let mut ranges = Vec::new();
     let mut cursor = tree.walk();
     'walk: loop {
@@ -159,7 +171,9 @@ pub fn mask_comments_and_strings(tree: &Tree, src: &str) -> String {
             ranges.push(node.byte_range());
             true
         } else if is_string(node) {
-            ranges.push(string_contents(node, src));
+            if strings {
+                ranges.push(string_contents(node, src));
+            }
             true
         } else {
             false
@@ -196,10 +210,15 @@ pub fn mask_comments_and_strings(tree: &Tree, src: &str) -> String {
 /// The byte range of a string literal's contents: between the runs of delimiter children at
 /// its ends when it has them (`"` … `"`, Python's `string_start` … `string_end`), else
 /// between its first quote and the last of the same quote (`'a'`, `@"x"`, Rust's `r#"…"#`,
-/// whose delimiters the grammar keeps hidden); a heredoc's body up to its terminator.
+/// whose delimiters the grammar keeps hidden); a heredoc's body up to its terminator; a
+/// regex's pattern (its flags stay).
 fn string_contents(node: Node<'_>, src: &str) -> std::ops::Range<usize> {
     let range = node.byte_range();
     let n = node.child_count();
+    if let Some(pattern) = node.child_by_field_name("pattern").filter(|_| node.kind() == "regex") {
+        // A JavaScript regex: its flags after the closing `/` are code.
+        return pattern.byte_range();
+    }
     if node.kind() == "heredoc_body" {
         let end = node.child(n.saturating_sub(1)).filter(|c| c.kind() == "heredoc_end");
         return range.start..end.map_or(range.end, |c| c.start_byte());
@@ -315,6 +334,52 @@ mod tests {
             let masked = mask_comments_and_strings(&tree, src);
             assert_eq!(masked.len(), src.len(), "{path}");
             assert_eq!(masked, want, "{path}");
+        }
+    }
+
+    /// `path` masked both ways, checked to keep the byte length and every line break.
+    fn masked(path: &str, src: &str) -> (String, String) {
+        let (_, tree) = parse_file(path, src).unwrap_or_else(|| panic!("{path} did not parse"));
+        let both = (mask_comments_and_strings(&tree, src), mask_comments(&tree, src));
+        let breaks = |s: &str| s.match_indices(['\n', '\r']).map(|(i, _)| i).collect::<Vec<_>>();
+        for out in [&both.0, &both.1] {
+            assert_eq!(out.len(), src.len(), "byte length changed for {path}: {src:?}");
+            assert_eq!(breaks(out), breaks(src), "line breaks moved for {path}: {src:?}");
+        }
+        both
+    }
+
+    #[test]
+    fn masking_comments_alone_keeps_strings_as_written() {
+        let src = "package a\n\n// wrap with %w\nvar e = fmt.Errorf(\"load: %w\", err) // done\n";
+        let (all, comments) = masked("a.go", src);
+        assert_eq!(comments, "package a\n\n               \nvar e = fmt.Errorf(\"load: %w\", err)        \n");
+        assert!(!all.contains("%w"), "{all}");
+    }
+
+    /// What a hand-written lexer had to guess, the grammar knows: a regex from a division, a
+    /// lifetime from a char, a nested block comment, a docstring.
+    #[test]
+    fn masking_reads_regexes_lifetimes_nested_comments_and_docstrings() {
+        assert_eq!(masked("a.js", "x = a / b; y = c / d;\n").0, "x = a / b; y = c / d;\n");
+        assert_eq!(masked("a.js", "s.replace(/'/g, '');\n").0, "s.replace(/ /g, '');\n");
+        let rust = "fn f<'a>(x: &'a str) -> char { 'x' }\n/* a /* b */ c */ fn g() {}\n";
+        assert_eq!(masked("a.rs", rust).0, "fn f<'a>(x: &'a str) -> char { ' ' }\n                  fn g() {}\n");
+        let py = "def f():\n    \"\"\"Doc with 'quote'\n    await x\"\"\"\n    return '''a'''\n";
+        let out = masked("a.py", py).0;
+        assert!(!out.contains("await") && !out.contains("Doc"), "{out}");
+        assert!(out.contains("\"\"\"") && out.contains("return '''") && out.contains("def f():"), "{out}");
+    }
+
+    #[test]
+    fn masking_multibyte_text_and_broken_code_keeps_length_and_never_panics() {
+        let (out, _) = masked("a.ts", "// héllo ✓\r\nlet s = \"日本\"; let c = 'é';\n");
+        assert_eq!(out, format!("{}\r\nlet s = \"      \"; let c = '  ';\n", " ".repeat("// héllo ✓".len())));
+        let broken = ["'", "\"", "`", "/*", "r#\"", "<<~X\n", "=begin", "%w[", "$\"{", "'\\", "b'", "'é", "\"\"\"é"];
+        for src in broken {
+            for path in ["a.ts", "a.js", "a.py", "a.go", "a.rs", "a.rb", "A.cs", "A.java", "a.tsx"] {
+                masked(path, src);
+            }
         }
     }
 }

@@ -2,8 +2,8 @@
 //! that keep it honest.
 
 use super::{BUT_GO, BugEdit, Entry, Variant, sig};
+use crate::analysis::Lang;
 use crate::analysis::concepts::Level;
-use crate::analysis::lexer::Lang;
 
 pub const ENTRIES: &[Entry] = &[
     Entry {

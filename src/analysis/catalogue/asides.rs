@@ -4,7 +4,7 @@
 //! nothing else in it may name those; the lint and the precision rules read a question with its
 //! well-formed asides taken out ([`without_asides`]), and refuse one whose answer holds an aside.
 
-use crate::analysis::lexer::Lang;
+use crate::analysis::Lang;
 
 /// What starts an aside.
 pub const LABEL: &str = "Elsewhere: ";

@@ -2,8 +2,8 @@
 //! often gets subtly wrong (a missing `await`, a swallowed error).
 
 use super::{BUT_GO, BugEdit, Entry, Variant, sig};
+use crate::analysis::Lang;
 use crate::analysis::concepts::Level;
-use crate::analysis::lexer::Lang;
 
 /// "Concurrent promises and joins" in Python and Rust terms; Go's goroutines are another
 /// concept, so Go gets none.

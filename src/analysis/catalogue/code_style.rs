@@ -2,8 +2,8 @@
 //! mixes. "Pure functions" is `generic`: any function is a chance to talk about it.
 
 use super::{BugEdit, Entry, Variant, sig};
+use crate::analysis::Lang;
 use crate::analysis::concepts::Level;
-use crate::analysis::lexer::Lang;
 
 /// "Interfaces and polymorphism" outside TypeScript, whose structural typing and `implements`
 /// the entry's own text is about.

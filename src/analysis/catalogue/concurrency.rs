@@ -2,8 +2,8 @@
 //! timing-dependent and so rarely show up in a quick manual test.
 
 use super::{BUT_GO, BugEdit, Entry, Variant, sig};
+use crate::analysis::Lang;
 use crate::analysis::concepts::Level;
-use crate::analysis::lexer::Lang;
 
 pub const ENTRIES: &[Entry] = &[
     Entry {

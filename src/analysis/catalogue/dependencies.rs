@@ -8,8 +8,8 @@
 //! (`analysis::precision`) never has to refuse one where it was chosen.
 
 use super::{BugEdit, Entry};
+use crate::analysis::Lang;
 use crate::analysis::concepts::Level;
-use crate::analysis::lexer::Lang;
 
 /// Every entry here: a missing dependency, taught from the error the developer met.
 const fn missing(

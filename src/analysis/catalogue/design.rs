@@ -3,8 +3,8 @@
 //! code shows them, which makes them the last-resort concepts of the offline provider.
 
 use super::{BUT_TS_JS, BugEdit, Entry, Variant, sig};
+use crate::analysis::Lang;
 use crate::analysis::concepts::Level;
-use crate::analysis::lexer::Lang;
 
 pub const ENTRIES: &[Entry] = &[
     Entry {

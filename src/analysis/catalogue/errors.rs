@@ -5,8 +5,8 @@
 //! away from producing that error, so spot_the_bug shows the cause.
 
 use super::{BUT_TS_JS, BugEdit, Entry, Variant};
+use crate::analysis::Lang;
 use crate::analysis::concepts::Level;
-use crate::analysis::lexer::Lang;
 
 pub const ENTRIES: &[Entry] = &[
     Entry {

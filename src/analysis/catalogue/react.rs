@@ -3,8 +3,8 @@
 //! of questions.
 
 use super::{BugEdit, Entry, named, sig};
+use crate::analysis::Lang;
 use crate::analysis::concepts::Level;
-use crate::analysis::lexer::Lang;
 
 const REACT_STACK: &[&str] = &["react", "next.js", "nextjs", "remix", "gatsby"];
 

@@ -4,8 +4,8 @@
 //! (`begin`/`rescue`) write it, so a session in those languages is never told "try/catch".
 
 use super::{BugEdit, Entry, sig};
+use crate::analysis::Lang;
 use crate::analysis::concepts::Level;
-use crate::analysis::lexer::Lang;
 
 pub const ENTRIES: &[Entry] = &[
     Entry {

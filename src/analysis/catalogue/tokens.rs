@@ -2,7 +2,7 @@
 //! the blanking used by fill_in_blank questions. Shared by the question templates and the
 //! offline provider's fallback, which looks for a concept's tokens in captured files.
 
-use crate::analysis::lexer::Lang;
+use crate::analysis::Lang;
 use crate::analysis::questions::count_blanks;
 
 /// Catalogue tokens written for one language that mean something else in another, so they

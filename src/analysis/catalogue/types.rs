@@ -2,8 +2,8 @@
 //! classes of runtime bugs, and where generated code often reaches for `any` or `unwrap`.
 
 use super::{BugEdit, Entry, Variant, sig};
+use crate::analysis::Lang;
 use crate::analysis::concepts::Level;
-use crate::analysis::lexer::Lang;
 
 /// Statements about named data types that hold in Go, Rust, C#, Java and Ruby alike.
 // Issue 40's hand-graded samples: money and cents were asked about on every record, whatever

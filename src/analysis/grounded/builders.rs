@@ -7,13 +7,13 @@
 use super::flow::{enclosing_function, function_name, statements};
 use super::mutations::{Rule, rules_for};
 use super::{Ask, CodeFile, one_based, quote_grounding, quote_window, token_in};
+use crate::analysis::Lang;
 use crate::analysis::catalogue::render::{
     fact_among_myths, fact_or_myth, open_explanation, reading_answer, reading_question, shuffled_steps,
 };
 use crate::analysis::catalogue::tokens::{find_token, is_trivia_answer, named_but_not_shown, shown_word};
 use crate::analysis::concepts::{Level, normalize_name};
 use crate::analysis::grounding::{GroundingKind, LineEdit};
-use crate::analysis::lexer::Lang;
 use crate::analysis::questions::{
     GeneratedQuestion, QuestionType, RUBRIC_DIMENSIONS, count_blanks, fnv1a64, rubric_tag,
 };

@@ -8,9 +8,9 @@
 //! concepts it teaches (`topics`, matched against the entry's category and name); rules with
 //! no topics are generic bugs, used only when no rule of the concept applies near the site.
 
+use crate::analysis::Lang;
 use crate::analysis::catalogue::Entry;
 use crate::analysis::catalogue::tokens::find_token;
-use crate::analysis::lexer::Lang;
 
 const JS: &[Lang] = &[Lang::TypeScript, Lang::JavaScript];
 const PY: &[Lang] = &[Lang::Python];

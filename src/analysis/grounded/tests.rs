@@ -414,7 +414,7 @@ fn a_bugs_consequence_follows_from_where_it_sits() {
     let bug_of = |path: &str, code: &str, concept: &str, line: usize| {
         let files = vec![SourceFile::new(path, code)];
         let code = SessionCode::new(&files);
-        let entry = catalogue::find_in(concept, crate::analysis::lexer::lang_for_path(path)).expect("entry");
+        let entry = catalogue::find_in(concept, crate::analysis::lang_for_path(path)).expect("entry");
         let q =
             question(&code, &[Site { file: 0, line }], 0, &ask_owned(&entry, QuestionType::SpotTheBug)).expect("a bug");
         (q.correct.unwrap_or_default(), q.grounding.and_then(|g| g.mutation).expect("an edit"))
@@ -444,7 +444,7 @@ fn a_question_names_other_languages_only_in_its_labelled_aside() {
     let code = "import asyncio\n\n\nasync def load(client):\n    user, orders = await asyncio.gather(client.user(), client.orders())\n    return user, orders\n";
     let files = vec![SourceFile::new("load.py", code)];
     let session = SessionCode::new(&files);
-    let entry = catalogue::find_in("Concurrent promises and joins", Some(crate::analysis::lexer::Lang::Python))
+    let entry = catalogue::find_in("Concurrent promises and joins", Some(crate::analysis::Lang::Python))
         .expect("the Python variant");
     let q = question(&session, &[Site { file: 0, line: 4 }], 0, &ask_owned(&entry, QuestionType::CodeReading))
         .expect("a question");

@@ -3,11 +3,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{LintSession, vocabulary};
+use crate::analysis::Lang;
 use crate::analysis::catalogue::asides;
 use crate::analysis::catalogue::tokens::is_trivia_answer;
 use crate::analysis::grounding::GroundingKind;
 use crate::analysis::questions::GeneratedQuestion;
-use crate::analysis::{Lang, mask_comments_and_strings};
+use crate::analysis::syntax::{self, Grammar};
 
 /// Longest snippet a learner reads in one question (issue 40: a 174-line snippet was shown;
 /// a screen holds about 40 lines).
@@ -80,14 +81,21 @@ pub fn not_session_code(q: &GeneratedQuestion, known: &KnownLines) -> Option<Str
 /// Tokens a unit cannot end on: the rest of the unit is missing.
 const DANGLING_ENDS: &[&str] = &["where", "?", "=", "=>", "->", ",", "&&", "||", "+", "|", "&", "extends", "."];
 
-/// Rule (c): the snippet is cut: its brackets do not balance (over the lexer's masked text,
-/// so a bracket in a string or comment is no bracket), or its last line dangles.
+/// Rule (c): the snippet is cut: its brackets do not balance (over its masked text, so a
+/// bracket in a string or comment is no bracket), or its last line dangles. The snippet is
+/// parsed on its own by its language's grammar, not cut from its file's tree, so the rule
+/// checks the units code rather than repeating it.
 pub fn cut_unit(q: &GeneratedQuestion, lang: Option<Lang>) -> Option<String> {
     let text = completed_lines(q).join("\n");
     if text.trim().is_empty() {
         return None;
     }
-    let masked = lang.map_or_else(|| text.clone(), |l| mask_comments_and_strings(&text, l));
+    let masked = lang
+        .and_then(|l| {
+            let path = q.grounding.as_ref().map_or("", |g| g.file.as_str());
+            syntax::parse(Grammar::for_file(l, path), &text)
+        })
+        .map_or_else(|| text.clone(), |tree| syntax::mask_comments_and_strings(&tree, &text));
     let mut depth: i64 = 0;
     for c in masked.chars() {
         match c {

@@ -129,6 +129,17 @@ fn a_snippet_cut_inside_a_bracket_or_at_a_dangling_token_is_a_cut_unit() {
     q.grounding =
         Some(Grounding { file: "a.go".into(), line_start: 1, line_end: 3, kind: GroundingKind::Quote, mutation: None });
     assert_eq!(rules_broken(&strings, &[], None, &[q]), vec![]);
+    // Nor is one in a comment, or in a regex: the snippet's own parse says which is which.
+    let text = "def f(xs):\n    # (see below\n    return [x for x in xs]  # ]\n";
+    let commented = vec![SourceFile::new("a.py", text)];
+    let mut q = question("code_reading", text.trim_end());
+    q.grounding =
+        Some(Grounding { file: "a.py".into(), line_start: 1, line_end: 3, kind: GroundingKind::Quote, mutation: None });
+    assert_eq!(rules_broken(&commented, &[], None, &[q.clone()]), vec![]);
+    let regex = vec![SourceFile::new("a.js", "const open = /[(]/g;\n")];
+    q.snippet = Some("const open = /[(]/g;".into());
+    q.grounding.as_mut().expect("grounded").file = "a.js".into();
+    assert_eq!(rules_broken(&regex, &[], None, &[q]), vec![]);
 }
 
 #[test]

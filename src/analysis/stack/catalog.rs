@@ -298,7 +298,7 @@ pub fn language_id(lang: &str) -> String {
 }
 
 /// The language id of a lowercase file extension (SPEC §6.1's list): the one extension table
-/// (stack detection, the offline provider and the lexer all read it).
+/// (stack detection, the offline provider and `analysis::lang_for_path` all read it).
 pub fn language_of_extension(ext: &str) -> Option<&'static str> {
     Some(match ext {
         "ts" | "tsx" | "mts" | "cts" => "typescript",

@@ -89,7 +89,7 @@ fn print_one_sessions_concepts_and_questions() {
             .map(|p| format!("{}:{}", p.pattern_type, p.name))
             .collect();
         if !hits.is_empty() {
-            let lang = crate::analysis::lexer::lang_for_path(&patterns[0].file);
+            let lang = crate::analysis::lang_for_path(&patterns[0].file);
             println!("ENTRY {} holds={} {:?}", e.name, e.in_lang(lang).is_some(), hits);
         }
     }

@@ -25,9 +25,9 @@ use crate::analysis::concept_syntax;
 use crate::analysis::concepts::{Concept, Level, normalize_name};
 use crate::analysis::grounded::{self, Ask, BUG_TAG_PREFIX, SessionCode, Site};
 use crate::analysis::grounding::GroundingKind;
-use crate::analysis::lexer::{Lang, lang_for_path};
 use crate::analysis::model::{FailedCall, Pattern, SourceFile};
 use crate::analysis::questions::{GeneratedQuestion, QuestionType, QuestionsAnswer, fnv1a64};
+use crate::analysis::{Lang, lang_for_path};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Questions asked per concept when its code is in the session (see the module doc).

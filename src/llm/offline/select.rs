@@ -6,10 +6,12 @@ use crate::analysis::catalogue::tokens::{find_token, is_evidence_in};
 use crate::analysis::catalogue::{self, Entry, best_weight};
 use crate::analysis::concepts::{Concept, MAX_CONCEPTS, MIN_CONCEPTS};
 use crate::analysis::failures::{self, ErrorKind};
-use crate::analysis::lexer::lang_for_path;
 use crate::analysis::model::{FailedCall, Pattern, SourceFile, StackProfile};
 use crate::analysis::path_index::PathIndex;
 use crate::analysis::stack::language_id;
+use crate::analysis::syntax::{self, Tree};
+use crate::analysis::{Lang, lang_for_path};
+use std::cell::OnceCell;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -86,7 +88,7 @@ const OTHER_ERROR_CONFIDENCE: f64 = 0.6;
 /// A missing dependency is taught in its ecosystem's terms, told by the error, its command or
 /// the languages of the session's `files`.
 pub(super) fn pick_from_failures(failures: &[FailedCall], files: &[SourceFile]) -> Vec<Pick> {
-    let langs: Vec<_> = files.iter().filter_map(|f| crate::analysis::lexer::lang_for_path(&f.path)).collect();
+    let langs: Vec<_> = files.iter().filter_map(|f| crate::analysis::lang_for_path(&f.path)).collect();
     failures::errors_met(failures, MAX_ERROR_CONCEPTS, &langs)
         .into_iter()
         .filter_map(|met| {
@@ -197,6 +199,7 @@ pub(super) fn fill_from_stack(
     files: &[SourceFile],
 ) {
     let terms = stack_terms(stack, patterns, files);
+    let searched: Vec<SearchedFile<'_>> = files.iter().map(SearchedFile::new).collect();
     let fits = |e: &Entry| e.stack_hints.iter().any(|h| terms.iter().any(|t| t == h || t.contains(h)));
     // Two passes: stack-specific entries first, generic ones only if still short.
     for generic_pass in [false, true] {
@@ -211,7 +214,7 @@ pub(super) fn fill_from_stack(
             if picked.iter().any(|p| p.entry.name == entry.name) {
                 continue;
             }
-            if let Some((file, snippet)) = token_evidence(entry, files).filter(|(f, _)| holds_at(entry, f)) {
+            if let Some((file, snippet)) = token_evidence(entry, &searched).filter(|(f, _)| holds_at(entry, f)) {
                 picked.push(Pick { entry, file, snippet, seen_as: None, confidence });
             }
         }
@@ -247,31 +250,64 @@ fn stack_terms(stack: &StackProfile, patterns: &[Pattern], files: &[SourceFile])
     detected.map(|t| language_id(t)).chain(from_code).chain(from_files).map(|t| t.trim().to_lowercase()).collect()
 }
 
+/// A captured file as [`token_evidence`] searches it: its tree parsed, and each masking made,
+/// on first use and once per [`fill_from_stack`], however many entries look.
+struct SearchedFile<'a> {
+    file: &'a SourceFile,
+    lang: Option<Lang>,
+    tree: OnceCell<Option<Tree>>,
+    code: OnceCell<String>,
+    code_and_strings: OnceCell<String>,
+}
+
+impl<'a> SearchedFile<'a> {
+    fn new(file: &'a SourceFile) -> SearchedFile<'a> {
+        let lang = lang_for_path(&file.path);
+        SearchedFile { file, lang, tree: OnceCell::new(), code: OnceCell::new(), code_and_strings: OnceCell::new() }
+    }
+
+    /// The file's tree (`syntax::parse_file`); `None` with no grammar or past the parse bound,
+    /// and the file is then searched as written.
+    fn tree(&self) -> Option<&Tree> {
+        self.tree.get_or_init(|| syntax::parse_file(&self.file.path, &self.file.content).map(|(_, t)| t)).as_ref()
+    }
+
+    /// Comments and string contents blanked: where code tokens are looked for.
+    fn code(&self) -> &str {
+        self.code.get_or_init(|| {
+            self.tree()
+                .map_or_else(|| self.file.content.clone(), |t| syntax::mask_comments_and_strings(t, &self.file.content))
+        })
+    }
+
+    /// Comments alone blanked: where a token that lives in strings is looked for.
+    fn code_and_strings(&self) -> &str {
+        self.code_and_strings.get_or_init(|| {
+            self.tree().map_or_else(|| self.file.content.clone(), |t| syntax::mask_comments(t, &self.file.content))
+        })
+    }
+}
+
 /// The first place a token of `entry` occurs in a file whose language fits the entry (when
 /// the entry names languages at all), as (path, lines around it).
-fn token_evidence(entry: &Entry, files: &[SourceFile]) -> Option<(String, String)> {
+fn token_evidence(entry: &Entry, files: &[SearchedFile<'_>]) -> Option<(String, String)> {
     let langs: Vec<&str> = entry.stack_hints.iter().copied().filter(|h| LANGUAGES.contains(h)).collect();
-    files.iter().filter(|f| langs.is_empty() || language_of(&f.path).is_some_and(|l| langs.contains(&l))).find_map(
-        |f| {
-            // As code, not in a comment or string, and meaning there what the entry means; a
-            // token that lives in a string (`%w`, `use client`) in code or strings, not comments.
-            use crate::analysis::lexer::{LiteralKind, lang_for_path, literals, mask};
-            let lang = lang_for_path(&f.path);
-            let found = lang.map(|l| literals(&f.content, l)).unwrap_or_default();
-            let code = mask(&f.content, &found);
-            // Comments alone masked, only for an entry that has such a token.
-            let code_and_strings = entry.tokens.iter().any(|t| lives_in_strings(t)).then(|| {
-                let comments: Vec<_> = found.iter().filter(|l| l.kind == LiteralKind::Comment).cloned().collect();
-                mask(&f.content, &comments)
-            });
-            let at = entry.tokens.iter().filter(|t| is_evidence_in(t, lang)).find_map(|t| {
-                let text = if lives_in_strings(t) { code_and_strings.as_deref().unwrap_or(&code) } else { &code };
-                find_token(text, t)
-            })?;
-            let line = f.content[..at].matches('\n').count();
-            Some((f.path.clone(), lines_around(&f.content, line)?))
-        },
-    )
+    let fits =
+        |f: &&SearchedFile<'_>| langs.is_empty() || language_of(&f.file.path).is_some_and(|l| langs.contains(&l));
+    files.iter().filter(fits).find_map(|f| {
+        // As code, not in a comment or string, and meaning there what the entry means; a
+        // token that lives in a string (`%w`, `use client`) in code or strings, not comments.
+        // Masking only blanks, so a token absent from the text as written is absent masked:
+        // such a file is not parsed at all.
+        let present = |t: &&&str| f.file.content.contains(**t) && is_evidence_in(t, f.lang);
+        let at = entry.tokens.iter().filter(present).find_map(|t| {
+            let text = if lives_in_strings(t) { f.code_and_strings() } else { f.code() };
+            find_token(text, t)
+        })?;
+        let content = &f.file.content;
+        let line = content[..at].matches('\n').count();
+        Some((f.file.path.clone(), lines_around(content, line)?))
+    })
 }
 
 /// A token written inside string literals, not as code: a format verb (`%w`) or a phrase such
@@ -288,17 +324,19 @@ mod tests {
     fn a_token_that_lives_in_strings_is_found_there_and_not_in_comments() {
         let entry = crate::analysis::catalogue::find("Adding context to errors").expect("in the catalogue");
         let go = |content: String| vec![SourceFile::new("store/load.go", content)];
+        let searched =
+            |files: &[SourceFile]| token_evidence(entry, &files.iter().map(SearchedFile::new).collect::<Vec<_>>());
         let filler = "\tstep()\n".repeat(10);
         let wrapped = format!(
             "package store\n\nfunc load(ctx context.Context, p string) error {{\n{filler}\tif err := read(p); err != nil {{\n\t\treturn fmt.Errorf(\"load %s: %w\", p, err)\n\t}}\n\treturn nil\n}}\n"
         );
-        let (_, excerpt) = token_evidence(entry, &go(wrapped)).expect("evidence");
+        let (_, excerpt) = searched(&go(wrapped)).expect("evidence");
         assert!(excerpt.contains("%w") && !excerpt.contains("ctx context.Context"), "the Errorf line: {excerpt}");
         // In a comment it is no evidence: a token in code is taken instead.
         let commented = format!(
             "package store\n\n// wrap with %w some day\n{filler}func load(ctx context.Context) error {{\n\treturn nil\n}}\n"
         );
-        let (_, excerpt) = token_evidence(entry, &go(commented)).expect("evidence");
+        let (_, excerpt) = searched(&go(commented)).expect("evidence");
         assert!(excerpt.contains("ctx context.Context") && !excerpt.contains("%w"), "{excerpt}");
     }
 

@@ -435,12 +435,14 @@ fn bracket_balance(masked: &str) -> i32 {
 #[test]
 fn every_snippet_is_a_whole_syntactic_unit() {
     use crate::analysis::grounded::{SessionCode, units::check_whole};
-    use crate::analysis::lexer::{lang_for_path, mask_comments_and_strings};
+    use crate::analysis::syntax::{mask_comments_and_strings, parse_file};
     let mut problems = Vec::new();
     let mut checked = 0;
     for name in sessions() {
         let s = replay(&name, None);
         let code = SessionCode::new(&s.files);
+        // Each file masked by a parse of its own, not by the units code under test.
+        let mut masked_files: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
         for q in &s.questions {
             let Some(g) = q.grounding.as_ref().filter(|_| q.snippet.is_some()) else { continue };
             let Some(file) = code.files.iter().find(|f| f.path == g.file) else { continue };
@@ -450,8 +452,11 @@ fn every_snippet_is_a_whole_syntactic_unit() {
                 problems
                     .push(format!("{name}: {} at {}:{}-{}: {why}", q.question_type, g.file, g.line_start, g.line_end));
             }
-            let lang = lang_for_path(&g.file).expect("a known language");
-            let masked = mask_comments_and_strings(&file.lines[start..=end].join("\n"), lang);
+            let lines = masked_files.entry(g.file.clone()).or_insert_with(|| {
+                let (_, tree) = parse_file(&g.file, file.src).expect("a known language, parsed");
+                mask_comments_and_strings(&tree, file.src).lines().map(str::to_string).collect()
+            });
+            let masked = lines[start..=end].join("\n");
             if bracket_balance(&masked) != 0 {
                 problems.push(format!(
                     "{name}: {} at {}:{}-{}: brackets do not balance",
@@ -600,7 +605,7 @@ fn the_catalogue_covers_the_recorded_sessions_signals() {
 #[test]
 fn a_missing_dependency_is_explained_in_the_sessions_own_ecosystem() {
     use crate::analysis::failures::{ErrorKind, MISSING_DEPENDENCY_ERRORS};
-    use crate::analysis::lexer::{Lang, lang_for_path};
+    use crate::analysis::{Lang, lang_for_path};
     const TOOLS: [(Lang, &[&str]); 7] = [
         (Lang::Python, &["pip ", "pyproject.toml", "virtualenv"]),
         (Lang::Go, &["go get", "go.mod", "go mod "]),
@@ -723,10 +728,8 @@ fn the_validator_drops_no_offline_question_of_any_recorded_session() {
 /// report it; the command that failed does not say ("run the tests").
 fn dependency_error_of(files: &[SourceFile]) -> &'static str {
     use crate::analysis::failures::MISSING_DEPENDENCY_ERRORS;
-    let lang = files.iter().find_map(|f| crate::analysis::lexer::lang_for_path(&f.path));
-    let lang = lang.map(|l| {
-        if l == crate::analysis::lexer::Lang::TypeScript { crate::analysis::lexer::Lang::JavaScript } else { l }
-    });
+    let lang = files.iter().find_map(|f| crate::analysis::lang_for_path(&f.path));
+    let lang = lang.map(|l| if l == crate::analysis::Lang::TypeScript { crate::analysis::Lang::JavaScript } else { l });
     MISSING_DEPENDENCY_ERRORS.iter().find(|(l, _, _)| Some(*l) == lang).map_or(MISSING_DEPENDENCY_ERRORS[6].2, |e| e.2)
 }
 

@@ -11,14 +11,18 @@ use super::lint::{DIRS, Recorded, load, quiz, session_names};
 use crate::analysis::lint::LintSession;
 use crate::analysis::questions::GeneratedQuestion;
 
-/// The hand-graded sample's rule (round 2, `docs/QUESTIONS.md`): every question of the corpus
-/// sessions (40 to 80 of them; round 1 took every third); in the recorded sessions, taken in
-/// name order, the fifth question of every third session from the first (the 1st, 4th, 7th,
-/// …, round 1's) and of the last. `position` is the session's 0-based place in its directory,
-/// `sessions` how many it holds, `index` the question's 1-based number in the session.
-fn sampled(dir: &str, (position, sessions): (usize, usize), index: usize) -> bool {
-    if dir.ends_with("corpus") { true } else { (position.is_multiple_of(3) || position + 1 == sessions) && index == 5 }
+/// The hand-graded sample's rule (round 3, `docs/QUESTIONS.md`): every question of the corpus
+/// sessions; in the recorded sessions, taken in name order, every question of the first
+/// [`RECORDED_SESSIONS_SAMPLED`], the sessions that bring the sample to at least 50 on def6d4f
+/// (35 corpus + 3 + 8 + 4). Round 2 took the fifth question of every third recorded session
+/// and of the last; round 1 every third corpus question. `position` is the session's 0-based
+/// place in its directory (in name order).
+fn sampled(dir: &str, position: usize) -> bool {
+    dir.ends_with("corpus") || position < RECORDED_SESSIONS_SAMPLED
 }
+
+/// How many recorded sessions, in name order, the sample takes whole (round 3).
+const RECORDED_SESSIONS_SAMPLED: usize = 3;
 
 /// One question as markdown: its number in the session, what it is about, the code with its
 /// file and lines, and everything the learner sees or is graded against.
@@ -61,16 +65,14 @@ fn dump_every_question_a_learner_would_be_shown() {
     let mut total = 0;
     for dir in DIRS {
         let _ = writeln!(body, "## {dir}\n");
-        let names = session_names(dir);
-        let sessions = names.len();
-        for (position, name) in names.into_iter().enumerate() {
+        for (position, name) in session_names(dir).into_iter().enumerate() {
             let s = load(dir, &name);
             let questions = quiz(&s);
             let session = LintSession { files: &s.files, failures: &s.failures, fix: s.fix.as_ref() };
             let lang = session.language().map_or("other", |l| l.as_str());
             let _ = writeln!(body, "### {name} ({lang}, {} questions)\n", questions.len());
             for (i, q) in questions.iter().enumerate() {
-                let in_sample = sampled(dir, (position, sessions), i + 1);
+                let in_sample = sampled(dir, position);
                 if in_sample {
                     sample.push(format!("{name} #{} ({lang}, {}, {})", i + 1, q.question_type, q.concept));
                 }

@@ -58,6 +58,7 @@ pub const DECLARATION_KEYWORDS: &[&str] = &[
 /// `assert_eq!` at the head of a test's statement): a literal, a keyword the grammar forces
 /// there, an assertion every test line starts with.
 const GIVEN_AWAY: &[&str] = &[
+    "derive",
     "return",
     "with",
     "nil",

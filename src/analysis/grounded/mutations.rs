@@ -105,6 +105,31 @@ fn comparison_context(masked: &[String], at: usize) -> Option<&'static str> {
     )
 }
 
+/// A dropped `await` whose result the line does not use (`await page.flush();`): nothing is
+/// used "as if it were the value"; the lines after it run before the call has finished.
+fn awaited_alone(masked: &[String], at: usize) -> bool {
+    masked.get(at).is_some_and(|l| l.trim_start().starts_with("await "))
+}
+
+fn await_context_js(masked: &[String], at: usize) -> Option<&'static str> {
+    awaited_alone(masked, at).then_some(
+        "The call is no longer awaited and its result was not used: the statements after it run before it has finished (they see its work not yet done, and a test may end first), and a rejection of it is never caught here but surfaces later as an unhandled rejection.",
+    )
+}
+
+fn await_context_py(masked: &[String], at: usize) -> Option<&'static str> {
+    let line = masked.get(at)?;
+    if line.contains("gather(") {
+        // `asyncio.gather` returns a Future, not a coroutine: its calls are scheduled and run.
+        return Some(
+            "`asyncio.gather` without `await` hands back a Future: the calls are scheduled and run, but the code goes on with the Future itself instead of the list of their results, so the first use of a result fails (an AttributeError or a TypeError), and their exceptions are not raised here.",
+        );
+    }
+    awaited_alone(masked, at).then_some(
+        "The call is no longer awaited and its result was not used: the coroutine never runs (Python warns \"coroutine was never awaited\"), so what it was meant to do does not happen, and its exceptions are never raised.",
+    )
+}
+
 /// A dropped `go` where it sits: the function sends to the worker after the call, so the
 /// worker's receive waits for a send that can only come once it has returned.
 fn go_context(masked: &[String], at: usize) -> Option<&'static str> {
@@ -161,7 +186,7 @@ pub const RULES: &[Rule] = &[
         topics: &["async", "await", "database", "orm", "api_design", "quer", "test"],
         apply: drop_await,
         consequence: "The call is no longer awaited: the code gets a pending Promise instead of its result, uses that as if it were the value, and a rejection of the call is no longer caught or propagated here.",
-        in_context: anywhere,
+        in_context: await_context_js,
     },
     Rule {
         id: "drop-await",
@@ -169,7 +194,7 @@ pub const RULES: &[Rule] = &[
         topics: &["async", "await", "database", "orm", "api_design", "quer", "test"],
         apply: drop_await,
         consequence: "The call is no longer awaited: the code gets a coroutine object that never runs instead of its result, uses that as if it were the value (Python warns \"coroutine was never awaited\"), and an exception of the call is no longer raised here.",
-        in_context: anywhere,
+        in_context: await_context_py,
     },
     Rule {
         id: "drop-await",
@@ -495,6 +520,18 @@ mod tests {
 
     fn applied(rule: Edit, line: &str) -> Option<String> {
         rule(line, line)
+    }
+
+    #[test]
+    fn a_dropped_await_says_what_its_line_does_with_the_result() {
+        let lines = |l: &str| vec![l.to_owned()];
+        let used = "    const r = await fetch(url);";
+        assert_eq!(await_context_js(&lines(used), 0), None, "the value is used: the rule's own text");
+        let alone = await_context_js(&lines("    await vi.advanceTimersByTimeAsync(2_000);"), 0).unwrap_or_default();
+        assert!(alone.contains("result was not used") && !alone.contains("as if it were the value"), "{alone}");
+        let gather = "    responses = await asyncio.gather(*(client.get(u) for u in urls))";
+        let said = await_context_py(&lines(gather), 0).unwrap_or_default();
+        assert!(said.contains("Future") && !said.contains("never runs"), "{said}");
     }
 
     #[test]

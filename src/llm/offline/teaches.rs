@@ -18,7 +18,7 @@
 //! - `asked by the story`: a catalogue question with no snippet for a concept the session's
 //!   story already asks about with the error's own lines (`offline::session_questions`).
 
-use crate::analysis::catalogue::tokens::find_token;
+use crate::analysis::catalogue::{self, tokens::find_token};
 use crate::analysis::grounded::SessionCode;
 use crate::analysis::grounding::GroundingKind;
 use crate::analysis::model::FailedCall;
@@ -37,14 +37,24 @@ pub const CONCEPT_NOT_SHOWN: &str = "concept not in snippet";
 /// The rule `q` breaks, if any. `concept_file` is the concept's `source_file` (a failed call's
 /// label for a concept met as an error).
 pub fn refusal(q: &GeneratedQuestion, code: &SessionCode<'_>, concept_file: &str) -> Option<&'static str> {
-    let quoted = q.grounding.as_ref().is_some_and(|g| g.kind == GroundingKind::Quote);
+    // A quote of the session's code, or a question showing code with no grounding recorded
+    // (the fallback's, over the concept's own snippet or the catalogue's labelled example).
+    let quoted = match &q.grounding {
+        Some(g) => g.kind == GroundingKind::Quote,
+        None => q.snippet.is_some(),
+    };
     // A concept met as an error quotes the error, and its key explains that error in its
     // ecosystem's terms: what the developer met is the lesson, not a definition.
     let about_error = FailedCall::is_label(concept_file);
     match q.question_type.as_str() {
-        "multiple_choice" | "true_false" | "code_reading" if quoted && !about_error => {
+        // A concept the catalogue does not know (named by an LLM) has no catalogue definition
+        // to repeat: its question is built from its own description of this code.
+        "multiple_choice" | "true_false" | "code_reading"
+            if quoted && !about_error && catalogue::find(&q.concept).is_some() =>
+        {
             let snippet = q.snippet.as_deref()?;
-            (!names_shown_code(&key_text(q), snippet)).then_some(GENERIC_KEY)
+            let own_words = catalogue::find(&q.concept).map_or(&[][..], |e| e.tokens);
+            (!names_shown_code(&key_text(q), snippet, own_words)).then_some(GENERIC_KEY)
         }
         "ordering" if quoted && in_source_order(q, code) => Some(SOURCE_ORDER),
         "fill_in_blank" if blank_given_away(q) => Some(GIVEN_AWAY),
@@ -109,9 +119,12 @@ fn without_pointer(text: &str) -> String {
 }
 
 /// Whether `key` quotes (between backticks) a piece of code the snippet shows, as a whole
-/// token.
-fn names_shown_code(key: &str, snippet: &str) -> bool {
-    key.split('`').skip(1).step_by(2).map(str::trim).filter(|s| !s.is_empty()).any(|span| {
+/// token, other than the concept's own keywords.
+fn names_shown_code(key: &str, snippet: &str, own_words: &[&str]) -> bool {
+    // The concept's own keywords (`await` for Async/await, `with` for context managers) are in
+    // every snippet of it and in every definition of it: they say nothing about this code.
+    let spans = key.split('`').skip(1).step_by(2).map(str::trim);
+    spans.filter(|s| !s.is_empty() && !own_words.contains(s)).any(|span| {
         // `@contextmanager`, `except ValueError:`: any span the snippet holds whole.
         find_token(snippet, span).is_some() || (span.contains(' ') && snippet.contains(span))
     })

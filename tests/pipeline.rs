@@ -531,7 +531,7 @@ mod sync {
         // so only the file itself can tell the quiz that it changed.
         let (old_line, new_line) = ("return [];", "return [] as CartItem[];");
         let quoting_old = questions("grounding_line_start <= 17 AND grounding_line_end >= 17");
-        assert!(quoting_old.len() >= 3, "questions quoting line 17: {quoting_old:?}");
+        assert!(!quoting_old.is_empty(), "questions quoting line 17: {quoting_old:?}");
         let elsewhere = questions("NOT (grounding_line_start <= 17 AND grounding_line_end >= 17)");
         assert!(!elsewhere.is_empty());
 

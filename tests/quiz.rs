@@ -72,7 +72,7 @@ fn template() -> &'static (Vec<u8>, String) {
 /// Adds the types the quiz serves that the offline builder no longer writes on this session's
 /// code where they would teach nothing about it (issue 40, `offline::teaches`), as an LLM
 /// provider writes them: a mid-level multiple choice for every other concept, one junior multiple choice
-/// with a follow-up, one true/false and one ordering. Each is a copy of the concept's first
+/// with a follow-up, one true/false, one code reading and one ordering. Each is a copy of the concept's first
 /// stored question with the type's own fields.
 fn add_provider_written_questions(conn: &Connection) {
     let columns: Vec<String> = conn
@@ -99,6 +99,7 @@ fn add_provider_written_questions(conn: &Connection) {
         concepts.iter().step_by(2).map(|c| (("mc", "multiple_choice", "mid", Some(choices), "B", None), c)).collect();
     if let (Some(first), Some(last)) = (concepts.first(), concepts.last()) {
         added.push((("tf", "true_false", "mid", None, "true", None), first));
+        added.push((("cr", "code_reading", "mid", None, "It adds the item, then saves the cart.", None), first));
         added.push((("or", "ordering", "mid", Some(steps), "2,1,3,4", None), first));
         // Last in id order, so it is not the first new card a test meets.
         let follow_up = Some("Which dependency would you add, and why?");

@@ -71,10 +71,36 @@ fn the_statusline_shows_what_is_due_for_the_project_and_never_fails() {
     // answered and mature (FSRS stability of 21 days or more).
     let conn = rusqlite::Connection::open(dir.path().join("vibelearn.db")).unwrap();
     let mastered: String = conn
-        .query_row("SELECT concept_id FROM questions GROUP BY concept_id HAVING COUNT(*) >= 2 LIMIT 1", [], |r| {
+        .query_row("SELECT concept_id FROM questions GROUP BY concept_id ORDER BY COUNT(*) DESC LIMIT 1", [], |r| {
             r.get(0)
         })
         .unwrap();
+    // Mastery needs two answered cards; fewer, truer questions may leave every concept one, so
+    // a second card (a copy under another id, as a later session's question would be) is added.
+    let columns: Vec<String> = conn
+        .prepare("SELECT name FROM pragma_table_info('questions')")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let copied: Vec<String> = columns
+        .iter()
+        .map(|c| match c.as_str() {
+            "id" | "text_hash" => format!("{c} || '-second'"),
+            other => other.to_owned(),
+        })
+        .collect();
+    conn.execute(
+        &format!(
+            "INSERT INTO questions ({}) SELECT {} FROM questions WHERE concept_id = ?1 AND \
+             (SELECT COUNT(*) FROM questions WHERE concept_id = ?1) < 2",
+            columns.join(", "),
+            copied.join(", ")
+        ),
+        [&mastered],
+    )
+    .unwrap();
     conn.execute(
         "UPDATE questions SET card_state = 'review', stability = 40, fsrs_difficulty = 5, reps = 1, \
          last_review_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000, due_at = 4000000000000 WHERE concept_id = ?1",
@@ -90,7 +116,10 @@ fn the_statusline_shows_what_is_due_for_the_project_and_never_fails() {
     let due = left.min(5);
     assert_eq!(
         line,
-        format!("📚 {due} questions due · vl quiz · {concepts} concepts here (1 mastered, {learning} learning)")
+        format!(
+            "📚 {due} question{} due · vl quiz · {concepts} concepts here (1 mastered, {learning} learning)",
+            if due == 1 { "" } else { "s" }
+        )
     );
     let status = String::from_utf8(vl(dir.path(), worker.port).arg("status").output().unwrap().stdout).unwrap();
     assert!(status.contains(&format!("{concepts} (1 mastered, {learning} learning)")), "{status}");

@@ -406,19 +406,23 @@ fn pipeline(port: u16, events: usize) -> serde_json::Value {
         std::thread::sleep(Duration::from_millis(5));
     }
     let total = started.elapsed().as_secs_f64() * 1000.0;
-    let duration_of = |kind: &str| -> f64 {
-        let id = steps["steps"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|s| s["kind"] == kind)
-            .and_then(|s| s["job_id"].as_i64())
-            .unwrap_or(0);
-        let job = client.get(&format!("/api/jobs/{id}")).map(|r| r.body).unwrap_or_default();
-        let attempt = job["attempts"].as_array().and_then(|a| a.last().cloned()).unwrap_or_default();
-        (attempt["finished_at"].as_i64().unwrap_or(0) - attempt["started_at"].as_i64().unwrap_or(0)) as f64
-    };
+    let duration_of = |kind: &str| job_run_ms(&client, &steps, kind);
     json!({"mode": "pipeline", "events": events, "stack_plus_static_ms": duration_of("analyze_stack") + duration_of("analyze_static"),
            "concepts_ms": duration_of("analyze_concepts"), "quiz_ms": duration_of("analyze_quiz"), "pipeline_ms": total,
            "all_succeeded": steps["steps"].as_array().is_some_and(|s| s.iter().all(|s| s["state"] == "succeeded"))})
+}
+
+/// How long the last attempt of the pipeline step of `kind` ran, in ms, read from the job the
+/// pipeline view (`steps`) names; 0 when the step or its attempt is missing.
+fn job_run_ms(client: &vibelearn::worker_client::WorkerClient, steps: &serde_json::Value, kind: &str) -> f64 {
+    let id = steps["steps"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|s| s["kind"] == kind)
+        .and_then(|s| s["job_id"].as_i64())
+        .unwrap_or(0);
+    let job = client.get(&format!("/api/jobs/{id}")).map(|r| r.body).unwrap_or_default();
+    let attempt = job["attempts"].as_array().and_then(|a| a.last().cloned()).unwrap_or_default();
+    (attempt["finished_at"].as_i64().unwrap_or(0) - attempt["started_at"].as_i64().unwrap_or(0)) as f64
 }

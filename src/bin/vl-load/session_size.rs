@@ -90,18 +90,7 @@ pub fn run(files: usize) -> Value {
     }
     let stop_to_done = started.elapsed().as_secs_f64() * 1000.0;
     let peak_rss_kb = peak_rss_kb(pid);
-    let duration_of = |kind: &str| -> f64 {
-        let id = steps["steps"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|s| s["kind"] == kind)
-            .and_then(|s| s["job_id"].as_i64())
-            .unwrap_or(0);
-        let job = client.get(&format!("/api/jobs/{id}")).map(|r| r.body).unwrap_or_default();
-        let attempt = job["attempts"].as_array().and_then(|a| a.last().cloned()).unwrap_or_default();
-        (attempt["finished_at"].as_i64().unwrap_or(0) - attempt["started_at"].as_i64().unwrap_or(0)) as f64
-    };
+    let duration_of = |kind: &str| super::job_run_ms(&client, &steps, kind);
     let mut result = json!({"mode": "session-size", "files": files, "succeeded": done(&steps),
         "hook_p50_ms": super::percentile(&sorted(hooks.clone()), 0.5), "stop_to_done_ms": stop_to_done,
         "peak_rss_mb": peak_rss_kb as f64 / 1024.0});

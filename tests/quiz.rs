@@ -75,13 +75,7 @@ fn template() -> &'static (Vec<u8>, String) {
 /// with a follow-up, one true/false, one code reading and one ordering. Each is a copy of the concept's first
 /// stored question with the type's own fields.
 fn add_provider_written_questions(conn: &Connection) {
-    let columns: Vec<String> = conn
-        .prepare("SELECT name FROM pragma_table_info('questions')")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let columns = crate::util::question_columns(conn);
     let concepts: Vec<String> = conn
         .prepare("SELECT DISTINCT concept_id FROM questions WHERE parent_question_id IS NULL ORDER BY concept_id")
         .unwrap()

@@ -77,13 +77,7 @@ fn the_statusline_shows_what_is_due_for_the_project_and_never_fails() {
         .unwrap();
     // Mastery needs two answered cards; fewer, truer questions may leave every concept one, so
     // a second card (a copy under another id, as a later session's question would be) is added.
-    let columns: Vec<String> = conn
-        .prepare("SELECT name FROM pragma_table_info('questions')")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let columns = crate::util::question_columns(&conn);
     let copied: Vec<String> = columns
         .iter()
         .map(|c| match c.as_str() {

@@ -240,3 +240,14 @@ impl Http {
         Ok((status, serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text))))
     }
 }
+
+/// The `questions` table's column names, in order: what a test copying a stored question
+/// under another id or type lists in its `INSERT … SELECT`.
+pub fn question_columns(conn: &rusqlite::Connection) -> Vec<String> {
+    conn.prepare("SELECT name FROM pragma_table_info('questions')")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}

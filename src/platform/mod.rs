@@ -597,6 +597,54 @@ mod tests {
         assert!(imp::listening_inodes(table, 0x9393).is_empty());
     }
 
+    /// A child that holds the listener too (as one forked and not yet exec'd does, or one
+    /// given the socket on purpose) is not named: the parent that holds it is.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_child_holding_the_listener_too_does_not_hide_its_parent() {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::process::CommandExt;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let fd = listener.as_raw_fd();
+        let mut command = std::process::Command::new("sleep");
+        command.arg("30");
+        // SAFETY: dup2(2) is async-signal-safe; the copy on fd 100 does not close on exec.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::dup2(fd, 100) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = command.spawn().unwrap();
+        let child_holds = || {
+            std::fs::read_dir(format!("/proc/{}/fd", child.id()))
+                .map(|fds| {
+                    fds.flatten().any(|fd| {
+                        std::fs::read_link(fd.path()).is_ok_and(|l| l.to_string_lossy().starts_with("socket:"))
+                    })
+                })
+                .unwrap_or(false)
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while !child_holds() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(child_holds(), "the child holds the socket");
+        let holder = port_holder(port).map(|(pid, _)| pid);
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(holder, Some(std::process::id()));
+        // Listed child first, as /proc may: still the parent; a cycle (pids reused) names one.
+        let parents = |pid| [(7, 1), (9, 7), (3, 9)].into_iter().find(|(child, _)| *child == pid).map(|(_, p)| p);
+        assert_eq!(imp::outermost(&[9, 7], parents), Some(7));
+        assert_eq!(imp::outermost(&[3, 9, 7], parents), Some(7));
+        assert_eq!(imp::outermost(&[], parents), None);
+        assert_eq!(imp::outermost(&[5, 6], |pid| Some(11 - pid)), Some(5));
+    }
+
     /// A shell line that never ends by itself, and one that prints `hello` and its marker
     /// variable, in this OS's shell.
     #[cfg(unix)]

@@ -215,13 +215,38 @@ pub fn port_holder(port: u16) -> Option<u32> {
         return None;
     }
     let links: Vec<String> = inodes.iter().map(|inode| format!("socket:[{inode}]")).collect();
-    std::fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
-        let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
-        let fds = std::fs::read_dir(entry.path().join("fd")).ok()?;
-        fds.flatten()
-            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| links.iter().any(|s| l.as_os_str() == s.as_str())))
-            .then_some(pid)
-    })
+    let holders: Vec<u32> = std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let fds = std::fs::read_dir(entry.path().join("fd")).ok()?;
+            fds.flatten()
+                .any(|fd| {
+                    std::fs::read_link(fd.path()).is_ok_and(|l| links.iter().any(|s| l.as_os_str() == s.as_str()))
+                })
+                .then_some(pid)
+        })
+        .collect();
+    outermost(&holders, parent_pid)
+}
+
+/// Of the processes holding one socket, the one whose parent holds none. A process that
+/// forks shares its sockets with the child until the child execs (for good, in a pre-forking
+/// server), and `/proc` does not list them in any promised order.
+#[cfg(target_os = "linux")]
+pub fn outermost(holders: &[u32], parent_of: impl Fn(u32) -> Option<u32>) -> Option<u32> {
+    let outer = |pid: &&u32| parent_of(**pid).is_none_or(|parent| !holders.contains(&parent));
+    holders.iter().find(outer).or(holders.first()).copied()
+}
+
+/// The parent of `pid`, from the fourth field of `/proc/<pid>/stat` (after the command's
+/// parenthesised name, which may itself hold spaces and parentheses).
+#[cfg(target_os = "linux")]
+fn parent_pid(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(1)?.parse().ok()
 }
 
 #[cfg(not(target_os = "linux"))]

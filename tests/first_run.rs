@@ -54,7 +54,7 @@ fn a_claude_cli_that_is_not_logged_in_leaves_the_first_run_with_offline_question
     let concepts = wait_step(&http, "fastapi-orders-session", "analyze_concepts", "succeeded", Duration::from_secs(1));
     assert_eq!(concepts["attempt"], 1, "no attempt was burnt on the CLI: {concepts}");
     let questions = db_rows(dir.path(), "SELECT COUNT(*) FROM questions")[0][0].as_i64().unwrap();
-    assert!(questions >= 5, "a first run with questions: {questions}");
+    assert!(questions >= 3, "a first run with questions: {questions}");
 
     let (_, health) = http.get("/api/health").unwrap();
     let notice = health["notices"][0].as_str().unwrap_or_default();

@@ -211,8 +211,10 @@ pub fn story_questions(
         && let Some(change) = &fix.change
     {
         let code = CodeFile::new(file);
-        out.extend(story.fix_blank(&code, change));
-        out.extend(story.real_bug(&code, change, fix));
+        // One question on the fix: asked twice, the second gives the first away. Where the
+        // bug was and what the fix made of it first; the blank where the unit shows another
+        // line of the fix.
+        out.extend(story.real_bug(&code, change, fix).or_else(|| story.fix_blank(&code, change)));
     }
     out
 }
@@ -282,6 +284,7 @@ impl Story<'_> {
         let (start, end) = changed_span(&change.before, &change.after)?;
         let answer = change.after.get(start..end)?;
         if answer.len() > MAX_BLANK_CHARS
+            || keeps_unchanged_text(&change.before, answer)
             || !answer.chars().any(char::is_alphanumeric)
             || crate::analysis::lint::is_keyword_blank(answer)
         {
@@ -378,6 +381,18 @@ fn unit_shown(code: &CodeFile<'_>, at: usize) -> Option<units::Span> {
         unit
     };
     (unit.1 - unit.0 < MAX_UNIT_LINES).then_some(unit)
+}
+
+/// Whether a blank's answer holds a stretch of the line the fix left as it was: a change at
+/// both ends of an expression (`x.to_f` → `BigDecimal(x)`) blanks the whole of it, and the
+/// learner would have to retype the unchanged middle exactly.
+fn keeps_unchanged_text(before: &str, answer: &str) -> bool {
+    const KEPT_CHARS: usize = 12;
+    let starts: Vec<usize> = answer.char_indices().map(|(at, _)| at).collect();
+    starts.iter().enumerate().any(|(i, &at)| {
+        let end = starts.get(i + KEPT_CHARS).copied().unwrap_or(answer.len());
+        answer[at..end].chars().count() == KEPT_CHARS && before.contains(&answer[at..end])
+    })
 }
 
 /// Byte range of `after` that differs from `before` (common head and tail trimmed), widened

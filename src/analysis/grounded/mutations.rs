@@ -90,15 +90,27 @@ fn err_check_context(masked: &[String], at: usize) -> Option<&'static str> {
             "The test's error check is inverted: the test now fails exactly when the call succeeds (a false failure), and when the call returns a real error the check lets it pass silently, so the test goes on, or passes, with a broken result.",
         );
     }
-    returns_early(masked, at).then_some(
-        "The error check is inverted: on success the function returns early (as if it failed), and on failure it carries on with a zero value and ignores the error.",
+    // Go's `err != nil` guards what the call gave back: whatever the block under it does
+    // (return, record the error, cancel), it now does on success, with a nil `err`.
+    masked[at].contains("err != nil").then_some(
+        "The error check is inverted: when the call succeeds, the block meant for its failure runs with a nil `err`, and when the call fails, the error is ignored and the code goes on with the call's zero-value result as if it had succeeded.",
     )
+}
+
+/// Whether line `at` is an assertion statement (`assert x == y` in Python, Java's `assert`).
+fn is_assertion(masked: &[String], at: usize) -> bool {
+    find_token(masked[at].trim_start(), "assert") == Some(0)
 }
 
 /// An inverted condition where it sits: a guard that returns early, or an assertion in a test.
 fn comparison_context(masked: &[String], at: usize) -> Option<&'static str> {
     if let Some(found) = err_check_context(masked, at) {
         return Some(found);
+    }
+    if is_assertion(masked, at) {
+        return Some(
+            "The assertion is inverted: the test now fails when the code gives the right value (a false failure) and would pass only when it gives a wrong one, so it no longer checks the behaviour it is named for.",
+        );
     }
     returns_early(masked, at).then_some(
         "The guard is inverted: input that should go on now takes the early return (or raise) in the block under it, and input the guard was written to stop goes past it into code that assumes it was checked.",
@@ -127,6 +139,87 @@ fn await_context_py(masked: &[String], at: usize) -> Option<&'static str> {
     }
     awaited_alone(masked, at).then_some(
         "The call is no longer awaited and its result was not used: the coroutine never runs (Python warns \"coroutine was never awaited\"), so what it was meant to do does not happen, and its exceptions are never raised.",
+    )
+}
+
+/// A dropped `defer` by what it deferred: a context's `cancel`, an `Unlock`, a `Close`, a
+/// WaitGroup's `Done`; any other call keeps the rule's own words.
+fn defer_context(masked: &[String], at: usize) -> Option<&'static str> {
+    let call = masked[at].trim_start().strip_prefix("defer")?.trim();
+    if call == "cancel()" || call.ends_with("Cancel()") {
+        return Some(
+            "Without `defer`, `cancel()` runs at once: the context is cancelled before the work below has started, so every call given `ctx` sees it already done (`ctx.Err()` is `context.Canceled`) and gives up, or a goroutine that waits on `<-ctx.Done()` stops at once.",
+        );
+    }
+    if call.ends_with(".Unlock()") || call.ends_with(".RUnlock()") {
+        return Some(
+            "Without `defer`, the lock is released as soon as it is taken: the lines below that it was taken to protect run unlocked, so concurrent callers race on the shared data (`go test -race` reports it).",
+        );
+    }
+    if call.ends_with(".Close()") {
+        return Some(
+            "Without `defer`, it is closed at once: the reads and writes below use a closed file or connection and fail (`file already closed`, `use of closed network connection`).",
+        );
+    }
+    if call.ends_with(".Done()") {
+        return Some(
+            "Without `defer`, the WaitGroup is told this goroutine is done before its work has run: `Wait` can return while the work is still going, and the caller reads results not yet written.",
+        );
+    }
+    None
+}
+
+/// A dropped trait of a `#[derive(…)]` by what that trait gives the type.
+fn derive_context(masked: &[String], at: usize) -> Option<&'static str> {
+    let line = masked[at].trim();
+    let inner = line.strip_prefix("#[derive(")?.strip_suffix(")]")?;
+    let dropped = inner.rsplit(',').next()?.trim();
+    let dropped = dropped.rsplit("::").next().unwrap_or(dropped);
+    Some(match dropped {
+        "PartialEq" => {
+            "The type no longer implements `PartialEq`: `==` and `!=` on its values, and `assert_eq!` over them, no longer compile (\"binary operation `==` cannot be applied\"), and neither does a derived `Eq` or `PartialEq` of a type that holds it."
+        }
+        "Eq" => {
+            "The type no longer implements `Eq`: it can no longer be a `HashMap` or `HashSet` key with a derived `Hash`, nor sit in a type that derives `Eq`; those uses no longer compile."
+        }
+        "Clone" => {
+            "The type no longer implements `Clone`: `.clone()` on it no longer compiles, and neither does a derived `Copy`, which requires `Clone`."
+        }
+        "Copy" => {
+            "The type is no longer `Copy`: its values move on assignment and when passed by value, so a use of a value after it was passed on no longer compiles (\"use of moved value\")."
+        }
+        "Debug" => {
+            "The type no longer implements `Debug`: `{:?}`, `dbg!`, and `assert_eq!` or `unwrap()` over its values, which print it on failure, no longer compile."
+        }
+        "Hash" => {
+            "The type no longer implements `Hash`: it can no longer be a `HashMap` key or a `HashSet` item; those uses no longer compile."
+        }
+        "Default" => {
+            "The type no longer implements `Default`: `Type::default()` and `..Default::default()` no longer compile."
+        }
+        "Serialize" => {
+            "The type no longer implements serde's `Serialize`: `serde_json::to_string` and every serialiser given it no longer compile."
+        }
+        "Deserialize" => {
+            "The type no longer implements serde's `Deserialize`: parsing it with `serde_json::from_str` (or any deserialiser) no longer compiles."
+        }
+        "PartialOrd" | "Ord" => {
+            "The type no longer implements that ordering trait: `<`, `>`, `.sort()` or `.max()` on its values (whichever need it) no longer compile."
+        }
+        _ => return None,
+    })
+}
+
+/// An off-by-one loop bound by what the bound is: a length (the last pass indexes past the
+/// end) or anything else (the body runs once more than written).
+fn bound_context(masked: &[String], at: usize) -> Option<&'static str> {
+    let line = &masked[at];
+    let lengths = ["len(", ".length", ".len()", ".size()", ".Count", ".Length"];
+    if lengths.iter().any(|l| line.contains(l)) {
+        return None;
+    }
+    Some(
+        "The loop bound is off by one: with `<=` the body runs once more than the bound says (from 0 up to and including it), so whatever the body does happens one extra time and what follows the loop sees one step too many.",
     )
 }
 
@@ -233,8 +326,8 @@ pub const RULES: &[Rule] = &[
         langs: GO,
         topics: &["concurren", "mutex", "goroutine", "resource"],
         apply: drop_defer,
-        consequence: "Without `defer` the call runs immediately instead of when the function returns: the lock is released (or the resource closed, or the WaitGroup marked done) before the work it protects has happened.",
-        in_context: anywhere,
+        consequence: "Without `defer` the call runs here, at once, instead of when the function returns: what it releases or undoes is released before the work below it has happened.",
+        in_context: defer_context,
     },
     // One bug, told in each language's own terms (issue 40: `__cause__` in a Go answer).
     Rule {
@@ -271,10 +364,18 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         id: "swallow-raise",
-        langs: &[Lang::TypeScript, Lang::JavaScript, Lang::Python],
+        langs: JS,
         topics: &["error", "exception", "failure"],
         apply: swallow_raise,
-        consequence: "The error is swallowed: instead of failing, the function returns nothing (undefined / None), so the caller carries on as if it had succeeded and the real cause is lost.",
+        consequence: "The error is swallowed: instead of throwing, the function returns `undefined`, so the caller carries on as if it had succeeded and the real cause is lost.",
+        in_context: anywhere,
+    },
+    Rule {
+        id: "swallow-raise",
+        langs: PY,
+        topics: &["error", "exception", "failure"],
+        apply: swallow_raise,
+        consequence: "The error is swallowed: instead of raising, the function returns `None`, so the caller carries on as if it had succeeded and the real cause is lost.",
         in_context: anywhere,
     },
     Rule {
@@ -290,8 +391,8 @@ pub const RULES: &[Rule] = &[
         langs: RS,
         topics: &["derive", "struct", "type"],
         apply: drop_last_derive,
-        consequence: "The type no longer derives that trait, so every use that needs it (serialising the value, cloning it, comparing it, printing it with {:?}) fails to compile.",
-        in_context: anywhere,
+        consequence: "The type no longer derives that trait, so every use of its values that needs the trait no longer compiles.",
+        in_context: derive_context,
     },
     Rule {
         id: "error-status-to-ok",
@@ -315,7 +416,7 @@ pub const RULES: &[Rule] = &[
         topics: &[],
         apply: off_by_one,
         consequence: "The loop bound is off by one: the loop runs one step too far and reads past the last element.",
-        in_context: anywhere,
+        in_context: bound_context,
     },
     Rule {
         id: "swap-comparison",
@@ -532,6 +633,51 @@ mod tests {
         let gather = "    responses = await asyncio.gather(*(client.get(u) for u in urls))";
         let said = await_context_py(&lines(gather), 0).unwrap_or_default();
         assert!(said.contains("Future") && !said.contains("never runs"), "{said}");
+    }
+
+    /// The consequence of rule `id` (the first of that id for `lang`) at line `at` of `lines`.
+    fn said(id: &str, lang: Lang, lines: &[&str], at: usize) -> &'static str {
+        let masked: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        let rule = RULES.iter().find(|r| r.id == id && (r.langs.is_empty() || r.langs.contains(&lang)));
+        rule.map(|r| r.consequence_at(&masked, at)).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_bugs_consequence_follows_what_the_edited_line_holds() {
+        // An inverted Go error check that does not return first thing still runs its block on success.
+        let goroutine = [
+            "\tout, err := fn(ctx, in)",
+            "\tif err != nil {",
+            "\t\tonce.Do(func() {",
+            "\t\t\tcancel()",
+            "\t\t})",
+            "\t\treturn",
+            "\t}",
+        ];
+        let go = said("swap-comparison", Lang::Go, &goroutine, 1);
+        assert!(go.contains("nil `err`") && !go.contains("decides the opposite way"), "{go}");
+        // An inverted assertion is a false failure, not an error path.
+        let assertion = said("swap-comparison", Lang::Python, &["    assert repo.get(1) == \"order\""], 0);
+        assert!(assertion.contains("false failure"), "{assertion}");
+        // A dropped defer says what the deferred call was.
+        let cancel = said("drop-defer", Lang::Go, &["\tdefer cancel()"], 0);
+        assert!(cancel.contains("context is cancelled") && !cancel.contains("lock"), "{cancel}");
+        let unlock = said("drop-defer", Lang::Go, &["\tdefer c.mu.Unlock()"], 0);
+        assert!(unlock.contains("lock is released"), "{unlock}");
+        let other = said("drop-defer", Lang::Go, &["\tdefer func() { <-sem }()"], 0);
+        assert!(!other.contains("WaitGroup") && !other.contains("lock"), "{other}");
+        // The dropped derive is named by what it gave.
+        let eq = said("drop-last-derive", Lang::Rust, &["#[derive(Debug, Clone, Copy, PartialEq)]"], 0);
+        assert!(eq.contains("`==`") && !eq.contains("serialis") && !eq.contains("clon"), "{eq}");
+        // A bound that is a count runs the body once more; one that is a length reads past the end.
+        let count = said("off-by-one", Lang::Java, &["        for (int i = 0; i < 3; i++) {"], 0);
+        assert!(count.contains("once more") && !count.contains("last element"), "{count}");
+        let length = said("off-by-one", Lang::Go, &["\tfor i := 0; i < len(xs); i++ {"], 0);
+        assert!(length.contains("last element"), "{length}");
+        // A swallowed error returns each language's nothing.
+        assert!(said("swallow-raise", Lang::Python, &["        raise"], 0).contains("`None`"));
+        assert!(!said("swallow-raise", Lang::Python, &["        raise"], 0).contains("undefined"));
+        assert!(said("swallow-raise", Lang::TypeScript, &["    throw e;"], 0).contains("`undefined`"));
     }
 
     #[test]

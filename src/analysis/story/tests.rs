@@ -86,10 +86,12 @@ fn a_pytest_assertion_is_read_from_its_e_lines() {
     let snippet = reading.snippet.as_deref().unwrap_or_default();
     assert!(snippet.starts_with("E       assert [0.1, 0.2, 0.4, 0.8]") && PYTEST.contains(snippet), "{snippet}");
     assert!(reading.correct.as_deref().unwrap_or_default().contains("pytest"));
-    let blank = of_type(&qs, "fill_in_blank").expect("the blank on the fix");
-    let line = blank.snippet.as_deref().unwrap_or_default().lines().find(|l| l.contains("___")).unwrap_or_default();
-    let restored = line.replacen("___", blank.correct.as_deref().unwrap_or_default(), 1);
-    assert_eq!(restored, "        for n in range(self.attempts - 1):");
+    // The fix is asked once: where the bug was, not also a blank of what the fix wrote.
+    assert!(of_type(&qs, "fill_in_blank").is_none(), "{qs:#?}");
+    let bug = of_type(&qs, "spot_the_bug").expect("the bug the fix removed");
+    let edit = bug.grounding.as_ref().and_then(|g| g.mutation.as_ref()).expect("the edit");
+    assert_eq!(edit.original, "        for n in range(self.attempts - 1):");
+    assert!(bug.snippet.as_deref().unwrap_or_default().contains("        for n in range(self.attempts):"));
 }
 
 #[test]
@@ -221,4 +223,29 @@ fn the_key_names_the_message_under_the_headline_not_the_place_reached_for() {
     let detail = reading.detail.as_deref().unwrap_or_default();
     assert!(!detail.contains("importer_spec.rb"), "{detail}");
     assert_eq!(reading.answer().matches("importer_spec.rb:19").count(), 1, "{}", reading.answer());
+}
+
+const RUBY_BEFORE: &str = "module Catalog\n  Item = Data.define(:sku, :price_cents) do\n    def self.from_row(row)\n      new(sku: row.fetch(\"sku\"), price_cents: Catalog.cents(row.fetch(\"price\")))\n    end\n  end\n\n  def self.cents(text)\n    amount = text.to_s.delete(\",\").strip.to_f\n    raise ArgumentError, \"negative price #{text.inspect}\" if amount.negative?\n\n    (amount * 100).to_i\n  end\nend\n";
+const RUBY_AFTER: &str = "module Catalog\n  Item = Data.define(:sku, :price_cents) do\n    def self.from_row(row)\n      new(sku: row.fetch(\"sku\"), price_cents: Catalog.cents(row.fetch(\"price\")))\n    end\n  end\n\n  def self.cents(text)\n    amount = BigDecimal(text.to_s.delete(\",\").strip)\n    raise ArgumentError, \"negative price #{text.inspect}\" if amount.negative?\n\n    (amount * 100).round.to_i\n  end\nend\n";
+const RSPEC_FAIL: &str = "Failures:\n\n  1) Catalog::Importer reads prices\n     Failure/Error: expect(importer.map(&:price_cents)).to eq([1250, 102_435])\n\n       expected: [1250, 102435]\n            got: [1250, 102434]\n\n       (compared using ==)\n     # ./spec/importer_spec.rb:19:in `block (3 levels) in <top (required)>'\n";
+
+/// A fix of `x.to_f` into `BigDecimal(x)` would blank the whole expression, its unchanged
+/// middle included: not asked as a blank. Nor as the bug: the method shows a second line of
+/// the fix, and one edit cannot show both as they were.
+#[test]
+fn a_blank_that_would_hold_the_unchanged_middle_of_the_line_is_not_written() {
+    let qs = story("bundle exec rspec", RSPEC_FAIL, "lib/catalog/item.rb", RUBY_BEFORE, RUBY_AFTER);
+    assert!(of_type(&qs, "code_reading").is_some(), "the error is still asked: {qs:#?}");
+    assert!(of_type(&qs, "fill_in_blank").is_none() && of_type(&qs, "spot_the_bug").is_none(), "{qs:#?}");
+    // The same change alone on its line is a blank no wider than what changed.
+    let one_line = RUBY_AFTER.replace("(amount * 100).round.to_i", "(amount * 100).to_i");
+    let qs = story("bundle exec rspec", RSPEC_FAIL, "lib/catalog/item.rb", RUBY_BEFORE, &one_line);
+    assert!(of_type(&qs, "fill_in_blank").is_none(), "the real bug is asked, not the blank: {qs:#?}");
+    assert!(of_type(&qs, "spot_the_bug").is_some(), "{qs:#?}");
+    assert!(super::keeps_unchanged_text(
+        "amount = text.to_s.delete(\",\").strip.to_f",
+        "BigDecimal(text.to_s.delete(\",\").strip)"
+    ));
+    assert!(!super::keeps_unchanged_text("for n in range(self.attempts):", "- 1"));
+    assert!(!super::keeps_unchanged_text("impl<'a> Lexer<'a> {", "Iterator for"));
 }

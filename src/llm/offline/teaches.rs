@@ -15,15 +15,20 @@
 //!   code after a `yield`).
 //! - `blank given away`: a fill-in-the-blank whose answer the snippet shows elsewhere, or a
 //!   keyword of the grammar that the line around the blank forces.
+//! - `blank has twins`: a blank another token fills as well (Ruby's `collect` for `map`,
+//!   `toEqual` for `toBe` on a number); `blank undecided`: a blank that is a type in a
+//!   declaration, which the lines shown do not decide.
 //! - `asked by the story`: a catalogue question with no snippet for a concept the session's
 //!   story already asks about with the error's own lines (`offline::session_questions`).
 
 use crate::analysis::catalogue::{self, tokens::find_token};
+use crate::analysis::failures::ErrorKind;
 use crate::analysis::grounded::SessionCode;
 use crate::analysis::grounding::GroundingKind;
 use crate::analysis::model::FailedCall;
 use crate::analysis::questions::GeneratedQuestion;
 use crate::analysis::syntax::parse_file;
+use crate::analysis::{Lang, lang_for_path};
 
 /// The names of the rules, as the job result counts them.
 pub const GENERIC_KEY: &str = "generic key";
@@ -33,6 +38,10 @@ pub const ASKED_BY_THE_STORY: &str = "asked by the story";
 pub const GIVEN_AWAY: &str = "blank given away";
 /// A question on a concept whose syntax its lines do not show (`analysis::concept_syntax`).
 pub const CONCEPT_NOT_SHOWN: &str = "concept not in snippet";
+/// A blank another token fills as well (`collect` for Ruby's `map`).
+pub const ANOTHER_FITS: &str = "blank has twins";
+/// A blank whose answer the lines shown cannot decide (a field's type).
+pub const UNDECIDED: &str = "blank undecided";
 
 /// The rule `q` breaks, if any. `concept_file` is the concept's `source_file` (a failed call's
 /// label for a concept met as an error).
@@ -43,9 +52,14 @@ pub fn refusal(q: &GeneratedQuestion, code: &SessionCode<'_>, concept_file: &str
         Some(g) => g.kind == GroundingKind::Quote,
         None => q.snippet.is_some(),
     };
-    // A concept met as an error quotes the error, and its key explains that error in its
-    // ecosystem's terms: what the developer met is the lesson, not a definition.
-    let about_error = FailedCall::is_label(concept_file);
+    // A concept met as an error quotes the error, or the code it points at, and its key
+    // explains that kind of error in its ecosystem's terms (a type error, a missing crate):
+    // what the developer met is the lesson, not a definition. Not the entry for any other
+    // error, whose facts are about stack traces: over the code (a compile error's line, with
+    // no trace) they are a definition, and held to the rule like any other.
+    let any_error = q.concept == ErrorKind::Other.concept_in(None);
+    let about_error = FailedCall::is_label(concept_file)
+        && (!any_error || q.grounding.as_ref().is_none_or(|g| FailedCall::is_label(&g.file)));
     match q.question_type.as_str() {
         // A concept the catalogue does not know (named by an LLM) has no catalogue definition
         // to repeat: its question is built from its own description of this code.
@@ -57,9 +71,82 @@ pub fn refusal(q: &GeneratedQuestion, code: &SessionCode<'_>, concept_file: &str
             (!names_shown_code(&key_text(q), snippet, own_words)).then_some(GENERIC_KEY)
         }
         "ordering" if quoted && in_source_order(q, code) => Some(SOURCE_ORDER),
-        "fill_in_blank" if blank_given_away(q) => Some(GIVEN_AWAY),
+        "fill_in_blank" => blank_refusal(q, code),
         _ => None,
     }
+}
+
+/// The rule a fill-in-the-blank breaks: its answer is given away ([`GIVEN_AWAY`]), another
+/// token fits the blank as well ([`ANOTHER_FITS`]), or the blank is a type the lines shown
+/// do not decide ([`UNDECIDED`]).
+fn blank_refusal(q: &GeneratedQuestion, code: &SessionCode<'_>) -> Option<&'static str> {
+    if blank_given_away(q) {
+        return Some(GIVEN_AWAY);
+    }
+    let answer = q.correct.as_deref()?.trim();
+    let lang = q.grounding.as_ref().and_then(|g| lang_for_path(&g.file));
+    if lang.is_some_and(|lang| EQUALLY_RIGHT.iter().any(|(l, words)| *l == lang && words.contains(&answer))) {
+        return Some(ANOTHER_FITS);
+    }
+    match node_in_file(q, code) {
+        Some(Answer::Keyword) => Some(GIVEN_AWAY),
+        Some(Answer::Type) => Some(UNDECIDED),
+        _ => None,
+    }
+}
+
+/// Answers with a twin that makes the line do the same (or the same for what the snippet
+/// shows): the blank "does what it did before" with either, so keying one marks a right
+/// answer wrong (the hand-graded sample, docs/QUESTIONS.md round 3, cause 4).
+const EQUALLY_RIGHT: &[(Lang, &[&str])] = &[
+    (
+        Lang::Ruby,
+        &["map", "collect", "select", "filter", "find", "detect", "reduce", "inject", "size", "length", "count"],
+    ),
+    // SQLAlchemy's `select(...).where(...)`, which `.filter(...)` also spells (Python's own
+    // `filter` builtin has no twin, so only `where` is listed).
+    (Lang::Python, &["where"]),
+    // vitest's and Jest's `toBe`, `toEqual` and `toStrictEqual` agree on numbers and strings.
+    (Lang::TypeScript, &["toBe", "toEqual", "toStrictEqual"]),
+    (Lang::JavaScript, &["toBe", "toEqual", "toStrictEqual"]),
+    // `sync.RWMutex` has `Lock`/`Unlock` too.
+    (Lang::Go, &["Mutex", "RWMutex"]),
+];
+
+/// What the blank's answer is in the tree of the whole file it is cut from.
+enum Answer {
+    /// A token the grammar does not name (a keyword): the surrounding file forces it, even
+    /// where the snippet alone parses otherwise (Ruby's `rescue` in a method body shown
+    /// without its `def`).
+    Keyword,
+    /// A type in a declaration (`value string` in a struct): any type fits the lines shown.
+    Type,
+    Other,
+}
+
+/// The answer's node in its file's tree, where the snippet's lines are the file's.
+fn node_in_file(q: &GeneratedQuestion, code: &SessionCode<'_>) -> Option<Answer> {
+    let (g, snippet, answer) = (q.grounding.as_ref()?, q.snippet.as_deref()?, q.correct.as_deref()?.trim());
+    let file = code.files.iter().find(|f| f.path == g.file)?;
+    let tree = file.tree.as_ref()?;
+    let (row, line) = snippet.lines().enumerate().find(|(_, l)| l.contains("___"))?;
+    let column = line.find("___")?;
+    let text = *file.lines.get((g.line_start as usize).checked_sub(1)? + row)?;
+    (text.get(column..column + answer.len()) == Some(answer)).then_some(())?;
+    let start = text.as_ptr() as usize - file.src.as_ptr() as usize + column;
+    let node = tree.root_node().descendant_for_byte_range(start, start + answer.len())?;
+    let exact = node.start_byte() == start && node.end_byte() == start + answer.len();
+    Some(match node.kind() {
+        _ if !exact => Answer::Other,
+        _ if !node.is_named() => Answer::Keyword,
+        "type_identifier"
+        | "primitive_type"
+        | "predefined_type"
+        | "integral_type"
+        | "floating_point_type"
+        | "boolean_type" => Answer::Type,
+        _ => Answer::Other,
+    })
 }
 
 /// Whether a blank's answer is in sight or forced by the syntax: the answer occurs elsewhere
@@ -124,7 +211,9 @@ fn names_shown_code(key: &str, snippet: &str, own_words: &[&str]) -> bool {
     // The concept's own keywords (`await` for Async/await, `with` for context managers) are in
     // every snippet of it and in every definition of it: they say nothing about this code.
     let spans = key.split('`').skip(1).step_by(2).map(str::trim);
-    spans.filter(|s| !s.is_empty() && !own_words.contains(s)).any(|span| {
+    // `@contextmanager` is the keyword `contextmanager` as a decorator.
+    let own = |s: &str| own_words.contains(&s) || own_words.contains(&s.trim_start_matches('@'));
+    spans.filter(|s| !s.is_empty() && !own(s)).any(|span| {
         // `@contextmanager`, `except ValueError:`: any span the snippet holds whole.
         find_token(snippet, span).is_some() || (span.contains(' ') && snippet.contains(span))
     })
@@ -218,6 +307,69 @@ mod tests {
         assert_eq!(refusal(&blank(rust, "match", "a.rs"), &code, "a.rs"), Some(GIVEN_AWAY));
         let named = "fn f(xs: &[u8]) -> usize {\n    xs.iter().___(|x| **x > 2).count()\n}\n";
         assert_eq!(refusal(&blank(named, "filter", "a.rs"), &code, "a.rs"), None);
+    }
+
+    /// A blank cut from a file, as the builders make one: `line` (1-based) of `src` with
+    /// `answer` blanked, shown with the lines `first..=last`.
+    fn blank_in(path: &str, src: &str, (first, last): (u32, u32), line: u32, answer: &str) -> GeneratedQuestion {
+        let lines: Vec<&str> = src.lines().collect();
+        let shown: Vec<String> = (first..=last)
+            .map(|n| {
+                let text = lines[n as usize - 1];
+                if n == line { text.replacen(answer, "___", 1) } else { text.to_string() }
+            })
+            .collect();
+        let mut q = question("fill_in_blank", Some(&shown.join("\n")), answer, None);
+        q.grounding = Some(Grounding {
+            file: path.into(),
+            line_start: first,
+            line_end: last,
+            kind: GroundingKind::Blank,
+            mutation: None,
+        });
+        q
+    }
+
+    #[test]
+    fn a_blank_with_a_twin_a_type_or_a_keyword_of_the_whole_file_is_refused() {
+        let ruby = "class Importer
+  def row(r)
+    Item.from_row(r.to_h)
+  rescue KeyError => e
+    nil
+  end
+
+  def names(xs)
+    xs.compact.map(&:downcase)
+  end
+end
+";
+        let go = "package cache
+
+type entry struct {
+	value   string
+	count   int
+}
+
+func (e entry) Size() int {
+	return len(e.value)
+}
+";
+        let files = vec![SourceFile::new("lib/importer.rb", ruby), SourceFile::new("cache.go", go)];
+        let code = SessionCode::new(&files);
+        // `collect` does what `map` does.
+        let map = blank_in("lib/importer.rb", ruby, (8, 10), 9, "map");
+        assert_eq!(refusal(&map, &code, "lib/importer.rb"), Some(ANOTHER_FITS));
+        // The body shown without its `def`: the snippet alone reads `rescue` as a call, the file
+        // as the keyword it is.
+        let rescue = blank_in("lib/importer.rb", ruby, (3, 5), 4, "rescue");
+        assert_eq!(refusal(&rescue, &code, "lib/importer.rb"), Some(GIVEN_AWAY));
+        // A field's type that nothing shown decides.
+        let field = blank_in("cache.go", go, (3, 6), 4, "string");
+        assert_eq!(refusal(&field, &code, "cache.go"), Some(UNDECIDED));
+        // A name the lines shown call for stays.
+        let call = blank_in("cache.go", go, (8, 10), 9, "len");
+        assert_eq!(refusal(&call, &code, "cache.go"), None);
     }
 
     #[test]

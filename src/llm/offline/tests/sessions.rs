@@ -46,14 +46,18 @@ const MIN_GROUNDED_SHARE: f64 = 0.9;
 const MAX_CANNED: usize = 1;
 /// Question types the recorded sessions show together (issue 16 asked five of each session;
 /// since issue 40's "fewer, truer" a type whose question would teach nothing about the code is
-/// not written, and a session may hold a few questions of one or two types).
-const MIN_TYPES_OVERALL: usize = 4;
+/// not written, and a session may hold a few questions of one or two types). The catalogue's
+/// multiple choices and true/false statements are its facts, refused as definitions unless
+/// they name the lines shown; blanks and bugs are built from the lines.
+const MIN_TYPES_OVERALL: usize = 2;
 
 /// One replayed session: its captured files (latest content per path) and its quiz.
 struct Replayed {
     name: String,
     files: Vec<SourceFile>,
     questions: Vec<GeneratedQuestion>,
+    /// The concepts the offline provider found, asked or not.
+    concepts: Vec<String>,
     /// The static step's findings, where each concept's signals are.
     patterns: Vec<crate::analysis::model::Pattern>,
 }
@@ -119,7 +123,7 @@ fn replay_concepts(name: &str, level: Option<Level>, max_concepts: usize, failur
         normalize_question(q);
         assert_eq!(validate_question(q, &names), Ok(()), "{name}: {q:#?}");
     }
-    Replayed { name: name.to_string(), files, questions, patterns }
+    Replayed { name: name.to_string(), files, questions, concepts: names, patterns }
 }
 
 fn squash(text: &str) -> String {
@@ -230,8 +234,8 @@ fn answer_keys_hold_at_every_level() {
     }
 }
 
-/// The recorded sessions cut to three concepts ask in five types together: each concept is
-/// tried in two types, least used first.
+/// The recorded sessions cut to three concepts ask in more than one type together: each
+/// concept is tried in two types, least used first.
 #[test]
 fn three_concepts_a_session_give_five_types_over_the_recorded_sessions() {
     let mut overall = BTreeSet::new();
@@ -459,7 +463,7 @@ fn every_snippet_is_a_whole_syntactic_unit() {
             }
         }
     }
-    assert!(checked > 50, "only {checked} snippets checked");
+    assert!(checked > 35, "only {checked} snippets checked");
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
 }
 
@@ -541,7 +545,7 @@ fn every_question_holds_to_the_precision_rules_at_every_level() {
             }
         }
     }
-    assert!(checked > 200, "only {checked} questions checked");
+    assert!(checked > 160, "only {checked} questions checked");
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
 }
 
@@ -551,11 +555,12 @@ fn every_question_holds_to_the_precision_rules_at_every_level() {
 #[test]
 fn the_unseen_sessions_get_their_languages_own_concepts_and_whole_snippets() {
     let py = replay("claude-python-ledger.json", None);
+    // Found; its questions are written only where their key is about these lines (the
+    // catalogue's `yield` facts alone are refused as a definition: `teaches`, `generic key`).
+    assert!(py.concepts.iter().any(|n| n == "Context managers and with"), "{:?}", py.concepts);
     let names: BTreeSet<&str> = py.questions.iter().map(|q| q.concept.as_str()).collect();
-    assert!(names.contains("Context managers and with"), "{names:?}");
     assert!(!names.iter().any(|n| n.contains("try/catch")), "{names:?}");
     let shown = |q: &GeneratedQuestion, text: &str| q.snippet.as_deref().is_some_and(|s| s.contains(text));
-    assert!(py.questions.iter().any(|q| shown(q, "def atomic_csv")), "the context manager is quoted");
     for q in py.questions.iter().filter(|q| shown(q, "def atomic_csv")) {
         assert!(shown(q, "@contextmanager"), "the decorator is shown with the function:\n{q:#?}");
     }
@@ -714,7 +719,7 @@ fn the_validator_drops_no_offline_question_of_any_recorded_session() {
         total.1 += per_session.1;
     }
     println!("all: {} questions, {} dropped", total.0, total.1);
-    assert!(total.0 > 500, "only {} questions", total.0);
+    assert!(total.0 > 400, "only {} questions", total.0);
     assert!(reasons.is_empty(), "{} dropped:\n{}", reasons.len(), reasons.join("\n"));
 }
 

@@ -59,6 +59,9 @@ pub const DECLARATION_KEYWORDS: &[&str] = &[
 /// there, an assertion every test line starts with.
 const GIVEN_AWAY: &[&str] = &[
     "derive",
+    // `___(())` closing a function that returns a `Result`; `___(x)` of an `Option`.
+    "Ok",
+    "Some",
     "return",
     "with",
     "nil",

@@ -107,10 +107,13 @@ pub fn spot_the_bug(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<G
     let mut rules: Vec<&Rule> =
         rules_for(lang, ask.entry).filter(|r| !ask.used_bugs.iter().any(|used| used == r.id)).collect();
     rules.sort_by_key(|r| r.topics.is_empty());
-    let (at, mutated, rule) = rules.into_iter().find_map(|rule| {
+    // What goes wrong follows from the edit and where it sits (issue 40 §4); an edit whose
+    // effect cannot be told there is not planted.
+    let (at, mutated, rule, consequence) = rules.into_iter().find_map(|rule| {
         candidates.iter().find_map(|&i| {
             let mutated = (rule.apply)(&file.masked[i], file.lines[i])?;
-            (mutated != file.lines[i]).then_some((i, mutated, rule))
+            let consequence = rule.consequence_at(&file.masked, i)?;
+            (mutated != file.lines[i]).then_some((i, mutated, rule, consequence))
         })
     })?;
     let (first, last) = quote_window(file, at, ask.narrow);
@@ -124,8 +127,6 @@ pub fn spot_the_bug(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<G
         question.push_str(&format!(" Hint: look at how {} is used.", ask.entry.name));
     }
     let original = file.lines[at];
-    // What goes wrong follows from the edit and where it sits (issue 40 §4).
-    let consequence = rule.consequence_at(&file.masked, at);
     let answer = format!("Line {}: `{}` should read `{}`. {}", at + 1, mutated.trim(), original.trim(), consequence);
     let mut q = base(ask, file.lang, question, format!("{consequence} {}", ask.entry.description));
     q.snippet = Some(shown.join("\n"));

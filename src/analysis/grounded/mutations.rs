@@ -31,20 +31,42 @@ pub struct Rule {
     pub consequence: &'static str,
     /// What goes wrong given where the edited line sits (issue 40 §4: an inverted check in a
     /// test's assertion, a dropped `go` before a send, a guard that returns early), from the
-    /// file's masked lines and the edited line's index; `None` keeps `consequence`.
-    pub in_context: fn(&[String], usize) -> Option<&'static str>,
+    /// file's masked lines and the edited line's index.
+    pub in_context: fn(&[String], usize) -> Here,
+}
+
+/// What a bug's consequence is where the edited line sits.
+pub enum Here {
+    /// The rule's own `consequence`.
+    AsRule,
+    /// This context's consequence.
+    Says(&'static str),
+    /// Nothing true can be said of it here (the edit may change nothing a test would see):
+    /// the bug is not asked.
+    Unsure,
+}
+
+impl Here {
+    fn or_rule(said: Option<&'static str>) -> Here {
+        said.map_or(Here::AsRule, Here::Says)
+    }
 }
 
 impl Rule {
-    /// The consequence of this bug on line `at` of a file whose masked lines are `masked`.
-    pub fn consequence_at(&self, masked: &[String], at: usize) -> &'static str {
-        (self.in_context)(masked, at).unwrap_or(self.consequence)
+    /// The consequence of this bug on line `at` of a file whose masked lines are `masked`;
+    /// `None` where it cannot be told.
+    pub fn consequence_at(&self, masked: &[String], at: usize) -> Option<&'static str> {
+        match (self.in_context)(masked, at) {
+            Here::AsRule => Some(self.consequence),
+            Here::Says(said) => Some(said),
+            Here::Unsure => None,
+        }
     }
 }
 
 /// No context changes the consequence.
-fn anywhere(_: &[String], _: usize) -> Option<&'static str> {
-    None
+fn anywhere(_: &[String], _: usize) -> Here {
+    Here::AsRule
 }
 
 /// The lines of the block opened on line `at` (those after it indented deeper, up to a few),
@@ -93,7 +115,7 @@ fn err_check_context(masked: &[String], at: usize) -> Option<&'static str> {
     // Go's `err != nil` guards what the call gave back: whatever the block under it does
     // (return, record the error, cancel), it now does on success, with a nil `err`.
     masked[at].contains("err != nil").then_some(
-        "The error check is inverted: when the call succeeds, the block meant for its failure runs with a nil `err`, and when the call fails, the error is ignored and the code goes on with the call's zero-value result as if it had succeeded.",
+        "The error check is inverted: when the call succeeds, the block meant for its failure runs with a nil `err`, and when the call fails, the error is ignored and the code goes on as if it had succeeded, with the zero values the call returned beside the error.",
     )
 }
 
@@ -123,8 +145,24 @@ fn awaited_alone(masked: &[String], at: usize) -> bool {
     masked.get(at).is_some_and(|l| l.trim_start().starts_with("await "))
 }
 
-fn await_context_js(masked: &[String], at: usize) -> Option<&'static str> {
-    awaited_alone(masked, at).then_some(
+fn await_context_js(masked: &[String], at: usize) -> Here {
+    if !awaited_alone(masked, at) {
+        return Here::AsRule;
+    }
+    // The next statement awaits something else (`await outcome;`): the function still waits
+    // there, and whether the call has finished by then depends on what it does.
+    let next = masked[at + 1..].iter().map(|l| l.trim()).find(|l| !l.is_empty() && !l.starts_with("//"));
+    if next.is_some_and(|l| l.starts_with("await ")) {
+        return Here::Unsure;
+    }
+    // `await outcome;`: a promise made earlier and held in a variable, not a call.
+    let awaited = masked[at].trim().trim_start_matches("await ").trim_end_matches(';');
+    if !awaited.is_empty() && awaited.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$') {
+        return Here::Says(
+            "The promise held in that variable is no longer waited for: the function goes on, and may return (a test may end) before it settles, and its rejection (a failed assertion it holds, say) no longer fails this code; it surfaces later as an unhandled rejection, if at all.",
+        );
+    }
+    Here::Says(
         "The call is no longer awaited and its result was not used: the statements after it run before it has finished (they see its work not yet done, and a test may end first), and a rejection of it is never caught here but surfaces later as an unhandled rejection.",
     )
 }
@@ -174,7 +212,6 @@ fn derive_context(masked: &[String], at: usize) -> Option<&'static str> {
     let line = masked[at].trim();
     let inner = line.strip_prefix("#[derive(")?.strip_suffix(")]")?;
     let dropped = inner.rsplit(',').next()?.trim();
-    let dropped = dropped.rsplit("::").next().unwrap_or(dropped);
     Some(match dropped {
         "PartialEq" => {
             "The type no longer implements `PartialEq`: `==` and `!=` on its values, and `assert_eq!` over them, no longer compile (\"binary operation `==` cannot be applied\"), and neither does a derived `Eq` or `PartialEq` of a type that holds it."
@@ -197,11 +234,14 @@ fn derive_context(masked: &[String], at: usize) -> Option<&'static str> {
         "Default" => {
             "The type no longer implements `Default`: `Type::default()` and `..Default::default()` no longer compile."
         }
-        "Serialize" => {
+        "Serialize" | "serde::Serialize" => {
             "The type no longer implements serde's `Serialize`: `serde_json::to_string` and every serialiser given it no longer compile."
         }
-        "Deserialize" => {
+        "Deserialize" | "serde::Deserialize" => {
             "The type no longer implements serde's `Deserialize`: parsing it with `serde_json::from_str` (or any deserialiser) no longer compiles."
+        }
+        "Error" | "thiserror::Error" => {
+            "The type no longer derives `thiserror::Error`: its `#[error(…)]` attributes are no longer known (\"cannot find attribute `error`\"), and it implements neither `Display` nor `std::error::Error`, so `{}` on it and `?` into a `Box<dyn Error>` no longer compile."
         }
         "PartialOrd" | "Ord" => {
             "The type no longer implements that ordering trait: `<`, `>`, `.sort()` or `.max()` on its values (whichever need it) no longer compile."
@@ -223,21 +263,28 @@ fn bound_context(masked: &[String], at: usize) -> Option<&'static str> {
     )
 }
 
-/// A dropped `go` where it sits: the function sends to the worker after the call, so the
-/// worker's receive waits for a send that can only come once it has returned.
+/// A dropped `go` where it sits: the function literal's own body sends on a channel (the send
+/// now waits on the caller's goroutine for a receiver that comes only later), or the lines after
+/// the call send to it (its receive waits for a send that comes only once it has returned).
 fn go_context(masked: &[String], at: usize) -> Option<&'static str> {
     let indent = |l: &str| l.len() - l.trim_start().len();
     let own = indent(&masked[at]);
-    let after: Vec<&str> = masked[at + 1..]
+    let sends = |l: &&str| l.split_once("<-").is_some_and(|(left, _)| !left.trim().is_empty() && !left.contains('='));
+    let rest = &masked[at + 1..];
+    // The literal's body: the lines indented deeper, up to its closing `}(…)`.
+    let body = rest.iter().take_while(|l| l.trim().is_empty() || indent(l) > own).count();
+    if rest[..body].iter().map(|l| l.trim()).any(|l| sends(&l)) {
+        return Some(
+            "Without `go` the function runs on the current goroutine: its send on the channel blocks until something receives, and the code that receives runs only after this call has returned, so the goroutine blocks there (\"all goroutines are asleep\" when nothing else runs), unless the channel's buffer still has room.",
+        );
+    }
+    let after: Vec<&str> = rest[body..]
         .iter()
         .take_while(|l| l.trim().is_empty() || indent(l) >= own)
         .take(12)
         .map(|l| l.trim())
         .collect();
-    let sends = after
-        .iter()
-        .any(|l| l.split_once("<-").is_some_and(|(left, _)| !left.trim().is_empty() && !left.contains('=')));
-    sends.then_some(
+    after.iter().any(sends).then_some(
         "Without `go` the call runs on the current goroutine and must return before the next line runs: the values it waits to receive are sent only after that line, so its receive blocks forever and the program deadlocks (\"all goroutines are asleep\").",
     )
 }
@@ -287,7 +334,7 @@ pub const RULES: &[Rule] = &[
         topics: &["async", "await", "database", "orm", "api_design", "quer", "test"],
         apply: drop_await,
         consequence: "The call is no longer awaited: the code gets a coroutine object that never runs instead of its result, uses that as if it were the value (Python warns \"coroutine was never awaited\"), and an exception of the call is no longer raised here.",
-        in_context: await_context_py,
+        in_context: |masked, at| Here::or_rule(await_context_py(masked, at)),
     },
     Rule {
         id: "drop-await",
@@ -327,7 +374,7 @@ pub const RULES: &[Rule] = &[
         topics: &["concurren", "mutex", "goroutine", "resource"],
         apply: drop_defer,
         consequence: "Without `defer` the call runs here, at once, instead of when the function returns: what it releases or undoes is released before the work below it has happened.",
-        in_context: defer_context,
+        in_context: |masked, at| Here::or_rule(defer_context(masked, at)),
     },
     // One bug, told in each language's own terms (issue 40: `__cause__` in a Go answer).
     Rule {
@@ -352,7 +399,7 @@ pub const RULES: &[Rule] = &[
         topics: &["goroutine", "concurren"],
         apply: drop_go_keyword,
         consequence: "Without `go` the call runs synchronously on the current goroutine: the work is no longer concurrent, and the next line runs only after it returns, so anything it waits for that this function provides later never comes.",
-        in_context: go_context,
+        in_context: |masked, at| Here::or_rule(go_context(masked, at)),
     },
     Rule {
         id: "swap-err-check",
@@ -360,7 +407,7 @@ pub const RULES: &[Rule] = &[
         topics: &["error", "go"],
         apply: swap_err_check,
         consequence: "The error check is inverted: on success the function returns early (as if it failed), and on failure it carries on with a zero value and ignores the error.",
-        in_context: err_check_context,
+        in_context: |masked, at| Here::or_rule(err_check_context(masked, at)),
     },
     Rule {
         id: "swallow-raise",
@@ -392,7 +439,7 @@ pub const RULES: &[Rule] = &[
         topics: &["derive", "struct", "type"],
         apply: drop_last_derive,
         consequence: "The type no longer derives that trait, so every use of its values that needs the trait no longer compiles.",
-        in_context: derive_context,
+        in_context: |masked, at| Here::or_rule(derive_context(masked, at)),
     },
     Rule {
         id: "error-status-to-ok",
@@ -416,7 +463,7 @@ pub const RULES: &[Rule] = &[
         topics: &[],
         apply: off_by_one,
         consequence: "The loop bound is off by one: the loop runs one step too far and reads past the last element.",
-        in_context: bound_context,
+        in_context: |masked, at| Here::or_rule(bound_context(masked, at)),
     },
     Rule {
         id: "swap-comparison",
@@ -424,7 +471,7 @@ pub const RULES: &[Rule] = &[
         topics: &[],
         apply: swap_comparison,
         consequence: "The comparison is inverted, so the code decides the opposite way: what should pass is rejected (or the error path runs on valid input) and what should be rejected goes through.",
-        in_context: comparison_context,
+        in_context: |masked, at| Here::or_rule(comparison_context(masked, at)),
     },
 ];
 
@@ -627,9 +674,19 @@ mod tests {
     fn a_dropped_await_says_what_its_line_does_with_the_result() {
         let lines = |l: &str| vec![l.to_owned()];
         let used = "    const r = await fetch(url);";
-        assert_eq!(await_context_js(&lines(used), 0), None, "the value is used: the rule's own text");
-        let alone = await_context_js(&lines("    await vi.advanceTimersByTimeAsync(2_000);"), 0).unwrap_or_default();
+        assert!(matches!(await_context_js(&lines(used), 0), Here::AsRule), "the value is used: the rule's own text");
+        let said = |here: Here| match here {
+            Here::Says(said) => said,
+            Here::AsRule => "the rule's own text",
+            Here::Unsure => "unsure",
+        };
+        let alone = said(await_context_js(&lines("    await page.flush();"), 0));
         assert!(alone.contains("result was not used") && !alone.contains("as if it were the value"), "{alone}");
+        // The next statement awaits anyway: whether the call is done by then is not known.
+        let then_awaits = ["    await vi.advanceTimersByTimeAsync(2_000);", "    await outcome;"].map(String::from);
+        assert_eq!(said(await_context_js(&then_awaits, 0)), "unsure");
+        let held = said(await_context_js(&lines("    await outcome;"), 0));
+        assert!(held.contains("held in that variable") && !held.contains("The call"), "{held}");
         let gather = "    responses = await asyncio.gather(*(client.get(u) for u in urls))";
         let said = await_context_py(&lines(gather), 0).unwrap_or_default();
         assert!(said.contains("Future") && !said.contains("never runs"), "{said}");
@@ -639,7 +696,7 @@ mod tests {
     fn said(id: &str, lang: Lang, lines: &[&str], at: usize) -> &'static str {
         let masked: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
         let rule = RULES.iter().find(|r| r.id == id && (r.langs.is_empty() || r.langs.contains(&lang)));
-        rule.map(|r| r.consequence_at(&masked, at)).unwrap_or_default()
+        rule.and_then(|r| r.consequence_at(&masked, at)).unwrap_or_default()
     }
 
     #[test]
@@ -669,6 +726,13 @@ mod tests {
         // The dropped derive is named by what it gave.
         let eq = said("drop-last-derive", Lang::Rust, &["#[derive(Debug, Clone, Copy, PartialEq)]"], 0);
         assert!(eq.contains("`==`") && !eq.contains("serialis") && !eq.contains("clon"), "{eq}");
+        let error = said("drop-last-derive", Lang::Rust, &["#[derive(Debug, thiserror::Error)]"], 0);
+        assert!(error.contains("#[error(…)]"), "{error}");
+        // A dropped `go` before a literal whose own body sends: the send blocks, not a receive.
+        let sender =
+            ["\t\tgo func(sku string) {", "\t\t\tdefer wg.Done()", "\t\t\tresults <- adjust(sku)", "\t\t}(sku)"];
+        let go = said("drop-go-keyword", Lang::Go, &sender, 0);
+        assert!(go.contains("its send") && !go.contains("its receive"), "{go}");
         // A bound that is a count runs the body once more; one that is a length reads past the end.
         let count = said("off-by-one", Lang::Java, &["        for (int i = 0; i < 3; i++) {"], 0);
         assert!(count.contains("once more") && !count.contains("last element"), "{count}");

@@ -199,10 +199,18 @@ impl Asked {
         }
         let text = q.question.split_whitespace().collect::<Vec<_>>().join(" ");
         // A bug planted on a line is one question whatever unit quotes it (two concepts'
-        // spot-the-bugs on one `if err != nil` are the same mutation); a blank is one per span.
+        // spot-the-bugs on one `if err != nil` are the same mutation); so is a blank on a line
+        // (two concepts' blanks on one `.filter(…)`, quoted with more or fewer lines around).
+        let blank_line = |g: &crate::analysis::grounding::Grounding| {
+            let row = q.snippet.as_deref()?.lines().position(|l| l.contains("___"))?;
+            Some(g.line_start + row as u32)
+        };
         let edit = q.grounding.as_ref().filter(|g| g.kind != GroundingKind::Quote).map(|g| match &g.mutation {
             Some(m) => (g.file.clone(), 0, 0, m.line),
-            None => (g.file.clone(), g.line_start, g.line_end, 0),
+            None => match blank_line(g) {
+                Some(line) => (g.file.clone(), u32::MAX, 0, line),
+                None => (g.file.clone(), g.line_start, g.line_end, 0),
+            },
         });
         let mutation = crate::analysis::lint::mutation_edit(&q);
         if self.texts.contains(&text)

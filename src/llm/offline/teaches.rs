@@ -77,8 +77,8 @@ pub fn refusal(q: &GeneratedQuestion, code: &SessionCode<'_>, concept_file: &str
 }
 
 /// The rule a fill-in-the-blank breaks: its answer is given away ([`GIVEN_AWAY`]), another
-/// token fits the blank as well ([`ANOTHER_FITS`]), or the blank is a type the lines shown
-/// do not decide ([`UNDECIDED`]).
+/// token fits the blank as well ([`ANOTHER_FITS`]), or the lines shown do not decide it (a
+/// type, a declared name, a keyword argument's name, a derived trait: [`UNDECIDED`]).
 fn blank_refusal(q: &GeneratedQuestion, code: &SessionCode<'_>) -> Option<&'static str> {
     if blank_given_away(q) {
         return Some(GIVEN_AWAY);
@@ -88,9 +88,15 @@ fn blank_refusal(q: &GeneratedQuestion, code: &SessionCode<'_>) -> Option<&'stat
     if lang.is_some_and(|lang| EQUALLY_RIGHT.iter().any(|(l, words)| *l == lang && words.contains(&answer))) {
         return Some(ANOTHER_FITS);
     }
+    // A trait in a derive list: any derivable trait fits the line (a struct of strings
+    // derives `Clone` as well as `Debug`); what needs which is in lines not shown.
+    let line = q.snippet.as_deref()?.lines().find(|l| l.contains("___"))?;
+    if line.trim_start().starts_with("#[derive(") {
+        return Some(UNDECIDED);
+    }
     match node_in_file(q, code) {
         Some(Answer::Keyword) => Some(GIVEN_AWAY),
-        Some(Answer::Type) => Some(UNDECIDED),
+        Some(Answer::Undecided) => Some(UNDECIDED),
         _ => None,
     }
 }
@@ -119,8 +125,10 @@ enum Answer {
     /// where the snippet alone parses otherwise (Ruby's `rescue` in a method body shown
     /// without its `def`).
     Keyword,
-    /// A type in a declaration (`value string` in a struct): any type fits the lines shown.
-    Type,
+    /// A type in a declaration (`value string` in a struct, `id: int` in a dataclass), a name
+    /// being declared (`ReentrantLock ___ = …`) or a keyword argument's name
+    /// (`@dataclass(___=True)`): any of many fits the lines shown.
+    Undecided,
     Other,
 }
 
@@ -136,6 +144,13 @@ fn node_in_file(q: &GeneratedQuestion, code: &SessionCode<'_>) -> Option<Answer>
     let start = text.as_ptr() as usize - file.src.as_ptr() as usize + column;
     let node = tree.root_node().descendant_for_byte_range(start, start + answer.len())?;
     let exact = node.start_byte() == start && node.end_byte() == start + answer.len();
+    let parent = node.parent();
+    let parent_kind = parent.map_or("", |p| p.kind());
+    // The node as the named field of a declaration: the name it declares.
+    let declared = parent.is_some_and(|p| {
+        DECLARING.contains(&p.kind())
+            && ["name", "left", "pattern"].iter().any(|f| p.child_by_field_name(f).is_some_and(|n| n.id() == node.id()))
+    });
     Some(match node.kind() {
         _ if !exact => Answer::Other,
         _ if !node.is_named() => Answer::Keyword,
@@ -144,10 +159,27 @@ fn node_in_file(q: &GeneratedQuestion, code: &SessionCode<'_>) -> Option<Answer>
         | "predefined_type"
         | "integral_type"
         | "floating_point_type"
-        | "boolean_type" => Answer::Type,
+        | "boolean_type" => Answer::Undecided,
+        // Python's annotation `id: int` is an identifier in a `type`.
+        _ if parent_kind == "type" => Answer::Undecided,
+        _ if declared => Answer::Undecided,
         _ => Answer::Other,
     })
 }
+
+/// Nodes whose `name`, `left` or `pattern` field is a name they declare (a variable, a keyword
+/// argument), in the grammars' spellings. A function's name is not among them: a trait's
+/// method (`fn drop` in `impl Drop`) is decided by the trait.
+const DECLARING: &[&str] = &[
+    "variable_declarator",
+    "keyword_argument",
+    "let_declaration",
+    "assignment",
+    "short_var_declaration",
+    "var_spec",
+    "const_spec",
+    "lexical_declaration",
+];
 
 /// Whether a blank's answer is in sight or forced by the syntax: the answer occurs elsewhere
 /// in the snippet shown (`err` in `if ___ != nil` under `err := …`), or it is one of the
@@ -370,6 +402,32 @@ func (e entry) Size() int {
         // A name the lines shown call for stays.
         let call = blank_in("cache.go", go, (8, 10), 9, "len");
         assert_eq!(refusal(&call, &code, "cache.go"), None);
+    }
+
+    #[test]
+    fn a_blank_on_a_declared_name_an_annotation_a_keyword_argument_or_a_derive_is_undecided() {
+        let py = "@dataclass(frozen=True)\nclass Todo:\n    id: int\n    title: str\n\ndef total(xs):\n    count = len(xs)\n    return sum(xs) / count\n";
+        let java = "class S {\n    private final ReentrantLock lock = new ReentrantLock();\n    void f() { lock.lock(); }\n}\n";
+        let rust = "#[derive(Debug, Clone)]\npub struct NewNote {\n    pub title: String,\n}\n\nfn close(s: &mut S) {\n    drop(s);\n}\n";
+        let files = vec![
+            SourceFile::new("models.py", py),
+            SourceFile::new("S.java", java),
+            SourceFile::new("src/notes.rs", rust),
+        ];
+        let code = SessionCode::new(&files);
+        let cases = [
+            (blank_in("models.py", py, (1, 4), 1, "frozen"), "a keyword argument's name"),
+            (blank_in("models.py", py, (1, 4), 3, "int"), "an annotation"),
+            (blank_in("S.java", java, (1, 2), 2, "lock"), "a field's name"),
+            (blank_in("src/notes.rs", rust, (1, 4), 1, "Debug"), "a derived trait"),
+        ];
+        for (q, what) in &cases {
+            let path = q.grounding.as_ref().map(|g| g.file.clone()).unwrap_or_default();
+            assert_eq!(refusal(q, &code, &path), Some(UNDECIDED), "{what}");
+        }
+        // A call the lines decide stays (`len` of `xs`, `drop` of `s`).
+        assert_eq!(refusal(&blank_in("models.py", py, (6, 8), 7, "len"), &code, "models.py"), None);
+        assert_eq!(refusal(&blank_in("src/notes.rs", rust, (6, 8), 7, "drop"), &code, "src/notes.rs"), None);
     }
 
     #[test]

@@ -246,7 +246,8 @@ fn every_snippet_of_every_session_is_whole_by_the_grammar() {
             }
         }
     }
-    // Fewer questions are written since `offline::teaches` (96 over the recorded sessions and the corpus).
-    assert!(checked > 50, "only {checked} snippets checked");
+    // Fewer questions are written since `offline::teaches` (46 snippets over the recorded
+    // sessions and the corpus since the blank and story rules of round 3).
+    assert!(checked > 40, "only {checked} snippets checked");
     assert!(problems.is_empty(), "{} cut:\n{}", problems.len(), problems.join("\n"));
 }

@@ -26,6 +26,7 @@
 mod builders;
 mod flow;
 mod mutations;
+mod readings;
 pub mod units;
 
 pub use builders::BUG_TAG_PREFIX;

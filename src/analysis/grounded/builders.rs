@@ -307,6 +307,15 @@ pub fn quoted(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<Generat
             q.tags.extend(RUBRIC_DIMENSIONS.iter().map(|d| rubric_tag(d)));
             q
         }
+        // A reading whose key is the lines' own (a test's checks), where there is one.
+        _ if !ask.about_error
+            && let Some(reading) = super::readings::reading(entry.category, file, (first, last), &where_) =>
+        {
+            let mut q = base(ask, file.lang, reading.question, entry.description.to_string());
+            q.question_type = QuestionType::CodeReading.as_str().to_string();
+            q.correct = Some(reading.answer);
+            q
+        }
         _ => {
             let question = if ask.about_error {
                 format!(

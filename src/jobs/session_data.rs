@@ -40,36 +40,87 @@ pub fn session(conn: &Connection, id: &str) -> rusqlite::Result<Option<SessionIn
     .optional()
 }
 
-/// The latest captured content of every file the session wrote, in path order, with paths
-/// relative to the session's cwd when they lie under it (what a developer recognises, and
-/// what questions quote).
+/// Most files an analysis job reads of one session (issue 43 §4, memory bounded): a session
+/// that wrote more is analysed on the [`MAX_ANALYSED_FILES`] its story ranks first
+/// ([`story_order`]: the files its failed calls name, then those edited last and most), and
+/// the others' contents are never read.
+pub const MAX_ANALYSED_FILES: usize = 1_000;
+
+/// The latest captured content of every file the session wrote (at most
+/// [`MAX_ANALYSED_FILES`] of them), in path order, with paths relative to the session's cwd
+/// when they lie under it (what a developer recognises, and what questions quote).
 ///
 /// Fragments (edits whose whole file was never captured, [`crate::capture`]) never replace a
 /// whole version of their file; a file known only from fragments is their texts in order,
 /// marked `fragment`. Failed calls wrote nothing and are left out.
+///
+/// Read in two passes, so memory follows the files kept: the rows that hold each file's
+/// latest text first (no content), then the contents of the files kept, row by row.
 pub fn captured_files(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<SourceFile>> {
+    let mut plan = versions(conn, session_id)?;
+    if plan.len() > MAX_ANALYSED_FILES {
+        let failures = failures(conn, session_id)?;
+        let activity = file_activity(conn, session_id)?;
+        let stubs: Vec<SourceFile> = plan.keys().map(|path| SourceFile::new(path.clone(), String::new())).collect();
+        let story = Story { activity: &activity, failures: &failures, sites: &[] };
+        let kept: HashSet<String> =
+            story_order(&stubs, &story).into_iter().take(MAX_ANALYSED_FILES).map(|f| f.path.clone()).collect();
+        // The manifests too, whatever their rank: the stack is read from them.
+        plan.retain(|path, _| kept.contains(path) || crate::analysis::is_manifest(path));
+    }
+    let mut content_of = conn.prepare_cached("SELECT content FROM observations WHERE id = ?1")?;
+    let mut files = Vec::with_capacity(plan.len());
+    for (path, version) in plan {
+        let (ids, fragment) = match version {
+            Version::Whole(id) => (vec![id], false),
+            Version::Fragments(ids) => (ids, true),
+        };
+        let mut texts = Vec::with_capacity(ids.len());
+        for id in ids {
+            texts.push(content_of.query_row([id], |r| r.get::<_, String>(0))?);
+        }
+        files.push(SourceFile { path, content: texts.join("\n"), fragment });
+    }
+    Ok(files)
+}
+
+/// Every path the session wrote, as [`captured_files`] gives them (all of them, past
+/// [`MAX_ANALYSED_FILES`] too: a path costs a few bytes).
+pub fn captured_paths(conn: &Connection, session_id: &str) -> rusqlite::Result<Vec<String>> {
+    Ok(versions(conn, session_id)?.into_keys().collect())
+}
+
+/// The rows that make a file's latest text: its last whole version, or (never captured whole)
+/// its fragments in order.
+enum Version {
+    Whole(i64),
+    Fragments(Vec<i64>),
+}
+
+/// Each written file's [`Version`], by its path as [`captured_files`] gives it.
+fn versions(conn: &Connection, session_id: &str) -> rusqlite::Result<BTreeMap<String, Version>> {
     let cwd = session_cwd(conn, session_id)?;
-    let mut latest: BTreeMap<String, SourceFile> = BTreeMap::new();
+    let mut latest: BTreeMap<String, Version> = BTreeMap::new();
     let mut stmt = conn.prepare_cached(
-        "SELECT file_path, content, fragment FROM observations WHERE session_id = ?1 AND obs_type = 'file_edit' \
+        "SELECT id, file_path, fragment FROM observations WHERE session_id = ?1 AND obs_type = 'file_edit' \
          AND file_path IS NOT NULL AND content IS NOT NULL AND outcome = 'succeeded' ORDER BY id",
     )?;
-    let rows = stmt.query_map([session_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get(2)?)))?;
+    let rows = stmt.query_map([session_id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get(2)?)))?;
     for row in rows {
-        let (path, content, fragment): (String, String, bool) = row?;
+        let (id, path, fragment): (i64, String, bool) = row?;
         let path = relative_path(&path, cwd.as_deref());
         match latest.get_mut(&path) {
-            Some(known) if fragment && known.fragment => {
-                known.content.push('\n');
-                known.content.push_str(&content);
+            Some(Version::Fragments(ids)) if fragment => ids.push(id),
+            Some(Version::Whole(_)) if fragment => {}
+            _ if fragment => {
+                latest.insert(path, Version::Fragments(vec![id]));
             }
-            Some(_) if fragment => {}
             _ => {
-                latest.insert(path.clone(), SourceFile { path, content, fragment });
+                latest.insert(path, Version::Whole(id));
             }
         }
     }
-    Ok(latest.into_values().collect())
+    Ok(latest)
 }
 
 /// Most observations read to find a session's fix: the story is in its first hours, and a
@@ -502,6 +553,93 @@ pub fn stable_id(prefix: &str, key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A session in a fresh database: `writes` as (path, content, fragment, outcome) in order,
+    /// then a failed test run naming `failing`.
+    fn recorded(writes: &[(String, String, bool, &str)], failing: &str) -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_and_migrate(&dir.path().join("v.db"), crate::db::Synchronous::Normal).unwrap();
+        conn.execute(
+            "INSERT INTO sessions (id, project, cwd, started_at, updated_at) VALUES ('s', 'shop', '/w/shop', 1, 1)",
+            [],
+        )
+        .unwrap();
+        let mut add = conn
+            .prepare(
+                "INSERT INTO observations (session_id, event_key, obs_type, tool_name, file_path, action, content, \
+                 fragment, command, output, outcome, error, created_at) VALUES ('s', ?1, ?2, ?3, ?4, 'modify', ?5, ?6, ?7, ?8, ?9, ?10, 1)",
+            )
+            .unwrap();
+        for (i, (path, content, fragment, outcome)) in writes.iter().enumerate() {
+            add.execute(rusqlite::params![
+                format!("w{i}"),
+                "file_edit",
+                "Write",
+                format!("/w/shop/{path}"),
+                content,
+                fragment,
+                None::<String>,
+                None::<String>,
+                outcome,
+                None::<String>
+            ])
+            .unwrap();
+        }
+        let error = format!("FAIL {failing}\nexpected 1, got 2");
+        add.execute(rusqlite::params![
+            "t1",
+            "bash_command",
+            "Bash",
+            None::<String>,
+            None::<String>,
+            false,
+            "npx vitest run",
+            error,
+            "failed",
+            error
+        ])
+        .unwrap();
+        drop(add);
+        (dir, conn)
+    }
+
+    #[test]
+    fn the_files_read_are_the_latest_versions_and_past_the_bound_the_storys_first() {
+        let w =
+            |path: &str, content: &str, fragment: bool| (path.to_string(), content.to_string(), fragment, "succeeded");
+        let (_dir, conn) = recorded(
+            &[
+                w("a.ts", "one", false),
+                w("a.ts", "two", false),
+                w("b.ts", "part 1", true),
+                w("b.ts", "part 2", true),
+                w("c.ts", "whole", false),
+                w("c.ts", "a fragment after", true),
+                ("d.ts".into(), "failed write".into(), false, "failed"),
+            ],
+            "z.test.ts",
+        );
+        let files = captured_files(&conn, "s").unwrap();
+        let got: Vec<(&str, &str, bool)> =
+            files.iter().map(|f| (f.path.as_str(), f.content.as_str(), f.fragment)).collect();
+        assert_eq!(got, [("a.ts", "two", false), ("b.ts", "part 1\npart 2", true), ("c.ts", "whole", false)]);
+
+        // Past the bound: the failing test, the last edited and the manifest are read; the
+        // others' contents are not, and every path is still known.
+        let mut writes: Vec<_> =
+            (0..MAX_ANALYSED_FILES + 50).map(|i| w(&format!("src/m{i:04}.ts"), "x", false)).collect();
+        writes.insert(0, w("package.json", "{}", false));
+        writes.insert(1, w("src/z.test.ts", "it()", false));
+        let (_dir, conn) = recorded(&writes, "src/z.test.ts");
+        let files = captured_files(&conn, "s").unwrap();
+        let paths: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert!(files.len() <= MAX_ANALYSED_FILES + 1, "{}", files.len());
+        assert!(paths.contains("src/z.test.ts") && paths.contains("package.json"), "the failing test and the manifest");
+        let last = format!("src/m{:04}.ts", MAX_ANALYSED_FILES + 49);
+        assert!(paths.contains(last.as_str()), "the file edited last");
+        assert!(!paths.contains("src/m0000.ts"), "an early file edited once is left out");
+        assert_eq!(captured_paths(&conn, "s").unwrap().len(), MAX_ANALYSED_FILES + 52);
+    }
 
     fn files(paths: &[&str]) -> Vec<SourceFile> {
         paths.iter().map(|p| SourceFile::new(*p, format!("// {p}"))).collect()

@@ -51,11 +51,12 @@ impl Handler for StackHandler {
         let inputs = self.queue.read().and_then(|conn| {
             let session = session_data::session(&conn, &session_id)?;
             let files = session_data::captured_files(&conn, &session_id)?;
+            let paths = session_data::captured_paths(&conn, &session_id)?;
             let commands = session_data::commands(&conn, &session_id)?;
             let last = session_data::last_input_hash(&conn, &session_id, super::ANALYZE_STACK)?;
-            Ok((session, files, commands, last))
+            Ok((session, files, paths, commands, last))
         });
-        let (session, captured, commands, last_hash) = match inputs {
+        let (session, captured, touched, commands, last_hash) = match inputs {
             Ok(inputs) => inputs,
             Err(e) => return Outcome::retry(e.to_string()),
         };
@@ -65,8 +66,8 @@ impl Handler for StackHandler {
         let root = session.cwd.as_deref().map(PathBuf::from);
         let mut manifests =
             root.as_deref().filter(|_| self.read_manifests_from_disk).map(read_manifests).unwrap_or_default();
-        // Captured paths are already relative to the cwd (session_data::captured_files).
-        let touched: Vec<String> = captured.iter().map(|f| f.path.clone()).collect();
+        // Captured paths are already relative to the cwd (session_data::captured_paths), and
+        // all of them, where a large session's contents are read for its first files only.
         for file in &captured {
             if is_manifest(&file.path) && !manifests.iter().any(|m| m.path == file.path) {
                 manifests.push(SourceFile::new(file.path.clone(), file.content.clone()));

@@ -345,8 +345,21 @@ impl Story<'_> {
             self.command(),
             self.reading.headline
         );
+        // A fix that changed lines outside the unit too: this line is not the whole fix.
+        let elsewhere: Vec<String> = fix
+            .lines
+            .iter()
+            .filter(|l| !(first as u32 + 1..=last as u32 + 1).contains(*l))
+            .map(|l| l.to_string())
+            .collect();
+        let also = match elsewhere.as_slice() {
+            [] => String::new(),
+            [one] => format!(" The same fix also changed line {one}, outside these lines."),
+            many => format!(" The same fix also changed lines {}, outside these lines.", many.join(", ")),
+        };
+        let passed = if elsewhere.is_empty() { ", and the run that had failed passed" } else { "" };
         let answer = format!(
-            "Line {}: `{}`. The session's fix rewrote it to `{}`, and the run that had failed passed.",
+            "Line {}: `{}`. The session's fix rewrote it to `{}`{passed}.{also}",
             change.line,
             change.before.trim(),
             change.after.trim()

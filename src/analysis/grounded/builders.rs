@@ -123,7 +123,9 @@ pub fn spot_the_bug(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<G
         "This is your code from {} with one line changed so that it has a bug. Which line is it, and what goes wrong at runtime?",
         place(file, first, last)
     );
-    if ask.level == Level::Junior {
+    // The hint names the concept only where the bug is one of the concept's own: a generic
+    // bug (a status code, a comparison) planted in its code may sit elsewhere.
+    if ask.level == Level::Junior && !rule.topics.is_empty() {
         question.push_str(&format!(" Hint: look at how {} is used.", ask.entry.name));
     }
     let original = file.lines[at];

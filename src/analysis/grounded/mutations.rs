@@ -115,7 +115,7 @@ fn err_check_context(masked: &[String], at: usize) -> Option<&'static str> {
     // Go's `err != nil` guards what the call gave back: whatever the block under it does
     // (return, record the error, cancel), it now does on success, with a nil `err`.
     masked[at].contains("err != nil").then_some(
-        "The error check is inverted: when the call succeeds, the block meant for its failure runs with a nil `err`, and when the call fails, the error is ignored and the code goes on as if it had succeeded, with the zero values the call returned beside the error.",
+        "The error check is inverted: a call that fails is taken for a success (its error is dropped, and the code goes on past the check with the zero values the call returned beside it), and the block meant for the failure runs only when the call returns a nil `err`.",
     )
 }
 
@@ -201,10 +201,27 @@ fn defer_context(masked: &[String], at: usize) -> Option<&'static str> {
     }
     if call.ends_with(".Done()") {
         return Some(
-            "Without `defer`, the WaitGroup is told this goroutine is done before its work has run: `Wait` can return while the work is still going, and the caller reads results not yet written.",
+            "Without `defer`, the WaitGroup is told this goroutine is done before its work has run: `Wait` can return while the work is still going, so what follows `Wait` runs too early (a channel closed after `Wait` panics on the goroutine's later send, and results read after it are not all there).",
         );
     }
     None
+}
+
+/// `?` turned into `unwrap()` in `main`: the program stops either way.
+fn unwrap_context(masked: &[String], at: usize) -> Option<&'static str> {
+    let header = masked[..=at].iter().rev().map(|l| l.trim_start()).find(|l| {
+        l.starts_with("fn ") || l.starts_with("async fn ") || l.starts_with("pub fn ") || l.starts_with("pub async fn ")
+    })?;
+    (header.contains("fn main(")).then_some(
+        "`unwrap()` panics on the error where `?` returned it from `main`: the program stops in both cases, but with a panic message (\"called `Result::unwrap()` on an `Err` value\") and exit code 101, where `main`'s `Result` printed the error and exited with 1.",
+    )
+}
+
+/// An emptied `where` by the query: `findUnique` must name a unique field.
+fn filter_context(masked: &[String], at: usize) -> Option<&'static str> {
+    masked[at].contains("findUnique(").then_some(
+        "`findUnique` must be given a unique field: with `where: {}` the TypeScript types reject the call, and at runtime Prisma refuses the query with a validation error, so the request fails instead of finding the product.",
+    )
 }
 
 /// A dropped trait of a `#[derive(…)]` by what that trait gives the type.
@@ -259,23 +276,32 @@ fn bound_context(masked: &[String], at: usize) -> Option<&'static str> {
         return None;
     }
     Some(
-        "The loop bound is off by one: with `<=` the body runs once more than the bound says (from 0 up to and including it), so whatever the body does happens one extra time and what follows the loop sees one step too many.",
+        "The loop bound is off by one: with `<=` the body runs once more than the bound says (from 0 up to and including it), so whatever the body does happens one extra time.",
     )
 }
 
 /// A dropped `go` where it sits: the function literal's own body sends on a channel (the send
 /// now waits on the caller's goroutine for a receiver that comes only later), or the lines after
 /// the call send to it (its receive waits for a send that comes only once it has returned).
-fn go_context(masked: &[String], at: usize) -> Option<&'static str> {
+fn go_context(masked: &[String], at: usize) -> Here {
     let indent = |l: &str| l.len() - l.trim_start().len();
     let own = indent(&masked[at]);
-    let sends = |l: &&str| l.split_once("<-").is_some_and(|(left, _)| !left.trim().is_empty() && !left.contains('='));
+    let sent_to = |l: &str| {
+        let (left, _) = l.split_once("<-")?;
+        let name = left.trim();
+        (!name.is_empty() && !name.contains('=')).then(|| name.to_string())
+    };
     let rest = &masked[at + 1..];
     // The literal's body: the lines indented deeper, up to its closing `}(…)`.
     let body = rest.iter().take_while(|l| l.trim().is_empty() || indent(l) > own).count();
-    if rest[..body].iter().map(|l| l.trim()).any(|l| sends(&l)) {
-        return Some(
-            "Without `go` the function runs on the current goroutine: its send on the channel blocks until something receives, and the code that receives runs only after this call has returned, so the goroutine blocks there (\"all goroutines are asleep\" when nothing else runs), unless the channel's buffer still has room.",
+    if let Some(channel) = rest[..body].iter().find_map(|l| sent_to(l.trim())) {
+        // A channel made with room for the sends (`make(chan T, n)`) takes them without a
+        // receiver: the work only runs one call at a time, which is no failure to name.
+        if buffered(masked, &channel) {
+            return Here::Unsure;
+        }
+        return Here::Says(
+            "Without `go` the function runs on the current goroutine: its send on the unbuffered channel blocks until something receives, and the code that receives runs only after this call has returned, so it blocks there for good (\"all goroutines are asleep\" when nothing else runs).",
         );
     }
     let after: Vec<&str> = rest[body..]
@@ -284,9 +310,24 @@ fn go_context(masked: &[String], at: usize) -> Option<&'static str> {
         .take(12)
         .map(|l| l.trim())
         .collect();
-    after.iter().any(sends).then_some(
-        "Without `go` the call runs on the current goroutine and must return before the next line runs: the values it waits to receive are sent only after that line, so its receive blocks forever and the program deadlocks (\"all goroutines are asleep\").",
-    )
+    if after.iter().any(|l| sent_to(l).is_some()) {
+        return Here::Says(
+            "Without `go` the call runs on the current goroutine and must return before the next line runs: the values it waits to receive are sent only after that line, so its receive blocks forever and the program deadlocks (\"all goroutines are asleep\").",
+        );
+    }
+    Here::AsRule
+}
+
+/// Whether the file makes `channel` with a buffer (`channel := make(chan T, n)`); a channel
+/// made elsewhere (a parameter) is not known to be.
+fn buffered(masked: &[String], channel: &str) -> bool {
+    masked.iter().map(|l| l.trim()).any(|l| {
+        let Some(rest) = l.strip_prefix(channel) else { return false };
+        let rest = rest.trim_start();
+        let made = rest.strip_prefix(":=").or_else(|| rest.strip_prefix('=')).map(str::trim_start);
+        made.and_then(|m| m.strip_prefix("make(chan"))
+            .is_some_and(|args| args.split(')').next().is_some_and(|a| a.contains(',')))
+    })
 }
 
 impl Rule {
@@ -358,7 +399,7 @@ pub const RULES: &[Rule] = &[
         topics: &["database", "orm", "quer", "security", "auth"],
         apply: drop_where_filter,
         consequence: "The query lost its filter: it now reads or changes every row of the table instead of the caller's own, a data leak (or a mass update) with no error to warn anyone.",
-        in_context: anywhere,
+        in_context: |masked, at| Here::or_rule(filter_context(masked, at)),
     },
     Rule {
         id: "question-mark-to-unwrap",
@@ -366,7 +407,7 @@ pub const RULES: &[Rule] = &[
         topics: &["result", "error", "?"],
         apply: question_mark_to_unwrap,
         consequence: "`unwrap()` on a fallible call panics on the first error instead of returning it to the caller with `?`: one bad input or a failed I/O call crashes the thread (in a server, the request) instead of becoming an error response.",
-        in_context: anywhere,
+        in_context: |masked, at| Here::or_rule(unwrap_context(masked, at)),
     },
     Rule {
         id: "drop-defer",
@@ -399,7 +440,7 @@ pub const RULES: &[Rule] = &[
         topics: &["goroutine", "concurren"],
         apply: drop_go_keyword,
         consequence: "Without `go` the call runs synchronously on the current goroutine: the work is no longer concurrent, and the next line runs only after it returns, so anything it waits for that this function provides later never comes.",
-        in_context: |masked, at| Here::or_rule(go_context(masked, at)),
+        in_context: go_context,
     },
     Rule {
         id: "swap-err-check",
@@ -733,6 +774,15 @@ mod tests {
             ["\t\tgo func(sku string) {", "\t\t\tdefer wg.Done()", "\t\t\tresults <- adjust(sku)", "\t\t}(sku)"];
         let go = said("drop-go-keyword", Lang::Go, &sender, 0);
         assert!(go.contains("its send") && !go.contains("its receive"), "{go}");
+        // The same with a channel that has room for every send: no bug to name.
+        let mut roomy = vec!["\tresults := make(chan Result, len(skus))"];
+        roomy.extend(sender);
+        assert_eq!(said("drop-go-keyword", Lang::Go, &roomy, 1), "");
+        // `unwrap()` in `main`: a panic and exit code 101, not a lost request.
+        let main = ["async fn main() -> Result<(), Box<dyn Error>> {", "    let l = bind(addr).await?;"];
+        assert!(said("question-mark-to-unwrap", Lang::Rust, &main, 1).contains("101"));
+        let prisma = ["  prisma.product.findUnique({ where: { id } }),"];
+        assert!(said("drop-where-filter", Lang::TypeScript, &prisma, 0).contains("validation error"));
         // A bound that is a count runs the body once more; one that is a length reads past the end.
         let count = said("off-by-one", Lang::Java, &["        for (int i = 0; i < 3; i++) {"], 0);
         assert!(count.contains("once more") && !count.contains("last element"), "{count}");

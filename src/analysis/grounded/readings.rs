@@ -10,6 +10,7 @@
 
 use super::CodeFile;
 use super::units::Span;
+use crate::analysis::catalogue::tokens::find_token;
 
 /// A code reading built from the lines: the question asked and its model answer.
 pub struct Reading {
@@ -56,8 +57,10 @@ fn test_reading(file: &CodeFile<'_>, (first, last): Span, place: &str) -> Option
     let header = (0..lines.len()).find_map(|i| test_name(lines, masked, i).map(|name| (i, name)));
     let (start, name) = header?;
     let is_check = |l: &str| CHECKS.iter().any(|c| l.starts_with(c));
-    let mut checks: Vec<(usize, String)> = Vec::new();
-    let mut setup = None;
+    // Each check: its line, its text, and the line a failure is reported at (Go's `t.Errorf`
+    // under the `if`, which is the line `go test` prints; the check's own elsewhere).
+    let mut checks: Vec<(usize, String, usize)> = Vec::new();
+    let mut statements: Vec<(usize, &str)> = Vec::new();
     // The test's own body: the lines after its header indented deeper than it (the next
     // `it`, `def test_` or closing `}`/`end` at its level ends it).
     let indent = |l: &str| l.len() - l.trim_start().len();
@@ -75,22 +78,36 @@ fn test_reading(file: &CodeFile<'_>, (first, last): Span, place: &str) -> Option
             // Go: the condition above the report is the check.
             let above = (start + 1..i).rev().find(|&j| !masked[j].trim().is_empty());
             if let Some(j) = above.filter(|&j| masked[j].trim().starts_with("if ")) {
-                checks.retain(|(at, _)| *at != j);
-                checks.push((j, lines[j].trim().to_string()));
+                statements.retain(|(at, _)| *at != j);
+                checks.push((j, lines[j].trim().to_string(), i));
             }
             continue;
         }
         if is_check(code) {
-            checks.push((i, statement(lines, masked, i)));
-        } else if setup.is_none() && checks.is_empty() && !code.starts_with("if ") && !code.starts_with("for ") {
-            setup = Some(text);
+            checks.push((i, statement(lines, masked, i), i));
+        } else if !code.starts_with("for ") && !code.starts_with("} else") {
+            statements.push((i, text));
         }
     }
-    checks.sort_by_key(|(at, _)| *at);
-    checks.dedup_by_key(|(at, _)| *at);
-    let (first_at, first_check) = checks.first()?;
+    checks.sort_by_key(|(at, _, _)| *at);
+    checks.dedup_by_key(|(at, _, _)| *at);
+    // Go's `if err != nil { t.Fatal(err) }` guards the call; the test's behaviour is its other
+    // checks, where it has some.
+    let guard = |c: &str| trim_block(c) == "if err != nil";
+    if checks.iter().any(|(_, c, _)| !guard(c)) {
+        checks.retain(|(_, c, _)| !guard(c));
+    }
+    let (first_at, first_check, reported_at) = checks.first()?;
+    // What it runs: the last statement before the first check that assigns a name the check
+    // reads (`got := Sum(1, 2)` for `if got != 3`), not any declaration above it.
+    let setup = statements
+        .iter()
+        .rev()
+        .filter(|(at, _)| at < first_at)
+        .find(|(_, s)| assigned(s).iter().any(|name| find_token(first_check, name).is_some()))
+        .map(|(_, s)| *s);
     let mut distinct: Vec<&str> = Vec::new();
-    for (_, check) in &checks {
+    for (_, check, _) in &checks {
         if !distinct.contains(&check.as_str()) && distinct.len() < 2 {
             distinct.push(check);
         }
@@ -109,16 +126,21 @@ fn test_reading(file: &CodeFile<'_>, (first, last): Span, place: &str) -> Option
     let question = format!(
         "Read this test from {place}. What behaviour does `{name}` check, and where does it fail when the code under test breaks that behaviour?"
     );
-    let at = first + first_at + 1;
-    // A Go check is an `if` on the failure (its body reports it); the others assert what holds.
-    let first_fails = if first_check.starts_with("if ") { "is true" } else { "does not hold" };
+    let at = first + reported_at + 1;
+    // A Go check is an `if` on the failure (its body reports it, at the line `go test` names);
+    // the others assert what holds.
+    let fails_when = if first_check.starts_with("if ") {
+        format!("when its condition is true (the report under it, line {at}, is what the failure names)")
+    } else {
+        format!("at line {at} when it does not hold")
+    };
     let fails = if checks.len() > 1 {
         format!(
-            "it fails at the first check that finds the behaviour broken, line {at} (`{}`) being the first, which fails when it {first_fails}",
+            "it fails at the first check that finds the behaviour broken; the first is `{}`, which fails {fails_when}",
             trim_block(first_check)
         )
     } else {
-        format!("it fails at line {at} when that {first_fails}")
+        format!("it fails {fails_when}")
     };
     let answer = format!("`{name}`{sets_up} checks {}{rows}; {fails}.", shown_checks.join(" and "));
     Some(Reading { question, answer })
@@ -152,6 +174,24 @@ fn statement(lines: &[&str], masked: &[String], i: usize) -> String {
         (Some(open), Some(comma)) if open < comma => format!("{}, …)", &joined[..comma]),
         _ => lines[i].trim().to_string(),
     }
+}
+
+/// The names a statement assigns: `got, err` of `got, err := f()`, `tokens` of `let tokens: T
+/// = …`, `service` of `OrderService service = new …`, `order` of `order = Order.new`; none for
+/// anything else (a call, a comparison, a declaration without a value).
+fn assigned(statement: &str) -> Vec<&str> {
+    let Some((left, right)) = statement.split_once('=') else { return Vec::new() };
+    if right.starts_with('=') || left.ends_with(['!', '<', '>', '=']) {
+        return Vec::new();
+    }
+    let left = left.trim_end_matches(':').trim();
+    // `let tokens: Result<…>` names `tokens`; a Go `a, b :=` or Python `a, b =` names both.
+    let left = if left.starts_with("let ") { left.split(':').next().unwrap_or(left) } else { left };
+    left.split(',')
+        .filter_map(|part| part.split_whitespace().next_back())
+        .map(|name| name.trim_start_matches('&'))
+        .filter(|name| !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        .collect()
 }
 
 /// A check or statement without the block it opens (`if got != want {` → `if got != want`).
@@ -224,7 +264,13 @@ mod tests {
         // Go: the `if` above `t.Errorf` is the check, and it fails when it is true.
         let go = "func TestSum(t *testing.T) {\n\tgot := Sum(1, 2)\n\tif got != 3 {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n}\n";
         let said = read("sum_test.go", go).expect("a reading");
-        assert!(said.contains("checks `if got != 3`") && said.contains("when that is true"), "{said}");
+        assert!(said.contains("runs `got := Sum(1, 2)` and checks `if got != 3`"), "{said}");
+        assert!(said.contains("condition is true") && said.contains("line 4"), "the report's line: {said}");
+        // An `err` guard is not the behaviour when the test checks something else.
+        let guarded = "func TestLimit(t *testing.T) {\n\tpeak, err := Run()\n\tif err != nil {\n\t\tt.Fatal(err)\n\t}\n\tif peak > 2 {\n\t\tt.Errorf(\"peak %d\", peak)\n\t}\n}\n";
+        let said = read("limit_test.go", guarded).expect("a reading");
+        assert!(said.contains("checks `if peak > 2`") && !said.contains("err != nil"), "{said}");
+        assert!(said.contains("runs `peak, err := Run()`"), "{said}");
         // A check over several lines is one statement, cut after its first argument.
         let rust = format!(
             "#[test]\nfn lexes() {{\n    let tokens = lex(\"a\");\n    assert_eq!(\n        tokens,\n        vec![{}],\n    );\n}}\n",

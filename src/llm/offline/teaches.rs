@@ -193,7 +193,11 @@ fn blank_given_away(q: &GeneratedQuestion) -> bool {
     let Some(at) = snippet.find("___") else { return false };
     let restored = format!("{}{answer}{}", &snippet[..at], &snippet[at + 3..]);
     let elsewhere = format!("{}{}", &snippet[..at], &snippet[at + 3..]);
-    if !answer.is_empty() && find_token(&elsewhere, answer).is_some() {
+    // Elsewhere in any case: `fn ___(&mut self)` under `impl Drop for` is `drop`.
+    if !answer.is_empty()
+        && (find_token(&elsewhere, answer).is_some()
+            || find_token(&elsewhere.to_lowercase(), &answer.to_lowercase()).is_some())
+    {
         return true;
     }
     let Some(path) = q.grounding.as_ref().map(|g| g.file.as_str()) else { return false };
@@ -337,6 +341,8 @@ mod tests {
         assert_eq!(refusal(&blank(go, "err", "a.go"), &code, "a.go"), Some(GIVEN_AWAY));
         let rust = "fn f(x: Option<u8>) -> u8 {\n    ___ x {\n        Some(v) => v,\n        None => 0,\n    }\n}\n";
         assert_eq!(refusal(&blank(rust, "match", "a.rs"), &code, "a.rs"), Some(GIVEN_AWAY));
+        let drop = "impl Drop for Scratch {\n    fn ___(&mut self) {\n        let _ = fs::remove_dir_all(&self.root);\n    }\n}\n";
+        assert_eq!(refusal(&blank(drop, "drop", "a.rs"), &code, "a.rs"), Some(GIVEN_AWAY), "the trait names it");
         let named = "fn f(xs: &[u8]) -> usize {\n    xs.iter().___(|x| **x > 2).count()\n}\n";
         assert_eq!(refusal(&blank(named, "filter", "a.rs"), &code, "a.rs"), None);
     }

@@ -115,7 +115,7 @@ fn err_check_context(masked: &[String], at: usize) -> Option<&'static str> {
     // Go's `err != nil` guards what the call gave back: whatever the block under it does
     // (return, record the error, cancel), it now does on success, with a nil `err`.
     masked[at].contains("err != nil").then_some(
-        "The error check is inverted: a call that fails is taken for a success (its error is dropped, and the code goes on past the check with the zero values the call returned beside it), and the block meant for the failure runs only when the call returns a nil `err`.",
+        "The error check is inverted: a call that fails is taken for a success (its error is dropped and the code goes on past the check), and the block meant for the failure runs only when the call returns a nil `err`.",
     )
 }
 
@@ -220,7 +220,7 @@ fn unwrap_context(masked: &[String], at: usize) -> Option<&'static str> {
 /// An emptied `where` by the query: `findUnique` must name a unique field.
 fn filter_context(masked: &[String], at: usize) -> Option<&'static str> {
     masked[at].contains("findUnique(").then_some(
-        "`findUnique` must be given a unique field: with `where: {}` the TypeScript types reject the call, and at runtime Prisma refuses the query with a validation error, so the request fails instead of finding the product.",
+        "`findUnique` must be given a unique field: with `where: {}` the TypeScript types reject the call, and at runtime Prisma refuses the query with a validation error, so the lookup fails instead of finding its record.",
     )
 }
 
@@ -274,6 +274,13 @@ fn bound_context(masked: &[String], at: usize) -> Option<&'static str> {
     let lengths = ["len(", ".length", ".len()", ".size()", ".Count", ".Length"];
     if lengths.iter().any(|l| line.contains(l)) {
         return None;
+    }
+    // A test's loop whose body checks: the extra pass is a check the test never meant.
+    let checks = ["assert", "expect(", "t.Error", "t.Fatal", "require."];
+    if block_under(masked, at).iter().any(|l| checks.iter().any(|c| l.starts_with(c))) {
+        return Some(
+            "The loop bound is off by one: with `<=` the body runs once more than the bound says, so its check runs one step past what the test meant, on a state the code is right to be in, and a correct implementation fails the test there.",
+        );
     }
     Some(
         "The loop bound is off by one: with `<=` the body runs once more than the bound says (from 0 up to and including it), so whatever the body does happens one extra time.",
@@ -786,6 +793,13 @@ mod tests {
         // A bound that is a count runs the body once more; one that is a length reads past the end.
         let count = said("off-by-one", Lang::Java, &["        for (int i = 0; i < 3; i++) {"], 0);
         assert!(count.contains("once more") && !count.contains("last element"), "{count}");
+        let checked = [
+            "        for (int i = 0; i < 3; i++) {",
+            "            assertFalse(bucket.tryAcquire().allowed());",
+            "        }",
+        ];
+        let checked = said("off-by-one", Lang::Java, &checked, 0);
+        assert!(checked.contains("correct implementation fails"), "{checked}");
         let length = said("off-by-one", Lang::Go, &["\tfor i := 0; i < len(xs); i++ {"], 0);
         assert!(length.contains("last element"), "{length}");
         // A swallowed error returns each language's nothing.

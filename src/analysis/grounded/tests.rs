@@ -428,7 +428,7 @@ fn a_bugs_consequence_follows_from_where_it_sits() {
     // The same flip in a function that returns on error: an early return.
     let load = "package store\n\nfunc Load(k string) (int, error) {\n\tv, err := read(k)\n\tif err != nil {\n\t\treturn 0, err\n\t}\n\treturn v, nil\n}\n";
     let (key, _) = bug_of("store.go", load, "Explicit error returns in Go", 4);
-    assert!(key.contains("nil `err`") && key.contains("zero values"), "{key}");
+    assert!(key.contains("nil `err`") && key.contains("taken for a success"), "{key}");
     // A dropped `go` before the function sends to the worker: the worker's receive blocks.
     let pool = "package pool\n\nfunc Run(items []int) {\n\tjobs := make(chan int)\n\tgo worker(jobs)\n\tfor _, it := range items {\n\t\tjobs <- it\n\t}\n\tclose(jobs)\n}\n";
     let (key, edit) = bug_of("pool.go", pool, "Goroutines", 4);

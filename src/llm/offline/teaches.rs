@@ -88,6 +88,12 @@ fn blank_refusal(q: &GeneratedQuestion, code: &SessionCode<'_>) -> Option<&'stat
     if lang.is_some_and(|lang| EQUALLY_RIGHT.iter().any(|(l, words)| *l == lang && words.contains(&answer))) {
         return Some(ANOTHER_FITS);
     }
+    // The ORM entry's `filter` on a Java stream (`repository.findAll().stream().filter(…)`)
+    // filters in memory, after the query: the concept is not on that line.
+    let snippet = q.snippet.as_deref()?;
+    if q.concept == "ORM queries" && answer == "filter" && snippet.contains(".stream()") {
+        return Some(CONCEPT_NOT_SHOWN);
+    }
     // A trait in a derive list: any derivable trait fits the line (a struct of strings
     // derives `Clone` as well as `Debug`); what needs which is in lines not shown.
     let line = q.snippet.as_deref()?.lines().find(|l| l.contains("___"))?;

@@ -345,25 +345,17 @@ impl Story<'_> {
             self.command(),
             self.reading.headline
         );
-        // A fix that changed the file outside the unit too: this line is one part of it. (Not
-        // numbered: the fix's lines count in the fixed file, the question shows the file as it
-        // was.)
-        let elsewhere = fix.lines.iter().any(|l| !(first as u32 + 1..=last as u32 + 1).contains(l));
-        let answer = if elsewhere {
-            format!(
-                "Line {}: `{}` is one part of the bug. The session's fix rewrote it to `{}` and also changed the file outside these lines; with all of it the run that had failed passed.",
-                change.line,
-                change.before.trim(),
-                change.after.trim()
-            )
-        } else {
-            format!(
-                "Line {}: `{}`. The session's fix rewrote it to `{}`, and the run that had failed passed.",
-                change.line,
-                change.before.trim(),
-                change.after.trim()
-            )
-        };
+        // A fix that changed the file outside the unit too: the lines shown do not hold the
+        // whole bug, and "which line is the bug" would have no answer in them.
+        if fix.lines.iter().any(|l| !(first as u32 + 1..=last as u32 + 1).contains(l)) {
+            return None;
+        }
+        let answer = format!(
+            "Line {}: `{}`. The session's fix rewrote it to `{}`, and the run that had failed passed.",
+            change.line,
+            change.before.trim(),
+            change.after.trim()
+        );
         let explanation = format!("{answer} {}", self.reading.gloss);
         let mut q = self.base(QuestionType::SpotTheBug, question, explanation);
         q.snippet = Some(shown.join("\n"));

@@ -279,7 +279,7 @@ fn bound_context(masked: &[String], at: usize) -> Option<&'static str> {
     let checks = ["assert", "expect(", "t.Error", "t.Fatal", "require."];
     if block_under(masked, at).iter().any(|l| checks.iter().any(|c| l.starts_with(c))) {
         return Some(
-            "The loop bound is off by one: with `<=` the body runs once more than the bound says, so its check runs one step past what the test meant, on a state the code is right to be in, and a correct implementation fails the test there.",
+            "The loop bound is off by one: with `<=` the body runs once more than the bound says, so its check also runs one step past what the test meant, on a state the code may rightly be in: the test can then fail a correct implementation.",
         );
     }
     Some(
@@ -799,7 +799,7 @@ mod tests {
             "        }",
         ];
         let checked = said("off-by-one", Lang::Java, &checked, 0);
-        assert!(checked.contains("correct implementation fails"), "{checked}");
+        assert!(checked.contains("fail a correct implementation"), "{checked}");
         let length = said("off-by-one", Lang::Go, &["\tfor i := 0; i < len(xs); i++ {"], 0);
         assert!(length.contains("last element"), "{length}");
         // A swallowed error returns each language's nothing.

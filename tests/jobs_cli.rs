@@ -569,8 +569,8 @@ fn install_merges_with_existing_hooks_and_is_idempotent() {
     assert!(run(home.path(), port, &["uninstall", "cursor", "--project", project_arg], &[]).status.success());
     assert!(copy.is_file(), "Claude Code's hooks still use it");
     let last = run(home.path(), port, &["uninstall", "claude-code"], &[]);
-    assert!(stdout(&last).contains(&format!("removed {}", copy.display())), "{}", stdout(&last));
-    assert!(stdout(&last).contains(&format!("removed {}", worker_copy.display())), "{}", stdout(&last));
+    let both = format!("removed {} and {}", copy.display(), worker_copy.display());
+    assert!(stdout(&last).contains(&both), "{}", stdout(&last));
     assert!(!copy.exists() && !home.path().join("bin").exists());
 }
 

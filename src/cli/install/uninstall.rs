@@ -165,9 +165,8 @@ fn remove_copy_if_unused(config: &Config, ledger: &mut Ledger) -> Result<bool, C
     if removed.is_empty() {
         return Ok(false);
     }
-    for copy in &removed {
-        println!("removed {}", copy.display());
-    }
+    let removed: Vec<String> = removed.iter().map(|copy| copy.display().to_string()).collect();
+    println!("removed {}", removed.join(" and "));
     let copy = installed_binary(config);
     let dir = copy.parent().unwrap_or(Path::new("."));
     let changed = path_setup::remove_from_path(config, dir, ledger.path_added())?;

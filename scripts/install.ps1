@@ -1,7 +1,7 @@
 # Installs VibeLearn from a release archive on Windows (SPEC §10, channel 2): downloads
 # vibelearn-<version>-x86_64-pc-windows-msvc.zip and its .sha256, checks the checksum, unpacks it
 # in a temporary folder and runs `vl.exe install <args>` (default: claude-code), which copies
-# vl.exe to %USERPROFILE%\.vibelearn\bin and registers the hooks.
+# vl.exe and the vl-worker.exe beside it to %USERPROFILE%\.vibelearn\bin and registers the hooks.
 #
 #   irm <release>/install.ps1 | iex
 #

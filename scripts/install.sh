@@ -2,7 +2,8 @@
 # Installs VibeLearn from a release archive (SPEC §10, channel 2), for Linux and macOS:
 # downloads vibelearn-<version>-<target>.tar.gz and its .sha256, checks the checksum, unpacks
 # it in a temporary folder and runs `vl install <ARGS>` (default: claude-code), which copies vl
-# to ~/.vibelearn/bin and registers the hooks. Nothing is left in the temporary folder.
+# and the vl-worker beside it to ~/.vibelearn/bin and registers the hooks. Nothing is left in
+# the temporary folder.
 #
 #   curl -fsSL <release>/install.sh | sh                      # Claude Code
 #   curl -fsSL <release>/install.sh | sh -s -- cursor         # Cursor

@@ -2,15 +2,17 @@
 # Builds the npm packages (SPEC §10, channel 1) into target/npm/:
 #   vibelearn-<version>.tgz                 the launcher (npm/vibelearn/bin/vl.js), with one
 #                                           optional dependency per OS/CPU; no install script
-#   vibelearn-<platform>-<arch>-<version>.tgz  @vibelearn/<platform>-<arch>: the binary, with
-#                                           "os" and "cpu" so npm installs only the matching one
+#   vibelearn-<platform>-<arch>-<version>.tgz  @vibelearn/<platform>-<arch>: the binaries (vl and
+#                                           the vl-worker it runs the worker with), with "os"
+#                                           and "cpu" so npm installs only the matching one
 #
 # Usage: scripts/npm-pack.sh [PLATFORM-ARCH=BINARY ... | --from DIR]
 #   With no arguments, builds and packs what this machine can build: linux-x64 (cargo, profile
 #   $PROFILE, default dist) and win32-x64 (Debian's toolchain, as scripts/windows-check.sh).
 #   With arguments, packs the given binaries as they are (the release workflow passes the ones
-#   each OS built; the tests pass their own debug build). --from DIR packs DIR/<platform-arch>/vl
-#   (or vl.exe) for each folder there (what scripts/release-build.sh leaves with NPM_KEY set).
+#   each OS built; the tests pass their own debug build): each BINARY is a vl, and the vl-worker
+#   beside it goes with it. --from DIR packs DIR/<platform-arch>/vl (or vl.exe) and its
+#   vl-worker for each folder there (what scripts/release-build.sh leaves with NPM_KEY set).
 # Packs with `npm pack` when npm is there; never publishes (the release workflow does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,14 +26,14 @@ ALL=(linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64)
 declare -A BINARIES=()
 if (($# == 0)); then
     echo "== npm-pack: building linux-x64 (profile $PROFILE)"
-    cargo build --locked --profile "$PROFILE" --bin vl --quiet
+    cargo build --locked --profile "$PROFILE" --bin vl --bin vl-worker --quiet
     BINARIES[linux-x64]=$ROOT/target/$PROFILE/vl
     echo "== npm-pack: building win32-x64 (profile $PROFILE)"
     (
         export RUSTC=/usr/bin/rustc CARGO=/usr/bin/cargo PATH="/usr/bin:$PATH" RUSTC_BOOTSTRAP=1
         export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc CARGO_TARGET_DIR=$ROOT/target/windows
         /usr/bin/cargo build --locked --profile "$PROFILE" --target x86_64-pc-windows-gnu -Zbuild-std=std,panic_abort \
-            --bin vl --quiet
+            --bin vl --bin vl-worker --quiet
     )
     BINARIES[win32-x64]=$ROOT/target/windows/x86_64-pc-windows-gnu/$PROFILE/vl.exe
 elif [ "$1" = --from ]; then
@@ -51,28 +53,32 @@ rm -rf "$OUT" && mkdir -p "$OUT/stage"
 for key in "${!BINARIES[@]}"; do
     [[ " ${ALL[*]} " == *" $key "* ]] || { echo "unknown platform-arch $key (one of ${ALL[*]})" >&2; exit 2; }
     [ -f "${BINARIES[$key]}" ] || { echo "no binary at ${BINARIES[$key]}" >&2; exit 1; }
+    worker=$(dirname "${BINARIES[$key]}")/vl-worker
+    [[ "$key" == win32-* ]] && worker=$worker.exe
+    [ -f "$worker" ] || { echo "no vl-worker beside ${BINARIES[$key]} (looked for $worker)" >&2; exit 1; }
 done
 
 # One package per OS/CPU that has a binary.
 for key in "${!BINARIES[@]}"; do
     os=${key%-*} cpu=${key#*-}
-    exe=vl
-    [ "$os" = win32 ] && exe=vl.exe
+    suffix=
+    [ "$os" = win32 ] && suffix=.exe
     dir=$OUT/stage/$key
     mkdir -p "$dir/bin"
-    cp "${BINARIES[$key]}" "$dir/bin/$exe"
-    chmod 755 "$dir/bin/$exe"
-    python3 - "$dir" "$key" "$os" "$cpu" "$VERSION" "$exe" <<'PY'
+    cp "${BINARIES[$key]}" "$dir/bin/vl$suffix"
+    cp "$(dirname "${BINARIES[$key]}")/vl-worker$suffix" "$dir/bin/vl-worker$suffix"
+    chmod 755 "$dir/bin/vl$suffix" "$dir/bin/vl-worker$suffix"
+    python3 - "$dir" "$key" "$os" "$cpu" "$VERSION" "$suffix" <<'PY'
 import json, sys
-dir, key, os_name, cpu, version, exe = sys.argv[1:]
+dir, key, os_name, cpu, version, suffix = sys.argv[1:]
 package = {
     "name": f"@vibelearn/{key}",
     "version": version,
-    "description": f"The VibeLearn binary for {os_name} {cpu} (installed by the vibelearn package)",
+    "description": f"The VibeLearn binaries (vl, vl-worker) for {os_name} {cpu} (installed by the vibelearn package)",
     "license": "MIT",
     "os": [os_name],
     "cpu": [cpu],
-    "files": [f"bin/{exe}"],
+    "files": [f"bin/vl{suffix}", f"bin/vl-worker{suffix}"],
     "preferUnplugged": True,
 }
 json.dump(package, open(f"{dir}/package.json", "w"), indent=2)

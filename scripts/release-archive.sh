@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Puts one built `vl` in a release archive under dist/: vibelearn-<version>-<target>.tar.gz
-# (Linux, macOS) or .zip (Windows), holding vl[.exe], README.md and docs/PLATFORMS.md, with a
-# .sha256 file beside it. Python's tarfile/zipfile make both, so it runs on every runner and here.
+# Puts one built `vl` and the `vl-worker` beside it (the two ship together: src/executables.rs)
+# in a release archive under dist/: vibelearn-<version>-<target>.tar.gz (Linux, macOS) or .zip
+# (Windows), holding vl[.exe], vl-worker[.exe], README.md and docs/PLATFORMS.md, with a .sha256
+# file beside it. Python's tarfile/zipfile make both, so it runs on every runner and here.
 #
-# Usage: scripts/release-archive.sh TARGET BINARY
+# Usage: scripts/release-archive.sh TARGET BINARY    (BINARY is vl; vl-worker is taken from its folder)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?usage: scripts/release-archive.sh TARGET BINARY}
@@ -14,9 +15,12 @@ python3 - "$target" "$binary" "$version" <<'PY'
 import hashlib, io, os, sys, tarfile, zipfile
 target, binary, version = sys.argv[1:]
 name = f"vibelearn-{version}-{target}"
-exe = "vl.exe" if "windows" in target else "vl"
-files = [(binary, f"{name}/{exe}", 0o755), ("README.md", f"{name}/README.md", 0o644),
-         ("docs/PLATFORMS.md", f"{name}/PLATFORMS.md", 0o644)]
+suffix = ".exe" if "windows" in target else ""
+worker = os.path.join(os.path.dirname(binary), f"vl-worker{suffix}")
+if not os.path.isfile(worker):
+    sys.exit(f"no vl-worker beside {binary} (looked for {worker})")
+files = [(binary, f"{name}/vl{suffix}", 0o755), (worker, f"{name}/vl-worker{suffix}", 0o755),
+         ("README.md", f"{name}/README.md", 0o644), ("docs/PLATFORMS.md", f"{name}/PLATFORMS.md", 0o644)]
 if "windows" in target:
     path = f"dist/{name}.zip"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:

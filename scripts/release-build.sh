@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # One release target, on its own OS (the release workflow's build jobs; SPEC §10): builds `vl`
-# with the `dist` profile, checks and runs the binary, runs the test suite natively (unless
-# SKIP_TESTS=1) less the tests scripts/release-test-skips.txt leaves to CI, and archives the
-# binary with scripts/release-archive.sh into dist/.
+# and `vl-worker` (which runs the worker and the demo for it, src/executables.rs) with the `dist`
+# profile, checks and runs them, runs the test suite natively (unless SKIP_TESTS=1) less the
+# tests scripts/release-test-skips.txt leaves to CI, and archives the two with
+# scripts/release-archive.sh into dist/.
 #
 # Linux (`*-linux-gnu`): built with cargo-zigbuild against glibc GLIBC_FLOOR (default 2.17), zig
 # from the `ziglang` PyPI package, both installed here if missing; scripts/check-glibc.sh then
-# refuses a binary that needs a newer glibc.
+# refuses a binary that needs a newer glibc (each of the two).
 #
 # Usage: scripts/release-build.sh TARGET            e.g. x86_64-unknown-linux-gnu
 # Environment: PROFILE (default dist), SKIP_TESTS=1, NPM_KEY (npm's <platform>-<arch> for this
-# target: the binary is also copied to npm-bin/NPM_KEY/ for `scripts/npm-pack.sh --from
+# target: the two binaries are also copied to npm-bin/NPM_KEY/ for `scripts/npm-pack.sh --from
 # npm-bin`), CARGO_FLAGS (more flags for cargo, e.g. -Zbuild-std for the Windows build under
 # wine), GLIBC_FLOOR, BINARY_RUNNER (what runs the built binary for its --version and demo on a
 # machine of another CPU, e.g. qemu-aarch64; wine64 is taken for a Windows target on Linux),
@@ -23,8 +24,9 @@ target=${1:?usage: scripts/release-build.sh TARGET}
 profile=${PROFILE:-dist}
 out_dir=$profile
 [ "$profile" = dev ] && out_dir=debug
-exe=vl
-[[ "$target" == *windows* ]] && exe=vl.exe
+suffix=
+[[ "$target" == *windows* ]] && suffix=.exe
+exe=vl$suffix worker_exe=vl-worker$suffix
 read -r -a extra <<<"${CARGO_FLAGS:-}"
 target_dir=${CARGO_TARGET_DIR:-target}
 started=$SECONDS
@@ -43,17 +45,21 @@ if [[ "$target" == *-linux-gnu ]]; then
     build=(cargo zigbuild)
     build_target=$target.$floor
 fi
-step "building vl ($profile)"
-"${build[@]}" --locked --profile "$profile" --target "$build_target" --bin vl "${extra[@]}"
+step "building vl and vl-worker ($profile)"
+"${build[@]}" --locked --profile "$profile" --target "$build_target" --bin vl --bin vl-worker "${extra[@]}"
 binary=$target_dir/$target/$out_dir/$exe
+worker=$target_dir/$target/$out_dir/$worker_exe
 if [[ "$target" == *-linux-gnu ]]; then
     scripts/check-glibc.sh "$binary" "$floor"
+    scripts/check-glibc.sh "$worker" "$floor"
 fi
-# The binary runs: its version, and the demo in a throwaway data dir (no network, no key).
+# The binaries run: their version, and the demo (vl hands it to vl-worker) in a throwaway data
+# dir (no network, no key).
 runner=()
 [[ "$target" == *windows* && "$(uname -s)" == Linux ]] && runner=(wine64)
 [ -n "${BINARY_RUNNER:-}" ] && read -r -a runner <<<"$BINARY_RUNNER"
 "${runner[@]}" "$binary" --version
+"${runner[@]}" "$worker" --version
 demo_dir=$(mktemp -d)
 VIBELEARN_DATA_DIR=$demo_dir VIBELEARN_PROVIDER=offline "${runner[@]}" "$binary" demo >/dev/null
 rm -rf "$demo_dir"
@@ -98,5 +104,6 @@ scripts/release-archive.sh "$target" "$binary"
 if [ -n "${NPM_KEY:-}" ]; then
     mkdir -p "npm-bin/$NPM_KEY"
     cp "$binary" "npm-bin/$NPM_KEY/$exe"
+    cp "$worker" "npm-bin/$NPM_KEY/$worker_exe"
 fi
 step "done"

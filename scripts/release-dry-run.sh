@@ -9,14 +9,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 linux=target/debug/vl
 windows=target/windows/x86_64-pc-windows-gnu/debug/vl.exe
-[ -x "$linux" ] && [ -f "$windows" ] || { echo "build first: $linux and $windows (scripts/windows-check.sh)" >&2; exit 1; }
+# Each with the vl-worker beside it, which the archives and the npm packages carry too.
+for built in "$linux" "${linux%/vl}/vl-worker" "$windows" "${windows%/vl.exe}/vl-worker.exe"; do
+    [ -f "$built" ] || { echo "build first: $built (cargo build; scripts/windows-check.sh)" >&2; exit 1; }
+done
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -1)
 rm -rf dist npm-bin
 trap 'rm -rf dist npm-bin' EXIT
 scripts/release-archive.sh x86_64-unknown-linux-gnu "$linux"
 scripts/release-archive.sh x86_64-pc-windows-gnu "$windows"
 mkdir -p npm-bin/linux-x64 npm-bin/win32-x64
-cp "$linux" npm-bin/linux-x64/vl
-cp "$windows" npm-bin/win32-x64/vl.exe
+cp "$linux" "${linux%/vl}/vl-worker" npm-bin/linux-x64/
+cp "$windows" "${windows%/vl.exe}/vl-worker.exe" npm-bin/win32-x64/
 scripts/npm-pack.sh --from npm-bin
 DRY_RUN=1 scripts/release-publish.sh "v$version"

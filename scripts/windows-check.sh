@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Windows without a Windows machine (SPEC §10, docs/PLATFORMS.md): cross-builds `vl.exe` and the
-# test binaries for x86_64-pc-windows-gnu with Debian's toolchain, then runs them under wine:
+# Windows without a Windows machine (SPEC §10, docs/PLATFORMS.md): cross-builds `vl.exe`, the
+# `vl-worker.exe` it runs the worker and the demo in, and the test binaries for x86_64-pc-windows-gnu with Debian's toolchain, then runs them under wine:
 # the unit tests, the integration tests, `vl.exe demo`, a worker with its HTTP API and every
 # Claude Code and Cursor hook event (compared row for row with the Linux `vl` doing the same),
 # `vl quiz` in a pipe, and install/uninstall. Exits non-zero on the first thing that fails.
@@ -30,7 +30,7 @@ fi
 
 # The Linux `vl` the wine run is compared with, built by the machine's own toolchain first.
 step "building the Linux vl to compare with"
-cargo build --locked --bin vl --quiet
+cargo build --locked --bin vl --bin vl-worker --quiet
 LINUX_VL=$ROOT/target/debug/vl
 
 # 2. The Windows build: Debian's 1.96 (first on PATH, and named by RUSTC/CARGO so rustup's
@@ -39,8 +39,8 @@ export RUSTC=/usr/bin/rustc CARGO=/usr/bin/cargo PATH="/usr/bin:$PATH:/usr/lib/w
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
 export CARGO_TARGET_DIR=$ROOT/target/windows
 BUILD=(/usr/bin/cargo build --locked --target "$TARGET" -Zbuild-std=std,panic_abort)
-step "cross-building vl.exe and the test binaries"
-"${BUILD[@]}" --bin vl --quiet
+step "cross-building vl.exe, vl-worker.exe and the test binaries"
+"${BUILD[@]}" --bin vl --bin vl-worker --quiet
 VL_EXE=$CARGO_TARGET_DIR/$TARGET/debug/vl.exe
 mapfile -t TEST_EXES < <("${BUILD[@]}" --tests --quiet --message-format=json-render-diagnostics | python3 -c '
 import json, sys
@@ -107,7 +107,7 @@ rm -f "$log"
 
 # 6. What a user does: the demo, hooks with the worker down and up, the HTTP API, the quiz in a
 # pipe, `vl worker stop` (scripts/windows/drive.py), the same on Linux, and the two compared.
-step "vl.exe demo"
+step "vl.exe demo (run by the vl-worker.exe beside it)"
 wine64 "$VL_EXE" demo >/dev/null
 work=$(mktemp -d)
 trap 'wineserver -k </dev/null >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
@@ -140,6 +140,7 @@ if wine["hook_with_worker_down_seconds"] > 5 or slowest > 5:
     sys.exit(f"a hook did not return at once under wine: {wine['hook_with_worker_down_seconds']} s / {slowest} s")
 figures = {
     "vl_exe_bytes_debug": os.path.getsize(exe),
+    "vl_worker_exe_bytes_debug": os.path.getsize(os.path.join(os.path.dirname(exe), "vl-worker.exe")),
     "events": len(wine["hooks"]) + 1,
     "hook_seconds_linux": linux["hook_seconds"],
     "hook_seconds_wine": wine["hook_seconds"],

@@ -36,6 +36,7 @@
 //! - [`worker_protocol`]: what the worker and its clients share: the proof, the end of an HTTP
 //!   head, who holds the port
 //! - [`worker_spawn`]: starting a detached worker (`vl worker start`, hooks)
+//! - [`executables`]: the two executables, `vl` and `vl-worker`, and how one finds the other
 //! - [`logging`]: the rotating log file
 //! - [`platform`]: everything that differs between operating systems: detached processes and
 //!   process trees, the shell, PATH, the home folder, owner-only files, the URL opener
@@ -51,6 +52,7 @@ pub mod clock;
 pub mod config;
 pub mod db;
 pub mod event;
+pub mod executables;
 pub mod hook;
 pub mod http;
 pub mod intake;

@@ -93,17 +93,21 @@ fn pid_of(client: &WorkerClient) -> Option<u64> {
     client.get("/api/health").ok().and_then(|r| r.body["pid"].as_u64())
 }
 
-/// Spawns `vl worker run` detached from us (see [`spawn_vl_detached`]).
+/// Spawns `vl-worker worker run` detached from us (see [`spawn_vl_detached`]).
 pub fn spawn_detached(config: &Config) -> Result<(), String> {
     spawn_vl_detached(config, &["worker", "run"])
 }
 
-/// Spawns `vl ARGS` for this data dir detached from us ([`crate::platform::spawn_detached`]:
+/// Spawns `vl-worker ARGS` for this data dir detached from us ([`crate::platform::spawn_detached`]:
 /// its own process group, none of our handles; stderr goes to `logs/worker.stderr.log`), so it
 /// outlives the caller and the IDE, and the IDE waiting for a hook's output is not kept
 /// waiting for the worker.
+///
+/// `vl-worker` itself, beside the running executable (or the running executable when it is
+/// `vl-worker`), so the worker is one process on every OS, not a `vl` that hands over to it.
+/// A missing `vl-worker` is said here, at once: a `vl` started in its place could only fail.
 pub fn spawn_vl_detached(config: &Config, args: &[&str]) -> Result<(), String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find the vl executable: {e}"))?;
+    let exe = crate::executables::worker().map_err(|e| format!("cannot start the worker: {e}"))?;
     let _ = crate::platform::create_private_dir(&config.logs_dir());
     let stderr = std::fs::OpenOptions::new()
         .create(true)

@@ -56,6 +56,11 @@ fn installed_copy(home: &Path) -> PathBuf {
     home.join("bin").join(format!("vl{}", std::env::consts::EXE_SUFFIX))
 }
 
+/// The `vl-worker` copied beside [`installed_copy`] (it runs the worker and the demo for it).
+fn installed_worker(home: &Path) -> PathBuf {
+    home.join("bin").join(format!("vl-worker{}", std::env::consts::EXE_SUFFIX))
+}
+
 fn assert_ok(output: &Output) {
     assert!(output.status.success(), "{}", said(output));
 }
@@ -88,6 +93,7 @@ fn install_keeps_every_byte_of_the_users_file_and_uninstall_gives_them_back() {
     assert!(said(&out).contains("back to your own bytes"), "{}", said(&out));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), USER_SETTINGS);
     assert!(!backup.exists() && !installed_copy(home.path()).exists());
+    assert!(!installed_worker(home.path()).exists(), "vl-worker goes with the copy");
 }
 
 #[test]
@@ -142,6 +148,7 @@ fn an_invalid_file_is_refused_before_anything_changes() {
     assert_ok(&run(home.path(), &["install", "claude-code"], None));
     let copy = installed_copy(home.path());
     assert!(copy.exists());
+    assert!(installed_worker(home.path()).exists(), "vl-worker is copied beside vl");
     // A trailing comma (a hand edit): uninstall refuses and keeps the binary the hooks run.
     let text = std::fs::read_to_string(&path).unwrap();
     let end = text.rfind("\n}").unwrap();
@@ -152,6 +159,7 @@ fn an_invalid_file_is_refused_before_anything_changes() {
     assert!(said(&out).contains("is not valid JSON") && said(&out).contains("nothing changed"), "{}", said(&out));
     assert!(!said(&out).contains("removed"), "{}", said(&out));
     assert!(copy.exists(), "the binary the hooks run is kept");
+    assert!(installed_worker(home.path()).exists(), "and the vl-worker it runs the worker with");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
     // A comment (Claude Code reads plain JSON): install refuses before copying anything.
     let fresh = TempDir::new();
@@ -162,6 +170,7 @@ fn an_invalid_file_is_refused_before_anything_changes() {
     assert!(said(&out).contains("fix it first, nothing changed"), "{}", said(&out));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), commented);
     assert!(!installed_copy(fresh.path()).exists(), "nothing copied");
+    assert!(!installed_worker(fresh.path()).exists(), "nothing copied");
 }
 
 /// A `claude` that saves the settings file while install asks its version: what Claude Code

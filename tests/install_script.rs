@@ -90,6 +90,7 @@ fn the_install_script_checks_the_archive_and_installs_the_hooks() {
     assert!(said.contains("installed 6 Claude Code hooks"), "{said}");
     let copy = home.path().join(".vibelearn/bin/vl");
     assert!(copy.exists(), "the stable copy");
+    assert!(home.path().join(".vibelearn/bin/vl-worker").exists(), "and the vl-worker the archive carries beside vl");
     let settings = std::fs::read_to_string(home.path().join(".claude/settings.json")).unwrap();
     assert!(settings.contains(&copy.display().to_string()), "the hooks run the copy: {settings}");
 

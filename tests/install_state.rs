@@ -221,6 +221,7 @@ fn all_at_once(home: &Path, verb: &str, agents: &[&str]) -> Vec<Output> {
 fn installs_at_once_keep_every_hook_runnable_and_uninstalls_keep_the_copy_the_others_run() {
     let agents: Vec<&str> = AGENTS.iter().map(|(a, _)| *a).collect();
     let copy = |home: &Path| home.join("bin").join(format!("vl{}", std::env::consts::EXE_SUFFIX));
+    let worker_copy = |home: &Path| home.join("bin").join(format!("vl-worker{}", std::env::consts::EXE_SUFFIX));
     for round in 0..4 {
         let home = TempDir::new();
         for out in all_at_once(home.path(), "install", &agents) {
@@ -238,7 +239,7 @@ fn installs_at_once_keep_every_hook_runnable_and_uninstalls_keep_the_copy_the_ot
         for (agent, file) in &AGENTS[2..] {
             assert_hooks_run(&home.path().join(file), &format!("round {round}, {agent} after two uninstalls"));
         }
-        assert!(copy(home.path()).exists(), "round {round}");
+        assert!(copy(home.path()).exists() && worker_copy(home.path()).exists(), "round {round}");
         // A hook of a remaining agent is heard (its program runs the hook path, exit 0).
         let hook = Command::new(copy(home.path()))
             .args(["hook", "copilot", "session-init"])
@@ -256,6 +257,9 @@ fn installs_at_once_keep_every_hook_runnable_and_uninstalls_keep_the_copy_the_ot
             assert_ok(&out);
         }
         assert!(!copy(home.path()).exists(), "round {round}: the copy goes with the last agent");
+        assert!(!worker_copy(home.path()).exists(), "round {round}: and its vl-worker");
+        let left: Vec<_> = std::fs::read_dir(home.path().join("bin")).into_iter().flatten().flatten().collect();
+        assert!(left.is_empty(), "round {round}: nothing half-made or moved aside is left: {left:?}");
         assert!(!home.path().join("installed-settings.json").exists(), "round {round}");
     }
 }

@@ -560,13 +560,17 @@ fn install_merges_with_existing_hooks_and_is_idempotent() {
     assert!(copy.is_file(), "the stable copy exists");
     let version = std::process::Command::new(&copy).arg("--version").output().unwrap();
     assert!(version.status.success(), "the copy runs");
+    let worker_copy = home.path().join("bin").join(format!("vl-worker{}", std::env::consts::EXE_SUFFIX));
+    let worker_version = std::process::Command::new(&worker_copy).arg("--version").output().unwrap();
+    assert!(worker_version.status.success(), "the vl-worker beside the copy runs");
 
     // The copy stays while any install uses it, and goes with the last.
     assert!(run(home.path(), port, &["uninstall", "cursor"], &[]).status.success());
     assert!(run(home.path(), port, &["uninstall", "cursor", "--project", project_arg], &[]).status.success());
     assert!(copy.is_file(), "Claude Code's hooks still use it");
     let last = run(home.path(), port, &["uninstall", "claude-code"], &[]);
-    assert!(stdout(&last).contains(&format!("removed {}", copy.display())), "{}", stdout(&last));
+    let both = format!("removed {} and {}", copy.display(), worker_copy.display());
+    assert!(stdout(&last).contains(&both), "{}", stdout(&last));
     assert!(!copy.exists() && !home.path().join("bin").exists());
 }
 

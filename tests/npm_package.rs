@@ -1,9 +1,9 @@
-//! npm, the one-command channel (SPEC §10): `scripts/npm-pack.sh` packs this build's `vl` as
-//! `vibelearn` plus the package for this OS/CPU; the two tarballs are installed from files into
-//! a fresh prefix with no registry reachable; `npx vibelearn install claude-code` registers the
-//! hooks; the prefix is then deleted, and the real Claude Code CLI records a whole session
-//! through the stable copy the install left in the data dir. With `--add-to-path`, `vl status`
-//! runs from a new login shell.
+//! npm, the one-command channel (SPEC §10): `scripts/npm-pack.sh` packs this build's `vl` (and
+//! the `vl-worker` beside it) as `vibelearn` plus the package for this OS/CPU; the two tarballs
+//! are installed from files into a fresh prefix with no registry reachable; `npx vibelearn
+//! install claude-code` registers the hooks; the prefix is then deleted, and the real Claude
+//! Code CLI records a whole session through the stable copy the install left in the data dir.
+//! With `--add-to-path`, `vl status` runs from a new login shell.
 //!
 //! Skips (saying why) when npm or the Claude Code CLI cannot be had on a developer's machine;
 //! with CI=true that is a failure instead.
@@ -128,6 +128,9 @@ fn npx_vibelearn_install_from_packed_tarballs_records_a_real_claude_code_session
     let copy = home.path().join("bin").join(format!("vl{}", std::env::consts::EXE_SUFFIX));
     assert_eq!(stop["command"], copy.to_str().unwrap(), "{settings}");
     assert_eq!(stop["args"], json!(["hook", "claude-code", "summarize"]), "{settings}");
+    // The platform package carried vl-worker beside vl, and install copied it too.
+    let worker_copy = home.path().join("bin").join(format!("vl-worker{}", std::env::consts::EXE_SUFFIX));
+    assert!(worker_copy.is_file(), "no {} after the install", worker_copy.display());
 
     // npx's copy goes away (as an npx cache or a removed prefix does); the hooks do not care.
     drop(prefix);

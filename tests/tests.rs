@@ -12,6 +12,7 @@ mod cursor;
 mod dashboard;
 mod demo;
 mod edits;
+mod executables;
 mod failures;
 mod fake_http;
 mod fake_messages;

@@ -285,6 +285,7 @@ def install_check(binary, home, wine):
     json.dump(original, open(settings_path, "w"))
     suffix = ".exe" if wine else ""
     copy = os.path.join(home, ".vibelearn", "bin", "vl" + suffix)
+    worker_copy = os.path.join(home, ".vibelearn", "bin", "vl-worker" + suffix)
 
     def run(args, stdin=b""):
         done, _ = vl.run(args, stdin)
@@ -297,8 +298,8 @@ def install_check(binary, home, wine):
 
     # No `claude` on PATH: the shell form, through the stable copy under the home folder.
     said = run(["install", "claude-code"])
-    if not os.path.isfile(copy):
-        sys.exit(f"no stable copy at {copy}: {said}")
+    if not os.path.isfile(copy) or not os.path.isfile(worker_copy):
+        sys.exit(f"no stable copy at {copy}, or no {worker_copy} beside it: {said}")
     stop = ours(json.load(open(settings_path)), "Stop")
     command = stop[0]["command"]
     if "args" in stop[0] or not command.endswith(" hook claude-code summarize") or "\\" in command:
@@ -346,8 +347,8 @@ def install_check(binary, home, wine):
               "exec_form": [program] + stop[0]["args"]}
     if not wine:
         said = run(["uninstall", "cursor"])
-        if os.path.exists(copy):
-            sys.exit(f"the copy outlived the last uninstall: {said}")
+        if os.path.exists(copy) or os.path.exists(worker_copy):
+            sys.exit(f"the copy or its vl-worker outlived the last uninstall: {said}")
     else:
         report.update(windows_uninstall_check(vl, run, copy, home))
     print(json.dumps(report))
@@ -424,8 +425,11 @@ def windows_uninstall_check(vl, run, copy, home):
     try:
         wait("a worker of another data dir, from the copy", 60, lambda: port_open(other_port))
         said = run(["uninstall", "cursor"])
-        aside = sorted(n for n in os.listdir(bin_dir) if n.startswith("vl.old-")) if os.path.isdir(bin_dir) else []
-        if os.path.exists(copy) or len(aside) != 1 or not port_open(other_port):
+        # `vl.exe worker run` waits for the vl-worker.exe it runs the worker in: both are running.
+        names = os.listdir(bin_dir) if os.path.isdir(bin_dir) else []
+        aside = sorted(n for n in names if n.startswith("vl.old-"))
+        worker_aside = [n for n in names if n.startswith("vl-worker.old-")]
+        if os.path.exists(copy) or len(aside) != 1 or len(worker_aside) != 1 or not port_open(other_port):
             sys.exit(f"a running copy was not moved aside: {os.listdir(bin_dir) if os.path.isdir(bin_dir) else None}"
                      f"\n{said}")
     finally:
@@ -435,7 +439,7 @@ def windows_uninstall_check(vl, run, copy, home):
         shutil.rmtree(other_data, ignore_errors=True)
     run(["install", "cursor"])
     left = sorted(os.listdir(bin_dir))
-    if any(n.startswith("vl.old-") for n in left):
+    if any(n.startswith(("vl.old-", "vl-worker.old-")) for n in left):
         sys.exit(f"the next install did not remove the copy moved aside: {left}")
     said = run(["uninstall", "cursor"])
     if os.path.exists(bin_dir):

@@ -1,5 +1,7 @@
 //! The command line: clap structs that only parse ([`args`]), and one module per command.
 //!
+//! - [`dispatch`]: the one dispatch of both executables; which of them runs `vl worker run` and
+//!   `vl demo` (the [`dispatch::Engine`])
 //! - `demo` — the whole pipeline on the embedded sample session.
 //! - [`dashboard`]: `vl dashboard` — the worker's page in the browser, with the user key
 //! - `hook_cmd` — `vl hook`: the IDE hook entry point.
@@ -23,6 +25,7 @@ pub mod args;
 pub mod backend;
 pub mod dashboard;
 pub mod demo;
+pub mod dispatch;
 pub mod export;
 pub mod format;
 pub mod hook_cmd;

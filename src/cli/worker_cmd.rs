@@ -1,39 +1,41 @@
-//! `vl worker run | start | stop | status` (SPEC §1).
+//! `vl worker run | start | stop | status` (SPEC §1): one function each, so that `vl`, which
+//! forwards `run` to `vl-worker` ([`crate::cli::dispatch`]), references only the other three.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::cli::args::WorkerAction;
 use crate::config::Config;
 use crate::worker::{self, RunOutcome};
 use crate::worker_client::{Unreachable, WorkerClient};
 
-pub fn run(action: WorkerAction, config: Config) -> ExitCode {
-    match action {
-        WorkerAction::Run => match worker::run(config) {
-            Ok(RunOutcome::Stopped) => ExitCode::SUCCESS,
-            Ok(RunOutcome::AlreadyRunning) => {
-                println!("a worker is already running for this data directory; nothing to do");
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("vl worker: {e}");
-                ExitCode::FAILURE
-            }
-        },
-        WorkerAction::Start => {
-            let started = crate::worker_spawn::start(&config);
-            println!("{}", started.describe(&config.worker_url()));
-            if started.is_ready() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+/// `vl worker run`: the worker in the foreground. Only `vl-worker` calls it
+/// ([`crate::cli::dispatch::InProcess`]); nothing else here names [`worker::run`], so `vl`
+/// links none of the worker's runner.
+pub fn run_worker(config: Config) -> ExitCode {
+    match worker::run(config) {
+        Ok(RunOutcome::Stopped) => ExitCode::SUCCESS,
+        Ok(RunOutcome::AlreadyRunning) => {
+            println!("a worker is already running for this data directory; nothing to do");
+            ExitCode::SUCCESS
         }
-        WorkerAction::Stop => stop(&config),
-        WorkerAction::Status => status(&config),
+        Err(e) => {
+            eprintln!("vl worker: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 
-fn stop(config: &Config) -> ExitCode {
+/// `vl worker start`: a detached worker unless one is ready.
+pub fn start(config: &Config) -> ExitCode {
+    let started = crate::worker_spawn::start(config);
+    println!("{}", started.describe(&config.worker_url()));
+    if started.is_ready() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// `vl worker stop`.
+pub fn stop(config: &Config) -> ExitCode {
     let client = WorkerClient::admin(config, Duration::from_secs(2));
     match client.post("/api/admin/shutdown", &json!({})) {
         Ok(response) if response.status == 202 => {
@@ -59,7 +61,8 @@ fn stop(config: &Config) -> ExitCode {
     }
 }
 
-fn status(config: &Config) -> ExitCode {
+/// `vl worker status`.
+pub fn status(config: &Config) -> ExitCode {
     let client = WorkerClient::new(config, Duration::from_secs(2));
     let health = client.get("/api/health");
     // The worker's own warning when it answers (its environment may differ from this shell's).

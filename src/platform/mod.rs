@@ -13,7 +13,7 @@
 //!   gets the user's own umask back, not our 077), [`spawn_detached`] (a worker that outlives
 //!   the hook and holds none of its handles), [`spawn_tree`] / [`ProcessTree::kill_tree`] (a
 //!   command and everything it starts, ended together), [`shell_command`] (`sh -c` /
-//!   `cmd /c`), [`request_stop`] (SIGTERM);
+//!   `cmd /c`), [`request_stop`] (SIGTERM), [`run_in_place`] (`exec`, or a child waited for);
 //! - programs on `PATH`: [`find_executable`] (`:` or `;`, and `PATHEXT` on Windows).
 //! - [`open_in_browser`]: the desktop's own way to open a URL (`vl dashboard`), and
 //!   [`html_handler`]: which desktop entry opens an HTML file (a snap browser reads no
@@ -350,6 +350,16 @@ pub fn home_dir(get: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
 pub fn spawn_detached(command: &mut Command) -> std::io::Result<Child> {
     imp::give_back_user_umask(command);
     imp::spawn_detached(command)
+}
+
+/// Runs `command` in this process's place, with its exit code ours, and returns only the error
+/// that kept it from starting. Unix: `exec(2)`, so the program keeps our pid (a worker's pid
+/// file, a supervisor's signals, the shell's job control see one process). Windows has no
+/// exec: the program runs as a child with our console and handles, waited for, and we exit
+/// with its code; Ctrl-C, which the console sends to both, is left to the child, which
+/// decides how to stop, and we report how it ended.
+pub fn run_in_place(command: &mut Command) -> std::io::Error {
+    imp::run_in_place(command)
 }
 
 /// A child started with [`spawn_tree`], and with it every process it starts.

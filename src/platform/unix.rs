@@ -126,6 +126,10 @@ pub fn spawn_detached(command: &mut Command) -> std::io::Result<Child> {
     command.process_group(0).spawn()
 }
 
+pub fn run_in_place(command: &mut Command) -> std::io::Error {
+    command.exec()
+}
+
 /// The child's process group (its pgid is its pid, from `process_group(0)`).
 pub struct Group;
 

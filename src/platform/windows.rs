@@ -158,7 +158,9 @@ use std::process::{Child, Command};
 use windows_sys::Win32::Foundation::{
     CloseHandle, HANDLE, HANDLE_FLAG_INHERIT, INVALID_HANDLE_VALUE, SetHandleInformation,
 };
-use windows_sys::Win32::System::Console::{GetStdHandle, STD_ERROR_HANDLE, STD_INPUT_HANDLE, STD_OUTPUT_HANDLE};
+use windows_sys::Win32::System::Console::{
+    GetStdHandle, STD_ERROR_HANDLE, STD_INPUT_HANDLE, STD_OUTPUT_HANDLE, SetConsoleCtrlHandler,
+};
 use windows_sys::Win32::System::Diagnostics::ToolHelp::{
     CreateToolhelp32Snapshot, TH32CS_SNAPTHREAD, THREADENTRY32, Thread32First, Thread32Next,
 };
@@ -174,6 +176,41 @@ use windows_sys::Win32::System::Threading::{
 
 /// `ERROR_ACCESS_DENIED`: what CreateProcess says when our job forbids breaking away.
 const ERROR_ACCESS_DENIED: i32 = 5;
+
+pub fn run_in_place(command: &mut Command) -> std::io::Error {
+    // A handler of ours, not `SetConsoleCtrlHandler(NULL, TRUE)`: that one makes the process
+    // ignore Ctrl-C and is inherited, so the child could not be stopped with it either.
+    // SAFETY: registers a function that touches nothing and only answers "handled".
+    unsafe { SetConsoleCtrlHandler(Some(leave_ctrl_c_to_the_child), 1) };
+    // The child in a Job Object that dies with us (`KILL_ON_JOB_CLOSE`): a `vl` ended from
+    // outside (Task Manager, a supervisor, a test's kill) takes the program it waits for with
+    // it, as an exec'd process would be ended on Unix. Unlike [`spawn_tree`], the child keeps
+    // our console: it is the program the user ran.
+    let ran = (|| -> std::io::Result<i32> {
+        let group = new_job()?;
+        let mut child = command.creation_flags(CREATE_SUSPENDED).spawn()?;
+        // SAFETY: both handles are valid: the job is ours, the process handle is the Child's.
+        let assigned = unsafe { AssignProcessToJobObject(group.job, child.as_raw_handle() as HANDLE) } != 0;
+        let started = if assigned { resume_threads(child.id()) } else { Err(std::io::Error::last_os_error()) };
+        if let Err(e) = started {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(e);
+        }
+        // A code beyond i32's range (an NTSTATUS such as 0xC000013A) comes through bit for bit.
+        Ok(child.wait()?.code().unwrap_or(1))
+    })();
+    match ran {
+        Ok(code) => std::process::exit(code),
+        Err(e) => e,
+    }
+}
+
+/// Ctrl-C and Ctrl-Break reach every process of the console: the child handles them, and this
+/// process stays to exit with the child's code (`BOOL` is an `i32`; 1 is TRUE, "handled").
+unsafe extern "system" fn leave_ctrl_c_to_the_child(_ctrl_type: u32) -> i32 {
+    1
+}
 
 pub fn spawn_detached(command: &mut Command) -> std::io::Result<Child> {
     // std creates every child with handle inheritance on, and our stdin/stdout/stderr came

@@ -153,14 +153,21 @@ fn write_back(
 }
 
 /// When no settings file runs the copy of `vl` any more: the worker running from it stopped,
-/// the copy removed, and what `--add-to-path` added taken out. Says whether it removed it.
+/// the copy and its `vl-worker` removed, and what `--add-to-path` added taken out. Says whether
+/// it removed them.
 fn remove_copy_if_unused(config: &Config, ledger: &mut Ledger) -> Result<bool, CliError> {
-    if binary::still_used(config, ledger) || !installed_binary(config).exists() {
+    let installed = installed_binary(config).exists() || binary::installed_worker(config).exists();
+    if binary::still_used(config, ledger) || !installed {
         return Ok(false);
     }
     stop_worker(config);
-    let Some(copy) = binary::uninstall_binary(config)? else { return Ok(false) };
-    println!("removed {}", copy.display());
+    let removed = binary::uninstall_binary(config)?;
+    if removed.is_empty() {
+        return Ok(false);
+    }
+    let removed: Vec<String> = removed.iter().map(|copy| copy.display().to_string()).collect();
+    println!("removed {}", removed.join(" and "));
+    let copy = installed_binary(config);
     let dir = copy.parent().unwrap_or(Path::new("."));
     let changed = path_setup::remove_from_path(config, dir, ledger.path_added())?;
     ledger.forget_path();

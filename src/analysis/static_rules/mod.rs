@@ -4,7 +4,8 @@
 //! # Shape
 //! One engine, one query file per grammar. `analyze_file` parses the file with its real grammar
 //! (`syntax::parse_file`) and runs that grammar's tree-sitter query (`queries/<grammar>.scm`,
-//! compiled once per process, see `rules`). Each query pattern says what it reports with
+//! compiled once per process, see `rules`; its nested node patterns are compiled as wildcards
+//! whose kinds the engine checks, which keeps the compile cheap, see `nested`). Each query pattern says what it reports with
 //! `#set!` properties:
 //! - `type`: the `Pattern::pattern_type`;
 //! - `name`: a template for `Pattern::name`, where `{capture}` is the text of a capture and
@@ -35,6 +36,7 @@
 
 mod checks;
 mod engine;
+mod nested;
 
 #[cfg(test)]
 mod census;

@@ -142,22 +142,25 @@ fn rules(grammar: Grammar) -> Option<&'static Rules> {
 }
 
 /// Every match of the grammar's query over `tree`, named, checked and placed.
-pub(super) fn run(grammar: Grammar, tree: &Tree, path: &str, src: &str) -> Vec<Found> {
+pub(super) fn run<'t>(grammar: Grammar, tree: &'t Tree, path: &str, src: &str) -> Vec<Found<'t>> {
     rules(grammar).map_or_else(Vec::new, |rules| run_rules(rules, tree, path, src))
 }
 
-fn run_rules(rules: &Rules, tree: &Tree, path: &str, src: &str) -> Vec<Found> {
+fn run_rules<'t>(rules: &Rules, tree: &'t Tree, path: &str, src: &str) -> Vec<Found<'t>> {
     let names = rules.query.capture_names();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(&rules.query, tree.root_node(), src.as_bytes());
     let mut out = Vec::new();
+    // One buffer for every match's captures, by name.
+    let mut caps: Vec<(&str, Node)> = Vec::new();
     while let Some(m) = matches.next() {
         if !rules.kinds_hold(m.captures()) {
             continue;
         }
         let Some(spec) = rules.specs.get(m.pattern_index) else { continue };
         let Some(node) = m.captures().iter().find(|c| c.index == rules.node).map(|c| c.node) else { continue };
-        let caps: Vec<(&str, Node)> = m.captures().iter().map(|c| (names[c.index as usize], c.node)).collect();
+        caps.clear();
+        caps.extend(m.captures().iter().map(|c| (names[c.index as usize], c.node)));
         let name = match spec.name {
             Some(template) => render(template, &caps, src),
             None => rules
@@ -173,20 +176,14 @@ fn run_rules(rules: &Rules, tree: &Tree, path: &str, src: &str) -> Vec<Found> {
             },
             None => hit.name,
         };
-        out.push(Found {
-            pattern_type: spec.pattern_type,
-            name,
-            at: node.start_byte(),
-            line: pattern_line(node),
-            snippet: snippet_range(node),
-        });
+        out.push(Found { pattern_type: spec.pattern_type, name, node });
     }
     out
 }
 
 /// The 0-based line a pattern is reported at: its node's name when the node has one (a C#
 /// method starts at its `[Fact]`, a decorated Python class at its decorator), else its start.
-fn pattern_line(node: Node) -> usize {
+pub(super) fn pattern_line(node: Node) -> usize {
     let named = node.child_by_field_name("definition").unwrap_or(node);
     named.child_by_field_name("name").unwrap_or(node).start_position().row
 }
@@ -282,28 +279,53 @@ const LEADING: [&str; 3] = ["attribute_item", "decorator", "attribute_list"];
 
 /// The byte range of the statement or item that holds `node`, with its leading attributes.
 /// It climbs no higher than a unit that starts within `SNIPPET_MAX_LINES` of the node, so the
-/// cut snippet always shows the node's first line.
-fn snippet_range(node: Node) -> (usize, usize) {
+/// cut snippet always shows the node's first line. `root` is the root of `node`'s tree.
+pub(super) fn snippet_range(root: Node, node: Node) -> (usize, usize) {
     let row = node.start_position().row;
-    let mut unit = node;
-    while let Some(parent) = unit.parent() {
+    // The nodes above `node`, root first: one walk down the tree, where climbing by
+    // `Node::parent` walks down from the root at every step.
+    let above = ancestors(root, node);
+    // How many of `above` are above the unit (its parent is `above[depth - 1]`).
+    let mut depth = above.len();
+    while let Some(&parent) = depth.checked_sub(1).and_then(|d| above.get(d)) {
         if CONTAINERS.contains(&parent.kind()) || row - parent.start_position().row >= super::SNIPPET_MAX_LINES {
             break;
         }
-        unit = parent;
+        depth -= 1;
     }
-    if unit.parent().is_none() {
+    if depth == 0 {
         // The root itself (a file of one expression): keep the node.
-        unit = node;
+        depth = above.len();
     }
+    let unit = above.get(depth).copied().unwrap_or(node);
     let mut start = unit;
-    while let Some(prev) = start.prev_named_sibling() {
-        if !LEADING.contains(&prev.kind()) {
-            break;
+    if let Some(&parent) = depth.checked_sub(1).and_then(|d| above.get(d)) {
+        let mut cursor = parent.walk();
+        let siblings: Vec<Node> = parent.named_children(&mut cursor).collect();
+        let before = siblings.iter().position(|s| *s == unit).map_or(&[][..], |at| &siblings[..at]);
+        for prev in before.iter().rev() {
+            if !LEADING.contains(&prev.kind()) {
+                break;
+            }
+            start = *prev;
         }
-        start = prev;
     }
     (start.start_byte(), unit.end_byte())
+}
+
+/// The nodes from `root` down to the parent of `node` (empty when `node` is `root`): the
+/// chain `Node::parent` climbs, found in one walk.
+fn ancestors<'t>(root: Node<'t>, node: Node<'t>) -> Vec<Node<'t>> {
+    let mut chain = Vec::new();
+    let mut at = root;
+    while at != node {
+        chain.push(at);
+        match at.child_with_descendant(node) {
+            Some(next) => at = next,
+            None => break,
+        }
+    }
+    chain
 }
 
 #[cfg(test)]

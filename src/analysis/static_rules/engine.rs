@@ -1,9 +1,11 @@
-//! The query engine: one compiled tree-sitter query per grammar (made once per process), run
-//! over a file's tree; each match becomes a `Found` named by its pattern's `#set!` properties
-//! (see the parent module's doc for the conventions of the query files).
+//! The query engine: one compiled tree-sitter query per grammar (made once per process, from
+//! the query file with its nested node patterns as wildcards, see `nested`), run over a file's
+//! tree; each match becomes a `Found` named by its pattern's `#set!` properties (see the parent
+//! module's doc for the conventions of the query files).
 
 use super::Found;
 use super::checks::{self, Check, Hit};
+use super::nested;
 use crate::analysis::syntax::Grammar;
 use std::sync::OnceLock;
 use tree_sitter::{Node, Query, QueryCursor, QueryError, StreamingIterator, Tree};
@@ -33,6 +35,17 @@ pub(super) struct Rules {
     specs: Vec<Spec>,
     node: u32,
     name: Option<u32>,
+    /// By capture index: the node kind (id) a capture the rewrite added must have.
+    nested_kinds: Vec<Option<u16>>,
+}
+
+impl Rules {
+    /// Whether every node a rewritten wildcard took is of the kind the query file named there.
+    fn kinds_hold(&self, captures: &[tree_sitter::QueryCapture]) -> bool {
+        captures.iter().all(|c| {
+            self.nested_kinds.get(c.index as usize).copied().flatten().is_none_or(|kind| c.node.kind_id() == kind)
+        })
+    }
 }
 
 /// Why a query file does not make rules: a defect of the file, found by the tests.
@@ -42,6 +55,8 @@ pub(super) enum RulesError {
     Query(#[from] QueryError),
     #[error("pattern {0}: {1}")]
     Pattern(usize, String),
+    #[error("capture @{0}: the prefix is the engine's")]
+    ReservedCapture(String),
 }
 
 /// The query source of a grammar.
@@ -58,9 +73,28 @@ fn source(grammar: Grammar) -> String {
     }
 }
 
-/// Compiles the query of `grammar` and reads its patterns' properties.
+/// Compiles the query of `grammar` (nested node patterns as wildcards, see `nested`) and
+/// reads its patterns' properties.
 pub(super) fn compile(grammar: Grammar) -> Result<Rules, RulesError> {
-    let query = Query::new(&grammar.language(), &source(grammar))?;
+    compile_source(&grammar.language(), &source(grammar))
+}
+
+/// Compiles the query `source` for `language` (see `compile`).
+fn compile_source(language: &tree_sitter::Language, source: &str) -> Result<Rules, RulesError> {
+    if let Some(reserved) = source.split('@').skip(1).find(|c| c.starts_with(nested::CAPTURE_PREFIX)) {
+        return Err(RulesError::ReservedCapture(
+            reserved.split(|c: char| c.is_whitespace() || c == ')').next().unwrap_or("").to_string(),
+        ));
+    }
+    let rewritten = nested::nested_as_wildcards(source, language);
+    let query = Query::new(language, &rewritten.text)?;
+    let mut nested_kinds = vec![None; query.capture_names().len()];
+    for (n, kind) in rewritten.kinds.iter().enumerate() {
+        let capture = format!("{}{n}", nested::CAPTURE_PREFIX);
+        if let Some(slot) = query.capture_index_for_name(&capture).and_then(|i| nested_kinds.get_mut(i as usize)) {
+            *slot = Some(language.id_for_node_kind(kind, true));
+        }
+    }
     let node = query.capture_index_for_name("node").ok_or(RulesError::Pattern(0, "no @node capture".into()))?;
     let name = query.capture_index_for_name("name");
     let mut specs = Vec::with_capacity(query.pattern_count());
@@ -84,7 +118,7 @@ pub(super) fn compile(grammar: Grammar) -> Result<Rules, RulesError> {
         let pattern_type = pattern_type.ok_or_else(|| RulesError::Pattern(i, "no type".into()))?;
         specs.push(Spec { pattern_type, name: name_template, check });
     }
-    Ok(Rules { query, specs, node, name })
+    Ok(Rules { query, specs, node, name, nested_kinds })
 }
 
 /// The rules of `grammar`, compiled on first use; `None` (logged once) if its query file is
@@ -108,18 +142,25 @@ fn rules(grammar: Grammar) -> Option<&'static Rules> {
 }
 
 /// Every match of the grammar's query over `tree`, named, checked and placed.
-pub(super) fn run(grammar: Grammar, tree: &Tree, path: &str, src: &str) -> Vec<Found> {
-    let Some(rules) = rules(grammar) else {
-        return Vec::new();
-    };
+pub(super) fn run<'t>(grammar: Grammar, tree: &'t Tree, path: &str, src: &str) -> Vec<Found<'t>> {
+    rules(grammar).map_or_else(Vec::new, |rules| run_rules(rules, tree, path, src))
+}
+
+fn run_rules<'t>(rules: &Rules, tree: &'t Tree, path: &str, src: &str) -> Vec<Found<'t>> {
     let names = rules.query.capture_names();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(&rules.query, tree.root_node(), src.as_bytes());
     let mut out = Vec::new();
+    // One buffer for every match's captures, by name.
+    let mut caps: Vec<(&str, Node)> = Vec::new();
     while let Some(m) = matches.next() {
+        if !rules.kinds_hold(m.captures()) {
+            continue;
+        }
         let Some(spec) = rules.specs.get(m.pattern_index) else { continue };
         let Some(node) = m.captures().iter().find(|c| c.index == rules.node).map(|c| c.node) else { continue };
-        let caps: Vec<(&str, Node)> = m.captures().iter().map(|c| (names[c.index as usize], c.node)).collect();
+        caps.clear();
+        caps.extend(m.captures().iter().map(|c| (names[c.index as usize], c.node)));
         let name = match spec.name {
             Some(template) => render(template, &caps, src),
             None => rules
@@ -135,20 +176,14 @@ pub(super) fn run(grammar: Grammar, tree: &Tree, path: &str, src: &str) -> Vec<F
             },
             None => hit.name,
         };
-        out.push(Found {
-            pattern_type: spec.pattern_type,
-            name,
-            at: node.start_byte(),
-            line: pattern_line(node),
-            snippet: snippet_range(node),
-        });
+        out.push(Found { pattern_type: spec.pattern_type, name, node });
     }
     out
 }
 
 /// The 0-based line a pattern is reported at: its node's name when the node has one (a C#
 /// method starts at its `[Fact]`, a decorated Python class at its decorator), else its start.
-fn pattern_line(node: Node) -> usize {
+pub(super) fn pattern_line(node: Node) -> usize {
     let named = node.child_by_field_name("definition").unwrap_or(node);
     named.child_by_field_name("name").unwrap_or(node).start_position().row
 }
@@ -244,28 +279,53 @@ const LEADING: [&str; 3] = ["attribute_item", "decorator", "attribute_list"];
 
 /// The byte range of the statement or item that holds `node`, with its leading attributes.
 /// It climbs no higher than a unit that starts within `SNIPPET_MAX_LINES` of the node, so the
-/// cut snippet always shows the node's first line.
-fn snippet_range(node: Node) -> (usize, usize) {
+/// cut snippet always shows the node's first line. `root` is the root of `node`'s tree.
+pub(super) fn snippet_range(root: Node, node: Node) -> (usize, usize) {
     let row = node.start_position().row;
-    let mut unit = node;
-    while let Some(parent) = unit.parent() {
+    // The nodes above `node`, root first: one walk down the tree, where climbing by
+    // `Node::parent` walks down from the root at every step.
+    let above = ancestors(root, node);
+    // How many of `above` are above the unit (its parent is `above[depth - 1]`).
+    let mut depth = above.len();
+    while let Some(&parent) = depth.checked_sub(1).and_then(|d| above.get(d)) {
         if CONTAINERS.contains(&parent.kind()) || row - parent.start_position().row >= super::SNIPPET_MAX_LINES {
             break;
         }
-        unit = parent;
+        depth -= 1;
     }
-    if unit.parent().is_none() {
+    if depth == 0 {
         // The root itself (a file of one expression): keep the node.
-        unit = node;
+        depth = above.len();
     }
+    let unit = above.get(depth).copied().unwrap_or(node);
     let mut start = unit;
-    while let Some(prev) = start.prev_named_sibling() {
-        if !LEADING.contains(&prev.kind()) {
-            break;
+    if let Some(&parent) = depth.checked_sub(1).and_then(|d| above.get(d)) {
+        let mut cursor = parent.walk();
+        let siblings: Vec<Node> = parent.named_children(&mut cursor).collect();
+        let before = siblings.iter().position(|s| *s == unit).map_or(&[][..], |at| &siblings[..at]);
+        for prev in before.iter().rev() {
+            if !LEADING.contains(&prev.kind()) {
+                break;
+            }
+            start = *prev;
         }
-        start = prev;
     }
     (start.start_byte(), unit.end_byte())
+}
+
+/// The nodes from `root` down to the parent of `node` (empty when `node` is `root`): the
+/// chain `Node::parent` climbs, found in one walk.
+fn ancestors<'t>(root: Node<'t>, node: Node<'t>) -> Vec<Node<'t>> {
+    let mut chain = Vec::new();
+    let mut at = root;
+    while at != node {
+        chain.push(at);
+        match at.child_with_descendant(node) {
+            Some(next) => at = next,
+            None => break,
+        }
+    }
+    chain
 }
 
 #[cfg(test)]
@@ -287,7 +347,25 @@ mod tests {
         ] {
             let rules = compile(g).unwrap_or_else(|e| panic!("{g:?}: {e}"));
             assert!(rules.query.pattern_count() > 5, "{g:?}");
+            // The rewrite skips tree-sitter's check of nested kinds and fields: the query
+            // file as written must pass it too, pattern for pattern.
+            let written = Query::new(&g.language(), &source(g)).unwrap_or_else(|e| panic!("{g:?} as written: {e}"));
+            assert_eq!(written.pattern_count(), rules.query.pattern_count(), "{g:?}");
         }
+    }
+
+    /// A wildcard the rewrite made takes any node the rest of its pattern fits (here the
+    /// subscript `a[0]`, which has an `object` too); the engine keeps the named kind only.
+    #[test]
+    fn a_rewritten_nested_pattern_keeps_only_its_kind() {
+        let grammar = Grammar::TypeScript;
+        let query = "((call_expression function: (member_expression object: (identifier) @name)) @node\n  (#set! type \"call_on\"))";
+        let rules = compile_source(&grammar.language(), query).expect("rules");
+        assert!(rules.nested_kinds.iter().flatten().count() == 1, "the member expression is rewritten");
+        let src = "a[0]();\nb.c();\n";
+        let tree = crate::analysis::syntax::parse(grammar, src).expect("tree");
+        let names: Vec<String> = run_rules(&rules, &tree, "a.ts", src).into_iter().map(|f| f.name).collect();
+        assert_eq!(names, ["b"]);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! # Shape
 //! One engine, one query file per grammar. `analyze_file` parses the file with its real grammar
 //! (`syntax::parse_file`) and runs that grammar's tree-sitter query (`queries/<grammar>.scm`,
-//! compiled once per process, see `rules`). Each query pattern says what it reports with
+//! compiled once per process, see `rules`; its nested node patterns are compiled as wildcards
+//! whose kinds the engine checks, which keeps the compile cheap, see `nested`). Each query pattern says what it reports with
 //! `#set!` properties:
 //! - `type`: the `Pattern::pattern_type`;
 //! - `name`: a template for `Pattern::name`, where `{capture}` is the text of a capture and
@@ -35,6 +36,7 @@
 
 mod checks;
 mod engine;
+mod nested;
 
 #[cfg(test)]
 mod census;
@@ -63,26 +65,22 @@ pub fn analyze_file(file: &SourceFile) -> Vec<Pattern> {
         return Vec::new();
     };
     let found = engine::run(grammar, &tree, &file.path, &file.content);
-    finish(found, &file.path, &file.content, super::syntax::language_name(grammar))
+    finish(found, tree.root_node(), &file.path, &file.content, super::syntax::language_name(grammar))
 }
 
-/// One match the engine kept: what it reports and where.
+/// One match the engine kept: what it reports and the node that carries it (whose start orders
+/// the file's patterns; its line and snippet are worked out only for the patterns reported).
 #[derive(Debug, Clone)]
-pub(crate) struct Found {
+pub(crate) struct Found<'t> {
     pub pattern_type: &'static str,
     pub name: String,
-    /// Byte offset of the carrying node (orders the file's patterns).
-    pub at: usize,
-    /// 0-based line of the carrying node.
-    pub line: usize,
-    /// Byte range of the snippet node.
-    pub snippet: (usize, usize),
+    pub node: super::syntax::Node<'t>,
 }
 
 /// Orders the matches by position, keeps the first of each (type, name) and at most
-/// `MAX_PER_TYPE` per type, and cuts the snippets.
-fn finish(mut found: Vec<Found>, path: &str, src: &str, language: &str) -> Vec<Pattern> {
-    found.sort_by_key(|f| f.at);
+/// `MAX_PER_TYPE` per type, and places them (line, snippet).
+fn finish(mut found: Vec<Found>, root: super::syntax::Node, path: &str, src: &str, language: &str) -> Vec<Pattern> {
+    found.sort_by_key(|f| f.node.start_byte());
     let mut seen: HashSet<(&'static str, String)> = HashSet::new();
     let mut per_type: HashMap<&'static str, usize> = HashMap::new();
     let mut out = Vec::new();
@@ -100,8 +98,8 @@ fn finish(mut found: Vec<Found>, path: &str, src: &str, language: &str) -> Vec<P
             pattern_type: f.pattern_type.to_string(),
             name,
             file: path.to_string(),
-            line: u32::try_from(f.line + 1).unwrap_or(u32::MAX),
-            snippet: snippet(src, f.snippet),
+            line: u32::try_from(engine::pattern_line(f.node) + 1).unwrap_or(u32::MAX),
+            snippet: snippet(src, engine::snippet_range(root, f.node)),
             language: language.to_string(),
         });
     }

@@ -105,3 +105,21 @@ fn a_question_mark_is_named_by_what_the_function_returns() {
     let f = found("a.rs", "fn f() { let g = || -> Option<u8> { x.first()? }; }\n");
     assert!(f.contains(&("error_handling".into(), "? in closure".into())), "{f:?}");
 }
+
+/// A function bound makes a higher-order function in whichever predicate of the where clause
+/// it sits. (Compiled as written, the query missed it behind a predicate without one, `T: Ord`:
+/// tree-sitter's analysis of the nested steps judged them unable to fail and did not try the
+/// later predicates; see `static_rules::nested`.)
+#[test]
+fn a_function_bound_is_found_in_any_where_predicate() {
+    for src in [
+        "fn apply<T, F>(x: T, f: F) -> T where F: Fn(T) -> T, T: Ord { f(x) }",
+        "fn apply<T, F>(x: T, f: F) -> T where T: Ord, F: Fn(T) -> T { f(x) }",
+        "fn apply<T, F>(x: T, f: F) -> T where T: Ord + Copy, F: Send + FnOnce(T) -> T { f(x) }",
+    ] {
+        let f = found("a.rs", src);
+        assert!(f.contains(&("higher_order_function".into(), "apply".into())), "{src}: {f:?}");
+    }
+    let f = found("a.rs", "fn apply<T, F>(x: T, f: F) where T: Ord, F: Send {}");
+    assert!(!f.iter().any(|(t, _)| t == "higher_order_function"), "{f:?}");
+}

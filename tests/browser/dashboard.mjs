@@ -46,10 +46,24 @@ function emit(event, fields = {}) {
   process.stdout.write(`${JSON.stringify({ event, ...fields })}\n`);
 }
 
-/** Waits until the page's totals show nothing waiting or running: its counts are final. */
-async function settled(page) {
-  await page.waitForFunction(() => ['available', 'running', 'retryable'].every((state) =>
-    document.querySelector(`#queue-table td[data-kind="*"][data-state="${state}"]`)?.textContent === '0'), null, { timeout: WAIT_MS });
+/** The page's total for `state`, or NaN before the table is drawn. */
+async function shownTotal(page, state) {
+  return page.$eval(`#queue-table td[data-kind="*"][data-state="${state}"]`, (td) => Number(td.textContent))
+    .catch(() => Number.NaN);
+}
+
+/**
+ * Waits until the page's totals show nothing waiting or running: its counts are final. `dead`,
+ * when given, is the dead total the page must show too: after a replay, the table drawn before
+ * it also shows nothing waiting, and the sections redraw one by one, so the failure row can
+ * leave while the queue table is still the old one.
+ */
+async function settled(page, dead) {
+  await page.waitForFunction((dead) => {
+    const total = (state) => document.querySelector(`#queue-table td[data-kind="*"][data-state="${state}"]`)?.textContent;
+    return ['available', 'running', 'retryable'].every((state) => total(state) === '0')
+      && (dead === undefined || total('dead') === String(dead));
+  }, dead, { timeout: WAIT_MS });
 }
 
 /** The queue table as the page shows it: {by_state, by_kind}. */
@@ -156,13 +170,14 @@ async function main() {
       await page.click(`#failures tr[data-job="${id}"] button[aria-expanded]`);
       const detail = await page.waitForSelector('#failures tr.detail-row pre', { timeout: WAIT_MS });
       emit('details', { payload: await detail.textContent() });
+      const deadBefore = await shownTotal(page, 'dead');
       await page.click(`button[data-replay="${id}"]`);
       await page.waitForSelector('#token-dialog[open]', { timeout: WAIT_MS });
       await page.fill('[data-testid=token-input]', args.token);
       await page.click('[data-testid=token-ok]');
       // Replayed: the row leaves the failures table, and the job runs.
       await page.waitForSelector(`#failures tr[data-job="${id}"]`, { state: 'detached', timeout: WAIT_MS });
-      await settled(page);
+      await settled(page, deadBefore - 1);
       emit('replayed', {
         job: id,
         notice: await page.textContent('#notice'),
@@ -179,7 +194,7 @@ async function main() {
         await page.click('[data-testid=token-ok]');
       }
       await page.waitForFunction(() => !document.querySelector('#failures tr[data-job]'), null, { timeout: WAIT_MS });
-      await settled(page);
+      await settled(page, 0);
       emit('bulk_replayed', { asked_for_token: asked, notice: await page.textContent('#notice'), counts: await shownCounts(page) });
     }
     if (args.resume) {

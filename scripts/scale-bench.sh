@@ -9,13 +9,17 @@
 # handler around them is a few lines).
 # Usage: scripts/scale-bench.sh [SIZES] [RUNS]   e.g. scripts/scale-bench.sh "1 50 300 1000" 11
 #        scripts/scale-bench.sh sessions [FILE-COUNTS] [RUNS]   (the session-size half, below)
-# Release build (`cargo build --release --features dev-tools`) unless PROFILE=debug.
+# Release build (`cargo build --release --features dev-tools`) unless PROFILE=debug, or the
+# binaries in BIN=<dir> as they are (vl, vl-load; another commit's, for a before/after table).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZES="${1:-1 50 300 1000}"
 RUNS="${2:-11}"
 PROFILE="${PROFILE:-release}"
-if [ "$PROFILE" = release ]; then
+if [ -n "${BIN:-}" ]; then
+    # Binaries built elsewhere (another commit's, for a before/after table): used as they are.
+    [ -x "$BIN/vl" ] && [ -x "$BIN/vl-load" ] || { echo "BIN=$BIN holds no vl and vl-load" >&2; exit 1; }
+elif [ "$PROFILE" = release ]; then
     cargo build --locked --release --features dev-tools --bins >&2
     BIN=target/release
 else

@@ -252,15 +252,28 @@ impl Worker {
             dead_ms: crate::clock::millis(config.retention_dead()),
         };
         let captures = crate::retention::CaptureRetention::days(config.capture_retention_days());
-        let tasks = vec![Task {
-            name: "capture retention",
-            interval: crate::retention::INTERVAL,
-            max_steps: crate::retention::MAX_STEPS,
-            step: Arc::new(move |conn, now| {
-                let step = captures.step(conn, now)?;
-                Ok(TaskProgress { done: step.sessions + step.pages_freed, more: step.more })
-            }),
-        }];
+        let (retention_goal, leech_threshold) = (config.desired_retention(), config.leech_threshold());
+        let tasks = vec![
+            Task {
+                name: "capture retention",
+                interval: crate::retention::INTERVAL,
+                max_steps: crate::retention::MAX_STEPS,
+                step: Arc::new(move |conn, now| {
+                    let step = captures.step(conn, now)?;
+                    Ok(TaskProgress { done: step.sessions + step.pages_freed, more: step.more })
+                }),
+            },
+            Task {
+                name: "concept standings",
+                interval: crate::learning::kept_standings::REFILL_INTERVAL,
+                max_steps: crate::learning::kept_standings::REFILL_MAX_STEPS,
+                step: Arc::new(move |conn, now| {
+                    let scheduler = crate::learning::cards::scheduler(conn, retention_goal, leech_threshold)?;
+                    let (done, more) = crate::learning::kept_standings::refill(conn, &scheduler, now)?;
+                    Ok(TaskProgress { done, more })
+                }),
+            },
+        ];
         let maintainer = Maintainer::spawn(
             MaintainerConfig { retention, tasks, ..MaintainerConfig::default() },
             queue.writer().clone(),

@@ -242,6 +242,12 @@ impl Scheduler {
         })
     }
 
+    /// The forgetting curve's decay (FSRS-6's last parameter): a re-fit changes it, and with it
+    /// every card's recall.
+    pub fn decay(&self) -> f32 {
+        self.decay
+    }
+
     /// The same scheduler counting elapsed days as `day` does (the learner's days).
     pub fn with_day(self, day: LearnerDay) -> Scheduler {
         Scheduler { day, ..self }

@@ -79,6 +79,7 @@ pub fn project_dir(cwd: &str) -> &str {
 pub mod cards;
 pub mod counts;
 pub mod days;
+pub mod kept_standings;
 pub mod mastery;
 pub mod record;
 pub mod standings;

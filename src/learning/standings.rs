@@ -32,6 +32,7 @@ use crate::learn::mastery::{CardFacts, Judgement, Standing, judge};
 use crate::learn::schedule::Scheduler;
 use crate::learning::cards::card_from_row_at;
 use crate::learning::counts;
+use crate::learning::kept_standings::{self, card_facts};
 use crate::learning::mastery::ConceptMastery;
 
 /// SQL over `questions q`: a card whose facts are not those of a plain new card (module doc) —
@@ -81,17 +82,39 @@ pub fn standings(
     Ok(counted(&live_standings(conn, scheduler, now, keys)?, keys.len()))
 }
 
-/// The standing of each concept of `keys` that has a live card, by name (module doc); every
-/// other concept of `keys` is learning.
+/// The standing of concepts of `keys`, by name: every concept with a kept standing
+/// (`learning::kept_standings`), and every other one that has a live card (module doc); every
+/// concept of `keys` left out is learning.
 pub fn live_standings(
     conn: &Connection,
     scheduler: &Scheduler,
     now: Millis,
     keys: &HashSet<String>,
 ) -> rusqlite::Result<BTreeMap<String, Standing>> {
+    standings_judging_by_name(conn, scheduler, now, keys, JUDGED_BY_NAME)
+}
+
+/// [`live_standings`], judging up to `by_name` names without a kept row one by one.
+fn standings_judging_by_name(
+    conn: &Connection,
+    scheduler: &Scheduler,
+    now: Millis,
+    keys: &HashSet<String>,
+    by_name_at_most: usize,
+) -> rusqlite::Result<BTreeMap<String, Standing>> {
+    let (mut by_name, missing) = kept_standings::read(conn, scheduler, now, keys)?;
+    if missing.len() <= by_name_at_most {
+        // A few names without a row (a card answered or written since the worker last kept
+        // them): each judged from its own cards, through the names' index.
+        for key in missing {
+            let standing = kept_standings::judge_name(conn, scheduler, now, &key)?.standing;
+            by_name.insert(key, standing);
+        }
+        return Ok(by_name);
+    }
+    let missing: HashSet<String> = missing.into_iter().collect();
     let mut probe = conn.prepare_cached(HAS_PLAIN_NEW)?;
-    let mut by_name = BTreeMap::new();
-    for (key, cards) in live_facts(conn, scheduler, now, Some(keys))? {
+    for (key, cards) in live_facts(conn, scheduler, now, Some(&missing))? {
         let mut facts: Vec<CardFacts> = cards.into_iter().map(|(f, _)| f).collect();
         let mut standing = judge(&facts).standing;
         // A plain new card leaves a gap a gap (it adds no recall and no leech) and makes any
@@ -107,6 +130,11 @@ pub fn live_standings(
     }
     Ok(by_name)
 }
+
+/// Up to this many names without a kept standing are judged one by one (`kept_standings::
+/// judge_name`, an index search each); more (a database no worker has kept yet, or just after a
+/// re-fit) are judged in one pass over every live card, as before the rows were kept.
+const JUDGED_BY_NAME: usize = 32;
 
 /// [`live_standings`] counted over `concepts` concepts: those without a live card (only plain
 /// new cards, or none) are learning.
@@ -135,12 +163,7 @@ fn live_facts(
             continue;
         }
         let card = card_from_row_at(r, 1)?;
-        let facts = CardFacts {
-            recall: scheduler.retrievability(&card, now),
-            stability: card.memory.filter(|_| card.last_review_at.is_some()).map(|m| m.stability),
-            leech: r.get::<_, Option<bool>>(9)?.unwrap_or(false),
-            in_steps: card.state.in_steps(),
-        };
+        let facts = card_facts(scheduler, &card, r.get::<_, Option<bool>>(9)?.unwrap_or(false), now);
         by_name.entry(key).or_default().push((facts, card.lapses));
     }
     Ok(by_name)
@@ -357,6 +380,106 @@ mod tests {
         }
         // The histories put concepts in every standing.
         assert!(seen.mastered > 0 && seen.reviewing > 0 && seen.learning > 0 && seen.gaps > 0, "{seen:?}");
+    }
+
+    /// The standings read from kept rows (`learning::kept_standings`) are the full read's, when
+    /// every row is kept, when time has turned some into gaps since, when cards changed after
+    /// (the triggers forget their rows) and when no row is kept, judged name by name or in one
+    /// pass; and a row judged under another forgetting curve is not read.
+    #[test]
+    fn kept_standings_are_the_full_read_s_whatever_is_kept_and_whenever_it_is_read() {
+        let expected_at = |conn: &Connection, scheduler: &Scheduler, now: Millis| {
+            let all = concept_mastery(conn, scheduler, now).unwrap();
+            all.iter().map(|c| (c.key.clone(), c.standing)).collect::<BTreeMap<_, _>>()
+        };
+        let read_at = |conn: &Connection, scheduler: &Scheduler, now: Millis, by_name: usize| {
+            let keys = all_keys(conn).unwrap();
+            let mut read = standings_judging_by_name(conn, scheduler, now, &keys, by_name).unwrap();
+            for key in keys {
+                read.entry(key).or_insert(Standing::Learning);
+            }
+            read
+        };
+        let kept = |conn: &Connection| -> i64 {
+            conn.query_row("SELECT COUNT(*) FROM concept_standings", [], |r| r.get(0)).unwrap()
+        };
+        let mut turned_to_gaps = 0;
+        for seed in 0..20 {
+            let (_dir, conn) = crate::db::testing::fresh();
+            history(&conn, seed);
+            let scheduler = Scheduler::default();
+            let expected = expected_at(&conn, &scheduler, NOW);
+            // Nothing kept: judged name by name, or in one pass over the live cards.
+            assert_eq!(read_at(&conn, &scheduler, NOW, usize::MAX), expected, "seed {seed}");
+            assert_eq!(read_at(&conn, &scheduler, NOW, 0), expected, "seed {seed}");
+            // Everything kept, read now and later: time alone turns some into gaps.
+            let (done, more) = kept_standings::refill(&conn, &scheduler, NOW).unwrap();
+            assert_eq!((done, more), (expected.len(), false), "seed {seed}");
+            assert_eq!(kept(&conn), expected.len() as i64);
+            for days in [0, 1, 3, 10, 30, 100, 1000] {
+                let later = NOW + days * DAY_MS + 12_345;
+                let expected = expected_at(&conn, &scheduler, later);
+                assert_eq!(read_at(&conn, &scheduler, later, 0), expected, "seed {seed}, {days} days later");
+                turned_to_gaps += expected.values().filter(|s| **s == Standing::Gap).count();
+            }
+            // Cards change: an answer, a new card, a card deleted, a concept deleted. Each
+            // forgets its name's row; the rest stay kept.
+            let before = kept(&conn);
+            conn.execute(
+                "UPDATE questions SET stability = 90.0, last_review_at = ?1, card_state = 'review'                  WHERE rowid = (SELECT MIN(rowid) FROM questions WHERE parent_question_id IS NULL)",
+                [NOW - DAY_MS],
+            )
+            .unwrap();
+            conn.execute("DELETE FROM questions WHERE rowid = (SELECT MAX(rowid) FROM questions)", []).unwrap();
+            conn.execute("DELETE FROM concepts WHERE rowid = (SELECT MAX(rowid) FROM concepts)", []).unwrap();
+            assert!(kept(&conn) < before, "seed {seed}: the triggers forgot the changed names");
+            let expected = expected_at(&conn, &scheduler, NOW + 1);
+            assert_eq!(read_at(&conn, &scheduler, NOW + 1, usize::MAX), expected, "seed {seed}");
+            // A re-fit's curve reads no row of the old one; refilled under it, all are read.
+            let refit = Scheduler::new(&fitted_parameters(0.3), 0.9, 8).unwrap();
+            let (_, missing) = kept_standings::read(&conn, &refit, NOW + 1, &all_keys(&conn).unwrap()).unwrap();
+            assert_eq!(missing.len(), expected.len(), "seed {seed}");
+            kept_standings::refill(&conn, &refit, NOW + 1).unwrap();
+            assert_eq!(read_at(&conn, &refit, NOW + 40 * DAY_MS, 0), expected_at(&conn, &refit, NOW + 40 * DAY_MS));
+            // A clock set back before the judgement reads the cards, not the row.
+            assert_eq!(read_at(&conn, &refit, NOW - DAY_MS, 0), expected_at(&conn, &refit, NOW - DAY_MS));
+        }
+        assert!(turned_to_gaps > 0, "some kept standings turned into gaps with time");
+    }
+
+    /// FSRS-6's default parameters with the forgetting curve's decay set to `decay`.
+    fn fitted_parameters(decay: f32) -> Vec<f32> {
+        let mut parameters = fsrs::DEFAULT_PARAMETERS.to_vec();
+        parameters[20] = decay;
+        parameters
+    }
+
+    /// An answer keeps its concept's standing in its own transaction.
+    #[test]
+    fn an_answer_keeps_its_concepts_standing() {
+        let (_dir, mut conn) = crate::db::testing::fresh();
+        history(&conn, 3);
+        let (question, key): (String, String) = conn
+            .query_row(
+                "SELECT q.id, c.normalized_name FROM questions q JOIN concepts c ON c.id = q.concept_id                  WHERE q.parent_question_id IS NULL LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        let scheduler = Scheduler::default();
+        let answer = crate::learning::record::Answer {
+            question_id: &question,
+            text: "x",
+            correct: true,
+            rating: crate::learn::schedule::Rating::Good,
+            duration_ms: None,
+        };
+        crate::learning::record::record_answer(&mut conn, &answer, &scheduler, NOW).unwrap().unwrap();
+        let (_, missing) = kept_standings::read(&conn, &scheduler, NOW, &HashSet::from([key.clone()])).unwrap();
+        assert!(missing.is_empty(), "{key} is kept");
+        let expected = concept_mastery(&conn, &scheduler, NOW).unwrap().into_iter().find(|c| c.key == key).unwrap();
+        let (kept, _) = kept_standings::read(&conn, &scheduler, NOW, &HashSet::from([key.clone()])).unwrap();
+        assert_eq!(kept[&key], expected.standing);
     }
 
     /// The profile's read from the live cards is the full read, concept for concept (recall-now

@@ -63,11 +63,15 @@ pub fn run(data_dir: &Path, sessions: usize, per_day: usize, answers_per_day: us
         }
         answers += sittings(&mut conn, &scheduler, &mut rng, start + 60 * MINUTE_MS, answers_per_day);
     }
+    // The worker's maintenance keeps each concept's standing within a minute of its cards
+    // changing (`learning::kept_standings`); a history read later than that reads them kept.
+    while vibelearn::learning::kept_standings::refill(&conn, &scheduler, now).expect("keep the standings").1 {}
     let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap_or(0);
     json!({"mode": "history", "sessions": sessions, "days": days, "answers": answers,
            "questions": count("SELECT COUNT(*) FROM questions"),
            "answered_cards": count("SELECT COUNT(*) FROM questions WHERE due_at IS NOT NULL"),
            "concepts": count("SELECT COUNT(DISTINCT normalized_name) FROM concepts"),
+           "kept_standings": count("SELECT COUNT(*) FROM concept_standings"),
            "db_bytes": std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0)})
 }
 

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use crate::clock::Millis;
 use crate::learn::mastery::{CardFacts, Judgement, Standing, judge};
-use crate::learn::schedule::Scheduler;
+use crate::learn::schedule::{Card, Scheduler};
 use crate::learning::cards::card_from_row_at;
 
 /// One concept's standing at `now`, by normalised name.
@@ -114,9 +114,71 @@ fn judged(
     sql: &str,
     param: Option<String>,
 ) -> rusqlite::Result<Vec<ConceptMastery>> {
+    Ok(named_cards(conn, sql, param)?.into_iter().map(|(key, named)| named.judged(key, scheduler, now)).collect())
+}
+
+/// The concepts named `names` (normalised names) with every card of theirs, by name: what
+/// [`concept_mastery_of`] judges, for a reader that judges them at other moments too
+/// (`learning::kept_standings`).
+pub fn cards_of(conn: &Connection, names: &[&str]) -> rusqlite::Result<BTreeMap<String, NamedCards>> {
+    if names.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let sql = concat!(mastery_rows!(), "WHERE c.normalized_name IN (SELECT value FROM json_each(?1))");
+    named_cards(conn, sql, Some(serde_json::to_string(names).unwrap_or_default()))
+}
+
+/// The concept rows of one normalised name merged, with all their cards.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedCards {
+    /// The first name and category in sort order (the same name met in several sessions).
+    pub name: String,
+    pub category: String,
+    pub level: String,
+    /// Each card and whether it is tagged a leech; reflection prompts are no cards.
+    pub cards: Vec<(Card, bool)>,
+}
+
+impl NamedCards {
+    /// What `judge` reads of the cards at `now`.
+    pub fn facts_at(&self, scheduler: &Scheduler, now: Millis) -> Vec<CardFacts> {
+        self.cards.iter().map(|(card, leech)| card_facts(scheduler, card, *leech, now)).collect()
+    }
+
+    /// The concept judged at `now` (module doc).
+    pub fn judged(&self, key: String, scheduler: &Scheduler, now: Millis) -> ConceptMastery {
+        let Judgement { standing, recall_now, answered, mature, leeches } = judge(&self.facts_at(scheduler, now));
+        let lapses = self.cards.iter().filter(|(_, leech)| *leech).map(|(card, _)| i64::from(card.lapses)).sum();
+        ConceptMastery {
+            key,
+            name: self.name.clone(),
+            category: self.category.clone(),
+            level: self.level.clone(),
+            score: recall_now,
+            standing,
+            answered: answered as i64,
+            mature: mature as i64,
+            cards: self.cards.len() as i64,
+            leeches: leeches as i64,
+            lapses,
+        }
+    }
+}
+
+/// What `judge` reads of one card at `now`.
+pub fn card_facts(scheduler: &Scheduler, card: &Card, leech: bool, now: Millis) -> CardFacts {
+    CardFacts {
+        recall: scheduler.retrievability(card, now),
+        stability: card.memory.filter(|_| card.last_review_at.is_some()).map(|m| m.stability),
+        leech,
+        in_steps: card.state.in_steps(),
+    }
+}
+
+/// The rows `sql` selects ([`mastery_rows!`] and a WHERE over `?1`), merged by name.
+fn named_cards(conn: &Connection, sql: &str, param: Option<String>) -> rusqlite::Result<BTreeMap<String, NamedCards>> {
     let mut stmt = conn.prepare_cached(sql)?;
-    type Entry = (String, String, String, Vec<(CardFacts, u32)>);
-    let mut by_name: BTreeMap<String, Entry> = BTreeMap::new();
+    let mut by_name: BTreeMap<String, NamedCards> = BTreeMap::new();
     let rows = stmt.query_map([param], |r| {
         let key: String = r.get(0)?;
         let head: (String, String, String) = (r.get(1)?, r.get(2)?, r.get(3)?);
@@ -128,45 +190,21 @@ fn judged(
     })?;
     for row in rows {
         let (key, (name, category, level), card) = row?;
-        let entry = by_name.entry(key).or_insert_with(|| (name.clone(), category.clone(), level, Vec::new()));
-        // The same name met in several sessions: the first name and category in sort order.
-        if name < entry.0 {
-            entry.0 = name;
+        let entry = by_name.entry(key).or_insert_with(|| NamedCards {
+            name: name.clone(),
+            category: category.clone(),
+            level,
+            cards: Vec::new(),
+        });
+        if name < entry.name {
+            entry.name = name;
         }
-        if category < entry.1 {
-            entry.1 = category;
+        if category < entry.category {
+            entry.category = category;
         }
-        if let Some((card, leech)) = card {
-            let facts = CardFacts {
-                recall: scheduler.retrievability(&card, now),
-                stability: card.memory.filter(|_| card.last_review_at.is_some()).map(|m| m.stability),
-                leech,
-                in_steps: card.state.in_steps(),
-            };
-            entry.3.push((facts, card.lapses));
-        }
+        entry.cards.extend(card);
     }
-    Ok(by_name
-        .into_iter()
-        .map(|(key, (name, category, level, cards))| {
-            let facts: Vec<CardFacts> = cards.iter().map(|(f, _)| *f).collect();
-            let Judgement { standing, recall_now, answered, mature, leeches } = judge(&facts);
-            let lapses = cards.iter().filter(|(f, _)| f.leech).map(|(_, l)| i64::from(*l)).sum();
-            ConceptMastery {
-                key,
-                name,
-                category,
-                level,
-                score: recall_now,
-                standing,
-                answered: answered as i64,
-                mature: mature as i64,
-                cards: cards.len() as i64,
-                leeches: leeches as i64,
-                lapses,
-            }
-        })
-        .collect())
+    Ok(by_name)
 }
 
 /// `GET /api/vibelearn/profile`: `{profile: [{concept_name, category, level, standing,

@@ -169,7 +169,7 @@ pub fn record_answer(
     };
     // The card changed (and a follow-up may have joined it): the concept's kept standing was
     // forgotten by migration 0020's triggers; judged again here, the next read finds it.
-    crate::learning::kept_standings::keep(&tx, scheduler, now, &row.normalized_name)?;
+    crate::learning::kept_standings::keep(&tx, scheduler, now, &[&row.normalized_name])?;
     tx.commit()?;
     Ok(Some(Recorded { reviewed, before, after, follow_up, reflection, balanced_from }))
 }

@@ -32,8 +32,8 @@ use crate::learn::mastery::{CardFacts, Judgement, Standing, judge};
 use crate::learn::schedule::Scheduler;
 use crate::learning::cards::card_from_row_at;
 use crate::learning::counts;
-use crate::learning::kept_standings::{self, card_facts};
-use crate::learning::mastery::ConceptMastery;
+use crate::learning::kept_standings;
+use crate::learning::mastery::{ConceptMastery, card_facts, concept_mastery_of};
 
 /// SQL over `questions q`: a card whose facts are not those of a plain new card (module doc) —
 /// answered, in state other than `new`, or tagged a leech. Migration 0018's `questions_live`
@@ -94,7 +94,7 @@ pub fn live_standings(
     standings_judging_by_name(conn, scheduler, now, keys, JUDGED_BY_NAME)
 }
 
-/// [`live_standings`], judging up to `by_name` names without a kept row one by one.
+/// [`live_standings`], judging up to `by_name_at_most` names without a kept row by name.
 fn standings_judging_by_name(
     conn: &Connection,
     scheduler: &Scheduler,
@@ -102,13 +102,13 @@ fn standings_judging_by_name(
     keys: &HashSet<String>,
     by_name_at_most: usize,
 ) -> rusqlite::Result<BTreeMap<String, Standing>> {
-    let (mut by_name, missing) = kept_standings::read(conn, scheduler, now, keys)?;
+    let (mut by_name, missing) = kept_standings::standings(conn, scheduler, now, keys)?;
     if missing.len() <= by_name_at_most {
         // A few names without a row (a card answered or written since the worker last kept
-        // them): each judged from its own cards, through the names' index.
-        for key in missing {
-            let standing = kept_standings::judge_name(conn, scheduler, now, &key)?.standing;
-            by_name.insert(key, standing);
+        // them): judged from their own cards, through the names' index.
+        let names: Vec<&str> = missing.iter().map(String::as_str).collect();
+        for concept in concept_mastery_of(conn, scheduler, now, &names)? {
+            by_name.insert(concept.key, concept.standing);
         }
         return Ok(by_name);
     }
@@ -131,9 +131,9 @@ fn standings_judging_by_name(
     Ok(by_name)
 }
 
-/// Up to this many names without a kept standing are judged one by one (`kept_standings::
-/// judge_name`, an index search each); more (a database no worker has kept yet, or just after a
-/// re-fit) are judged in one pass over every live card, as before the rows were kept.
+/// Up to this many names without a kept row are judged from their cards, found by name
+/// (`learning::mastery::concept_mastery_of`); more (a database no worker has kept yet, or just
+/// after a re-fit) are judged in one pass over every live card, as before the rows were kept.
 const JUDGED_BY_NAME: usize = 32;
 
 /// [`live_standings`] counted over `concepts` concepts: those without a live card (only plain
@@ -174,6 +174,34 @@ fn live_facts(
 /// a count of each concept's plain new cards (module doc) from migration 0018's
 /// `questions_plain_new` alone, not from a row per card: the profile route.
 pub fn concept_mastery_live(
+    conn: &Connection,
+    scheduler: &Scheduler,
+    now: Millis,
+) -> rusqlite::Result<Vec<ConceptMastery>> {
+    concept_mastery_judging_by_name(conn, scheduler, now, JUDGED_BY_NAME)
+}
+
+/// [`concept_mastery_live`]: the kept rows (`learning::kept_standings`), and up to
+/// `by_name_at_most` names without one judged by name; with more missing, every concept read
+/// from the live cards.
+fn concept_mastery_judging_by_name(
+    conn: &Connection,
+    scheduler: &Scheduler,
+    now: Millis,
+    by_name_at_most: usize,
+) -> rusqlite::Result<Vec<ConceptMastery>> {
+    let (mut kept, missing) = kept_standings::masteries(conn, scheduler, now, &all_keys(conn)?)?;
+    if missing.len() <= by_name_at_most {
+        let names: Vec<&str> = missing.iter().map(String::as_str).collect();
+        kept.extend(concept_mastery_of(conn, scheduler, now, &names)?);
+        kept.sort_by(|a, b| a.key.cmp(&b.key));
+        return Ok(kept);
+    }
+    every_concept_from_live_cards(conn, scheduler, now)
+}
+
+/// Every concept read from its live cards and its count of plain new cards (module doc).
+fn every_concept_from_live_cards(
     conn: &Connection,
     scheduler: &Scheduler,
     now: Millis,
@@ -421,6 +449,9 @@ mod tests {
                 let expected = expected_at(&conn, &scheduler, later);
                 assert_eq!(read_at(&conn, &scheduler, later, 0), expected, "seed {seed}, {days} days later");
                 turned_to_gaps += expected.values().filter(|s| **s == Standing::Gap).count();
+                // The profile's lines from the rows alone: the full read's, recall-now included.
+                let full = concept_mastery(&conn, &scheduler, later).unwrap();
+                assert_same_concepts(&concept_mastery_judging_by_name(&conn, &scheduler, later, 0).unwrap(), &full);
             }
             // Cards change: an answer, a new card, a card deleted, a concept deleted. Each
             // forgets its name's row; the rest stay kept.
@@ -435,9 +466,43 @@ mod tests {
             assert!(kept(&conn) < before, "seed {seed}: the triggers forgot the changed names");
             let expected = expected_at(&conn, &scheduler, NOW + 1);
             assert_eq!(read_at(&conn, &scheduler, NOW + 1, usize::MAX), expected, "seed {seed}");
+            let full = concept_mastery(&conn, &scheduler, NOW + 1).unwrap();
+            assert_same_concepts(
+                &concept_mastery_judging_by_name(&conn, &scheduler, NOW + 1, usize::MAX).unwrap(),
+                &full,
+            );
+            // A level changed, a concept row added under a kept name: their rows are forgotten.
+            let before = kept(&conn);
+            conn.execute(
+                "INSERT INTO concept_profiles (normalized_name, concept_name, category, level, mastery_score, \
+                 encounter_count, correct_answers, incorrect_answers, last_seen_at) \
+                 SELECT normalized_name, name, category, 'senior', 0, 1, 0, 0, 1 FROM concept_standings LIMIT 1",
+                [],
+            )
+            .unwrap();
+            assert_eq!(kept(&conn), before - 1, "seed {seed}: a level");
+            conn.execute(
+                "INSERT INTO sessions (id, project, cwd, started_at, updated_at) VALUES ('added', 'p', '/w/c', 1, 1)",
+                [],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO concepts (id, session_id, name, normalized_name, category, difficulty, source_file, \
+                 snippet, why_it_matters, confidence, created_at, updated_at) \
+                 SELECT 'added', 'added', 'A first name', normalized_name, 'a category', 'mid', 'a.rs', 'x', 'y', 0.9, 1, 1 \
+                 FROM concept_standings LIMIT 1",
+                [],
+            )
+            .unwrap();
+            assert_eq!(kept(&conn), before - 2, "seed {seed}: a concept row");
+            let full = concept_mastery(&conn, &scheduler, NOW + 1).unwrap();
+            assert_same_concepts(
+                &concept_mastery_judging_by_name(&conn, &scheduler, NOW + 1, usize::MAX).unwrap(),
+                &full,
+            );
             // A re-fit's curve reads no row of the old one; refilled under it, all are read.
             let refit = Scheduler::new(&fitted_parameters(0.3), 0.9, 8).unwrap();
-            let (_, missing) = kept_standings::read(&conn, &refit, NOW + 1, &all_keys(&conn).unwrap()).unwrap();
+            let (_, missing) = kept_standings::standings(&conn, &refit, NOW + 1, &all_keys(&conn).unwrap()).unwrap();
             assert_eq!(missing.len(), expected.len(), "seed {seed}");
             kept_standings::refill(&conn, &refit, NOW + 1).unwrap();
             assert_eq!(read_at(&conn, &refit, NOW + 40 * DAY_MS, 0), expected_at(&conn, &refit, NOW + 40 * DAY_MS));
@@ -445,6 +510,16 @@ mod tests {
             assert_eq!(read_at(&conn, &refit, NOW - DAY_MS, 0), expected_at(&conn, &refit, NOW - DAY_MS));
         }
         assert!(turned_to_gaps > 0, "some kept standings turned into gaps with time");
+    }
+
+    /// `read` is `full`, concept for concept (recall-now summed in another order: equal to the
+    /// last bits).
+    fn assert_same_concepts(read: &[ConceptMastery], full: &[ConceptMastery]) {
+        assert_eq!(read.len(), full.len());
+        for (r, f) in read.iter().zip(full) {
+            assert!((r.score - f.score).abs() < 1e-12, "{r:?} {f:?}");
+            assert_eq!(ConceptMastery { score: f.score, ..r.clone() }, *f);
+        }
     }
 
     /// FSRS-6's default parameters with the forgetting curve's decay set to `decay`.
@@ -475,10 +550,10 @@ mod tests {
             duration_ms: None,
         };
         crate::learning::record::record_answer(&mut conn, &answer, &scheduler, NOW).unwrap().unwrap();
-        let (_, missing) = kept_standings::read(&conn, &scheduler, NOW, &HashSet::from([key.clone()])).unwrap();
+        let (_, missing) = kept_standings::standings(&conn, &scheduler, NOW, &HashSet::from([key.clone()])).unwrap();
         assert!(missing.is_empty(), "{key} is kept");
         let expected = concept_mastery(&conn, &scheduler, NOW).unwrap().into_iter().find(|c| c.key == key).unwrap();
-        let (kept, _) = kept_standings::read(&conn, &scheduler, NOW, &HashSet::from([key.clone()])).unwrap();
+        let (kept, _) = kept_standings::standings(&conn, &scheduler, NOW, &HashSet::from([key.clone()])).unwrap();
         assert_eq!(kept[&key], expected.standing);
     }
 

@@ -70,3 +70,8 @@ END;
 CREATE TRIGGER concept_standings_level_out AFTER DELETE ON concept_profiles BEGIN
     DELETE FROM concept_standings WHERE normalized_name = OLD.normalized_name;
 END;
+
+-- `vl status`'s top categories (distinct names per category) from an index of the two, not a
+-- scan of every concept row with its snippet: 1.8-3.5 -> 0.2 ms at 1,000 sessions (5,000
+-- concept rows; sqlite3 shell).
+CREATE INDEX concepts_by_category ON concepts (category, normalized_name);

@@ -218,3 +218,43 @@ fn install_with_statusline_then_uninstall_gives_the_settings_back() {
     assert_eq!(read(&hooks), cursor_original);
     assert!(run(home.path(), &["uninstall", "cursor"]).contains("nothing to remove"));
 }
+
+/// The worker keeps every concept's judgement (`learning::kept_standings`: its maintenance task
+/// at start and every minute), the statusline reads the kept rows, and a card changed by hand
+/// afterwards forgets its concept's row (migration 0020's triggers), so the line stays true.
+#[test]
+fn the_worker_keeps_each_concepts_standing_and_a_changed_card_forgets_it() {
+    let dir = TempDir::new();
+    let project = TempDir::new();
+    let mut worker = WorkerProcess::start(dir.path());
+    let http = worker.http();
+    let session = seed_session(&http, "kept1", project.path());
+    request_steps(&http, &session, &["stack", "static", "concepts", "quiz"]);
+    wait_step(&http, &session, "analyze_quiz", "succeeded", Duration::from_secs(20));
+    worker.terminate();
+    let count = |sql: &str| crate::hooks::db_rows(dir.path(), sql)[0][0].as_i64().unwrap();
+    let names = count("SELECT COUNT(DISTINCT normalized_name) FROM concepts");
+    assert!(names > 1, "{names}");
+    // The quiz job wrote cards after the worker's first run: their concepts' rows are forgotten.
+    assert!(count("SELECT COUNT(*) FROM concept_standings") < names);
+    let worker = WorkerProcess::start(dir.path());
+    crate::util::wait_for("every concept kept", Duration::from_secs(20), || {
+        count("SELECT COUNT(*) FROM concept_standings") == names
+    });
+    let due = count("SELECT COUNT(*) FROM questions").min(20);
+    let expected = format!("📚 {due} questions due · vl quiz · {names} concepts here (0 mastered, {names} learning)");
+    assert_eq!(statusline(dir.path(), &status_json(project.path()), &[]), expected);
+    // One concept's every card answered long ago, by hand: its row goes, and the line says gap.
+    let conn = rusqlite::Connection::open(dir.path().join("vibelearn.db")).unwrap();
+    let concept: String = conn.query_row("SELECT MIN(concept_id) FROM questions", [], |r| r.get(0)).unwrap();
+    conn.execute(
+        "UPDATE questions SET card_state = 'review', stability = 1, fsrs_difficulty = 5, reps = 1, \
+         last_review_at = 1000, due_at = 2000 WHERE concept_id = ?1",
+        [&concept],
+    )
+    .unwrap();
+    assert_eq!(count("SELECT COUNT(*) FROM concept_standings"), names - 1);
+    let line = statusline(dir.path(), &status_json(project.path()), &[]);
+    assert!(line.ends_with(&format!("{names} concepts here (0 mastered, {} learning, 1 gap)", names - 1)), "{line}");
+    drop(worker);
+}

@@ -2,7 +2,9 @@
 //! `learn::mastery::judge` from its cards' FSRS state at `now`. The one source for `vl status`,
 //! `vl gaps`, the profile route, the dashboard, the statusline and the quiz job's choice of
 //! concepts; no stored score stands in for it (`concept_profiles.mastery_score` is no longer
-//! written or read). Reads only.
+//! written or read). The rows of `learning::kept_standings` are this judgement memoised —
+//! computed here, forgotten by triggers whenever anything it reads changes, and the moment time
+//! alone turns one into a gap computed with it — never a score of their own. Reads only.
 //!
 //! A follow-up without its own model answer is a reflection prompt, not a card
 //! (`learning::record`), so it counts for nothing here.

@@ -11,10 +11,9 @@
 CREATE TABLE concept_standings (
     normalized_name TEXT PRIMARY KEY NOT NULL,
     -- The concept as `learning::mastery` heads it: the first name and category in sort order of
-    -- its rows, and its level.
+    -- its rows (its level is read from `concept_profiles`, which every answer changes).
     name            TEXT NOT NULL,
     category        TEXT NOT NULL,
-    level           TEXT NOT NULL,
     standing        TEXT NOT NULL CHECK (standing IN ('mastered', 'reviewing', 'learning', 'gap')),
     gap_at          INTEGER,
     judged_at       INTEGER NOT NULL,
@@ -59,16 +58,6 @@ CREATE TRIGGER concept_standings_concept_out AFTER DELETE ON concepts BEGIN
 END;
 CREATE TRIGGER concept_standings_concept_renamed AFTER UPDATE OF normalized_name, name, category ON concepts BEGIN
     DELETE FROM concept_standings WHERE normalized_name IN (OLD.normalized_name, NEW.normalized_name);
-END;
--- The level is the concept profile's.
-CREATE TRIGGER concept_standings_level_in AFTER INSERT ON concept_profiles BEGIN
-    DELETE FROM concept_standings WHERE normalized_name = NEW.normalized_name;
-END;
-CREATE TRIGGER concept_standings_level_changed AFTER UPDATE OF normalized_name, level ON concept_profiles BEGIN
-    DELETE FROM concept_standings WHERE normalized_name IN (OLD.normalized_name, NEW.normalized_name);
-END;
-CREATE TRIGGER concept_standings_level_out AFTER DELETE ON concept_profiles BEGIN
-    DELETE FROM concept_standings WHERE normalized_name = OLD.normalized_name;
 END;
 
 -- `vl status`'s top categories (distinct names per category) from an index of the two, not a

@@ -15,8 +15,8 @@
 //! only at or after `judged_at` (a clock set back could raise recall).
 //!
 //! # Who keeps the rows
-//! Triggers on `questions`, `concepts` and `concept_profiles` delete a name's row whenever one
-//! of its cards, concept rows or its level changes (migration 0020), whatever code changes it,
+//! Triggers on `questions` and `concepts` delete a name's row whenever one of its cards or
+//! concept rows changes (migration 0020), whatever code changes it,
 //! so a row never outlives what it was judged from. A name without a row is judged from its
 //! cards at read time: a missing row costs time, never truth. Rows are written back by the
 //! answer's own transaction (`learning::record`, for the concept answered) and by the worker's
@@ -75,9 +75,9 @@ fn gap_at_of(named: &NamedCards, judged: &ConceptMastery, scheduler: &Scheduler,
 /// only); a name with no concept row left loses its row.
 pub fn keep(conn: &Connection, scheduler: &Scheduler, now: Millis, keys: &[&str]) -> rusqlite::Result<()> {
     let mut insert = conn.prepare_cached(
-        "INSERT OR REPLACE INTO concept_standings (normalized_name, name, category, level, standing, gap_at, \
+        "INSERT OR REPLACE INTO concept_standings (normalized_name, name, category, standing, gap_at, \
          judged_at, decay, cards, answered, mature, leeches, lapses, recalls) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     )?;
     let mut found = cards_of(conn, keys)?;
     for key in keys {
@@ -96,7 +96,6 @@ pub fn keep(conn: &Connection, scheduler: &Scheduler, now: Millis, keys: &[&str]
             key,
             judged.name,
             judged.category,
-            judged.level,
             judged.standing.as_str(),
             gap_at_of(&named, &judged, scheduler, now),
             now,
@@ -165,9 +164,12 @@ pub fn masteries(
     keys: &HashSet<String>,
 ) -> rusqlite::Result<(Vec<ConceptMastery>, Vec<String>)> {
     let mut kept = Vec::new();
+    // The level is the concept profile's (every answer changes it), as `learning::mastery` reads it.
     let sql = format!(
-        "SELECT normalized_name, name, category, level, standing, gap_at, cards, answered, mature, leeches, lapses, \
-         recalls{USABLE}"
+        "SELECT k.normalized_name, k.name, k.category, COALESCE(p.level, 'junior'), k.standing, k.gap_at, k.cards, \
+         k.answered, k.mature, k.leeches, k.lapses, k.recalls \
+         FROM concept_standings k LEFT JOIN concept_profiles p ON p.normalized_name = k.normalized_name \
+         WHERE k.decay = ?1 AND k.judged_at <= ?2"
     );
     let Some(mut stmt) = prepare_if_migrated(conn, &sql)? else {
         return Ok((kept, keys.iter().cloned().collect()));

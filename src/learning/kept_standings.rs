@@ -165,13 +165,11 @@ pub fn masteries(
 ) -> rusqlite::Result<(Vec<ConceptMastery>, Vec<String>)> {
     let mut kept = Vec::new();
     // The level is the concept profile's (every answer changes it), as `learning::mastery` reads it.
-    let sql = format!(
-        "SELECT k.normalized_name, k.name, k.category, COALESCE(p.level, 'junior'), k.standing, k.gap_at, k.cards, \
+    let sql = "SELECT k.normalized_name, k.name, k.category, COALESCE(p.level, 'junior'), k.standing, k.gap_at, k.cards, \
          k.answered, k.mature, k.leeches, k.lapses, k.recalls \
          FROM concept_standings k LEFT JOIN concept_profiles p ON p.normalized_name = k.normalized_name \
-         WHERE k.decay = ?1 AND k.judged_at <= ?2"
-    );
-    let Some(mut stmt) = prepare_if_migrated(conn, &sql)? else {
+         WHERE k.decay = ?1 AND k.judged_at <= ?2";
+    let Some(mut stmt) = prepare_if_migrated(conn, sql)? else {
         return Ok((kept, keys.iter().cloned().collect()));
     };
     let mut rows = stmt.query(params![f64::from(scheduler.decay()), now])?;

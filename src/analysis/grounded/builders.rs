@@ -119,8 +119,10 @@ pub fn spot_the_bug(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<G
     let (first, last) = quote_window(file, at, ask.narrow);
     let mut shown: Vec<&str> = file.lines[first..=last].to_vec();
     shown[at - first] = &mutated;
+    // An edit the compiler refuses has no runtime to ask about.
+    let goes_wrong = if rule.breaks_build { "what goes wrong" } else { "what goes wrong at runtime" };
     let mut question = format!(
-        "This is your code from {} with one line changed so that it has a bug. Which line is it, and what goes wrong at runtime?",
+        "This is your code from {} with one line changed so that it has a bug. Which line is it, and {goes_wrong}?",
         place(file, first, last)
     );
     // The hint names the concept only where the bug is one of the concept's own: a generic

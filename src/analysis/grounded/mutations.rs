@@ -29,6 +29,9 @@ pub struct Rule {
     pub apply: fn(&str, &str) -> Option<String>,
     /// What goes wrong at runtime, for the answer key, where its context says nothing more.
     pub consequence: &'static str,
+    /// Whether the edit stops the code from compiling (a dropped derive, a Rust future left
+    /// unawaited): nothing goes wrong "at runtime", and the question does not ask so.
+    pub breaks_build: bool,
     /// What goes wrong given where the edited line sits (issue 40 §4: an inverted check in a
     /// test's assertion, a dropped `go` before a send, a guard that returns early), from the
     /// file's masked lines and the edited line's index.
@@ -357,6 +360,7 @@ pub const RULES: &[Rule] = &[
         topics: &["effect", "hook"],
         apply: drop_effect_deps,
         consequence: "Without its dependency array the effect runs after every render; when it sets state, that state change renders again and the effect runs again, in an endless loop of requests.",
+        breaks_build: false,
         in_context: anywhere,
     },
     Rule {
@@ -365,6 +369,7 @@ pub const RULES: &[Rule] = &[
         topics: &["react", "state", "hook", "component"],
         apply: drop_jsx_key,
         consequence: "The list items lose their `key`: React can no longer tell which item is which between renders, warns in the console, and may keep the wrong item's state or DOM when the list changes order.",
+        breaks_build: false,
         in_context: anywhere,
     },
     // One bug in each language's own words: what an un-awaited call hands back differs.
@@ -374,6 +379,7 @@ pub const RULES: &[Rule] = &[
         topics: &["async", "await", "database", "orm", "api_design", "quer", "test"],
         apply: drop_await,
         consequence: "The call is no longer awaited: the code gets a pending Promise instead of its result, uses that as if it were the value, and a rejection of the call is no longer caught or propagated here.",
+        breaks_build: false,
         in_context: await_context_js,
     },
     Rule {
@@ -382,6 +388,7 @@ pub const RULES: &[Rule] = &[
         topics: &["async", "await", "database", "orm", "api_design", "quer", "test"],
         apply: drop_await,
         consequence: "The call is no longer awaited: the code gets a coroutine object that never runs instead of its result, uses that as if it were the value (Python warns \"coroutine was never awaited\"), and an exception of the call is no longer raised here.",
+        breaks_build: false,
         in_context: |masked, at| Here::or_rule(await_context_py(masked, at)),
     },
     Rule {
@@ -390,6 +397,7 @@ pub const RULES: &[Rule] = &[
         topics: &["async", "await", "database", "orm", "api_design", "quer", "test"],
         apply: drop_await,
         consequence: "The call is no longer awaited: the code holds a future that does nothing until polled instead of its output, so the types no longer match where the value is used and the compiler refuses the code (and an unused future is warned about).",
+        breaks_build: true,
         in_context: anywhere,
     },
     Rule {
@@ -398,6 +406,7 @@ pub const RULES: &[Rule] = &[
         topics: &["concurren", "promise", "join"],
         apply: all_to_race,
         consequence: "Promise.race settles with the first promise to finish and drops the others' results, so the destructured values are wrong (undefined) and a later failure goes unnoticed.",
+        breaks_build: false,
         in_context: anywhere,
     },
     Rule {
@@ -406,6 +415,7 @@ pub const RULES: &[Rule] = &[
         topics: &["database", "orm", "quer", "security", "auth"],
         apply: drop_where_filter,
         consequence: "The query lost its filter: it now reads or changes every row of the table instead of the caller's own, a data leak (or a mass update) with no error to warn anyone.",
+        breaks_build: false,
         in_context: |masked, at| Here::or_rule(filter_context(masked, at)),
     },
     Rule {
@@ -414,6 +424,7 @@ pub const RULES: &[Rule] = &[
         topics: &["result", "error", "?"],
         apply: question_mark_to_unwrap,
         consequence: "`unwrap()` on a fallible call panics on the first error instead of returning it to the caller with `?`: one bad input or a failed I/O call crashes the thread (in a server, the request) instead of becoming an error response.",
+        breaks_build: false,
         in_context: |masked, at| Here::or_rule(unwrap_context(masked, at)),
     },
     Rule {
@@ -422,6 +433,7 @@ pub const RULES: &[Rule] = &[
         topics: &["concurren", "mutex", "goroutine", "resource"],
         apply: drop_defer,
         consequence: "Without `defer` the call runs here, at once, instead of when the function returns: what it releases or undoes is released before the work below it has happened.",
+        breaks_build: false,
         in_context: |masked, at| Here::or_rule(defer_context(masked, at)),
     },
     // One bug, told in each language's own terms (issue 40: `__cause__` in a Go answer).
@@ -431,6 +443,7 @@ pub const RULES: &[Rule] = &[
         topics: &["context", "wrap"],
         apply: drop_error_wrap,
         consequence: "The original error is no longer wrapped: its message may survive, but errors.Is / errors.As can no longer find it, so callers that check for the specific error (to answer 404, say) stop recognising it.",
+        breaks_build: false,
         in_context: anywhere,
     },
     Rule {
@@ -439,6 +452,7 @@ pub const RULES: &[Rule] = &[
         topics: &["context", "wrap"],
         apply: drop_error_wrap,
         consequence: "The original exception is no longer chained: the new one's __cause__ is empty, so the traceback loses the error that started it and code that inspects the cause stops finding it.",
+        breaks_build: false,
         in_context: anywhere,
     },
     Rule {
@@ -447,6 +461,7 @@ pub const RULES: &[Rule] = &[
         topics: &["goroutine", "concurren"],
         apply: drop_go_keyword,
         consequence: "Without `go` the call runs synchronously on the current goroutine: the work is no longer concurrent, and the next line runs only after it returns, so anything it waits for that this function provides later never comes.",
+        breaks_build: false,
         in_context: go_context,
     },
     Rule {
@@ -455,6 +470,7 @@ pub const RULES: &[Rule] = &[
         topics: &["error", "go"],
         apply: swap_err_check,
         consequence: "The error check is inverted: on success the function returns early (as if it failed), and on failure it carries on with a zero value and ignores the error.",
+        breaks_build: false,
         in_context: |masked, at| Here::or_rule(err_check_context(masked, at)),
     },
     Rule {
@@ -463,6 +479,7 @@ pub const RULES: &[Rule] = &[
         topics: &["error", "exception", "failure"],
         apply: swallow_raise,
         consequence: "The error is swallowed: instead of throwing, the function returns `undefined`, so the caller carries on as if it had succeeded and the real cause is lost.",
+        breaks_build: false,
         in_context: anywhere,
     },
     Rule {
@@ -471,6 +488,7 @@ pub const RULES: &[Rule] = &[
         topics: &["error", "exception", "failure"],
         apply: swallow_raise,
         consequence: "The error is swallowed: instead of raising, the function returns `None`, so the caller carries on as if it had succeeded and the real cause is lost.",
+        breaks_build: false,
         in_context: anywhere,
     },
     Rule {
@@ -479,6 +497,7 @@ pub const RULES: &[Rule] = &[
         topics: &["error", "exception", "failure"],
         apply: broaden_except,
         consequence: "`except Exception` catches every error, including bugs such as a typo's NameError or a failed database call, and turns them all into the same handled case, hiding the real failure.",
+        breaks_build: false,
         in_context: anywhere,
     },
     Rule {
@@ -487,6 +506,7 @@ pub const RULES: &[Rule] = &[
         topics: &["derive", "struct", "type"],
         apply: drop_last_derive,
         consequence: "The type no longer derives that trait, so every use of its values that needs the trait no longer compiles.",
+        breaks_build: true,
         in_context: |masked, at| Here::or_rule(derive_context(masked, at)),
     },
     Rule {
@@ -495,6 +515,7 @@ pub const RULES: &[Rule] = &[
         topics: &[],
         apply: error_status_to_ok,
         consequence: "The error response now carries a success status: clients, retries and monitoring all see success, so the failure goes unnoticed while the body says something went wrong.",
+        breaks_build: false,
         in_context: anywhere,
     },
     Rule {
@@ -503,6 +524,7 @@ pub const RULES: &[Rule] = &[
         topics: &[],
         apply: mutable_default,
         consequence: "A mutable default argument is created once, when the function is defined, and shared by every call: items added in one call show up in the next.",
+        breaks_build: false,
         in_context: anywhere,
     },
     Rule {
@@ -511,6 +533,7 @@ pub const RULES: &[Rule] = &[
         topics: &[],
         apply: off_by_one,
         consequence: "The loop bound is off by one: the loop runs one step too far and reads past the last element.",
+        breaks_build: false,
         in_context: |masked, at| Here::or_rule(bound_context(masked, at)),
     },
     Rule {
@@ -519,6 +542,7 @@ pub const RULES: &[Rule] = &[
         topics: &[],
         apply: swap_comparison,
         consequence: "The comparison is inverted, so the code decides the opposite way: what should pass is rejected (or the error path runs on valid input) and what should be rejected goes through.",
+        breaks_build: false,
         in_context: |masked, at| Here::or_rule(comparison_context(masked, at)),
     },
 ];

@@ -437,6 +437,28 @@ fn a_bugs_consequence_follows_from_where_it_sits() {
     assert!(!key.contains("send on an unbuffered channel inside it blocks"), "{key}");
 }
 
+/// A bug the compiler refuses (a dropped derive) is not asked about "at runtime"; one that
+/// compiles still is.
+#[test]
+fn a_bug_that_stops_the_build_is_not_asked_about_at_runtime() {
+    let bug_of = |path: &str, code: &str, concept: &str, line: usize| {
+        let files = vec![SourceFile::new(path, code)];
+        let code = SessionCode::new(&files);
+        let entry = catalogue::find_in(concept, crate::analysis::lang_for_path(path)).expect("entry");
+        question(&code, &[Site { file: 0, line }], 0, &ask_owned(&entry, QuestionType::SpotTheBug)).expect("a bug")
+    };
+    let token = "#[derive(Debug, Clone, PartialEq)]\npub enum Token {\n    Plus,\n    Minus,\n}\n";
+    let q = bug_of("src/token.rs", token, "Derive macros", 0);
+    let edit = q.grounding.as_ref().and_then(|g| g.mutation.as_ref()).expect("an edit");
+    assert_eq!(edit.mutated.trim(), "#[derive(Debug, Clone)]");
+    assert!(q.correct.as_deref().is_some_and(|k| k.contains("no longer compile")), "{:?}", q.correct);
+    assert!(!q.question.contains("runtime"), "{}", q.question);
+    assert!(q.question.ends_with("Which line is it, and what goes wrong?"), "{}", q.question);
+    let load = "package store\n\nfunc Load(k string) (int, error) {\n\tv, err := read(k)\n\tif err != nil {\n\t\treturn 0, err\n\t}\n\treturn v, nil\n}\n";
+    let q = bug_of("store.go", load, "Explicit error returns in Go", 4);
+    assert!(q.question.contains("what goes wrong at runtime?"), "{}", q.question);
+}
+
 /// Issue 40 §2: a question says what the concept is called elsewhere only in its labelled
 /// aside, at the end of the explanation, and never its own language's name there.
 #[test]

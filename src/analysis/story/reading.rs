@@ -206,7 +206,8 @@ fn detail_of(quoted: &[&str]) -> Option<String> {
 
 /// A `path:line` (or `path:line:col`) a line points at: the first word with a dot before a
 /// `:` and digits after it (`src/lexer.rs:148:76`, `(TokenBucketTest.java:36)`), or .NET's
-/// `in /path/File.cs:line 57`.
+/// `in /path/File.cs:line 57`; the path and its numbers only, not the words after them
+/// (RSpec's frame ``./spec/x_spec.rb:19:in `block …'`` points at `./spec/x_spec.rb:19`).
 fn location_in(line: &str) -> Option<String> {
     if let Some((before, after)) = line.split_once(":line ") {
         let path = before.rsplit(' ').next().filter(|p| p.contains('.'))?;
@@ -217,8 +218,8 @@ fn location_in(line: &str) -> Option<String> {
         let word = word.trim_end_matches(':').trim_end_matches(')');
         let word = word.rsplit('(').next().unwrap_or(word);
         let (path, rest) = word.split_once(':')?;
-        let digits = rest.split(':').next()?;
-        let ok = path.contains('.') && !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit());
-        ok.then(|| word.to_string())
+        let numbers: Vec<&str> =
+            rest.split(':').take_while(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit())).collect();
+        (path.contains('.') && !numbers.is_empty()).then(|| format!("{path}:{}", numbers.join(":")))
     })
 }

@@ -212,8 +212,9 @@ fn every_tools_reading_quotes_the_place_its_error_names_and_the_key_points_there
         let error = corpus_error(name);
         let reading = reading::reading_of(&error).unwrap_or_else(|| panic!("{name}: no reading"));
         assert!(reading.excerpt.contains(place), "{name}: the excerpt does not show {place}:\n{}", reading.excerpt);
-        assert!(reading.location.as_deref().is_some_and(|l| l.starts_with(place)), "{name}: {:?}", reading.location);
-        assert!(reading.answer().contains(&format!("It points at `{}", place)), "{name}: {}", reading.answer());
+        // The place itself, not the word it is written in (RSpec's `…_spec.rb:19:in`).
+        assert_eq!(reading.location.as_deref(), Some(place), "{name}");
+        assert!(reading.answer().contains(&format!("It points at `{place}`.")), "{name}: {}", reading.answer());
         assert!(reading.excerpt.lines().count() <= 12, "{name}: {} lines", reading.excerpt.lines().count());
     }
 }
@@ -238,6 +239,17 @@ fn the_key_names_the_message_under_the_headline_not_the_place_reached_for() {
 const RUBY_BEFORE: &str = "module Catalog\n  Item = Data.define(:sku, :price_cents) do\n    def self.from_row(row)\n      new(sku: row.fetch(\"sku\"), price_cents: Catalog.cents(row.fetch(\"price\")))\n    end\n  end\n\n  def self.cents(text)\n    amount = text.to_s.delete(\",\").strip.to_f\n    raise ArgumentError, \"negative price #{text.inspect}\" if amount.negative?\n\n    (amount * 100).to_i\n  end\nend\n";
 const RUBY_AFTER: &str = "module Catalog\n  Item = Data.define(:sku, :price_cents) do\n    def self.from_row(row)\n      new(sku: row.fetch(\"sku\"), price_cents: Catalog.cents(row.fetch(\"price\")))\n    end\n  end\n\n  def self.cents(text)\n    amount = BigDecimal(text.to_s.delete(\",\").strip)\n    raise ArgumentError, \"negative price #{text.inspect}\" if amount.negative?\n\n    (amount * 100).round.to_i\n  end\nend\n";
 const RSPEC_FAIL: &str = "Failures:\n\n  1) Catalog::Importer reads prices\n     Failure/Error: expect(importer.map(&:price_cents)).to eq([1250, 102_435])\n\n       expected: [1250, 102435]\n            got: [1250, 102434]\n\n       (compared using ==)\n     # ./spec/importer_spec.rb:19:in `block (3 levels) in <top (required)>'\n";
+
+/// A place is its path and numbers only: RSpec writes the frame as
+/// ``./spec/x_spec.rb:19:in `block …'``, whose `:in` starts the words after the place.
+#[test]
+fn a_place_is_its_path_and_line_without_the_words_after_it() {
+    let reading = reading::reading_of(RSPEC_FAIL).expect("a reading");
+    assert_eq!(reading.location.as_deref(), Some("./spec/importer_spec.rb:19"));
+    assert!(reading.answer().ends_with("It points at `./spec/importer_spec.rb:19`."), "{}", reading.answer());
+    let rustc = reading::reading_of(RUST_E0599).expect("a reading");
+    assert_eq!(rustc.location.as_deref(), Some("src/lexer.rs:165:39"));
+}
 
 /// A fix of `x.to_f` into `BigDecimal(x)` would blank the whole expression, its unchanged
 /// middle included: not asked as a blank. Nor as the bug: the method shows a second line of

@@ -241,6 +241,12 @@ fn shown(
     })
 }
 
+/// Whether `concept`'s syntax starts or ends on a row of `rows` (0-based, inclusive) of `tree`,
+/// parsed from `src` by `grammar`; `None` when the table does not know the concept.
+pub fn shown_in(concept: &str, grammar: Grammar, tree: &Tree, src: &str, rows: (usize, usize)) -> Option<bool> {
+    Some(shown(entry_of(concept)?, grammar, tree, src, rows))
+}
+
 /// Why `concept` may not be named over rows `rows` of `src` (read by `grammar`): its syntax
 /// is not there. `None` when it is, or when the table does not know the concept.
 pub fn missing_in(concept: &str, grammar: Grammar, src: &str, rows: (usize, usize)) -> Option<String> {

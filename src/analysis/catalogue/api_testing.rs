@@ -16,7 +16,9 @@ pub const ENTRIES: &[Entry] = &[
             "express", "fastify", "hono", "koa", "nestjs", "next.js", "fastapi", "flask", "django", "gin", "fiber",
             "echo", "axum", "actix", "rocket", "rails", "spring",
         ],
-        tokens: &["get", "app", "GET", "POST", "router"],
+        // Not `app` or `router`: the name of the application object is the user's own variable,
+        // which a blank's lines do not decide (`@___.get(…)` reads as well with `router`).
+        tokens: &["get", "GET", "POST"],
         example: "@app.get(\"/users/{user_id}\")\nasync def read_user(user_id: int):\n    user = await users.get(user_id)\n    if user is None:\n        raise HTTPException(status_code=404, detail=\"User not found\")\n    return user",
         facts: [
             "A route maps an HTTP method and path to a handler; GET should only read, while POST, PUT and DELETE change state.",

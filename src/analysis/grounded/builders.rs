@@ -111,6 +111,9 @@ pub fn spot_the_bug(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<G
     // effect cannot be told there is not planted.
     let (at, mutated, rule, consequence) = rules.into_iter().find_map(|rule| {
         candidates.iter().find_map(|&i| {
+            if !tests_the_concept(rule, ask, file, i) {
+                return None;
+            }
             let mutated = (rule.apply)(&file.masked[i], file.lines[i])?;
             let consequence = rule.consequence_at(&file.masked, i)?;
             (mutated != file.lines[i]).then_some((i, mutated, rule, consequence))
@@ -140,6 +143,20 @@ pub fn spot_the_bug(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<G
     grounding.mutation = Some(LineEdit { line: one_based(at), original: original.to_string(), mutated });
     q.grounding = Some(grounding);
     Some(q)
+}
+
+/// Whether a bug of `rule` planted on line `i` tests the concept it is filed under (round 6 of
+/// the hand grading: an HTTP status filed under Decorators, a dropped `defer cancel()` under
+/// Channels): one of the concept's own bugs by its name, or any bug on a line that holds the
+/// concept's syntax where the grammar can see it (`concept_syntax`). A bug that only shares the
+/// concept's category, or no topic at all, is not planted elsewhere: the learner's answer would
+/// be counted for a concept the bug does not touch.
+fn tests_the_concept(rule: &Rule, ask: &Ask<'_>, file: &CodeFile<'_>, i: usize) -> bool {
+    rule.named_by(ask.entry)
+        || file.lang.zip(file.tree.as_ref()).is_some_and(|(lang, tree)| {
+            let grammar = crate::analysis::syntax::Grammar::for_file(lang, file.path);
+            crate::analysis::concept_syntax::shown_in(ask.entry.name, grammar, tree, file.src, (i, i)) == Some(true)
+        })
 }
 
 /// Byte offset of `token` as code on masked line `i`; a directive such as `use client` lives

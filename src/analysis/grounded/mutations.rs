@@ -228,6 +228,28 @@ fn filter_context(masked: &[String], at: usize) -> Option<&'static str> {
 }
 
 /// A dropped trait of a `#[derive(…)]` by what that trait gives the type.
+/// Whether Python line `at` sits in a function registered as a web route (`@app.get(…)`,
+/// `@router.post(…)`, `@bp.route(…)`): its caller is the framework, and what a `None` returned
+/// there becomes depends on it (FastAPI checks it against the declared return type and answers
+/// 500, Flask refuses it, an undeclared FastAPI handler sends `null` with a 200), so "the caller
+/// carries on as if it had succeeded" is not true there (round 6: cursor-fastapi).
+fn in_route_handler(masked: &[String], at: usize) -> bool {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let own = indent(&masked[at]);
+    let Some(def) = (0..at).rev().find(|&i| {
+        let l = masked[i].trim_start();
+        indent(&masked[i]) < own && (l.starts_with("def ") || l.starts_with("async def "))
+    }) else {
+        return false;
+    };
+    masked[..def].iter().rev().map(|l| l.trim()).take_while(|l| l.starts_with('@')).any(|l| {
+        let call = l.split('(').next().unwrap_or(l);
+        ["get", "post", "put", "patch", "delete", "route", "api_route"]
+            .iter()
+            .any(|verb| call.strip_suffix(verb).is_some_and(|head| head.ends_with('.')))
+    })
+}
+
 fn derive_context(masked: &[String], at: usize) -> Option<&'static str> {
     let line = masked[at].trim();
     let inner = line.strip_prefix("#[derive(")?.strip_suffix(")]")?;
@@ -345,6 +367,14 @@ impl Rule {
         let name = entry.name.to_lowercase();
         (self.langs.is_empty() || self.langs.contains(&lang))
             && self.topics.iter().any(|t| entry.category.contains(t) || name.contains(t))
+    }
+
+    /// Whether the concept's own name says this is one of its bugs ("Goroutines" for a dropped
+    /// `go`), not only its category (a dropped `defer cancel()` is a concurrency bug, but no
+    /// bug of Channels).
+    pub fn named_by(&self, entry: &Entry) -> bool {
+        let name = entry.name.to_lowercase();
+        self.topics.iter().any(|t| name.contains(t))
     }
 
     fn is_generic(&self, lang: Lang) -> bool {
@@ -489,7 +519,7 @@ pub const RULES: &[Rule] = &[
         apply: swallow_raise,
         consequence: "The error is swallowed: instead of raising, the function returns `None`, so the caller carries on as if it had succeeded and the real cause is lost.",
         breaks_build: false,
-        in_context: anywhere,
+        in_context: |masked, at| if in_route_handler(masked, at) { Here::Unsure } else { Here::AsRule },
     },
     Rule {
         id: "broaden-except",
@@ -512,7 +542,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "error-status-to-ok",
         langs: ANY,
-        topics: &[],
+        topics: &["status", "route", "handler"],
         apply: error_status_to_ok,
         consequence: "The error response now carries a success status: clients, retries and monitoring all see success, so the failure goes unnoticed while the body says something went wrong.",
         breaks_build: false,
@@ -530,7 +560,9 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "off-by-one",
         langs: ANY,
-        topics: &[],
+        // A test's loop bound (its consequence names the check run once too often); elsewhere
+        // only on a line that holds the concept's syntax.
+        topics: &["test"],
         apply: off_by_one,
         consequence: "The loop bound is off by one: the loop runs one step too far and reads past the last element.",
         breaks_build: false,
@@ -539,7 +571,9 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "swap-comparison",
         langs: ANY,
-        topics: &[],
+        // An inverted assertion is a test's own bug (its consequence names the false failure);
+        // elsewhere a comparison is planted only on a line that holds the concept's syntax.
+        topics: &["test"],
         apply: swap_comparison,
         consequence: "The comparison is inverted, so the code decides the opposite way: what should pass is rejected (or the error path runs on valid input) and what should be rejected goes through.",
         breaks_build: false,
@@ -769,6 +803,33 @@ mod tests {
         let masked: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
         let rule = RULES.iter().find(|r| r.id == id && (r.langs.is_empty() || r.langs.contains(&lang)));
         rule.and_then(|r| r.consequence_at(&masked, at)).unwrap_or_default()
+    }
+
+    /// A raise swallowed in a web route's handler is not planted: what the framework makes of a
+    /// `None` differs (a 500 where FastAPI checks the declared type, `null` with a 200 where it
+    /// does not), and "the caller carries on" is not it. In a plain function, or a decorator's
+    /// wrapper, it is.
+    #[test]
+    fn a_swallowed_raise_is_not_asked_in_a_route_handler() {
+        let route = [
+            "@app.get(\"/todos/{todo_id}\")",
+            "async def read_todo(todo_id: int) -> Todo:",
+            "    try:",
+            "        return TODOS[todo_id]",
+            "    except KeyError:",
+            "        raise HTTPException(status_code=404, detail=\"todo not found\")",
+        ];
+        assert_eq!(said("swallow-raise", Lang::Python, &route, 5), "");
+        let wrapper = [
+            "def retry(fn):",
+            "    @functools.wraps(fn)",
+            "    def wrapper(*args):",
+            "        try:",
+            "            return fn(*args)",
+            "        except ValueError:",
+            "            raise",
+        ];
+        assert!(said("swallow-raise", Lang::Python, &wrapper, 6).contains("carries on"));
     }
 
     #[test]

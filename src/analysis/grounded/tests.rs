@@ -104,15 +104,23 @@ fn every_builder_cites_real_lines_and_validates() {
     assert_eq!(edit.mutated.trim(), "const body = request.json();");
 }
 
+/// A bug is filed under a concept only where it tests it (round 6 of the hand grading): a
+/// mutable default is no bug of higher-order functions, a status code none of try/catch (on a
+/// line that holds no `catch`), but the status code is one of the route handler's own bugs.
 #[test]
-fn a_generic_bug_is_planted_when_the_concept_has_none_here() {
+fn a_bug_is_filed_under_a_concept_only_where_it_tests_it() {
     let files = files();
     let code = SessionCode::new(&files);
-    let entry = catalogue::find("Higher-order functions").expect("catalogue entry");
-    let bug = ask(entry, QuestionType::SpotTheBug, Level::Mid);
-    let q = question(&code, &[Site { file: 1, line: 3 }], 0, &bug).expect("a generic bug");
-    let edit = q.grounding.and_then(|g| g.mutation).expect("an edit");
-    assert_eq!(edit.mutated, "def load(repo, ids, tags=[]):");
+    let bug_of = |concept: &str, site: Site| {
+        let entry = catalogue::find(concept).expect("catalogue entry");
+        question(&code, &[site], 0, &ask(entry, QuestionType::SpotTheBug, Level::Mid))
+            .and_then(|q| q.grounding)
+            .and_then(|g| g.mutation)
+    };
+    assert_eq!(bug_of("Higher-order functions", Site { file: 1, line: 3 }), None);
+    assert_eq!(bug_of("Exception handling with try/catch", Site { file: 0, line: 11 }), None);
+    let edit = bug_of("HTTP route handlers", Site { file: 0, line: 5 }).expect("the route's status bug");
+    assert!(edit.mutated.contains("status: 200"), "{edit:?}");
 }
 
 #[test]

@@ -16,6 +16,8 @@ const JS: &[Lang] = &[Lang::TypeScript, Lang::JavaScript];
 const PY: &[Lang] = &[Lang::Python];
 const GO: &[Lang] = &[Lang::Go];
 const RS: &[Lang] = &[Lang::Rust];
+const CS: &[Lang] = &[Lang::CSharp];
+const CS_JAVA: &[Lang] = &[Lang::CSharp, Lang::Java];
 const ANY: &[Lang] = &[];
 
 /// One known bug.
@@ -181,6 +183,23 @@ fn await_context_py(masked: &[String], at: usize) -> Option<&'static str> {
     awaited_alone(masked, at).then_some(
         "The call is no longer awaited and its result was not used: the coroutine never runs (Python warns \"coroutine was never awaited\"), so what it was meant to do does not happen, and its exceptions are never raised.",
     )
+}
+
+/// A C# call no longer awaited, by what it was: a semaphore's `WaitAsync` (the lock is not
+/// waited for); an assertion's task (`await Assert.ThrowsAsync…`, whose fate is a setting of
+/// xUnit's analyzers, not the language) and a `ConfigureAwait` awaitable (no `Task`, so the
+/// compiler's CS4014 is not certain) are not asked; any other call keeps the rule's words.
+fn await_context_cs(masked: &[String], at: usize) -> Here {
+    let line = masked[at].trim_start();
+    if line.contains(".WaitAsync(") {
+        return Here::Says(
+            "Without `await`, a call that finds the semaphore taken no longer waits for it: it goes on into the section the semaphore guards while another call holds it, so two callers run that section at once (the race the semaphore was there to stop), and its `Release()` then frees a slot it never held.",
+        );
+    }
+    if line.starts_with("await Assert.") || line.contains(".ConfigureAwait(") {
+        return Here::Unsure;
+    }
+    Here::AsRule
 }
 
 /// A dropped `defer` by what it deferred: a context's `cancel`, an `Unlock`, a `Close`, a
@@ -430,6 +449,26 @@ pub const RULES: &[Rule] = &[
         breaks_build: true,
         in_context: anywhere,
     },
+    // C#: an un-awaited `Task` is a compile error where its result is returned, and a call
+    // left running where it stood alone.
+    Rule {
+        id: "drop-returned-await",
+        langs: CS,
+        topics: &["async", "await", "database", "orm", "quer"],
+        apply: drop_returned_await,
+        consequence: "The compiler refuses it: in an `async` method `return` must give the result itself, and without `await` it gives the task (CS4016: the return expression must be of the result type rather than `Task<T>`).",
+        breaks_build: true,
+        in_context: anywhere,
+    },
+    Rule {
+        id: "drop-await",
+        langs: CS,
+        topics: &["async", "await", "database", "orm", "quer"],
+        apply: drop_statement_await,
+        consequence: "The call is started but no longer awaited (the compiler only warns, CS4014): the method goes on at once, so the lines after it run before the call has finished, and an exception the call throws is no longer raised here, so a `catch` around it never sees it.",
+        breaks_build: false,
+        in_context: await_context_cs,
+    },
     Rule {
         id: "all-to-race",
         langs: JS,
@@ -529,6 +568,15 @@ pub const RULES: &[Rule] = &[
         consequence: "`except Exception` catches every error, including bugs such as a typo's NameError or a failed database call, and turns them all into the same handled case, hiding the real failure.",
         breaks_build: false,
         in_context: anywhere,
+    },
+    Rule {
+        id: "broaden-catch",
+        langs: CS_JAVA,
+        topics: &["error", "exception", "failure"],
+        apply: broaden_catch,
+        consequence: "`catch (Exception)` catches every exception the `try` throws, not only the one this handler was written for: any other failure inside it (another call's own exception, a bug's null dereference) now takes this handler's path and is reported as that case, hiding the real cause.",
+        breaks_build: false,
+        in_context: |masked, at| if catch_follows(masked, at) { Here::Unsure } else { Here::AsRule },
     },
     Rule {
         id: "drop-last-derive",
@@ -686,6 +734,62 @@ fn broaden_except(m: &str, o: &str) -> Option<String> {
     (!name.is_empty() && name != "Exception" && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.'))
         .then_some(())?;
     splice(o, m.len() - rest.len(), name_len, "Exception")
+}
+
+/// `return await call(…);` → `return call(…);` (C#).
+fn drop_returned_await(m: &str, o: &str) -> Option<String> {
+    let t = m.trim_start();
+    t.starts_with("return await ").then_some(())?;
+    let at = m.len() - t.len() + "return ".len();
+    splice(o, at, "await ".len(), "")
+}
+
+/// A call awaited as a statement of its own, `await call(…);` → `call(…);` (C#): a call, so the
+/// line stays a statement (`task;` alone is not one); not `await using` or `await foreach`.
+fn drop_statement_await(m: &str, o: &str) -> Option<String> {
+    let t = m.trim();
+    let call = t.strip_prefix("await ")?;
+    (call.ends_with(");") && !call.starts_with("using ") && !call.starts_with("foreach ")).then_some(())?;
+    splice(o, m.len() - m.trim_start().len(), "await ".len(), "")
+}
+
+/// `catch (SomeException)` or `catch (SomeException e)` → `catch (Exception …)` (C#, Java).
+fn broaden_catch(m: &str, o: &str) -> Option<String> {
+    let at = m.find("catch (")? + "catch (".len();
+    // One type (Java's multi-catch `A | B` is not broadened).
+    m[at..].split(')').next().filter(|inside| !inside.contains('|'))?;
+    let len = m[at..].find([' ', ')'])?;
+    let name = &m[at..at + len];
+    let simple = name.rsplit('.').next().unwrap_or(name);
+    (!simple.is_empty()
+        && !["Exception", "Throwable"].contains(&simple)
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.'))
+    .then_some(())?;
+    splice(o, at, len, "Exception")
+}
+
+/// Whether another `catch` of the same `try` follows the one on line `at`: broadened, the first
+/// would already catch what the later one names, which C# (CS0160) and Java refuse to compile.
+fn catch_follows(masked: &[String], at: usize) -> bool {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let own = indent(&masked[at]);
+    for line in &masked[at + 1..] {
+        let t = line.trim();
+        if t.is_empty() || indent(line) > own {
+            continue;
+        }
+        if indent(line) < own {
+            return false;
+        }
+        let t = t.trim_start_matches('}').trim_start();
+        if t.starts_with("catch") {
+            return true;
+        }
+        if !t.is_empty() && t != "{" {
+            return false;
+        }
+    }
+    false
 }
 
 fn drop_last_derive(m: &str, o: &str) -> Option<String> {
@@ -925,6 +1029,10 @@ mod tests {
             (swap_comparison, "if (total >= limit) {", "if (total < limit) {"),
             (swap_comparison, "if (!product) {", "if (product) {"),
             (swap_comparison, "if not user:", "if user:"),
+            (drop_returned_await, "        return await _db.Orders", "        return _db.Orders"),
+            (drop_statement_await, "        await _db.SaveChangesAsync();", "        _db.SaveChangesAsync();"),
+            (broaden_catch, "        catch (DbUpdateConcurrencyException)", "        catch (Exception)"),
+            (broaden_catch, "    } catch (IOException e) {", "    } catch (Exception e) {"),
         ];
         for (rule, line, want) in cases {
             assert_eq!(applied(*rule, line).as_deref(), Some(*want), "{line}");
@@ -935,10 +1043,45 @@ mod tests {
             (off_by_one, "if (a < b) {"),
             (error_status_to_ok, "return json(x, { status: 201 });"),
             (drop_defer, "deferred()"),
+            // A task held in a variable: `task;` alone is no statement in C#.
+            (drop_statement_await, "        await task;"),
+            (drop_statement_await, "        await using var db = Open();"),
+            (drop_statement_await, "        var n = await CountAsync();"),
+            (drop_returned_await, "        return await;"),
+            (broaden_catch, "        catch (Exception e)"),
+            (broaden_catch, "    } catch (IOException | SQLException e) {"),
         ];
         for (rule, line) in untouched {
             assert_eq!(applied(*rule, line), None, "{line}");
         }
+    }
+
+    /// C#'s bugs by where they sit: a semaphore not waited for, an assertion's task and a
+    /// `ConfigureAwait` awaitable not asked; a broadened `catch` not asked where a later `catch`
+    /// of the same `try` would become unreachable (a compile error in C# and Java).
+    #[test]
+    fn csharp_and_java_bugs_follow_where_they_sit() {
+        let lock = said("drop-await", Lang::CSharp, &["        await _gate.WaitAsync(ct);"], 0);
+        assert!(lock.contains("semaphore") && lock.contains("Release()"), "{lock}");
+        assert_eq!(said("drop-await", Lang::CSharp, &["        await Assert.ThrowsAsync<E>(() => f());"], 0), "");
+        assert_eq!(said("drop-await", Lang::CSharp, &["        await x.SaveAsync().ConfigureAwait(false);"], 0), "");
+        assert!(said("drop-await", Lang::CSharp, &["        await _db.SaveChangesAsync();"], 0).contains("CS4014"));
+        let allman = [
+            "        catch (DbUpdateConcurrencyException)",
+            "        {",
+            "            throw new InvalidOperationException(\"changed\");",
+            "        }",
+            "        catch (TimeoutException)",
+            "        {",
+            "        }",
+        ];
+        assert_eq!(said("broaden-catch", Lang::CSharp, &allman, 0), "");
+        assert!(said("broaden-catch", Lang::CSharp, &allman, 4).contains("every exception"));
+        let java = ["    } catch (IOException e) {", "        log(e);", "    } catch (SQLException e) {", "    }"];
+        assert_eq!(said("broaden-catch", Lang::Java, &java, 0), "");
+        let alone =
+            ["    } catch (IOException e) {", "        log(e);", "    } finally {", "        close();", "    }"];
+        assert!(said("broaden-catch", Lang::Java, &alone, 0).contains("every exception"));
     }
 
     #[test]

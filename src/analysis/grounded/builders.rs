@@ -111,10 +111,11 @@ pub fn spot_the_bug(ask: &Ask<'_>, file: &CodeFile<'_>, line: usize) -> Option<G
     // effect cannot be told there is not planted.
     let (at, mutated, rule, consequence) = rules.into_iter().find_map(|rule| {
         candidates.iter().find_map(|&i| {
+            let mutated = (rule.apply)(&file.masked[i], file.lines[i])?;
+            // After the edit applies: the check runs a query over the file's tree.
             if !tests_the_concept(rule, ask, file, i) {
                 return None;
             }
-            let mutated = (rule.apply)(&file.masked[i], file.lines[i])?;
             let consequence = rule.consequence_at(&file.masked, i)?;
             (mutated != file.lines[i]).then_some((i, mutated, rule, consequence))
         })

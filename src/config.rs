@@ -183,6 +183,8 @@ pub struct Config {
     pub columns: Option<usize>,
     /// The user's login shell (`SHELL`), for the PATH line `vl install` prints.
     pub shell: Option<String>,
+    /// `TZ` is set: the time zone is jiff's to read from it ([`Config::learner_day`]).
+    tz_set: bool,
     /// Where each setting's value came from (SPEC §2's precedence): what the provider
     /// decision says it was chosen by (issue 42).
     origins: BTreeMap<String, Origin>,
@@ -329,6 +331,7 @@ impl Config {
             llm_child,
             columns,
             shell: env.get("SHELL"),
+            tz_set: env.get("TZ").is_some(),
             origins,
             key_files: std::sync::Arc::default(),
         }
@@ -489,11 +492,13 @@ impl Config {
         self.number("VIBELEARN_DAY_STARTS_AT", crate::learn::day::DEFAULT_STARTS_AT).min(23)
     }
 
-    /// The learner's days (SPEC §7) in the system time zone: `jiff` reads it itself (`TZ`,
-    /// else /etc/localtime on Unix, the system zone on macOS and Windows), the one read of
-    /// the environment outside this module.
+    /// The learner's days (SPEC §7) in the system time zone: with `TZ` set, `jiff` reads it
+    /// itself (the one read of the environment outside this module); else the zone
+    /// `/etc/localtime` names (`platform::local_time_zone`, the same zone without jiff's walk of
+    /// every zone name), else jiff's own finding (macOS's and Windows' system zone).
     pub fn learner_day(&self) -> crate::learn::day::LearnerDay {
-        crate::learn::day::LearnerDay::new(jiff::tz::TimeZone::system(), self.day_starts_at())
+        let file = if self.tz_set { None } else { crate::platform::local_time_zone() };
+        crate::learn::day::LearnerDay::new(file.unwrap_or_else(jiff::tz::TimeZone::system), self.day_starts_at())
     }
 
     /// The time the learning commands take as now (the quiz and its JSON API, `vl status`,

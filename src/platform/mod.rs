@@ -14,7 +14,8 @@
 //!   the hook and holds none of its handles), [`spawn_tree`] / [`ProcessTree::kill_tree`] (a
 //!   command and everything it starts, ended together), [`shell_command`] (`sh -c` /
 //!   `cmd /c`), [`request_stop`] (SIGTERM), [`run_in_place`] (`exec`, or a child waited for);
-//! - programs on `PATH`: [`find_executable`] (`:` or `;`, and `PATHEXT` on Windows).
+//! - programs on `PATH`: [`find_executable`] (`:` or `;`, and `PATHEXT` on Windows);
+//! - [`local_time_zone`]: the system's zone read from its file, without jiff's zone database.
 //! - [`open_in_browser`]: the desktop's own way to open a URL (`vl dashboard`), and
 //!   [`html_handler`]: which desktop entry opens an HTML file (a snap browser reads no
 //!   hidden folder).
@@ -342,6 +343,16 @@ pub fn home_dir(get: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
     imp::HOME_FALLBACKS.iter().find_map(|name| get(name).filter(|v| !v.is_empty())).map(PathBuf::from)
 }
 
+/// The system's time zone as its own file says it, where that can be read without jiff's
+/// database of every zone name: on Unix the TZif file `/etc/localtime`, named by its link into a
+/// zoneinfo directory, which is what `jiff::tz::TimeZone::system()` finds there when `TZ` is
+/// unset; but jiff first builds that database by walking `/usr/share/zoneinfo` (~3.4 M
+/// instructions, a fifth of a statusline at 1,000 sessions: docs/PERFORMANCE.md). `None` where
+/// the file is not a link into a zoneinfo directory, or on Windows: the caller asks jiff.
+pub fn local_time_zone() -> Option<jiff::tz::TimeZone> {
+    imp::local_time_zone()
+}
+
 /// Starts `command` so that it outlives this process, its terminal or console, and an IDE
 /// waiting for this process's output: its own process group (Unix), or a detached process in
 /// a new process group that inherits none of our handles (Windows, where an inherited stdout
@@ -484,6 +495,25 @@ pub fn non_unicode_arg() -> std::ffi::OsString {
 
 #[cfg(test)]
 mod tests {
+    /// The zone read from `/etc/localtime`'s file is jiff's own finding, offset for offset, on
+    /// a machine where it is a link into a zoneinfo directory (Debian's, macOS's) and `TZ` is
+    /// unset; elsewhere (Windows, a copied file) there is nothing to compare.
+    #[test]
+    fn the_local_time_zone_from_its_file_is_jiffs_system_zone() {
+        #[allow(clippy::disallowed_methods)]
+        let tz_set = std::env::var_os("TZ").is_some();
+        let Some(read) = super::local_time_zone() else { return };
+        if tz_set {
+            return;
+        }
+        let system = jiff::tz::TimeZone::system();
+        assert_eq!(read.iana_name(), system.iana_name());
+        for seconds in [0_i64, 1_000_000_000, 1_700_000_000, 1_720_000_000, 2_000_000_000] {
+            let at = jiff::Timestamp::from_second(seconds).expect("a timestamp");
+            assert_eq!(read.to_offset(at), system.to_offset(at), "{at}");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -281,8 +281,47 @@ pub fn process_name(pid: u32) -> Option<String> {
     (!words.is_empty()).then(|| words.join(" "))
 }
 
+/// `/etc/localtime` as jiff reads it when it is a link into a zoneinfo directory (the zone's
+/// name after `zoneinfo/`, the file's TZif bytes), without jiff's database (`super::
+/// local_time_zone`). `None` otherwise.
+pub fn local_time_zone() -> Option<jiff::tz::TimeZone> {
+    zone_of_link(Path::new("/etc/localtime"))
+}
+
+/// The zone a link into a zoneinfo directory names, read from the file it leads to.
+fn zone_of_link(link: &Path) -> Option<jiff::tz::TimeZone> {
+    let target = std::fs::read_link(link).ok()?;
+    let target = target.to_str()?;
+    let name = &target[target.rfind("zoneinfo/")? + "zoneinfo/".len()..];
+    jiff::tz::TimeZone::tzif(name, &std::fs::read(link).ok()?).ok()
+}
+
 #[cfg(test)]
 pub fn non_unicode_arg() -> std::ffi::OsString {
     use std::os::unix::ffi::OsStringExt;
     std::ffi::OsString::from_vec(vec![0xff, 0xfe])
+}
+
+#[cfg(test)]
+mod tests {
+    /// A link to Los Angeles' zone file reads as jiff's Los Angeles, offset for offset (summer,
+    /// winter, before and after the 2007 rule change); a plain file or a link elsewhere is none.
+    #[test]
+    fn a_link_into_zoneinfo_reads_as_jiffs_zone_of_that_name() {
+        // The OS zone database, as the learner's-day tests need it (`.ci/run` installs tzdata).
+        let zone = std::path::Path::new("/usr/share/zoneinfo/America/Los_Angeles");
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let link = dir.path().join("localtime");
+        std::os::unix::fs::symlink(zone, &link).expect("a link");
+        let read = super::zone_of_link(&link).expect("the zone");
+        let jiffs = jiff::tz::TimeZone::get("America/Los_Angeles").expect("jiff's zone");
+        assert_eq!(read.iana_name(), Some("America/Los_Angeles"));
+        for seconds in [0_i64, 1_100_000_000, 1_700_000_000, 1_720_000_000, 2_000_000_000] {
+            let at = jiff::Timestamp::from_second(seconds).expect("a timestamp");
+            assert_eq!(read.to_offset(at), jiffs.to_offset(at), "{at}");
+        }
+        let copy = dir.path().join("copy");
+        std::fs::copy(zone, &copy).expect("a copy");
+        assert!(super::zone_of_link(&copy).is_none(), "a plain file: jiff's to read");
+    }
 }

@@ -504,6 +504,11 @@ pub fn non_unicode_arg() -> std::ffi::OsString {
     std::ffi::OsString::from_wide(&[0xD800])
 }
 
+/// Windows has no `/etc/localtime`: jiff asks the system (`super::local_time_zone`).
+pub fn local_time_zone() -> Option<jiff::tz::TimeZone> {
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

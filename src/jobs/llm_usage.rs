@@ -88,12 +88,17 @@ fn spent_today(conn: &Connection, day: &LearnerDay, now: Millis) -> rusqlite::Re
 
 /// Resumes the paused provider `provider` (or every one), as the queue does, and measures the
 /// rest of today's budget from now: resuming after the budget was spent means "go on".
+///
+/// The budget is reset first: the resume makes the held jobs claimable in its own commit, and
+/// a job claimed between the two commits found the budget still spent and was refused again,
+/// dead (seen under load in `budget::the_daily_token_budget_pauses_the_provider_and_resume_lets_it_go_on`).
+/// A reset whose resume then fails only counts today's budget from now, while the provider
+/// stays paused.
 pub fn resume(
     queue: &Queue,
     day: &LearnerDay,
     provider: Option<String>,
 ) -> Result<crate::queue::Resumed, crate::queue::QueueError> {
-    let resumed = queue.resume(provider)?;
     let day = day.clone();
     queue.writer().call(true, Durability::Durable, move |conn, now| {
         let used = today(conn, &day, now)?;
@@ -103,7 +108,7 @@ pub fn resume(
         .execute(params![day.day_of(now), i64::try_from(used.tokens).unwrap_or(i64::MAX)])?;
         Ok(())
     })?;
-    Ok(resumed)
+    queue.resume(provider)
 }
 
 /// Today's usage as of `now`.

@@ -240,9 +240,16 @@ impl Story<'_> {
             correct: None,
             explanation,
             // No word of the command here: the precision rules would ask the snippet to show
-            // `test` of `go test`.
+            // `test` of `go test`. The output's question asks about the output; the fix's, which
+            // show code, how the output led to it (round 6: B6).
             follow_up: (self.level == Level::Junior).then(|| {
-                "Which line of this output would you read first the next time this run fails, and why?".into()
+                match qtype {
+                    QuestionType::CodeReading => {
+                        "Which line of this output would you read first the next time this run fails, and why?"
+                    }
+                    _ => "Which line of the failed run's output led to this line of code, and what did it say?",
+                }
+                .into()
             }),
             tags: vec!["error_handling".into(), "session-story".into(), qtype.as_str().to_string()],
             grounding: None,

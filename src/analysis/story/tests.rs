@@ -89,6 +89,19 @@ fn a_rust_e0599_is_read_as_a_missing_trait_impl() {
     assert_eq!(blank.correct.as_deref(), Some("Iterator for"));
 }
 
+/// A junior's follow-ups: the output's asks about the output, the fix's (which shows code) how
+/// the output led to that code, never about an output it does not show (round 6, B6).
+#[test]
+fn a_junior_follow_up_asks_about_what_its_question_shows() {
+    let failure = FailedCall { tool_name: "Bash".into(), subject: "cargo test".into(), error: RUST_E0599.into() };
+    let fix = Fix::between("src/lexer.rs", RUST_BEFORE, RUST_AFTER).expect("a fix");
+    let files = [SourceFile::new("src/lexer.rs", RUST_AFTER)];
+    let qs = story_questions(&[(concept(&failure.label()), Level::Junior)], &[failure], Some(&fix), &files);
+    let follow_up = |t: &str| of_type(&qs, t).and_then(|q| q.follow_up.clone()).unwrap_or_default();
+    assert!(follow_up("code_reading").contains("this output"), "{qs:#?}");
+    assert!(follow_up("fill_in_blank").contains("led to this line of code"), "{qs:#?}");
+}
+
 #[test]
 fn a_pytest_assertion_is_read_from_its_e_lines() {
     let qs = story("python -m pytest -q", PYTEST, "retrykit/policy.py", PY_BEFORE, PY_AFTER);

@@ -74,10 +74,14 @@ fn anywhere(_: &[String], _: usize) -> Here {
     Here::AsRule
 }
 
+/// How far `line` is indented, in bytes of leading whitespace.
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
 /// The lines of the block opened on line `at` (those after it indented deeper, up to a few),
 /// trimmed: what an `if` runs when it holds.
 fn block_under(masked: &[String], at: usize) -> Vec<&str> {
-    let indent = |l: &str| l.len() - l.trim_start().len();
     let own = indent(&masked[at]);
     masked[at + 1..]
         .iter()
@@ -268,14 +272,12 @@ fn filter_context(masked: &[String], at: usize) -> Option<&'static str> {
     )
 }
 
-/// A dropped trait of a `#[derive(…)]` by what that trait gives the type.
 /// Whether Python line `at` sits in a function registered as a web route (`@app.get(…)`,
 /// `@router.post(…)`, `@bp.route(…)`): its caller is the framework, and what a `None` returned
 /// there becomes depends on it (FastAPI checks it against the declared return type and answers
 /// 500, Flask refuses it, an undeclared FastAPI handler sends `null` with a 200), so "the caller
 /// carries on as if it had succeeded" is not true there (round 6: cursor-fastapi).
 fn in_route_handler(masked: &[String], at: usize) -> bool {
-    let indent = |l: &str| l.len() - l.trim_start().len();
     let own = indent(&masked[at]);
     let Some(def) = (0..at).rev().find(|&i| {
         let l = masked[i].trim_start();
@@ -291,6 +293,7 @@ fn in_route_handler(masked: &[String], at: usize) -> bool {
     })
 }
 
+/// A dropped trait of a `#[derive(…)]` by what that trait gives the type.
 fn derive_context(masked: &[String], at: usize) -> Option<&'static str> {
     let line = masked[at].trim();
     let inner = line.strip_prefix("#[derive(")?.strip_suffix(")]")?;
@@ -357,7 +360,6 @@ fn bound_context(masked: &[String], at: usize) -> Option<&'static str> {
 /// now waits on the caller's goroutine for a receiver that comes only later), or the lines after
 /// the call send to it (its receive waits for a send that comes only once it has returned).
 fn go_context(masked: &[String], at: usize) -> Here {
-    let indent = |l: &str| l.len() - l.trim_start().len();
     let own = indent(&masked[at]);
     let sent_to = |l: &str| {
         let (left, _) = l.split_once("<-")?;
@@ -793,7 +795,6 @@ fn broaden_catch(m: &str, o: &str) -> Option<String> {
 /// Whether another `catch` of the same `try` follows the one on line `at`: broadened, the first
 /// would already catch what the later one names, which C# (CS0160) and Java refuse to compile.
 fn catch_follows(masked: &[String], at: usize) -> bool {
-    let indent = |l: &str| l.len() - l.trim_start().len();
     let own = indent(&masked[at]);
     for line in &masked[at + 1..] {
         let t = line.trim();

@@ -189,6 +189,34 @@ pub struct Worker {
     pid_file: PathBuf,
 }
 
+/// The product's periodic tasks the queue's maintenance thread runs through the writer: capture
+/// retention (`crate::retention`) and the concepts' kept judgements (`learning::kept_standings`).
+fn maintenance_tasks(config: &Config) -> Vec<Task> {
+    let captures = crate::retention::CaptureRetention::days(config.capture_retention_days());
+    let (retention_goal, leech_threshold) = (config.desired_retention(), config.leech_threshold());
+    vec![
+        Task {
+            name: "capture retention",
+            interval: crate::retention::INTERVAL,
+            max_steps: crate::retention::MAX_STEPS,
+            step: Arc::new(move |conn, now| {
+                let step = captures.step(conn, now)?;
+                Ok(TaskProgress { done: step.sessions + step.pages_freed, more: step.more })
+            }),
+        },
+        Task {
+            name: "concept standings",
+            interval: crate::learning::kept_standings::REFILL_INTERVAL,
+            max_steps: crate::learning::kept_standings::REFILL_MAX_STEPS,
+            step: Arc::new(move |conn, now| {
+                let scheduler = crate::learning::cards::scheduler(conn, retention_goal, leech_threshold)?;
+                let (done, more) = crate::learning::kept_standings::refill(conn, &scheduler, now)?;
+                Ok(TaskProgress { done, more })
+            }),
+        },
+    ]
+}
+
 impl Worker {
     /// Steps 2–4 of startup. The caller holds the instance lock.
     pub fn start(config: Config) -> Result<Worker, WorkerError> {
@@ -251,29 +279,7 @@ impl Worker {
             succeeded_ms: crate::clock::millis(config.retention_succeeded()),
             dead_ms: crate::clock::millis(config.retention_dead()),
         };
-        let captures = crate::retention::CaptureRetention::days(config.capture_retention_days());
-        let (retention_goal, leech_threshold) = (config.desired_retention(), config.leech_threshold());
-        let tasks = vec![
-            Task {
-                name: "capture retention",
-                interval: crate::retention::INTERVAL,
-                max_steps: crate::retention::MAX_STEPS,
-                step: Arc::new(move |conn, now| {
-                    let step = captures.step(conn, now)?;
-                    Ok(TaskProgress { done: step.sessions + step.pages_freed, more: step.more })
-                }),
-            },
-            Task {
-                name: "concept standings",
-                interval: crate::learning::kept_standings::REFILL_INTERVAL,
-                max_steps: crate::learning::kept_standings::REFILL_MAX_STEPS,
-                step: Arc::new(move |conn, now| {
-                    let scheduler = crate::learning::cards::scheduler(conn, retention_goal, leech_threshold)?;
-                    let (done, more) = crate::learning::kept_standings::refill(conn, &scheduler, now)?;
-                    Ok(TaskProgress { done, more })
-                }),
-            },
-        ];
+        let tasks = maintenance_tasks(&config);
         let maintainer = Maintainer::spawn(
             MaintainerConfig { retention, tasks, ..MaintainerConfig::default() },
             queue.writer().clone(),

@@ -27,9 +27,9 @@ use std::collections::{BTreeMap, HashSet};
 use rusqlite::{Connection, params};
 
 use crate::clock::Millis;
-use crate::learn::mastery::{Standing, judge};
+use crate::learn::mastery::{CardFacts, Standing, judge};
 use crate::learn::schedule::{Card, DAY_MS, Memory, Scheduler};
-use crate::learning::mastery::{ConceptMastery, NamedCards, cards_of};
+use crate::learning::mastery::{ConceptMastery, NamedCards, card_facts, cards_of};
 
 /// How far ahead a row's `gap_at` is looked for: ten thousand years. A mean recall still at
 /// 70 % after that is kept as never falling (the slowest forgetting curve FSRS allows, at its
@@ -127,9 +127,6 @@ pub fn refill(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite
     Ok((batch.len(), missing.len() > REFILL_BATCH))
 }
 
-/// The rows usable under `scheduler` at `now`, without the rest of the statement (`SELECT …`).
-const USABLE: &str = " FROM concept_standings WHERE decay = ?1 AND judged_at <= ?2";
-
 /// The kept standings at `now` of the names in `keys` that have a usable row (module doc), and
 /// the names that have none. A database the worker has not migrated yet (the statusline reads
 /// whatever version it finds) has no rows: every name is missing.
@@ -140,8 +137,9 @@ pub fn standings(
     keys: &HashSet<String>,
 ) -> rusqlite::Result<(BTreeMap<String, Standing>, Vec<String>)> {
     let mut kept = BTreeMap::new();
-    let sql = format!("SELECT normalized_name, standing, gap_at{USABLE}");
-    let Some(mut stmt) = prepare_if_migrated(conn, &sql)? else {
+    // The rows usable under `scheduler` at `now` (module doc).
+    let sql = "SELECT normalized_name, standing, gap_at FROM concept_standings WHERE decay = ?1 AND judged_at <= ?2";
+    let Some(mut stmt) = prepare_if_migrated(conn, sql)? else {
         return Ok((kept, keys.iter().cloned().collect()));
     };
     let mut rows = stmt.query(params![f64::from(scheduler.decay()), now])?;
@@ -199,21 +197,21 @@ pub fn masteries(
     Ok((kept, missing))
 }
 
-/// The mean recall at `now` of the answered cards whose `[stability, difficulty,
-/// last_review_at]` are `recalls`, as `judge` averages it (0 with none).
+/// Recall-now at `now` of the answered cards whose `[stability, difficulty, last_review_at]`
+/// are `recalls`: `judge`'s own mean over them.
 fn recall_now(scheduler: &Scheduler, recalls: &[(f64, f64, Millis)], now: Millis) -> f64 {
-    let each: Vec<f64> = recalls
+    let facts: Vec<CardFacts> = recalls
         .iter()
-        .filter_map(|&(stability, difficulty, last_review_at)| {
+        .map(|&(stability, difficulty, last_review_at)| {
             let card = Card {
                 memory: Some(Memory { stability, difficulty }),
                 last_review_at: Some(last_review_at),
                 ..Card::default()
             };
-            scheduler.retrievability(&card, now)
+            card_facts(scheduler, &card, false, now)
         })
         .collect();
-    if each.is_empty() { 0.0 } else { each.iter().sum::<f64>() / each.len() as f64 }
+    judge(&facts).recall_now
 }
 
 /// The kept `standing` at `now`: a gap from `gap_at` on.

@@ -158,12 +158,9 @@ fn maintain(config: MaintainerConfig, writer: WriterHandle, stop: Receiver<()>) 
     let mut since_prune = config.prune_interval; // prune once at startup
     let mut since_task: Vec<Duration> = config.tasks.iter().map(|t| t.interval).collect(); // each once at startup
     loop {
-        for (task, since) in config.tasks.iter().zip(since_task.iter_mut()) {
-            if *since >= task.interval {
-                run_task(task, &writer);
-                *since = Duration::ZERO;
-            }
-        }
+        // The queue's own pruning first, then its owner's tasks: at start the prune goes
+        // before anything else the thread does, as close to the worker's start as it can be
+        // (the owner's tasks are writer round trips of their own, each an fsync).
         if since_prune >= config.prune_interval {
             let retention = pruner.retention;
             match writer.call(false, Durability::Durable, move |conn, now| Pruner { retention }.run_once(conn, now)) {
@@ -172,6 +169,12 @@ fn maintain(config: MaintainerConfig, writer: WriterHandle, stop: Receiver<()>) 
                 Err(e) => log::warn!(target: "queue", "pruning failed: {e}"),
             }
             since_prune = Duration::ZERO;
+        }
+        for (task, since) in config.tasks.iter().zip(since_task.iter_mut()) {
+            if *since >= task.interval {
+                run_task(task, &writer);
+                *since = Duration::ZERO;
+            }
         }
         match writer.call(true, Durability::Relaxed, Rescuer::run_once) {
             Ok(n) if n > 0 => log::warn!(target: "queue", "rescued {n} jobs whose lease expired"),

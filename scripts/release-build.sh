@@ -60,8 +60,14 @@ runner=()
 [ -n "${BINARY_RUNNER:-}" ] && read -r -a runner <<<"$BINARY_RUNNER"
 "${runner[@]}" "$binary" --version
 "${runner[@]}" "$worker" --version
+# Under a foreign-CPU runner (qemu-user without binfmt_misc, as scripts/release-jobs-here.sh
+# runs aarch64) vl's exec of vl-worker goes to this machine's kernel, which cannot run it; there
+# the demo is run by vl-worker itself (the same command line, src/executables.rs). A native run
+# keeps the hand-over from vl.
+demo_binary=$binary
+[ -n "${BINARY_RUNNER:-}" ] && demo_binary=$worker
 demo_dir=$(mktemp -d)
-VIBELEARN_DATA_DIR=$demo_dir VIBELEARN_PROVIDER=offline "${runner[@]}" "$binary" demo >/dev/null
+VIBELEARN_DATA_DIR=$demo_dir VIBELEARN_PROVIDER=offline "${runner[@]}" "$demo_binary" demo >/dev/null
 rm -rf "$demo_dir"
 if [ "${SKIP_TESTS:-}" != 1 ]; then
     skips=()

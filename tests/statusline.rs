@@ -239,12 +239,13 @@ fn the_worker_keeps_each_concepts_standing_and_a_changed_card_forgets_it() {
     // the next worker keeps them all at its start.
     let worker = WorkerProcess::start(dir.path());
     crate::util::wait_for("every concept kept", Duration::from_secs(20), || {
-        count("SELECT COUNT(*) FROM concept_standings") == names
+        count("SELECT COUNT(*) FROM concept_standings WHERE standing IS NOT NULL") == names
     });
     let due = count("SELECT COUNT(*) FROM questions").min(20);
     let expected = format!("📚 {due} questions due · vl quiz · {names} concepts here (0 mastered, {names} learning)");
     assert_eq!(statusline(dir.path(), &status_json(project.path()), &[]), expected);
-    // One concept's every card answered long ago, by hand: its row goes, and the line says gap.
+    // One concept's every card answered long ago, by hand: its judgement is forgotten, and the
+    // line says gap.
     let conn = rusqlite::Connection::open(dir.path().join("vibelearn.db")).unwrap();
     let concept: String = conn.query_row("SELECT MIN(concept_id) FROM questions", [], |r| r.get(0)).unwrap();
     conn.execute(
@@ -253,7 +254,7 @@ fn the_worker_keeps_each_concepts_standing_and_a_changed_card_forgets_it() {
         [&concept],
     )
     .unwrap();
-    assert_eq!(count("SELECT COUNT(*) FROM concept_standings"), names - 1);
+    assert_eq!(count("SELECT COUNT(*) FROM concept_standings WHERE standing IS NOT NULL"), names - 1);
     let line = statusline(dir.path(), &status_json(project.path()), &[]);
     assert!(line.ends_with(&format!("{names} concepts here (0 mastered, {} learning, 1 gap)", names - 1)), "{line}");
     drop(worker);

@@ -67,7 +67,10 @@ impl From<rusqlite::Error> for ApiError {
     }
 }
 
-/// A JSON response with the given status.
-pub fn json_response(status: u16, body: &serde_json::Value) -> Response {
-    Response::new(status, "application/json", body.to_string())
+/// A JSON response with the given status: a `Value`, or a typed reply serialised straight to
+/// its text (the profile's, `learning::mastery::Profile`).
+pub fn json_response(status: u16, body: &impl serde::Serialize) -> Response {
+    // serde_json fails only on a map whose keys are not strings, which no reply holds.
+    let text = serde_json::to_string(body).expect("every reply serialises: its maps have string keys");
+    Response::new(status, "application/json", text)
 }

@@ -338,7 +338,7 @@ fn read_json_body(request: &Request) -> Result<Value, ApiError> {
 }
 
 /// A JSON response with status 200.
-pub fn ok(body: Value) -> Response {
+pub fn ok(body: impl serde::Serialize) -> Response {
     json_response(200, &body)
 }
 

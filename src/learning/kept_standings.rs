@@ -15,12 +15,15 @@
 //! only at or after `judged_at` (a clock set back could raise recall).
 //!
 //! # Who keeps the rows
-//! Triggers on `questions` and `concepts` delete a name's row whenever one of its cards or
-//! concept rows changes (migration 0020), whatever code changes it,
-//! so a row never outlives what it was judged from. A name without a row is judged from its
-//! cards at read time: a missing row costs time, never truth. Rows are written back by the
-//! answer's own transaction (`learning::record`, for the concept answered) and by the worker's
-//! maintenance task ([`refill`], for the rest: the quiz job's new cards, suspends, a re-fit).
+//! The table holds a row for every concept name met and for no other ([`names`]: the reads
+//! that need every name read a row a name, not the concept rows). Triggers on `questions` and
+//! `concepts` add and remove names, and forget a name's judgement (its `standing` set to NULL)
+//! whenever one of its cards or concept rows changes (migration 0020), whatever code changes
+//! it, so a judgement never outlives what it was judged from. A name whose judgement is not
+//! kept is judged from its cards at read time: a forgotten row costs time, never truth.
+//! Judgements are written back by the answer's own transaction (`learning::record`, for the
+//! concept answered) and by the worker's maintenance task ([`refill`], for the rest: the quiz
+//! job's new cards, suspends, a re-fit).
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -86,12 +89,12 @@ pub fn keep(conn: &Connection, scheduler: &Scheduler, now: Millis, keys: &[&str]
             continue;
         };
         let judged = named.judged((*key).to_owned(), scheduler, now);
-        let recalls: Vec<(f64, f64, Millis)> = named
-            .cards
-            .iter()
-            .filter(|(card, _)| scheduler.retrievability(card, now).is_some())
-            .filter_map(|(card, _)| Some((card.memory?.stability, card.memory?.difficulty, card.last_review_at?)))
-            .collect();
+        let recalls =
+            packed_recalls(
+                named.cards.iter().filter(|(card, _)| scheduler.retrievability(card, now).is_some()).filter_map(
+                    |(card, _)| Some((card.memory?.stability, card.memory?.difficulty, card.last_review_at?)),
+                ),
+            );
         insert.execute(params![
             key,
             judged.name,
@@ -105,7 +108,7 @@ pub fn keep(conn: &Connection, scheduler: &Scheduler, now: Millis, keys: &[&str]
             judged.mature,
             judged.leeches,
             judged.lapses,
-            serde_json::to_string(&recalls).unwrap_or_default(),
+            recalls,
         ])?;
     }
     Ok(())
@@ -115,10 +118,11 @@ pub fn keep(conn: &Connection, scheduler: &Scheduler, now: Millis, keys: &[&str]
 /// `scheduler` at `now` (writers only: the worker's maintenance task). Returns how many it kept
 /// and whether more are missing.
 pub fn refill(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<(usize, bool)> {
+    // A kept standing always comes with its decay and moment (`keep`).
     let missing: Vec<String> = conn
         .prepare_cached(
-            "SELECT DISTINCT c.normalized_name FROM concepts c WHERE NOT EXISTS (SELECT 1 FROM concept_standings k \
-             WHERE k.normalized_name = c.normalized_name AND k.decay = ?1 AND k.judged_at <= ?2) LIMIT ?3",
+            "SELECT normalized_name FROM concept_standings \
+             WHERE standing IS NULL OR decay <> ?1 OR judged_at > ?2 LIMIT ?3",
         )?
         .query_map(params![f64::from(scheduler.decay()), now, REFILL_BATCH as i64 + 1], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
@@ -138,7 +142,8 @@ pub fn standings(
 ) -> rusqlite::Result<(BTreeMap<String, Standing>, Vec<String>)> {
     let mut kept = BTreeMap::new();
     // The rows usable under `scheduler` at `now` (module doc).
-    let sql = "SELECT normalized_name, standing, gap_at FROM concept_standings WHERE decay = ?1 AND judged_at <= ?2";
+    let sql = "SELECT normalized_name, standing, gap_at FROM concept_standings \
+               WHERE standing IS NOT NULL AND decay = ?1 AND judged_at <= ?2";
     let Some(mut stmt) = prepare_if_migrated(conn, sql)? else {
         return Ok((kept, keys.iter().cloned().collect()));
     };
@@ -153,8 +158,8 @@ pub fn standings(
     Ok((kept, missing))
 }
 
-/// Every concept with a usable row, as `learning::mastery` judges it at `now` (module doc), by
-/// name, and the names of `keys` that have none.
+/// Every concept with a usable row, as `learning::mastery` judges it at `now` (module doc), in
+/// name order, and the names of `keys` that have none.
 pub fn masteries(
     conn: &Connection,
     scheduler: &Scheduler,
@@ -166,7 +171,7 @@ pub fn masteries(
     let sql = "SELECT k.normalized_name, k.name, k.category, COALESCE(p.level, 'junior'), k.standing, k.gap_at, k.cards, \
          k.answered, k.mature, k.leeches, k.lapses, k.recalls \
          FROM concept_standings k LEFT JOIN concept_profiles p ON p.normalized_name = k.normalized_name \
-         WHERE k.decay = ?1 AND k.judged_at <= ?2";
+         WHERE k.standing IS NOT NULL AND k.decay = ?1 AND k.judged_at <= ?2 ORDER BY k.normalized_name";
     let Some(mut stmt) = prepare_if_migrated(conn, sql)? else {
         return Ok((kept, keys.iter().cloned().collect()));
     };
@@ -177,14 +182,14 @@ pub fn masteries(
         if !keys.contains(&key) {
             continue;
         }
-        let recalls: Vec<(f64, f64, Millis)> = serde_json::from_str(r.get_ref(11)?.as_str()?).unwrap_or_default();
+        let recalls = r.get_ref(11)?.as_blob()?;
         seen.insert(key.clone());
         kept.push(ConceptMastery {
             key,
             name: r.get(1)?,
             category: r.get(2)?,
             level: r.get(3)?,
-            score: recall_now(scheduler, &recalls, now),
+            score: recall_now(scheduler, recalls, now),
             standing: standing_at(parse_standing(r.get_ref(4)?.as_str()?), r.get(5)?, now),
             cards: r.get(6)?,
             answered: r.get(7)?,
@@ -197,12 +202,34 @@ pub fn masteries(
     Ok((kept, missing))
 }
 
-/// Recall-now at `now` of the answered cards whose `[stability, difficulty, last_review_at]`
-/// are `recalls`: `judge`'s own mean over them.
-fn recall_now(scheduler: &Scheduler, recalls: &[(f64, f64, Millis)], now: Millis) -> f64 {
-    let facts: Vec<CardFacts> = recalls
-        .iter()
-        .map(|&(stability, difficulty, last_review_at)| {
+/// Bytes a kept answered card takes in `recalls` (migration 0020): its stability and
+/// difficulty as little-endian f64, its last review as a little-endian i64.
+const RECALL_BYTES: usize = 24;
+
+/// `(stability, difficulty, last_review_at)` of each answered card, packed for `recalls`.
+fn packed_recalls(cards: impl Iterator<Item = (f64, f64, Millis)>) -> Vec<u8> {
+    let mut packed = Vec::new();
+    for (stability, difficulty, last_review_at) in cards {
+        packed.extend_from_slice(&stability.to_le_bytes());
+        packed.extend_from_slice(&difficulty.to_le_bytes());
+        packed.extend_from_slice(&last_review_at.to_le_bytes());
+    }
+    packed
+}
+
+/// The cards [`packed_recalls`] packed (a trailing partial card, which it never writes, is
+/// left out).
+fn unpacked_recalls(packed: &[u8]) -> impl Iterator<Item = (f64, f64, Millis)> + '_ {
+    packed.chunks_exact(RECALL_BYTES).map(|card| {
+        let word = |at: usize| <[u8; 8]>::try_from(&card[at..at + 8]).expect("a chunk of 24 bytes holds three words");
+        (f64::from_le_bytes(word(0)), f64::from_le_bytes(word(8)), Millis::from_le_bytes(word(16)))
+    })
+}
+
+/// Recall-now at `now` of the answered cards packed in `recalls`: `judge`'s own mean over them.
+fn recall_now(scheduler: &Scheduler, recalls: &[u8], now: Millis) -> f64 {
+    let facts: Vec<CardFacts> = unpacked_recalls(recalls)
+        .map(|(stability, difficulty, last_review_at)| {
             let card = Card {
                 memory: Some(Memory { stability, difficulty }),
                 last_review_at: Some(last_review_at),
@@ -231,11 +258,34 @@ fn parse_standing(text: &str) -> Standing {
     }
 }
 
+/// Every concept name met (a row each, module doc), or `None` on a database the worker has
+/// not migrated yet.
+pub fn names(conn: &Connection) -> rusqlite::Result<Option<HashSet<String>>> {
+    let Some(mut stmt) = prepare_if_migrated(conn, "SELECT normalized_name FROM concept_standings")? else {
+        return Ok(None);
+    };
+    stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>().map(Some)
+}
+
 /// `sql` prepared, or `None` on a database without the table (not migrated yet).
 fn prepare_if_migrated<'c>(conn: &'c Connection, sql: &str) -> rusqlite::Result<Option<rusqlite::CachedStatement<'c>>> {
     match conn.prepare_cached(sql) {
         Ok(stmt) => Ok(Some(stmt)),
         Err(rusqlite::Error::SqliteFailure(_, Some(message))) if message.starts_with("no such table") => Ok(None),
         Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recalls_unpack_as_they_were_packed() {
+        let cards = [(21.5, 5.25, 1_700_000_000_123), (0.1, 10.0, -1), (f64::MAX, 1.0, Millis::MAX)];
+        let packed = packed_recalls(cards.into_iter());
+        assert_eq!(packed.len(), cards.len() * RECALL_BYTES);
+        assert_eq!(unpacked_recalls(&packed).collect::<Vec<_>>(), cards);
+        assert_eq!(unpacked_recalls(&packed[..RECALL_BYTES + 5]).count(), 1, "a partial card is left out");
     }
 }

@@ -11,8 +11,8 @@
 
 use std::collections::BTreeMap;
 
-use rusqlite::{Connection, OptionalExtension};
-use serde_json::{Value, json};
+use rusqlite::Connection;
+use serde::Serialize;
 
 use crate::clock::Millis;
 use crate::learn::mastery::{CardFacts, Judgement, Standing, judge};
@@ -209,36 +209,87 @@ fn named_cards(conn: &Connection, sql: &str, param: Option<String>) -> rusqlite:
     Ok(by_name)
 }
 
-/// `GET /api/vibelearn/profile`: `{profile: [{concept_name, category, level, standing,
-/// mastered, recall_now, mastery_score (the same recall-now, the field's old name), cards,
-/// answered_cards, mature_cards, leeches, gap, correct_answers, incorrect_answers,
-/// encounter_count, last_seen_at}]}`, leeches first, then the weakest recall first.
-pub fn profile_at(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Value> {
-    // `concept_mastery`, read from the live cards (`learning::standings`): not a row per card.
-    let mut list = crate::learning::standings::concept_mastery_live(conn, scheduler, now)?;
-    list.sort_by(|a, b| {
-        (b.leeches > 0).cmp(&(a.leeches > 0)).then(a.score.total_cmp(&b.score)).then(a.name.cmp(&b.name))
-    });
-    let mut counts = conn.prepare_cached(
-        "SELECT correct_answers, incorrect_answers, encounter_count, last_seen_at FROM concept_profiles \
-         WHERE normalized_name = ?1",
+/// `GET /api/vibelearn/profile`: every concept met, leeches first, then the weakest recall
+/// first ([`profile_at`]).
+#[derive(Debug, Serialize)]
+pub struct Profile {
+    pub profile: Vec<ProfileLine>,
+}
+
+/// One concept's line of the profile: its live standing and what its answers and sessions
+/// counted (`concept_profiles`).
+#[derive(Debug, Serialize)]
+pub struct ProfileLine {
+    pub concept_name: String,
+    pub category: String,
+    pub level: String,
+    pub standing: &'static str,
+    pub mastered: bool,
+    pub gap: bool,
+    pub recall_now: f64,
+    /// The same recall-now, under the field's old name.
+    pub mastery_score: f64,
+    pub cards: i64,
+    pub answered_cards: i64,
+    pub mature_cards: i64,
+    pub leeches: i64,
+    pub correct_answers: i64,
+    pub incorrect_answers: i64,
+    pub encounter_count: i64,
+    pub last_seen_at: Option<Millis>,
+}
+
+/// A concept's answers counted right and wrong, its encounters and when it was last seen
+/// (`concept_profiles`).
+type AnswerCounts = (i64, i64, i64, Option<Millis>);
+
+/// The profile at `now`. A typed reply, serialised once by the route: built as a
+/// `serde_json::Value`, its 400 lines at 1,000 sessions cost as much again in map inserts and
+/// a copy of the whole array (docs/PERFORMANCE.md, "Reads at scale").
+pub fn profile_at(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Profile> {
+    // `concept_mastery`, read from the live cards (`learning::standings`): not a row per card;
+    // in name order, as the counts are read, so the two are merged without a map of names.
+    let list = crate::learning::standings::concept_mastery_live(conn, scheduler, now)?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT normalized_name, correct_answers, incorrect_answers, encounter_count, last_seen_at \
+         FROM concept_profiles ORDER BY normalized_name",
     )?;
-    let mut rows = Vec::with_capacity(list.len());
+    let counts: Vec<(String, AnswerCounts)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut counts = counts.into_iter().peekable();
+    let mut profile = Vec::with_capacity(list.len());
     for m in list {
-        let (correct, incorrect, encounters, seen): (i64, i64, i64, Option<i64>) = counts
-            .query_row([&m.key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-            .optional()?
-            .unwrap_or((0, 0, 0, None));
-        rows.push(json!({
-            "concept_name": m.name, "category": m.category, "level": m.level,
-            "standing": m.standing.as_str(), "mastered": m.is_mastered(), "gap": m.is_gap(),
-            "recall_now": m.score, "mastery_score": m.score,
-            "cards": m.cards, "answered_cards": m.answered, "mature_cards": m.mature, "leeches": m.leeches,
-            "correct_answers": correct, "incorrect_answers": incorrect, "encounter_count": encounters,
-            "last_seen_at": seen,
-        }));
+        // Names counted but no longer met (their sessions deleted) have no line.
+        while counts.next_if(|(key, _)| *key < m.key).is_some() {}
+        let (correct, incorrect, encounters, seen) =
+            counts.next_if(|(key, _)| *key == m.key).map_or((0, 0, 0, None), |(_, counted)| counted);
+        profile.push(ProfileLine {
+            standing: m.standing.as_str(),
+            mastered: m.is_mastered(),
+            gap: m.is_gap(),
+            recall_now: m.score,
+            mastery_score: m.score,
+            cards: m.cards,
+            answered_cards: m.answered,
+            mature_cards: m.mature,
+            leeches: m.leeches,
+            correct_answers: correct,
+            incorrect_answers: incorrect,
+            encounter_count: encounters,
+            last_seen_at: seen,
+            concept_name: m.name,
+            category: m.category,
+            level: m.level,
+        });
     }
-    Ok(json!({ "profile": rows }))
+    profile.sort_by(|a, b| {
+        (b.leeches > 0)
+            .cmp(&(a.leeches > 0))
+            .then(a.recall_now.total_cmp(&b.recall_now))
+            .then(a.concept_name.cmp(&b.concept_name))
+    });
+    Ok(Profile { profile })
 }
 
 #[cfg(test)]
@@ -308,7 +359,7 @@ mod tests {
         };
         question("q1", "c1", 10.0, "[]");
         question("q2", "c2", 10.0, "[\"leech\"]");
-        let body = profile_at(&conn, &Scheduler::default(), NOW + 10 * DAY_MS).unwrap();
+        let body = serde_json::to_value(profile_at(&conn, &Scheduler::default(), NOW + 10 * DAY_MS).unwrap()).unwrap();
         let rows = body["profile"].as_array().unwrap();
         let names: Vec<&str> = rows.iter().map(|r| r["concept_name"].as_str().unwrap()).collect();
         assert_eq!(names, ["Mutexes", "Unasked", "Closures"], "the leech first, then the weakest");
@@ -324,7 +375,7 @@ mod tests {
         // Two mature cards (stability 30 and 21) and no leech: mastered.
         question("q3", "c1", 30.0, "[]");
         conn.execute("UPDATE questions SET stability = 21 WHERE id = 'q1'", []).unwrap();
-        let body = profile_at(&conn, &Scheduler::default(), NOW + 10 * DAY_MS).unwrap();
+        let body = serde_json::to_value(profile_at(&conn, &Scheduler::default(), NOW + 10 * DAY_MS).unwrap()).unwrap();
         let closures = body["profile"].as_array().unwrap().iter().find(|r| r["concept_name"] == "Closures").unwrap();
         assert_eq!((closures["standing"].as_str(), closures["mastered"].as_bool()), (Some("mastered"), Some(true)));
         let standings = crate::learning::counts::Standings::of(

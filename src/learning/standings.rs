@@ -178,7 +178,8 @@ fn live_facts(
 /// Every concept judged at `now`, equal to `learning::mastery::concept_mastery` (the test
 /// `every_concept_read_live_is_concept_mastery` holds it to it), read from the live cards and
 /// a count of each concept's plain new cards (module doc) from migration 0018's
-/// `questions_plain_new` alone, not from a row per card: the profile route.
+/// `questions_plain_new` alone, not from a row per card: the profile route. In name order
+/// (`key`, byte-wise, as SQLite orders text).
 pub fn concept_mastery_live(
     conn: &Connection,
     scheduler: &Scheduler,
@@ -198,9 +199,12 @@ fn concept_mastery_judging_by_name(
 ) -> rusqlite::Result<Vec<ConceptMastery>> {
     let (mut kept, missing) = kept_standings::masteries(conn, scheduler, now, &all_keys(conn)?)?;
     if missing.len() <= by_name_at_most {
-        let names: Vec<&str> = missing.iter().map(String::as_str).collect();
-        kept.extend(concept_mastery_of(conn, scheduler, now, &names)?);
-        kept.sort_by(|a, b| a.key.cmp(&b.key));
+        // The kept rows come in name order; the few judged by name are put in theirs.
+        if !missing.is_empty() {
+            let names: Vec<&str> = missing.iter().map(String::as_str).collect();
+            kept.extend(concept_mastery_of(conn, scheduler, now, &names)?);
+            kept.sort_by(|a, b| a.key.cmp(&b.key));
+        }
         return Ok(kept);
     }
     every_concept_from_live_cards(conn, scheduler, now)
@@ -307,8 +311,12 @@ const PLAIN_STATE_REFLECTIONS: &str = concat!(
     " AND +q.last_review_at IS NULL AND +q.card_state = 'new' AND NOT (instr(q.tags, 'leech') > 0)"
 );
 
-/// Every concept name met (the distinct names, from migration 0018's `concepts_by_name`).
+/// Every concept name met: a row a name (`learning::kept_standings::names`), or, on a database
+/// not migrated yet, the distinct names of migration 0018's `concepts_by_name`.
 pub fn all_keys(conn: &Connection) -> rusqlite::Result<HashSet<String>> {
+    if let Some(names) = kept_standings::names(conn)? {
+        return Ok(names);
+    }
     conn.prepare_cached("SELECT DISTINCT normalized_name FROM concepts")?.query_map([], |r| r.get(0))?.collect()
 }
 
@@ -435,7 +443,19 @@ mod tests {
             read
         };
         let kept = |conn: &Connection| -> i64 {
-            conn.query_row("SELECT COUNT(*) FROM concept_standings", [], |r| r.get(0)).unwrap()
+            conn.query_row("SELECT COUNT(*) FROM concept_standings WHERE standing IS NOT NULL", [], |r| r.get(0))
+                .unwrap()
+        };
+        // The table's names are the concepts' distinct names, whatever changed (the triggers).
+        let names_are_the_concepts = |conn: &Connection, seed: u64| {
+            let distinct: HashSet<String> = conn
+                .prepare("SELECT DISTINCT normalized_name FROM concepts")
+                .unwrap()
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap();
+            assert_eq!(all_keys(conn).unwrap(), distinct, "seed {seed}");
         };
         let mut turned_to_gaps = 0;
         for seed in 0..20 {
@@ -470,6 +490,7 @@ mod tests {
             conn.execute("DELETE FROM questions WHERE rowid = (SELECT MAX(rowid) FROM questions)", []).unwrap();
             conn.execute("DELETE FROM concepts WHERE rowid = (SELECT MAX(rowid) FROM concepts)", []).unwrap();
             assert!(kept(&conn) < before, "seed {seed}: the triggers forgot the changed names");
+            names_are_the_concepts(&conn, seed);
             let expected = expected_at(&conn, &scheduler, NOW + 1);
             assert_eq!(read_at(&conn, &scheduler, NOW + 1, usize::MAX), expected, "seed {seed}");
             let full = concept_mastery(&conn, &scheduler, NOW + 1).unwrap();
@@ -483,7 +504,8 @@ mod tests {
             conn.execute(
                 "INSERT INTO concept_profiles (normalized_name, concept_name, category, level, mastery_score, \
                  encounter_count, correct_answers, incorrect_answers, last_seen_at) \
-                 SELECT normalized_name, name, category, 'senior', 0, 1, 0, 0, 1 FROM concept_standings LIMIT 1",
+                 SELECT normalized_name, name, category, 'senior', 0, 1, 0, 0, 1 FROM concept_standings \
+                 WHERE standing IS NOT NULL LIMIT 1",
                 [],
             )
             .unwrap();
@@ -497,11 +519,28 @@ mod tests {
                 "INSERT INTO concepts (id, session_id, name, normalized_name, category, difficulty, source_file, \
                  snippet, why_it_matters, confidence, created_at, updated_at) \
                  SELECT 'added', 'added', 'A first name', normalized_name, 'a category', 'mid', 'a.rs', 'x', 'y', 0.9, 1, 1 \
-                 FROM concept_standings LIMIT 1",
+                 FROM concept_standings WHERE standing IS NOT NULL LIMIT 1",
                 [],
             )
             .unwrap();
             assert_eq!(kept(&conn), before - 1, "seed {seed}: a concept row");
+            names_are_the_concepts(&conn, seed);
+            // A concept row renamed to a name not met before, another to a name met, and a
+            // session deleted with its concept rows: names come and go with their last row.
+            conn.execute(
+                "UPDATE concepts SET normalized_name = 'a new name' WHERE rowid = (SELECT MIN(rowid) FROM concepts)",
+                [],
+            )
+            .unwrap();
+            conn.execute(
+                "UPDATE concepts SET normalized_name = (SELECT MAX(normalized_name) FROM concepts) \
+                 WHERE rowid = (SELECT MAX(rowid) FROM concepts)",
+                [],
+            )
+            .unwrap();
+            names_are_the_concepts(&conn, seed);
+            conn.execute("DELETE FROM sessions WHERE id = 's1'", []).unwrap();
+            names_are_the_concepts(&conn, seed);
             let full = concept_mastery(&conn, &scheduler, NOW + 1).unwrap();
             assert_same_concepts(
                 &concept_mastery_judging_by_name(&conn, &scheduler, NOW + 1, usize::MAX).unwrap(),
@@ -510,7 +549,7 @@ mod tests {
             // A re-fit's curve reads no row of the old one; refilled under it, all are read.
             let refit = Scheduler::new(&fitted_parameters(0.3), 0.9, 8).unwrap();
             let (_, missing) = kept_standings::standings(&conn, &refit, NOW + 1, &all_keys(&conn).unwrap()).unwrap();
-            assert_eq!(missing.len(), expected.len(), "seed {seed}");
+            assert_eq!(missing.len(), all_keys(&conn).unwrap().len(), "seed {seed}");
             kept_standings::refill(&conn, &refit, NOW + 1).unwrap();
             assert_eq!(read_at(&conn, &refit, NOW + 40 * DAY_MS, 0), expected_at(&conn, &refit, NOW + 40 * DAY_MS));
             // A clock set back before the judgement reads the cards, not the row.

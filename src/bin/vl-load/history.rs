@@ -71,7 +71,7 @@ pub fn run(data_dir: &Path, sessions: usize, per_day: usize, answers_per_day: us
            "questions": count("SELECT COUNT(*) FROM questions"),
            "answered_cards": count("SELECT COUNT(*) FROM questions WHERE due_at IS NOT NULL"),
            "concepts": count("SELECT COUNT(DISTINCT normalized_name) FROM concepts"),
-           "kept_standings": count("SELECT COUNT(*) FROM concept_standings"),
+           "kept_standings": count("SELECT COUNT(*) FROM concept_standings WHERE standing IS NOT NULL"),
            "db_bytes": std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0)})
 }
 
@@ -162,11 +162,14 @@ pub fn reads(data_dir: &Path, runs: usize) -> Value {
     let here = project_dir(0);
     let mut out = json!({"mode": "reads"});
     let reads: [(&str, &dyn Fn()); 4] = [
+        // The routes' replies as the routes send them: read, then serialised to text.
         ("overview", &|| {
-            std::hint::black_box(summary::overview(&conn, &scheduler, now, NEW_PER_DAY).expect("overview"));
+            let overview = summary::overview(&conn, &scheduler, now, NEW_PER_DAY).expect("overview");
+            std::hint::black_box(serde_json::to_string(&overview).expect("overview as text"));
         }),
         ("profile", &|| {
-            std::hint::black_box(mastery::profile_at(&conn, &scheduler, now).expect("profile"));
+            let profile = mastery::profile_at(&conn, &scheduler, now).expect("profile");
+            std::hint::black_box(serde_json::to_string(&profile).expect("profile as text"));
         }),
         ("due_counts_project", &|| {
             let counts =

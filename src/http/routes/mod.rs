@@ -11,7 +11,7 @@ pub mod table;
 use std::sync::atomic::Ordering;
 
 use crate::http::wire::{Request, Response};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::error::{ApiError, json_response};
 use super::server::{ApiRequest, AppContext, ok};
@@ -128,9 +128,9 @@ fn enqueue_reply(result: Result<Reply, intake::IntakeError>) -> Result<Response,
     Ok(json_response(status, &reply.to_json()))
 }
 
-fn read(
+fn read<T: serde::Serialize>(
     ctx: &AppContext,
-    query: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<Value>,
+    query: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T>,
 ) -> Result<Response, ApiError> {
     let conn = ctx.queue.read()?;
     Ok(ok(query(&conn)?))

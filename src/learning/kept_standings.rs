@@ -32,7 +32,7 @@ use rusqlite::{Connection, params};
 use crate::clock::Millis;
 use crate::learn::mastery::{CardFacts, Standing, judge};
 use crate::learn::schedule::{Card, DAY_MS, Memory, Scheduler};
-use crate::learning::mastery::{ConceptMastery, NamedCards, card_facts, cards_of};
+use crate::learning::mastery::{ConceptMastery, NamedCards, card_facts, cards_of, counted_at, counted_columns};
 
 /// How far ahead a row's `gap_at` is looked for: ten thousand years. A mean recall still at
 /// 70 % after that is kept as never falling (the slowest forgetting curve FSRS allows, at its
@@ -158,48 +158,52 @@ pub fn standings(
     Ok((kept, missing))
 }
 
-/// Every concept with a usable row, as `learning::mastery` judges it at `now` (module doc), in
-/// name order, and the names of `keys` that have none.
+/// Every concept whose judgement is kept and usable under `scheduler` at `now`, as
+/// `learning::mastery` judges it then (module doc), in name order, and the names whose
+/// judgement is not: every name met, read from its row. `None` on a database the worker has not
+/// migrated yet.
 pub fn masteries(
     conn: &Connection,
     scheduler: &Scheduler,
     now: Millis,
-    keys: &HashSet<String>,
-) -> rusqlite::Result<(Vec<ConceptMastery>, Vec<String>)> {
-    let mut kept = Vec::new();
-    // The level is the concept profile's (every answer changes it), as `learning::mastery` reads it.
-    let sql = "SELECT k.normalized_name, k.name, k.category, COALESCE(p.level, 'junior'), k.standing, k.gap_at, k.cards, \
-         k.answered, k.mature, k.leeches, k.lapses, k.recalls \
-         FROM concept_standings k LEFT JOIN concept_profiles p ON p.normalized_name = k.normalized_name \
-         WHERE k.standing IS NOT NULL AND k.decay = ?1 AND k.judged_at <= ?2 ORDER BY k.normalized_name";
+) -> rusqlite::Result<Option<(Vec<ConceptMastery>, Vec<String>)>> {
+    // The level and the counts are the concept profile's (every answer changes them), read
+    // beside the row as `learning::mastery` reads them.
+    let sql = concat!(
+        "SELECT k.normalized_name, COALESCE(k.standing IS NOT NULL AND k.decay = ?1 AND k.judged_at <= ?2, 0), \
+           k.name, k.category, COALESCE(p.level, 'junior'), k.standing, k.gap_at, k.cards, k.answered, k.mature, \
+           k.leeches, k.lapses, k.recalls, ",
+        counted_columns!(),
+        " FROM concept_standings k LEFT JOIN concept_profiles p ON p.normalized_name = k.normalized_name \
+         ORDER BY k.normalized_name"
+    );
     let Some(mut stmt) = prepare_if_migrated(conn, sql)? else {
-        return Ok((kept, keys.iter().cloned().collect()));
+        return Ok(None);
     };
     let mut rows = stmt.query(params![f64::from(scheduler.decay()), now])?;
-    let mut seen = HashSet::new();
+    let (mut kept, mut missing) = (Vec::new(), Vec::new());
     while let Some(r) = rows.next()? {
         let key: String = r.get(0)?;
-        if !keys.contains(&key) {
+        if !r.get::<_, bool>(1)? {
+            missing.push(key);
             continue;
         }
-        let recalls = r.get_ref(11)?.as_blob()?;
-        seen.insert(key.clone());
         kept.push(ConceptMastery {
             key,
-            name: r.get(1)?,
-            category: r.get(2)?,
-            level: r.get(3)?,
-            score: recall_now(scheduler, recalls, now),
-            standing: standing_at(parse_standing(r.get_ref(4)?.as_str()?), r.get(5)?, now),
-            cards: r.get(6)?,
-            answered: r.get(7)?,
-            mature: r.get(8)?,
-            leeches: r.get(9)?,
-            lapses: r.get(10)?,
+            name: r.get(2)?,
+            category: r.get(3)?,
+            level: r.get(4)?,
+            score: recall_now(scheduler, r.get_ref(12)?.as_blob()?, now),
+            standing: standing_at(parse_standing(r.get_ref(5)?.as_str()?), r.get(6)?, now),
+            cards: r.get(7)?,
+            answered: r.get(8)?,
+            mature: r.get(9)?,
+            leeches: r.get(10)?,
+            lapses: r.get(11)?,
+            counted: counted_at(r, 13)?,
         });
     }
-    let missing = keys.iter().filter(|k| !seen.contains(*k)).cloned().collect();
-    Ok((kept, missing))
+    Ok(Some((kept, missing)))
 }
 
 /// Bytes a kept answered card takes in `recalls` (migration 0020): its stability and

@@ -37,6 +37,36 @@ pub struct ConceptMastery {
     /// Leech cards (tagged, usually suspended) and their lapses.
     pub leeches: i64,
     pub lapses: i64,
+    /// What its answers and sessions counted (`concept_profiles`, read beside the level).
+    pub counted: Counted,
+}
+
+/// What `concept_profiles` counted of a concept name: its answers right and wrong, the sessions
+/// it was met in and when it was last seen; zero before the first (no row).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Counted {
+    pub correct: i64,
+    pub incorrect: i64,
+    pub encounters: i64,
+    pub last_seen_at: Option<Millis>,
+}
+
+/// The columns [`counted_at`] reads, of `concept_profiles p` joined by name.
+macro_rules! counted_columns {
+    () => {
+        "COALESCE(p.correct_answers, 0), COALESCE(p.incorrect_answers, 0), COALESCE(p.encounter_count, 0), p.last_seen_at"
+    };
+}
+pub(crate) use counted_columns;
+
+/// The [`counted_columns!`] of `row` from column `at` on.
+pub fn counted_at(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Counted> {
+    Ok(Counted {
+        correct: row.get(at)?,
+        incorrect: row.get(at + 1)?,
+        encounters: row.get(at + 2)?,
+        last_seen_at: row.get(at + 3)?,
+    })
 }
 
 impl ConceptMastery {
@@ -65,8 +95,9 @@ macro_rules! mastery_rows {
                     q.card_state, q.learning_step, q.stability, q.fsrs_difficulty, q.due_at, q.last_review_at, \
                     q.reps, q.lapses, \
                     instr(q.tags, 'leech') > 0 AND EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = 'leech'), \
-                    q.id \
-             FROM concepts c LEFT JOIN questions q ON q.concept_id = c.id AND NOT ",
+                    q.id, ",
+            counted_columns!(),
+            " FROM concepts c LEFT JOIN questions q ON q.concept_id = c.id AND NOT ",
             crate::learning::reflection!(),
             " LEFT JOIN concept_profiles p ON p.normalized_name = c.normalized_name "
         )
@@ -137,6 +168,7 @@ pub struct NamedCards {
     pub name: String,
     pub category: String,
     pub level: String,
+    pub counted: Counted,
     /// Each card and whether it is tagged a leech; reflection prompts are no cards.
     pub cards: Vec<(Card, bool)>,
 }
@@ -163,6 +195,7 @@ impl NamedCards {
             cards: self.cards.len() as i64,
             leeches: leeches as i64,
             lapses,
+            counted: self.counted.clone(),
         }
     }
 }
@@ -183,7 +216,7 @@ fn named_cards(conn: &Connection, sql: &str, param: Option<String>) -> rusqlite:
     let mut by_name: BTreeMap<String, NamedCards> = BTreeMap::new();
     let rows = stmt.query_map([param], |r| {
         let key: String = r.get(0)?;
-        let head: (String, String, String) = (r.get(1)?, r.get(2)?, r.get(3)?);
+        let head: (String, String, String, Counted) = (r.get(1)?, r.get(2)?, r.get(3)?, counted_at(r, 14)?);
         let card = match r.get::<_, Option<String>>(13)? {
             Some(_) => Some((card_from_row_at(r, 4)?, r.get::<_, Option<bool>>(12)?.unwrap_or(false))),
             None => None,
@@ -191,11 +224,12 @@ fn named_cards(conn: &Connection, sql: &str, param: Option<String>) -> rusqlite:
         Ok((key, head, card))
     })?;
     for row in rows {
-        let (key, (name, category, level), card) = row?;
+        let (key, (name, category, level, counted), card) = row?;
         let entry = by_name.entry(key).or_insert_with(|| NamedCards {
             name: name.clone(),
             category: category.clone(),
             level,
+            counted,
             cards: Vec::new(),
         });
         if name < entry.name {
@@ -239,32 +273,14 @@ pub struct ProfileLine {
     pub last_seen_at: Option<Millis>,
 }
 
-/// A concept's answers counted right and wrong, its encounters and when it was last seen
-/// (`concept_profiles`).
-type AnswerCounts = (i64, i64, i64, Option<Millis>);
-
 /// The profile at `now`. A typed reply, serialised once by the route: built as a
 /// `serde_json::Value`, its 400 lines at 1,000 sessions cost as much again in map inserts and
-/// a copy of the whole array (docs/PERFORMANCE.md, "Reads at scale").
+/// a copy of the whole array (docs/DECISIONS.md, "Concepts' judgements kept").
 pub fn profile_at(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusqlite::Result<Profile> {
-    // `concept_mastery`, read from the live cards (`learning::standings`): not a row per card;
-    // in name order, as the counts are read, so the two are merged without a map of names.
-    let list = crate::learning::standings::concept_mastery_live(conn, scheduler, now)?;
-    let mut stmt = conn.prepare_cached(
-        "SELECT normalized_name, correct_answers, incorrect_answers, encounter_count, last_seen_at \
-         FROM concept_profiles ORDER BY normalized_name",
-    )?;
-    let counts: Vec<(String, AnswerCounts)> = stmt
-        .query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))))?
-        .collect::<rusqlite::Result<_>>()?;
-    let mut counts = counts.into_iter().peekable();
-    let mut profile = Vec::with_capacity(list.len());
-    for m in list {
-        // Names counted but no longer met (their sessions deleted) have no line.
-        while counts.next_if(|(key, _)| *key < m.key).is_some() {}
-        let (correct, incorrect, encounters, seen) =
-            counts.next_if(|(key, _)| *key == m.key).map_or((0, 0, 0, None), |(_, counted)| counted);
-        profile.push(ProfileLine {
+    // `concept_mastery`, read from the live cards (`learning::standings`): not a row per card.
+    let mut profile: Vec<ProfileLine> = crate::learning::standings::concept_mastery_live(conn, scheduler, now)?
+        .into_iter()
+        .map(|m| ProfileLine {
             standing: m.standing.as_str(),
             mastered: m.is_mastered(),
             gap: m.is_gap(),
@@ -274,15 +290,15 @@ pub fn profile_at(conn: &Connection, scheduler: &Scheduler, now: Millis) -> rusq
             answered_cards: m.answered,
             mature_cards: m.mature,
             leeches: m.leeches,
-            correct_answers: correct,
-            incorrect_answers: incorrect,
-            encounter_count: encounters,
-            last_seen_at: seen,
+            correct_answers: m.counted.correct,
+            incorrect_answers: m.counted.incorrect,
+            encounter_count: m.counted.encounters,
+            last_seen_at: m.counted.last_seen_at,
             concept_name: m.name,
             category: m.category,
             level: m.level,
-        });
-    }
+        })
+        .collect();
     profile.sort_by(|a, b| {
         (b.leeches > 0)
             .cmp(&(a.leeches > 0))
@@ -297,6 +313,7 @@ mod tests {
     use super::*;
     use crate::learn::schedule::DAY_MS;
     use rusqlite::params;
+    use serde_json::{Value, json};
 
     const NOW: Millis = 20_000 * DAY_MS;
 
@@ -382,5 +399,27 @@ mod tests {
             &concept_mastery(&conn, &Scheduler::default(), NOW + 10 * DAY_MS).unwrap(),
         );
         assert_eq!(standings.mastered, 1);
+        // The answers and sessions counted, judged from the cards and then from the kept rows.
+        conn.execute(
+            "INSERT INTO concept_profiles (normalized_name, concept_name, category, level, encounter_count, \
+             correct_answers, incorrect_answers, last_seen_at) VALUES ('closures', 'Closures', 'functional', 'mid', 3, 7, 2, 99)",
+            [],
+        )
+        .unwrap();
+        let at = NOW + 10 * DAY_MS;
+        let judged = serde_json::to_value(profile_at(&conn, &Scheduler::default(), at).unwrap()).unwrap();
+        let closures = judged["profile"].as_array().unwrap().iter().find(|r| r["concept_name"] == "Closures").unwrap();
+        let counted =
+            ["level", "encounter_count", "correct_answers", "incorrect_answers", "last_seen_at"].map(|k| &closures[k]);
+        assert_eq!(counted.map(ToString::to_string), ["\"mid\"", "3", "7", "2", "99"]);
+        let unasked = judged["profile"].as_array().unwrap().iter().find(|r| r["concept_name"] == "Unasked").unwrap();
+        assert_eq!(
+            (&unasked["correct_answers"], &unasked["last_seen_at"]),
+            (&json!(0), &Value::Null),
+            "no profile row"
+        );
+        assert_eq!(crate::learning::kept_standings::refill(&conn, &Scheduler::default(), NOW).unwrap(), (3, false));
+        let kept = serde_json::to_value(profile_at(&conn, &Scheduler::default(), at).unwrap()).unwrap();
+        assert_eq!(kept, judged, "the kept rows' profile is the cards'");
     }
 }

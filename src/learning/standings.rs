@@ -39,7 +39,7 @@ use crate::learn::schedule::Scheduler;
 use crate::learning::cards::card_from_row_at;
 use crate::learning::counts;
 use crate::learning::kept_standings;
-use crate::learning::mastery::{ConceptMastery, card_facts, concept_mastery_of};
+use crate::learning::mastery::{ConceptMastery, Counted, card_facts, concept_mastery_of, counted_at, counted_columns};
 
 /// SQL over `questions q`: a card whose facts are not those of a plain new card (module doc) —
 /// answered, in state other than `new`, or tagged a leech. Migration 0018's `questions_live`
@@ -197,7 +197,10 @@ fn concept_mastery_judging_by_name(
     now: Millis,
     by_name_at_most: usize,
 ) -> rusqlite::Result<Vec<ConceptMastery>> {
-    let (mut kept, missing) = kept_standings::masteries(conn, scheduler, now, &all_keys(conn)?)?;
+    let (mut kept, missing) = match kept_standings::masteries(conn, scheduler, now)? {
+        Some(read) => read,
+        None => (Vec::new(), all_keys(conn)?.into_iter().collect()),
+    };
     if missing.len() <= by_name_at_most {
         // The kept rows come in name order; the few judged by name are put in theirs.
         if !missing.is_empty() {
@@ -218,16 +221,18 @@ fn every_concept_from_live_cards(
 ) -> rusqlite::Result<Vec<ConceptMastery>> {
     // The concepts' rows: the first name and category in sort order, as the full read keeps.
     let mut name_of: HashMap<String, String> = HashMap::new();
-    let mut heads: BTreeMap<String, (String, String, String)> = BTreeMap::new();
-    let mut stmt = conn.prepare_cached(
-        "SELECT c.id, c.normalized_name, c.name, c.category, COALESCE(p.level, 'junior') FROM concepts c \
-         LEFT JOIN concept_profiles p ON p.normalized_name = c.normalized_name",
-    )?;
+    let mut heads: BTreeMap<String, (String, String, String, Counted)> = BTreeMap::new();
+    let mut stmt = conn.prepare_cached(concat!(
+        "SELECT c.id, c.normalized_name, c.name, c.category, COALESCE(p.level, 'junior'), ",
+        counted_columns!(),
+        " FROM concepts c LEFT JOIN concept_profiles p ON p.normalized_name = c.normalized_name"
+    ))?;
     let mut rows = stmt.query([])?;
     while let Some(r) = rows.next()? {
         let (id, key, name, category, level): (String, String, String, String, String) =
             (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
-        let head = heads.entry(key.clone()).or_insert_with(|| (name.clone(), category.clone(), level));
+        let counted = counted_at(r, 5)?;
+        let head = heads.entry(key.clone()).or_insert_with(|| (name.clone(), category.clone(), level, counted));
         if name < head.0 {
             head.0 = name;
         }
@@ -246,7 +251,7 @@ fn every_concept_from_live_cards(
     let mut live = live_facts(conn, scheduler, now, None)?;
     Ok(heads
         .into_iter()
-        .map(|(key, (name, category, level))| {
+        .map(|(key, (name, category, level, counted))| {
             let cards = live.remove(&key).unwrap_or_default();
             let lapses = cards.iter().filter(|(f, _)| f.leech).map(|(_, l)| i64::from(*l)).sum();
             let mut facts: Vec<CardFacts> = cards.into_iter().map(|(f, _)| f).collect();
@@ -265,6 +270,7 @@ fn every_concept_from_live_cards(
                 cards: facts.len() as i64,
                 leeches: leeches as i64,
                 lapses,
+                counted,
             }
         })
         .collect())

@@ -228,6 +228,27 @@ fn await_context_cs(masked: &[String], at: usize) -> Here {
     Here::AsRule
 }
 
+/// A dropped `.await` in Rust by what the statement does with the call's output. Used (bound,
+/// assigned, returned, given to `?` or a method or another call), the future stands where the
+/// output was and the compiler refuses the code: the rule's own words. Awaited as a statement
+/// of its own, the code still compiles, with a warning, and the call never runs.
+fn await_context_rs(masked: &[String], at: usize) -> Here {
+    // The statement's first line: a chain continued on lines starting with `.` began above.
+    let head = masked[..=at].iter().rev().map(|l| l.trim()).find(|l| !l.starts_with('.')).unwrap_or_default();
+    let line = masked[at].trim();
+    let alone = line.ends_with(".await;")
+        && line.matches(".await").count() == 1
+        && !head.starts_with("let ")
+        && !head.starts_with("return")
+        && !head.contains(" = ");
+    if alone {
+        return Here::Says(
+            "It still compiles, with only a warning (`unused_must_use`: futures do nothing unless you `.await` or poll them): the future is made and dropped without ever being polled, so the call's work never happens, nothing reports it, and the lines after it run as if it had.",
+        );
+    }
+    Here::AsRule
+}
+
 /// A dropped `defer` by what it deferred: a context's `cancel`, an `Unlock`, a `Close`, a
 /// WaitGroup's `Done`; any other call keeps the rule's own words.
 fn defer_context(masked: &[String], at: usize) -> Option<&'static str> {
@@ -469,9 +490,9 @@ pub const RULES: &[Rule] = &[
         langs: RS,
         topics: &["async", "await", "database", "orm", "api_design", "quer", "test"],
         apply: drop_await,
-        consequence: "The call is no longer awaited: the code holds a future that does nothing until polled instead of its output, so the types no longer match where the value is used and the compiler refuses the code (and an unused future is warned about).",
+        consequence: "The call is no longer awaited: the code holds a future that does nothing until polled instead of its output, so the types no longer match where the value is used and the compiler refuses the code.",
         breaks_build: true,
-        in_context: anywhere,
+        in_context: await_context_rs,
     },
     // C#: an un-awaited `Task` is a compile error where its result is returned, and a call
     // left running where it stood alone.
@@ -1090,6 +1111,18 @@ mod tests {
     /// of the same `try` would become unreachable (a compile error in C# and Java).
     #[test]
     fn csharp_and_java_bugs_follow_where_they_sit() {
+        // Rust: an output used is a type error; a call awaited alone compiles and never runs.
+        let bound = said("drop-await", Lang::Rust, &["        let order = store.load(id).await;"], 0);
+        assert!(bound.contains("compiler refuses"), "{bound}");
+        let tried = said("drop-await", Lang::Rust, &["    store.save(&order).await?;"], 0);
+        assert!(tried.contains("compiler refuses"), "{tried}");
+        let chained =
+            ["        let body = client", "            .get(url)", "            .send()", "            .await;"];
+        assert!(said("drop-await", Lang::Rust, &chained, 3).contains("compiler refuses"));
+        let alone = said("drop-await", Lang::Rust, &["        tx.send(order).await;"], 0);
+        assert!(alone.contains("still compiles") && alone.contains("never happens"), "{alone}");
+        let chained_alone = ["        store", "            .flush()", "            .await;"];
+        assert!(said("drop-await", Lang::Rust, &chained_alone, 2).contains("still compiles"));
         let lock = said("drop-await", Lang::CSharp, &["        await _gate.WaitAsync(ct);"], 0);
         assert!(lock.contains("semaphore") && lock.contains("Release()"), "{lock}");
         assert_eq!(said("drop-await", Lang::CSharp, &["        await Assert.ThrowsAsync<E>(() => f());"], 0), "");

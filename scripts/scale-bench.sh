@@ -4,7 +4,9 @@
 # questions a session, 5 sessions and up to 100 answers a simulated day, the last day today),
 # then the reads a learner pays for on every message or command, each the median of RUNS runs:
 # `vl statusline` (scoped to a project, and from a directory that is no project), `vl status`,
-# `vl gaps`, `vl quiz next --json` (whole processes, start to exit), and the dashboard's
+# `vl gaps`, `vl quiz next --json`, the SessionStart hook with the worker up as in daily use
+# (`vl hook claude-code session-start`: the worker's proof and the due count; whole processes,
+# start to exit), and the dashboard's
 # overview and profile reads in process (`vl-load reads`: the routes' functions; the HTTP
 # handler around them is a few lines).
 # Usage: scripts/scale-bench.sh [SIZES] [RUNS]   e.g. scripts/scale-bench.sh "1 50 300 1000" 11
@@ -81,9 +83,20 @@ both() { read -r w c <<<"$1"; printf '%s (%s)' "$w" "$c"; }
 
 echo "{\"cwd\":\"/home/dev/work/project-0\"}" >"$WORK/here.json"
 echo "{\"cwd\":\"/tmp/not-a-project\"}" >"$WORK/elsewhere.json"
+# No session id: the hook says what is due and records no session in the history it measures.
+echo "{\"cwd\":\"/home/dev/work/project-0\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}" >"$WORK/start.json"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# The SessionStart hook with a worker up on the history: "WALL CPU" as median_ms prints it.
+session_start_ms() {
+    local port pid
+    port=$(free_port)
+    VIBELEARN_WORKER_PORT=$port "$BIN/vl" worker start >/dev/null 2>&1
+    VIBELEARN_WORKER_PORT=$port INPUT="$WORK/start.json" median_ms "$BIN/vl" hook claude-code session-start
+    VIBELEARN_WORKER_PORT=$port "$BIN/vl" worker stop >/dev/null 2>&1 || true
+}
 printf 'Milliseconds, median of %s runs: wall (CPU). `vl --version` is the process floor.\n\n' "$RUNS"
-printf '| sessions | questions | answers | statusline (project / elsewhere) | vl status | vl gaps | vl quiz next --json | overview / profile (in process) | vl --version | database |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|\n'
+printf '| sessions | questions | answers | statusline (project / elsewhere) | vl status | vl gaps | vl quiz next --json | SessionStart (worker up) | overview / profile (in process) | vl --version | database |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
 for n in $SIZES; do
     dir="$WORK/h$n"
     grown=$("$BIN/vl-load" history "$dir" "$n")
@@ -95,6 +108,7 @@ for n in $SIZES; do
     status=$(both "$(median_ms "$BIN/vl" status)")
     gaps=$(both "$(median_ms "$BIN/vl" gaps)")
     next=$(both "$(median_ms "$BIN/vl" quiz next --json)")
+    start=$(both "$(session_start_ms)")
     floor=$(both "$(median_ms "$BIN/vl" --version)")
     reads=$("$BIN/vl-load" reads "$dir" "$RUNS")
     field() { sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" <<<"$1"; }
@@ -102,7 +116,7 @@ for n in $SIZES; do
     overview=$(ms overview)
     profile=$(ms profile)
     bytes=$(du -sk "$dir" | cut -f1)
-    printf '| %s | %s | %s | %s / %s | %s | %s | %s | %s / %s | %s | %s MB |\n' \
+    printf '| %s | %s | %s | %s / %s | %s | %s | %s | %s | %s / %s | %s | %s MB |\n' \
         "$n" "$(field "$grown" questions)" "$(field "$grown" answers)" "$here" "$elsewhere" "$status" "$gaps" \
-        "$next" "$overview" "$profile" "$floor" "$(( bytes / 1024 ))"
+        "$next" "$start" "$overview" "$profile" "$floor" "$(( bytes / 1024 ))"
 done

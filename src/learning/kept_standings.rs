@@ -89,12 +89,11 @@ pub fn keep(conn: &Connection, scheduler: &Scheduler, now: Millis, keys: &[&str]
             continue;
         };
         let judged = named.judged((*key).to_owned(), scheduler, now);
-        let recalls =
-            packed_recalls(
-                named.cards.iter().filter(|(card, _)| scheduler.retrievability(card, now).is_some()).filter_map(
-                    |(card, _)| Some((card.memory?.stability, card.memory?.difficulty, card.last_review_at?)),
-                ),
-            );
+        let answered = named.cards.iter().filter(|(card, _)| scheduler.retrievability(card, now).is_some());
+        let recalls = packed_recalls(
+            answered
+                .filter_map(|(card, _)| Some((card.memory?.stability, card.memory?.difficulty, card.last_review_at?))),
+        );
         insert.execute(params![
             key,
             judged.name,

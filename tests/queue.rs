@@ -867,3 +867,25 @@ fn maintenance_runs_its_owners_tasks_step_by_step_through_the_writer() {
     drop(maintainer);
     assert_eq!(steps.load(Ordering::SeqCst), 3);
 }
+
+/// The maintenance thread's first prune is done when `spawn` returns: a worker marks itself
+/// ready after it, so a job that finishes once the worker is ready is never taken by the prune
+/// of the worker's own start, whatever the retention.
+#[test]
+fn maintenance_prunes_once_before_spawn_returns() {
+    use vibelearn::queue::maintenance::{Maintainer, MaintainerConfig};
+    let dir = TempDir::new();
+    let clock = ManualClock::new(1_000_000);
+    let (queue, _thread) = start_queue_with_clock(&dir, clock.clone());
+    let finished = queue.enqueue(NewJob::new("ingest", json!({}), 5)).unwrap().id;
+    queue.cancel(vec![finished]).unwrap();
+    clock.advance(1_000);
+    let retention = Retention { succeeded_ms: 0, dead_ms: 0 };
+    let maintainer =
+        Maintainer::spawn(MaintainerConfig { retention, ..MaintainerConfig::default() }, queue.writer().clone())
+            .unwrap();
+    assert!(queue.get(finished).unwrap().is_none(), "the finished job was pruned before spawn returned");
+    let waiting = queue.enqueue(NewJob::new("ingest", json!({}), 5)).unwrap().id;
+    drop(maintainer);
+    assert!(queue.get(waiting).unwrap().is_some(), "a job not finished is never pruned");
+}

@@ -133,7 +133,12 @@ pub struct Maintainer {
 }
 
 impl Maintainer {
+    /// Prunes once, then starts the thread. The first prune is done before this returns, so a
+    /// worker that marks itself ready after `spawn` never has a job it finished after that
+    /// moment taken by the prune of its own start (with a retention of 0 it took jobs a client
+    /// had just seen succeed, when the thread's first turn came late).
     pub fn spawn(config: MaintainerConfig, writer: WriterHandle) -> std::io::Result<Maintainer> {
+        prune(config.retention, &writer);
         let (stop_tx, stop_rx) = bounded(1);
         let join = std::thread::Builder::new()
             .name("vl-maintenance".into())
@@ -152,22 +157,13 @@ impl Drop for Maintainer {
 }
 
 fn maintain(config: MaintainerConfig, writer: WriterHandle, stop: Receiver<()>) {
-    let pruner = Pruner { retention: config.retention };
     let tick =
         config.tasks.iter().map(|t| t.interval).fold(config.rescue_interval.min(config.prune_interval), Duration::min);
-    let mut since_prune = config.prune_interval; // prune once at startup
+    let mut since_prune = Duration::ZERO; // pruned once by `spawn`
     let mut since_task: Vec<Duration> = config.tasks.iter().map(|t| t.interval).collect(); // each once at startup
     loop {
-        // The queue's own pruning first, then its owner's tasks: at start the prune goes
-        // before anything else the thread does, as close to the worker's start as it can be
-        // (the owner's tasks are writer round trips of their own, each an fsync).
         if since_prune >= config.prune_interval {
-            let retention = pruner.retention;
-            match writer.call(false, Durability::Durable, move |conn, now| Pruner { retention }.run_once(conn, now)) {
-                Ok(n) if n > 0 => log::info!(target: "queue", "pruned {n} finished jobs"),
-                Ok(_) => {}
-                Err(e) => log::warn!(target: "queue", "pruning failed: {e}"),
-            }
+            prune(config.retention, &writer);
             since_prune = Duration::ZERO;
         }
         for (task, since) in config.tasks.iter().zip(since_task.iter_mut()) {
@@ -188,6 +184,15 @@ fn maintain(config: MaintainerConfig, writer: WriterHandle, stop: Receiver<()>) 
             }
             _ => return,
         }
+    }
+}
+
+/// One [`Pruner`] pass through the writer; a failure is logged, and the next pass tries again.
+fn prune(retention: Retention, writer: &WriterHandle) {
+    match writer.call(false, Durability::Durable, move |conn, now| Pruner { retention }.run_once(conn, now)) {
+        Ok(n) if n > 0 => log::info!(target: "queue", "pruned {n} finished jobs"),
+        Ok(_) => {}
+        Err(e) => log::warn!(target: "queue", "pruning failed: {e}"),
     }
 }
 

@@ -34,6 +34,7 @@ pub const MIGRATIONS: &[(u32, &str, &str)] = &[
     (18, "0018_reads_follow_what_is_due", include_str!("../../migrations/0018_reads_follow_what_is_due.sql")),
     (19, "0019_capture_retention", include_str!("../../migrations/0019_capture_retention.sql")),
     (20, "0020_concept_standings", include_str!("../../migrations/0020_concept_standings.sql")),
+    (21, "0021_sessions_by_cwd", include_str!("../../migrations/0021_sessions_by_cwd.sql")),
 ];
 
 /// A migration whose work SQL cannot do, run right after that migration's SQL in the same

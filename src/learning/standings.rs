@@ -638,6 +638,11 @@ mod tests {
         let probe = plan(&conn, HAS_PLAIN_NEW);
         assert!(probe.iter().any(|s| s.contains("SEARCH c USING INDEX concepts_by_name")), "{probe:?}");
         assert!(probe.iter().any(|s| s.contains("SEARCH q USING INDEX questions_plain_new")), "{probe:?}");
+        // A project's sessions from the cwd's index (migration 0021), not a scan of every session.
+        let project =
+            plan(&conn, concat!("SELECT s.id FROM sessions s WHERE ", crate::learning::in_project_dir!("?1")));
+        assert!(project.iter().all(|s| !s.starts_with("SCAN")), "{project:?}");
+        assert!(project.iter().any(|s| s.contains("USING INDEX sessions_by_cwd")), "{project:?}");
         let names = plan(&conn, "SELECT DISTINCT normalized_name FROM concepts");
         assert!(names.iter().any(|s| s.contains("COVERING INDEX concepts_by_name")), "{names:?}");
         let new = plan(&conn, &crate::learning::cards::due_sql("q.id", crate::learning::cards::NEW_IN_ORDER));

@@ -116,9 +116,11 @@ fn has_sessions(conn: &Connection, directory: &str) -> rusqlite::Result<bool> {
 fn concept_keys(conn: &Connection, directory: Option<&str>) -> rusqlite::Result<HashSet<String>> {
     let Some(directory) = directory else { return crate::learning::standings::all_keys(conn) };
     conn.prepare_cached(concat!(
-        // Sessions first (CROSS JOIN keeps SQLite's order): the directory's sessions, then their
-        // concepts from the (session, name) index; the other order probed a session per concept.
-        "SELECT DISTINCT c.normalized_name FROM sessions s CROSS JOIN concepts c ON c.session_id = s.id \
+        // Sessions first (CROSS JOIN keeps SQLite's order): the directory's sessions from the
+        // cwd's index, then their concepts from the (session, name) index; the other order
+        // probed a session per concept. No DISTINCT: the set takes each name once, and SQLite's
+        // temporary B-tree for it cost more than the set (1.2 M instructions at 1,000 sessions).
+        "SELECT c.normalized_name FROM sessions s CROSS JOIN concepts c ON c.session_id = s.id \
              WHERE ",
         super::in_project_dir!("?1")
     ))?

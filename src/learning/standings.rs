@@ -642,7 +642,7 @@ mod tests {
         let project =
             plan(&conn, concat!("SELECT s.id FROM sessions s WHERE ", crate::learning::in_project_dir!("?1")));
         assert!(project.iter().all(|s| !s.starts_with("SCAN")), "{project:?}");
-        assert!(project.iter().any(|s| s.contains("USING INDEX sessions_by_cwd")), "{project:?}");
+        assert!(project.iter().any(|s| s.contains("USING COVERING INDEX sessions_by_cwd")), "{project:?}");
         let names = plan(&conn, "SELECT DISTINCT normalized_name FROM concepts");
         assert!(names.iter().any(|s| s.contains("COVERING INDEX concepts_by_name")), "{names:?}");
         let new = plan(&conn, &crate::learning::cards::due_sql("q.id", crate::learning::cards::NEW_IN_ORDER));

@@ -9,6 +9,7 @@
 -- read), with what the profile lists of it. `learning::kept_standings` writes and reads it; a
 -- name whose standing is not kept is judged from its cards, so a forgotten judgement costs
 -- time, never truth.
+--
 -- A row for every concept name met, and only for those (the triggers below keep the set): the
 -- reads that need every name read these 400 rows at 1,000 sessions, not the 5,000 concept rows
 -- (`SELECT DISTINCT` over them was a quarter of the profile's time). A row whose `standing` is

@@ -40,23 +40,30 @@ macro_rules! in_project_dir {
             $crate::learning::path_collation!(),
             " = ",
             $dir,
+            $crate::learning::cwd_below!($dir, "/", "0"),
+            $crate::learning::cwd_below!($dir, "\\", "]"),
+            "))"
+        )
+    };
+}
+/// One part of [`in_project_dir!`]: the sessions whose cwd starts with `$dir` and `$separator`,
+/// the range from there up to `$dir` and `$next` (the character after the separator).
+macro_rules! cwd_below {
+    ($dir:literal, $separator:literal, $next:literal) => {
+        concat!(
             " UNION ALL SELECT rowid FROM sessions WHERE cwd",
             $crate::learning::path_collation!(),
             " >= ",
             $dir,
-            " || '/' AND cwd",
+            " || '",
+            $separator,
+            "' AND cwd",
             $crate::learning::path_collation!(),
             " < ",
             $dir,
-            " || '0' UNION ALL SELECT rowid FROM sessions WHERE cwd",
-            $crate::learning::path_collation!(),
-            " >= ",
-            $dir,
-            " || '\\' AND cwd",
-            $crate::learning::path_collation!(),
-            " < ",
-            $dir,
-            " || ']'))"
+            " || '",
+            $next,
+            "'"
         )
     };
 }
@@ -73,6 +80,7 @@ macro_rules! path_collation {
         ""
     };
 }
+pub(crate) use cwd_below;
 pub(crate) use in_project_dir;
 pub(crate) use path_collation;
 

@@ -12,7 +12,7 @@ VL=target/dist/vl
 OUT=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$OUT"' EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source scripts/free-port.sh
 
 # start_worker SYNC -> sets WDIR, WPORT, WPID
 start_worker() {

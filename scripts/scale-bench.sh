@@ -85,7 +85,7 @@ echo "{\"cwd\":\"/home/dev/work/project-0\"}" >"$WORK/here.json"
 echo "{\"cwd\":\"/tmp/not-a-project\"}" >"$WORK/elsewhere.json"
 # No session id: the hook says what is due and records no session in the history it measures.
 echo "{\"cwd\":\"/home/dev/work/project-0\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}" >"$WORK/start.json"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source scripts/free-port.sh
 # The SessionStart hook with a worker up on the history: "WALL CPU" as median_ms prints it.
 session_start_ms() {
     local port pid

@@ -111,7 +111,7 @@ step "vl.exe demo (run by the vl-worker.exe beside it)"
 wine64 "$VL_EXE" demo >/dev/null
 work=$(mktemp -d)
 trap 'wineserver -k </dev/null >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+source scripts/free-port.sh
 step "a session on Linux"
 mkdir -p "$work/linux/data" "$work/linux/project" "$work/wine/data" "$work/wine/project"
 python3 scripts/windows/drive.py --data "$work/linux/data" --project "$work/linux/project" --port "$(free_port)" \

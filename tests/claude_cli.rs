@@ -121,6 +121,10 @@ pub fn check_recorded(home: &Path, port: u16, session: &str, project: &Path) {
     wait_for("the session's pipeline to finish", Duration::from_secs(30), || {
         pipeline(&http)["steps"].as_array().is_some_and(|s| s.iter().all(|s| s["state"] == "succeeded"))
     });
+    // SessionEnd's event comes after Stop's steps and may still be waiting when they are done
+    // (its session's `ended_at` was read unset under a loaded full run), as `agent_cli` waits.
+    let ended = || db_rows(home, "SELECT ended_at IS NOT NULL FROM sessions");
+    wait_for("the session to end", Duration::from_secs(30), || ended().first().is_some_and(|s| s[0] == 1));
     // Every event arrived, in order: SessionStart, the prompt, Write, Edit, the failed Bash
     // (PostToolUseFailure), Stop's five steps, SessionEnd.
     let jobs = db_rows(
